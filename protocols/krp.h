@@ -1,0 +1,215 @@
+/* KRP/1 wire codec: the robot's UDP protocol (shared/protocol/kenaf-udp.md)
+ * as plain structs. Sans-I/O: bytes in, structs out and back; no sockets,
+ * no clocks, no allocation. Both sides (library and daemon) use it. */
+#ifndef KN_KRP_H
+#define KN_KRP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KN_KRP_VERSION 1
+#define KN_KRP_MAGIC0 0x4B /* 'K' */
+#define KN_KRP_MAGIC1 0x4E /* 'N' */
+#define KN_KRP_HDR_LEN 12
+#define KN_KRP_MAX_DGRAM 512
+#define KN_KRP_DEFAULT_PORT 9750
+#define KN_KRP_NAME_LEN 16
+
+enum kn_krp_type {
+    /* controller -> robot */
+    KN_KRP_HELLO = 0x01,
+    KN_KRP_CRAWLER = 0x02,
+    KN_KRP_FLIPPER = 0x03,
+    KN_KRP_STOP = 0x04,
+    KN_KRP_STATUS_REQ = 0x05,
+    KN_KRP_SUBSCRIBE = 0x06,
+    KN_KRP_ESTOP = 0x07,
+    /* robot -> controller */
+    KN_KRP_ACK = 0x80,
+    KN_KRP_HELLO_ACK = 0x81,
+    KN_KRP_STATUS = 0x85,
+    KN_KRP_ERROR = 0xFF,
+};
+
+/* Header flag bits. Unknown bits are ignored by receivers. */
+#define KN_KRP_F_ACK_REQ 0x0001u
+
+/* ERROR codes on the wire. */
+enum kn_krp_errcode {
+    KN_KRP_ERR_BAD_VERSION = 2,
+    KN_KRP_ERR_BAD_LENGTH = 3,
+    KN_KRP_ERR_UNKNOWN_TYPE = 4,
+    KN_KRP_ERR_RANGE = 5,
+    KN_KRP_ERR_ESTOP = 6,
+    KN_KRP_ERR_BACKEND_DOWN = 7,
+    KN_KRP_ERR_BUSY = 8,
+};
+
+/* STATUS state flag bits. */
+#define KN_KRP_ST_ESTOP 0x0001u
+#define KN_KRP_ST_BACKEND_UP 0x0002u
+#define KN_KRP_ST_SIMULATED 0x0004u
+#define KN_KRP_ST_WATCHDOG 0x0008u
+#define KN_KRP_ST_CLAMPED 0x0010u
+#define KN_KRP_ST_STALE 0x0020u
+
+/* HELLO_ACK backend ids and capability bits. */
+enum kn_krp_backend {
+    KN_KRP_BACKEND_HARDWARE = 0,
+    KN_KRP_BACKEND_ENGINE = 1,
+    KN_KRP_BACKEND_USARSIM = 2,
+    KN_KRP_BACKEND_GAZEBO = 3,
+};
+#define KN_KRP_CAP_FLIPPER_TORQUE 0x0001u
+#define KN_KRP_CAP_GROUND_TRUTH 0x0002u
+#define KN_KRP_CAP_LOCKSTEP 0x0004u
+
+/* Flipper order on the wire. */
+enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPERS = 4 };
+
+/* Payload sizes, fixed per type. */
+#define KN_KRP_LEN_HELLO 16
+#define KN_KRP_LEN_CRAWLER 8
+#define KN_KRP_LEN_FLIPPER 20
+#define KN_KRP_LEN_STOP 0
+#define KN_KRP_LEN_STATUS_REQ 0
+#define KN_KRP_LEN_SUBSCRIBE 2
+#define KN_KRP_LEN_ESTOP 1
+#define KN_KRP_LEN_ACK 8
+#define KN_KRP_LEN_HELLO_ACK 40
+#define KN_KRP_LEN_STATUS 112
+#define KN_KRP_LEN_ERROR 8
+
+struct kn_krp_header {
+    uint8_t version;
+    uint8_t type;
+    uint32_t seq;
+    uint16_t length; /* payload bytes */
+    uint16_t flags;
+};
+
+struct kn_krp_hello {
+    char name[KN_KRP_NAME_LEN + 1]; /* NUL-terminated on decode */
+};
+
+struct kn_krp_crawler {
+    int32_t left_mm_s;
+    int32_t right_mm_s;
+};
+
+struct kn_krp_flipper {
+    uint8_t mask; /* bit k selects flipper k (FL, FR, RL, RR) */
+    int32_t target_cdeg[KN_KRP_FLIPPERS];
+};
+
+struct kn_krp_subscribe {
+    uint16_t period_ms;
+};
+
+struct kn_krp_estop {
+    uint8_t engage;
+};
+
+struct kn_krp_ack {
+    uint32_t acked_seq;
+    uint8_t acked_type;
+};
+
+struct kn_krp_hello_ack {
+    uint16_t protocol;
+    uint8_t simulated;
+    uint8_t backend;
+    char robot_name[KN_KRP_NAME_LEN + 1];
+    uint32_t capabilities;
+    int32_t counts_per_m;
+    int32_t max_speed_mm_s;
+    int32_t flipper_min_cdeg;
+    int32_t flipper_max_cdeg;
+};
+
+struct kn_krp_status {
+    uint32_t req_seq;
+    uint64_t time_us;
+    int32_t crawler_count[2];
+    int32_t crawler_speed_mm_s[2];
+    int32_t flipper_cdeg[KN_KRP_FLIPPERS];
+    int32_t flipper_torque_mnm[KN_KRP_FLIPPERS];
+    int32_t rpy_cdeg[3];
+    int32_t rate_mdeg_s[3];
+    int32_t accel_mm_s2[3];
+    int32_t pos_mm[3];
+    uint16_t battery_mv;
+    uint16_t flags;
+};
+
+struct kn_krp_error {
+    uint32_t offending_seq;
+    uint8_t offending_type;
+    uint8_t code;
+};
+
+struct kn_krp_msg {
+    struct kn_krp_header h;
+    union {
+        struct kn_krp_hello hello;
+        struct kn_krp_crawler crawler;
+        struct kn_krp_flipper flipper;
+        struct kn_krp_subscribe subscribe;
+        struct kn_krp_estop estop;
+        struct kn_krp_ack ack;
+        struct kn_krp_hello_ack hello_ack;
+        struct kn_krp_status status;
+        struct kn_krp_error error;
+    } u;
+};
+
+/* What a datagram is, or which rule of the envelope it breaks, in the order
+ * the checks run. KN_KRP_EMAGIC is dropped without answer; the others are
+ * answered with the ERROR code kn_krp_error_code() gives. */
+enum kn_krp_result {
+    KN_KRP_OK = 0,
+    KN_KRP_EMAGIC,      /* fewer than 2 bytes or wrong magic */
+    KN_KRP_ESHORT,      /* good magic, header incomplete (< 12 bytes) */
+    KN_KRP_ETOOBIG,     /* over 512 bytes */
+    KN_KRP_EVERSION,    /* version != 1 */
+    KN_KRP_ELENGTH,     /* header length field != datagram length - 12 */
+    KN_KRP_ETYPE,       /* type not in the protocol */
+    KN_KRP_EPAYLOAD,    /* payload length wrong for the type */
+};
+
+/* Decode one datagram. On any result but EMAGIC/ESHORT/ETOOBIG, m->h holds
+ * the decoded header fields (for the ERROR answer's offending seq and type);
+ * otherwise m->h is zeroed. Never reads past len. */
+enum kn_krp_result kn_krp_decode(const uint8_t *buf, size_t len, struct kn_krp_msg *m);
+
+/* Wire ERROR code for a decode failure; 0 for OK and EMAGIC (no answer). */
+uint8_t kn_krp_error_code(enum kn_krp_result r);
+
+/* Short fixed text naming the rule ("bad magic", ...). */
+const char *kn_krp_result_str(enum kn_krp_result r);
+
+/* Name of a message type ("CRAWLER"), or NULL when unknown. */
+const char *kn_krp_type_name(uint8_t type);
+
+/* Payload length of a known type, or -1 when the type is unknown. */
+int kn_krp_payload_len(uint8_t type);
+
+/* True for the types a controller sends to the robot. */
+bool kn_krp_is_to_robot(uint8_t type);
+
+/* Encode m (m->h.length is ignored and derived from m->h.type; version is
+ * always 1). Returns the datagram length, or 0 when the type is unknown or
+ * cap is too small. */
+size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap);
+
+/* Convenience: fill m->h for a message of the given type. */
+void kn_krp_init(struct kn_krp_msg *m, uint8_t type, uint32_t seq, uint16_t flags);
+
+/* RFC 1982 serial-number arithmetic on 32-bit seqs: true when a is newer than b. */
+static inline bool kn_krp_seq_newer(uint32_t a, uint32_t b)
+{
+    return a != b && (uint32_t)(a - b) < 0x80000000u;
+}
+
+#endif

@@ -1,0 +1,467 @@
+/* KRP/1 codec tests: golden datagrams written byte by byte from
+ * kenaf-udp.md, round trips for every type, and every envelope error. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "krp.h"
+
+static struct kn_krp_msg decode_ok(const uint8_t *b, size_t n)
+{
+    struct kn_krp_msg m;
+    enum kn_krp_result r = kn_krp_decode(b, n, &m);
+    ck_assert_msg(r == KN_KRP_OK, "decode: %s", kn_krp_result_str(r));
+    return m;
+}
+
+static void assert_encodes_to(const struct kn_krp_msg *m, const uint8_t *want, size_t n)
+{
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    size_t got = kn_krp_encode(m, buf, sizeof buf);
+    ck_assert_uint_eq(got, n);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(buf[i] == want[i], "byte %zu: got 0x%02x want 0x%02x", i, buf[i], want[i]);
+}
+
+START_TEST(golden_hello)
+{
+    static const uint8_t g[] = {
+        0x4B, 0x4E, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
+        's', 'q', 'u', 'a', 'r', 'e', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    };
+    struct kn_krp_msg m = decode_ok(g, sizeof g);
+    ck_assert_uint_eq(m.h.type, KN_KRP_HELLO);
+    ck_assert_uint_eq(m.h.seq, 1);
+    ck_assert_str_eq(m.u.hello.name, "square");
+    assert_encodes_to(&m, g, sizeof g);
+}
+END_TEST
+
+START_TEST(golden_hello_full_name)
+{
+    /* a 16-byte name has no NUL on the wire */
+    uint8_t g[28] = {0x4B, 0x4E, 0x01, 0x01, 0, 0, 0, 0, 0x10, 0, 0, 0};
+    memcpy(g + 12, "0123456789abcdef", 16);
+    struct kn_krp_msg m = decode_ok(g, sizeof g);
+    ck_assert_str_eq(m.u.hello.name, "0123456789abcdef");
+    assert_encodes_to(&m, g, sizeof g);
+}
+END_TEST
+
+START_TEST(golden_crawler)
+{
+    /* seq 0x01020304, ACK_REQ, left 200 mm/s, right -200 mm/s */
+    static const uint8_t g[] = {
+        0x4B, 0x4E, 0x01, 0x02, 0x04, 0x03, 0x02, 0x01, 0x08, 0x00, 0x01, 0x00,
+        0xC8, 0x00, 0x00, 0x00, 0x38, 0xFF, 0xFF, 0xFF,
+    };
+    struct kn_krp_msg m = decode_ok(g, sizeof g);
+    ck_assert_uint_eq(m.h.seq, 0x01020304u);
+    ck_assert_uint_eq(m.h.flags, KN_KRP_F_ACK_REQ);
+    ck_assert_int_eq(m.u.crawler.left_mm_s, 200);
+    ck_assert_int_eq(m.u.crawler.right_mm_s, -200);
+    assert_encodes_to(&m, g, sizeof g);
+}
+END_TEST
+
+START_TEST(golden_flipper)
+{
+    /* mask FL|RR, targets 30.00 deg, 0, 0, -119.50 deg */
+    static const uint8_t g[] = {
+        0x4B, 0x4E, 0x01, 0x03, 0x07, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00,
+        0x09, 0x00, 0x00, 0x00,
+        0xB8, 0x0B, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x52, 0xD1, 0xFF, 0xFF,
+    };
+    struct kn_krp_msg m = decode_ok(g, sizeof g);
+    ck_assert_uint_eq(m.u.flipper.mask, 0x09);
+    ck_assert_int_eq(m.u.flipper.target_cdeg[0], 3000);
+    ck_assert_int_eq(m.u.flipper.target_cdeg[3], -11950);
+    assert_encodes_to(&m, g, sizeof g);
+}
+END_TEST
+
+START_TEST(golden_empty_payloads)
+{
+    static const uint8_t stop[] = {0x4B, 0x4E, 0x01, 0x04, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
+    static const uint8_t req[] = {0x4B, 0x4E, 0x01, 0x05, 0x00, 0x00, 0x00, 0x80, 0, 0, 0, 0};
+    struct kn_krp_msg m = decode_ok(stop, sizeof stop);
+    ck_assert_uint_eq(m.h.type, KN_KRP_STOP);
+    ck_assert_uint_eq(m.h.seq, 0xFFFFFFFFu);
+    assert_encodes_to(&m, stop, sizeof stop);
+    m = decode_ok(req, sizeof req);
+    ck_assert_uint_eq(m.h.type, KN_KRP_STATUS_REQ);
+    ck_assert_uint_eq(m.h.seq, 0x80000000u);
+    assert_encodes_to(&m, req, sizeof req);
+}
+END_TEST
+
+START_TEST(golden_subscribe_estop)
+{
+    static const uint8_t sub[] = {0x4B, 0x4E, 0x01, 0x06, 9, 0, 0, 0, 2, 0, 0, 0, 0x14, 0x00};
+    static const uint8_t es[] = {0x4B, 0x4E, 0x01, 0x07, 10, 0, 0, 0, 1, 0, 1, 0, 0x01};
+    struct kn_krp_msg m = decode_ok(sub, sizeof sub);
+    ck_assert_uint_eq(m.u.subscribe.period_ms, 20);
+    assert_encodes_to(&m, sub, sizeof sub);
+    m = decode_ok(es, sizeof es);
+    ck_assert_uint_eq(m.u.estop.engage, 1);
+    ck_assert_uint_eq(m.h.flags, 1);
+    assert_encodes_to(&m, es, sizeof es);
+}
+END_TEST
+
+START_TEST(golden_ack_error)
+{
+    static const uint8_t ack[] = {
+        0x4B, 0x4E, 0x01, 0x80, 0x05, 0, 0, 0, 0x08, 0, 0, 0,
+        0x04, 0x03, 0x02, 0x01, 0x02, 0x00, 0x00, 0x00,
+    };
+    static const uint8_t err[] = {
+        0x4B, 0x4E, 0x01, 0xFF, 0x06, 0, 0, 0, 0x08, 0, 0, 0,
+        0x2A, 0x00, 0x00, 0x00, 0x03, 0x05, 0x00, 0x00,
+    };
+    struct kn_krp_msg m = decode_ok(ack, sizeof ack);
+    ck_assert_uint_eq(m.u.ack.acked_seq, 0x01020304u);
+    ck_assert_uint_eq(m.u.ack.acked_type, KN_KRP_CRAWLER);
+    assert_encodes_to(&m, ack, sizeof ack);
+    m = decode_ok(err, sizeof err);
+    ck_assert_uint_eq(m.u.error.offending_seq, 42);
+    ck_assert_uint_eq(m.u.error.offending_type, KN_KRP_FLIPPER);
+    ck_assert_uint_eq(m.u.error.code, KN_KRP_ERR_RANGE);
+    assert_encodes_to(&m, err, sizeof err);
+}
+END_TEST
+
+START_TEST(golden_hello_ack)
+{
+    static const uint8_t g[] = {
+        0x4B, 0x4E, 0x01, 0x81, 0x01, 0, 0, 0, 0x28, 0, 0, 0,
+        0x01, 0x00, 0x01, 0x02, /* protocol 1, simulated, USARSim */
+        'k', 'e', 'n', 'a', 'f', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0x03, 0x00, 0x00, 0x00,       /* torque + ground truth */
+        0xA0, 0x0F, 0x00, 0x00,       /* 4000 counts/m */
+        0x20, 0x03, 0x00, 0x00,       /* 800 mm/s */
+        0x52, 0xD1, 0xFF, 0xFF,       /* -11950 */
+        0xAE, 0x2E, 0x00, 0x00,       /* +11950 */
+    };
+    struct kn_krp_msg m = decode_ok(g, sizeof g);
+    const struct kn_krp_hello_ack *a = &m.u.hello_ack;
+    ck_assert_uint_eq(a->protocol, 1);
+    ck_assert_uint_eq(a->simulated, 1);
+    ck_assert_uint_eq(a->backend, KN_KRP_BACKEND_USARSIM);
+    ck_assert_str_eq(a->robot_name, "kenaf");
+    ck_assert_uint_eq(a->capabilities, KN_KRP_CAP_FLIPPER_TORQUE | KN_KRP_CAP_GROUND_TRUTH);
+    ck_assert_int_eq(a->counts_per_m, 4000);
+    ck_assert_int_eq(a->max_speed_mm_s, 800);
+    ck_assert_int_eq(a->flipper_min_cdeg, -11950);
+    ck_assert_int_eq(a->flipper_max_cdeg, 11950);
+    assert_encodes_to(&m, g, sizeof g);
+}
+END_TEST
+
+START_TEST(golden_status)
+{
+    uint8_t g[12 + 112];
+    static const uint8_t hdr[] = {0x4B, 0x4E, 0x01, 0x85, 0x10, 0, 0, 0, 0x70, 0, 0, 0};
+    memcpy(g, hdr, sizeof hdr);
+    uint8_t *p = g + 12;
+    /* Written field by field in the spec's order, each as explicit bytes. */
+    static const uint8_t body[112] = {
+        0x07, 0x00, 0x00, 0x00,                         /* req_seq 7 */
+        0x40, 0x42, 0x0F, 0x00, 0x00, 0x00, 0x00, 0x00, /* time 1 000 000 us */
+        0xE8, 0x03, 0x00, 0x00, 0x18, 0xFC, 0xFF, 0xFF, /* counts 1000, -1000 */
+        0x64, 0x00, 0x00, 0x00, 0x9C, 0xFF, 0xFF, 0xFF, /* speed 100, -100 */
+        0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, /* flippers 1, 2, */
+        0x03, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, /*          3, 4 */
+        0x05, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, /* torques 5, 6, */
+        0x07, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, /*         7, 8 */
+        0x3D, 0x02, 0x00, 0x00,                         /* roll 573 */
+        0x86, 0xFB, 0xFF, 0xFF,                         /* pitch -1146 */
+        0x50, 0x46, 0x00, 0x00,                         /* yaw 18000 */
+        0x0A, 0x00, 0x00, 0x00, 0x0B, 0x00, 0x00, 0x00, 0x0C, 0x00, 0x00, 0x00, /* rate */
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4F, 0x26, 0x00, 0x00, /* acc z 9807 */
+        0x94, 0x11, 0x00, 0x00, 0x94, 0xF8, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, /* pos 4500,-1900,0 */
+        0xC0, 0x5D,                                     /* 24000 mV */
+        0x06, 0x00,                                     /* BACKEND_UP | SIMULATED */
+    };
+    memcpy(p, body, sizeof body);
+    struct kn_krp_msg m = decode_ok(g, sizeof g);
+    const struct kn_krp_status *s = &m.u.status;
+    ck_assert_uint_eq(s->req_seq, 7);
+    ck_assert_uint_eq(s->time_us, 1000000u);
+    ck_assert_int_eq(s->crawler_count[1], -1000);
+    ck_assert_int_eq(s->crawler_speed_mm_s[1], -100);
+    ck_assert_int_eq(s->flipper_cdeg[3], 4);
+    ck_assert_int_eq(s->flipper_torque_mnm[0], 5);
+    ck_assert_int_eq(s->rpy_cdeg[0], 573);
+    ck_assert_int_eq(s->rpy_cdeg[1], -1146);
+    ck_assert_int_eq(s->rpy_cdeg[2], 18000);
+    ck_assert_int_eq(s->rate_mdeg_s[2], 12);
+    ck_assert_int_eq(s->accel_mm_s2[2], 9807);
+    ck_assert_int_eq(s->pos_mm[1], -1900);
+    ck_assert_uint_eq(s->battery_mv, 24000);
+    ck_assert_uint_eq(s->flags, KN_KRP_ST_BACKEND_UP | KN_KRP_ST_SIMULATED);
+    assert_encodes_to(&m, g, sizeof g);
+}
+END_TEST
+
+START_TEST(status_time_uses_all_64_bits)
+{
+    struct kn_krp_msg m, d;
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    kn_krp_init(&m, KN_KRP_STATUS, 1, 0);
+    m.u.status.time_us = 0x0123456789ABCDEFull;
+    size_t n = kn_krp_encode(&m, buf, sizeof buf);
+    ck_assert_uint_eq(buf[12 + 4], 0xEF);
+    ck_assert_uint_eq(buf[12 + 11], 0x01);
+    ck_assert_int_eq(kn_krp_decode(buf, n, &d), KN_KRP_OK);
+    ck_assert(d.u.status.time_us == 0x0123456789ABCDEFull);
+}
+END_TEST
+
+static const uint8_t all_types[] = {
+    KN_KRP_HELLO, KN_KRP_CRAWLER, KN_KRP_FLIPPER, KN_KRP_STOP, KN_KRP_STATUS_REQ, KN_KRP_SUBSCRIBE,
+    KN_KRP_ESTOP, KN_KRP_ACK, KN_KRP_HELLO_ACK, KN_KRP_STATUS, KN_KRP_ERROR,
+};
+
+/* Fill every payload byte of a message through the struct with a pattern
+ * derived from i, encode, decode, re-encode: the bytes must agree. */
+START_TEST(round_trip_every_type)
+{
+    uint8_t type = all_types[_i];
+    for (unsigned k = 0; k < 200; k++) {
+        struct kn_krp_msg m, d;
+        uint8_t a[KN_KRP_MAX_DGRAM], b[KN_KRP_MAX_DGRAM];
+        kn_krp_init(&m, type, k * 2654435761u, (uint16_t)k);
+        unsigned char *raw = (unsigned char *)&m.u;
+        for (size_t j = 0; j < sizeof m.u; j++)
+            raw[j] = (unsigned char)(k * 31 + j * 7);
+        /* names are strings: keep them terminated */
+        if (type == KN_KRP_HELLO)
+            m.u.hello.name[k % 17] = '\0';
+        if (type == KN_KRP_HELLO_ACK)
+            m.u.hello_ack.robot_name[k % 17] = '\0';
+        size_t n = kn_krp_encode(&m, a, sizeof a);
+        ck_assert_uint_eq(n, (size_t)(KN_KRP_HDR_LEN + kn_krp_payload_len(type)));
+        ck_assert_int_eq(kn_krp_decode(a, n, &d), KN_KRP_OK);
+        ck_assert_uint_eq(d.h.type, type);
+        ck_assert_uint_eq(d.h.seq, m.h.seq);
+        ck_assert_uint_eq(d.h.flags, m.h.flags);
+        ck_assert_uint_eq(kn_krp_encode(&d, b, sizeof b), n);
+        ck_assert_mem_eq(a, b, n);
+    }
+}
+END_TEST
+
+START_TEST(encode_pads_are_zero)
+{
+    struct kn_krp_msg m;
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    memset(buf, 0xAA, sizeof buf);
+    kn_krp_init(&m, KN_KRP_FLIPPER, 1, 0);
+    m.u.flipper.mask = 0xF;
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), 32);
+    ck_assert_uint_eq(buf[13], 0);
+    ck_assert_uint_eq(buf[14], 0);
+    ck_assert_uint_eq(buf[15], 0);
+    kn_krp_init(&m, KN_KRP_ERROR, 1, 0);
+    memset(buf, 0xAA, sizeof buf);
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), 20);
+    ck_assert_uint_eq(buf[18], 0);
+    ck_assert_uint_eq(buf[19], 0);
+}
+END_TEST
+
+START_TEST(encode_refuses_small_buffer_and_unknown_type)
+{
+    struct kn_krp_msg m;
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    kn_krp_init(&m, KN_KRP_STATUS, 1, 0);
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, 12 + 111), 0);
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, 12 + 112), 124);
+    kn_krp_init(&m, 0x42, 1, 0);
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), 0);
+}
+END_TEST
+
+START_TEST(error_bad_magic)
+{
+    static const uint8_t a[] = {0x4B, 0x4F, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t one[] = {0x4B};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_EMAGIC);
+    ck_assert_int_eq(kn_krp_decode(one, sizeof one, &m), KN_KRP_EMAGIC);
+    ck_assert_int_eq(kn_krp_decode(a, 0, &m), KN_KRP_EMAGIC);
+    ck_assert_uint_eq(kn_krp_error_code(KN_KRP_EMAGIC), 0);
+}
+END_TEST
+
+START_TEST(error_short_header)
+{
+    static const uint8_t a[] = {0x4B, 0x4E, 1, 5, 9, 9, 9};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_ESHORT);
+    /* the header is incomplete: the answer carries seq 0 and type 0 */
+    ck_assert_uint_eq(m.h.seq, 0);
+    ck_assert_uint_eq(m.h.type, 0);
+    ck_assert_uint_eq(kn_krp_error_code(KN_KRP_ESHORT), KN_KRP_ERR_BAD_LENGTH);
+    ck_assert_int_eq(kn_krp_decode(a, 2, &m), KN_KRP_ESHORT);
+}
+END_TEST
+
+START_TEST(error_too_big)
+{
+    uint8_t a[600] = {0x4B, 0x4E, 1, 5};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(a, 513, &m), KN_KRP_ETOOBIG);
+    ck_assert_uint_eq(kn_krp_error_code(KN_KRP_ETOOBIG), KN_KRP_ERR_BAD_LENGTH);
+}
+END_TEST
+
+START_TEST(error_version)
+{
+    static const uint8_t a[] = {0x4B, 0x4E, 2, 5, 3, 0, 0, 0, 0, 0, 0, 0};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_EVERSION);
+    ck_assert_uint_eq(m.h.seq, 3);
+    ck_assert_uint_eq(m.h.type, 5);
+    ck_assert_uint_eq(kn_krp_error_code(KN_KRP_EVERSION), KN_KRP_ERR_BAD_VERSION);
+}
+END_TEST
+
+START_TEST(error_length_field)
+{
+    /* STATUS_REQ claiming 4 payload bytes it does not have */
+    static const uint8_t a[] = {0x4B, 0x4E, 1, 5, 3, 0, 0, 0, 4, 0, 0, 0};
+    /* CRAWLER with 7 of 8 payload bytes, length field honest */
+    static const uint8_t b[] = {0x4B, 0x4E, 1, 2, 4, 0, 0, 0, 7, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_ELENGTH);
+    ck_assert_uint_eq(m.h.seq, 3);
+    ck_assert_int_eq(kn_krp_decode(b, sizeof b, &m), KN_KRP_EPAYLOAD);
+    ck_assert_uint_eq(m.h.type, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(kn_krp_error_code(KN_KRP_ELENGTH), KN_KRP_ERR_BAD_LENGTH);
+    ck_assert_uint_eq(kn_krp_error_code(KN_KRP_EPAYLOAD), KN_KRP_ERR_BAD_LENGTH);
+}
+END_TEST
+
+START_TEST(error_unknown_type)
+{
+    static const uint8_t a[] = {0x4B, 0x4E, 1, 0x42, 3, 0, 0, 0, 0, 0, 0, 0};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_ETYPE);
+    ck_assert_uint_eq(m.h.type, 0x42);
+    ck_assert_uint_eq(kn_krp_error_code(KN_KRP_ETYPE), KN_KRP_ERR_UNKNOWN_TYPE);
+}
+END_TEST
+
+START_TEST(unknown_flags_are_kept_not_rejected)
+{
+    static const uint8_t a[] = {0x4B, 0x4E, 1, 4, 3, 0, 0, 0, 0, 0, 0xFE, 0xFF};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_OK);
+    ck_assert_uint_eq(m.h.flags, 0xFFFE);
+}
+END_TEST
+
+START_TEST(direction_and_names)
+{
+    for (unsigned t = 0; t < 256; t++) {
+        bool known = kn_krp_payload_len((uint8_t)t) >= 0;
+        ck_assert(known == (kn_krp_type_name((uint8_t)t) != NULL));
+        if (kn_krp_is_to_robot((uint8_t)t))
+            ck_assert(known && t < 0x80);
+    }
+    ck_assert(!kn_krp_is_to_robot(KN_KRP_STATUS));
+    ck_assert(kn_krp_is_to_robot(KN_KRP_ESTOP));
+    ck_assert_str_eq(kn_krp_result_str(KN_KRP_EVERSION), "bad version");
+}
+END_TEST
+
+START_TEST(seq_serial_arithmetic)
+{
+    ck_assert(kn_krp_seq_newer(2, 1));
+    ck_assert(!kn_krp_seq_newer(1, 2));
+    ck_assert(!kn_krp_seq_newer(5, 5));
+    ck_assert(kn_krp_seq_newer(0, 0xFFFFFFFFu));   /* wrap */
+    ck_assert(kn_krp_seq_newer(10, 0xFFFFFFF0u));
+    ck_assert(!kn_krp_seq_newer(0xFFFFFFF0u, 10));
+    ck_assert(kn_krp_seq_newer(0x7FFFFFFFu, 0));
+}
+END_TEST
+
+/* Every prefix and every single-byte corruption of a valid datagram decodes
+ * to a defined result without reading past the end (ASan checks that). */
+START_TEST(truncations_and_corruptions)
+{
+    struct kn_krp_msg m;
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    kn_krp_init(&m, KN_KRP_STATUS, 9, 0);
+    size_t n = kn_krp_encode(&m, buf, sizeof buf);
+    for (size_t len = 0; len < n; len++) {
+        uint8_t *copy = malloc(len ? len : 1);
+        memcpy(copy, buf, len);
+        struct kn_krp_msg d;
+        enum kn_krp_result r = kn_krp_decode(copy, len, &d);
+        ck_assert(r != KN_KRP_OK);
+        free(copy);
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (int bit = 0; bit < 8; bit++) {
+            uint8_t copy[KN_KRP_MAX_DGRAM];
+            memcpy(copy, buf, n);
+            copy[i] ^= (uint8_t)(1u << bit);
+            struct kn_krp_msg d;
+            enum kn_krp_result r = kn_krp_decode(copy, n, &d);
+            if (i < 2)
+                ck_assert_int_eq(r, KN_KRP_EMAGIC);
+            else if (i == 2)
+                ck_assert_int_eq(r, KN_KRP_EVERSION);
+        }
+    }
+}
+END_TEST
+
+static Suite *krp_suite(void)
+{
+    Suite *s = suite_create("krp");
+    TCase *g = tcase_create("golden");
+    tcase_add_test(g, golden_hello);
+    tcase_add_test(g, golden_hello_full_name);
+    tcase_add_test(g, golden_crawler);
+    tcase_add_test(g, golden_flipper);
+    tcase_add_test(g, golden_empty_payloads);
+    tcase_add_test(g, golden_subscribe_estop);
+    tcase_add_test(g, golden_ack_error);
+    tcase_add_test(g, golden_hello_ack);
+    tcase_add_test(g, golden_status);
+    tcase_add_test(g, status_time_uses_all_64_bits);
+    suite_add_tcase(s, g);
+    TCase *r = tcase_create("roundtrip");
+    tcase_add_loop_test(r, round_trip_every_type, 0, (int)sizeof all_types);
+    tcase_add_test(r, encode_pads_are_zero);
+    tcase_add_test(r, encode_refuses_small_buffer_and_unknown_type);
+    suite_add_tcase(s, r);
+    TCase *e = tcase_create("errors");
+    tcase_add_test(e, error_bad_magic);
+    tcase_add_test(e, error_short_header);
+    tcase_add_test(e, error_too_big);
+    tcase_add_test(e, error_version);
+    tcase_add_test(e, error_length_field);
+    tcase_add_test(e, error_unknown_type);
+    tcase_add_test(e, unknown_flags_are_kept_not_rejected);
+    tcase_add_test(e, direction_and_names);
+    tcase_add_test(e, seq_serial_arithmetic);
+    tcase_add_test(e, truncations_and_corruptions);
+    suite_add_tcase(s, e);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(krp_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
