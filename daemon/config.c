@@ -1,0 +1,1288 @@
+/* kenaf-simd configuration loader: reads the JSON file, checks the bytes
+ * (size, UTF-8, no NUL), parses it with cJSON, validates it against the
+ * schema (embedded at build time unless a schema file is given), then fills
+ * struct kn_config with defaults and applies the rules a schema cannot
+ * express. Every problem is reported as "FILE: PATH: expected X, got Y". */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "convert.h"
+#include "jsonschema.h"
+
+/* Generated from config/kenaf-simd.schema.json by embed_file.c. */
+extern const char kn_config_schema_json[];
+extern const size_t kn_config_schema_json_len;
+
+#define DEFAULT_LISTEN "127.0.0.1:9750"
+#define USARSIM_PORT 3000   /* also the engine's: it serves the USARSim protocol */
+#define GAZEBO_PORT 11345
+#define DEFAULT_BACKEND_HOST "127.0.0.1"
+
+static const char *const log_level_names[] = { "error", "warn", "info", "debug" };
+static const char *const backend_names[] = { "engine", "usarsim", "gazebo", "standin" };
+static const char *const dialect_names[] = { "udk", "ut2004" };
+static const char *const command_names[] = { "twist", "pose" };
+static const char *const flipper_keys[KN_NFLIPPERS] = { "FL", "FR", "RL", "RR" };
+
+/* ---- error collection ------------------------------------------------- */
+
+struct errs {
+    const char *name;   /* file name used in every message */
+    char *buf;
+    size_t cap;
+    size_t len;
+    size_t n;           /* problems recorded (those past the cap included) */
+};
+
+static void errs_append(struct errs *e, const char *line)
+{
+    if (e->buf == NULL || e->cap == 0)
+        return;
+    size_t room = e->cap - e->len;   /* includes the NUL */
+    if (room <= 1)
+        return;
+    if (e->len > 0) {
+        e->buf[e->len++] = '\n';
+        e->buf[e->len] = '\0';
+        room--;
+    }
+    size_t n = strlen(line);
+    if (n < room) {
+        memcpy(e->buf + e->len, line, n + 1);
+        e->len += n;
+        return;
+    }
+    /* Cut, and say so, rather than overflow the caller's buffer. */
+    memcpy(e->buf + e->len, line, room - 1);
+    e->len += room - 1;
+    e->buf[e->len] = '\0';
+    if (room > 4)
+        memcpy(e->buf + e->len - 3, "...", 3);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void errs_add(struct errs *e, const char *path, const char *fmt, ...)
+{
+    e->n++;
+    if (e->n > KN_CFG_MAX_ERRORS)
+        return;
+    char msg[1024], line[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (path != NULL)
+        snprintf(line, sizeof line, "%s: %s: %s", e->name, path, msg);
+    else
+        snprintf(line, sizeof line, "%s: %s", e->name, msg);
+    errs_append(e, line);
+    if (e->n == KN_CFG_MAX_ERRORS) {
+        snprintf(line, sizeof line, "%s: stopped after %d errors", e->name, KN_CFG_MAX_ERRORS);
+        errs_append(e, line);
+    }
+}
+
+static void report_cb(void *ctx, const char *path, const char *message)
+{
+    errs_add(ctx, path, "%s", message);
+}
+
+static size_t errs_room(const struct errs *e)
+{
+    return e->n >= KN_CFG_MAX_ERRORS ? 0 : KN_CFG_MAX_ERRORS - e->n;
+}
+
+/* ---- reading bytes ---------------------------------------------------- */
+
+/* Reads at most KN_CFG_MAX_FILE_BYTES + 1 bytes, so an oversized file (or
+ * an endless one such as /dev/zero) is refused without reading it all. */
+static char *read_file(const char *path, size_t *len, struct errs *e)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        errs_add(e, NULL, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        errs_add(e, NULL, "expected a file, got a directory");
+        close(fd);
+        return NULL;
+    }
+    size_t cap = KN_CFG_MAX_FILE_BYTES + 1, n = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        errs_add(e, NULL, "out of memory");
+        close(fd);
+        return NULL;
+    }
+    while (n < cap) {
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            errs_add(e, NULL, "cannot read: %s", strerror(errno));
+            free(buf);
+            close(fd);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > KN_CFG_MAX_FILE_BYTES) {
+        if (S_ISREG(st.st_mode))
+            errs_add(e, NULL, "expected a file of at most 1 MiB (%d bytes), got %lld bytes",
+                     KN_CFG_MAX_FILE_BYTES, (long long)st.st_size);
+        else
+            errs_add(e, NULL, "expected a file of at most 1 MiB (%d bytes), got more",
+                     KN_CFG_MAX_FILE_BYTES);
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* 1-based line and column (in characters) of byte offset pos. */
+static void line_col(const char *buf, size_t len, size_t pos, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < pos && i < len; i++) {
+        unsigned char b = (unsigned char)buf[i];
+        if (b == '\n') {
+            l++;
+            c = 1;
+        } else if ((b & 0xC0u) != 0x80u) {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *p, size_t avail)
+{
+    unsigned char b = p[0];
+    if (b < 0x80u)
+        return 1;
+    size_t n;
+    unsigned char lo = 0x80u, hi = 0xBFu;
+    if (b >= 0xC2u && b <= 0xDFu) {
+        n = 2;
+    } else if (b >= 0xE0u && b <= 0xEFu) {
+        n = 3;
+        if (b == 0xE0u)
+            lo = 0xA0u;
+        if (b == 0xEDu)
+            hi = 0x9Fu;
+    } else if (b >= 0xF0u && b <= 0xF4u) {
+        n = 4;
+        if (b == 0xF0u)
+            lo = 0x90u;
+        if (b == 0xF4u)
+            hi = 0x8Fu;
+    } else {
+        return 0;
+    }
+    if (avail < n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((p[i] & 0xC0u) != 0x80u)
+            return 0;
+    return n;
+}
+
+/* Byte-level checks cJSON does not make: NUL bytes (also as \u0000, which
+ * would silently cut a string), UTF-8 validity, emptiness. */
+static bool check_bytes(const char *buf, size_t len, struct errs *e)
+{
+    const unsigned char *p = (const unsigned char *)buf;
+    bool in_string = false, blank = true;
+    int line, col;
+    for (size_t i = 0; i < len;) {
+        if (p[i] == 0) {
+            line_col(buf, len, i, &line, &col);
+            errs_add(e, NULL, "%d:%d: expected UTF-8 JSON text, got a NUL byte", line, col);
+            return false;
+        }
+        size_t n = utf8_seq(p + i, len - i);
+        if (n == 0) {
+            line_col(buf, len, i, &line, &col);
+            errs_add(e, NULL, "%d:%d: expected UTF-8 JSON text, got byte 0x%02x", line, col, p[i]);
+            return false;
+        }
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
+            blank = false;
+        if (in_string && p[i] == '\\' && i + 1 < len && p[i + 1] > 0 && p[i + 1] < 0x80u) {
+            if (len - i >= 6 && memcmp(p + i + 1, "u0000", 5) == 0) {
+                line_col(buf, len, i, &line, &col);
+                errs_add(e, NULL, "%d:%d: expected a string without NUL characters, got \\u0000",
+                         line, col);
+                return false;
+            }
+            i += 2;   /* an escaped quote does not end the string */
+            continue;
+        }
+        if (p[i] == '"')
+            in_string = !in_string;
+        i += n;
+    }
+    if (blank) {
+        errs_add(e, NULL, "expected a JSON object, got an empty file");
+        return false;
+    }
+    return true;
+}
+
+/* Deepest [ / { nesting up to and including byte pos (cJSON stops on the
+ * bracket that would go one level too deep), for a clear error. */
+static int nesting_upto(const char *buf, size_t pos)
+{
+    int depth = 0, max = 0;
+    bool in_string = false;
+    for (size_t i = 0; i <= pos && buf[i] != '\0'; i++) {
+        char ch = buf[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > max)
+                max = depth;
+        } else if (ch == ']' || ch == '}') {
+            depth--;
+        }
+    }
+    return max;
+}
+
+/* Parses text that passed check_bytes; reports syntax errors as
+ * FILE:LINE:COLUMN. The copy makes cJSON's input NUL-terminated whatever
+ * the caller's buffer is. */
+static cJSON *parse_json(const char *text, size_t len, struct errs *e)
+{
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {   /* UTF-8 byte order mark */
+        text += 3;
+        len -= 3;
+    }
+    char *buf = malloc(len + 1);
+    if (buf == NULL) {
+        errs_add(e, NULL, "out of memory");
+        return NULL;
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(buf, len + 1, &end, true);
+    if (doc == NULL) {
+        size_t pos = end != NULL && end >= buf && end <= buf + len ? (size_t)(end - buf) : 0;
+        int line, col;
+        line_col(buf, len, pos, &line, &col);
+        if (nesting_upto(buf, pos) >= CJSON_NESTING_LIMIT) {
+            errs_add(e, NULL, "%d:%d: expected JSON nested at most %d levels deep, got deeper nesting",
+                     line, col, CJSON_NESTING_LIMIT);
+        } else if (pos >= len) {
+            errs_add(e, NULL, "%d:%d: expected more JSON, got the end of the file "
+                              "(unclosed string, array or object?)", line, col);
+        } else {
+            /* Parsing again without the end check tells "one value, then
+             * junk" apart from a broken value. */
+            const char *end2 = NULL;
+            cJSON *first = cJSON_ParseWithLengthOpts(buf, len + 1, &end2, false);
+            cJSON_Delete(first);
+            char snippet[40];
+            size_t n = 0;
+            while (n < 24 && pos + n < len && buf[pos + n] != '\n' && buf[pos + n] != '\r')
+                n++;
+            /* the text is valid UTF-8: end the snippet on a character boundary */
+            while (n > 0 && pos + n < len && ((unsigned char)buf[pos + n] & 0xC0u) == 0x80u)
+                n--;
+            memcpy(snippet, buf + pos, n);
+            snippet[n] = '\0';
+            for (size_t i = 0; i < n; i++)
+                if ((unsigned char)snippet[i] < 0x20u)
+                    snippet[i] = ' ';
+            if (first != NULL)
+                errs_add(e, NULL, "%d:%d: expected the end of the file after the JSON value, got: %s",
+                         line, col, snippet);
+            else
+                errs_add(e, NULL, "%d:%d: expected valid JSON, got a syntax error at: %s", line, col,
+                         snippet);
+        }
+    }
+    free(buf);
+    return doc;
+}
+
+/* ---- schema ----------------------------------------------------------- */
+
+const char *kn_config_schema_text(size_t *len)
+{
+    if (len != NULL)
+        *len = kn_config_schema_json_len;
+    return kn_config_schema_json;
+}
+
+/* Problems in the schema itself are reported against the schema's name. */
+static cJSON *load_schema(const char *schema_path, struct errs *e)
+{
+    struct errs se = *e;
+    se.name = schema_path != NULL ? schema_path : "(built-in schema)";
+    cJSON *schema = NULL;
+    if (schema_path == NULL) {
+        if (check_bytes(kn_config_schema_json, kn_config_schema_json_len, &se))
+            schema = parse_json(kn_config_schema_json, kn_config_schema_json_len, &se);
+    } else {
+        size_t len = 0;
+        char *text = read_file(schema_path, &len, &se);
+        if (text != NULL && check_bytes(text, len, &se))
+            schema = parse_json(text, len, &se);
+        free(text);
+    }
+    if (schema != NULL && kn_jsonschema_check(schema, report_cb, &se) > 0) {
+        cJSON_Delete(schema);
+        schema = NULL;
+    }
+    e->len = se.len;
+    e->n = se.n;
+    return schema;
+}
+
+/* ---- host:port -------------------------------------------------------- */
+
+static bool hostname_ok(const char *h)
+{
+    size_t n = strlen(h), label = 0;
+    if (n == 0 || n > 253)
+        return false;
+    for (size_t i = 0; i <= n; i++) {
+        char ch = h[i];
+        if (ch == '.' || ch == '\0') {
+            if (label == 0 || label > 63 || h[i - 1] == '-')
+                return false;
+            label = 0;
+        } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                   (ch >= '0' && ch <= '9') || (ch == '-' && label > 0)) {
+            label++;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Splits "host:port", "[v6]:port", "host" or "[v6]". default_port < 0
+ * makes the port required; ip_only refuses host names (listen addresses
+ * are bound, not resolved). On error *why says what is wrong. */
+static bool parse_hostport(const char *s, int default_port, bool ip_only, int min_port,
+                           char *host, size_t hostcap, uint16_t *port, const char **why)
+{
+    char h[KN_CFG_HOST_LEN];
+    const char *port_s = NULL;
+    bool v6 = false;
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (close == NULL) {
+            *why = "missing ']'";
+            return false;
+        }
+        size_t n = (size_t)(close - s - 1);
+        if (n == 0 || n >= sizeof h) {
+            *why = "bad IPv6 address";
+            return false;
+        }
+        memcpy(h, s + 1, n);
+        h[n] = '\0';
+        if (close[1] == ':')
+            port_s = close + 2;
+        else if (close[1] != '\0') {
+            *why = "unexpected text after ']'";
+            return false;
+        }
+        v6 = true;
+    } else {
+        const char *colon = strchr(s, ':');
+        if (colon != NULL && strchr(colon + 1, ':') != NULL) {
+            *why = "an IPv6 address needs brackets, as in [::1]:9750";
+            return false;
+        }
+        size_t n = colon ? (size_t)(colon - s) : strlen(s);
+        if (n == 0) {
+            *why = "missing host";
+            return false;
+        }
+        if (n >= sizeof h) {
+            *why = "host too long";
+            return false;
+        }
+        memcpy(h, s, n);
+        h[n] = '\0';
+        if (colon)
+            port_s = colon + 1;
+    }
+    unsigned char addr[16];
+    if (v6) {
+        if (inet_pton(AF_INET6, h, addr) != 1) {
+            *why = "bad IPv6 address";
+            return false;
+        }
+    } else if (inet_pton(AF_INET, h, addr) != 1) {
+        if (ip_only) {
+            *why = "expected an IP address, not a host name";
+            return false;
+        }
+        if (!hostname_ok(h)) {
+            *why = "bad host name";
+            return false;
+        }
+    }
+    long p;
+    if (port_s == NULL) {
+        if (default_port < 0) {
+            *why = "missing port";
+            return false;
+        }
+        p = default_port;
+    } else {
+        size_t n = strlen(port_s);
+        if (n == 0 || n > 5 || strspn(port_s, "0123456789") != n) {
+            *why = "bad port";
+            return false;
+        }
+        p = strtol(port_s, NULL, 10);
+        if (p < min_port || p > 65535) {
+            *why = min_port == 0 ? "port out of range 0..65535" : "port out of range 1..65535";
+            return false;
+        }
+    }
+    if (strlen(h) >= hostcap) {
+        *why = "host too long";
+        return false;
+    }
+    strcpy(host, h);
+    *port = (uint16_t)p;
+    return true;
+}
+
+static void format_hostport(const char *host, uint16_t port, char *buf, size_t len)
+{
+    if (strchr(host, ':') != NULL)
+        snprintf(buf, len, "[%s]:%u", host, (unsigned)port);
+    else
+        snprintf(buf, len, "%s:%u", host, (unsigned)port);
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+/* The loader does not trust the schema (a schema file may be given on the
+ * command line): every read checks type and size before touching memory. */
+struct ld {
+    struct errs *e;
+};
+
+static const cJSON *member(const cJSON *obj, const char *key)
+{
+    return cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+}
+
+static void join(char *out, size_t len, const char *base, const char *key)
+{
+    snprintf(out, len, "%s.%s", base, key);
+}
+
+static void got(const cJSON *v, char *buf, size_t len)
+{
+    kn_jsonschema_describe(v, true, buf, len);
+}
+
+static bool opt_number(struct ld *l, const cJSON *obj, const char *base, const char *key, double *out)
+{
+    const cJSON *v = member(obj, key);
+    if (v == NULL)
+        return false;
+    char p[256], g[400];
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+        join(p, sizeof p, base, key);
+        got(v, g, sizeof g);
+        errs_add(l->e, p, "expected a number, got %s", g);
+        return false;
+    }
+    *out = v->valuedouble;
+    return true;
+}
+
+static bool opt_int32(struct ld *l, const cJSON *obj, const char *base, const char *key, int32_t *out)
+{
+    const cJSON *v = member(obj, key);
+    if (v == NULL)
+        return false;
+    char p[256], g[400];
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || floor(v->valuedouble) != v->valuedouble ||
+        v->valuedouble < INT32_MIN || v->valuedouble > INT32_MAX) {
+        join(p, sizeof p, base, key);
+        got(v, g, sizeof g);
+        errs_add(l->e, p, "expected an integer in the 32-bit range, got %s", g);
+        return false;
+    }
+    *out = (int32_t)v->valuedouble;
+    return true;
+}
+
+static bool opt_string(struct ld *l, const cJSON *obj, const char *base, const char *key,
+                       char *dst, size_t cap)
+{
+    const cJSON *v = member(obj, key);
+    if (v == NULL)
+        return false;
+    char p[256], g[400];
+    join(p, sizeof p, base, key);
+    if (!cJSON_IsString(v) || v->valuestring == NULL) {
+        got(v, g, sizeof g);
+        errs_add(l->e, p, "expected a string, got %s", g);
+        return false;
+    }
+    if (strlen(v->valuestring) >= cap) {
+        got(v, g, sizeof g);
+        errs_add(l->e, p, "expected a string of at most %zu bytes, got %s (%zu bytes)", cap - 1, g,
+                 strlen(v->valuestring));
+        return false;
+    }
+    strcpy(dst, v->valuestring);
+    return true;
+}
+
+static bool opt_enum(struct ld *l, const cJSON *obj, const char *base, const char *key,
+                     const char *const *names, size_t n, int *out)
+{
+    const cJSON *v = member(obj, key);
+    if (v == NULL)
+        return false;
+    for (size_t i = 0; cJSON_IsString(v) && i < n; i++)
+        if (strcmp(v->valuestring, names[i]) == 0) {
+            *out = (int)i;
+            return true;
+        }
+    char p[256], g[400], list[200] = "";
+    for (size_t i = 0; i < n; i++) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", names[i]);
+    }
+    join(p, sizeof p, base, key);
+    got(v, g, sizeof g);
+    errs_add(l->e, p, "expected one of %s, got %s", list, g);
+    return false;
+}
+
+/* Returns the object at key, or NULL (and an error if it is not one). */
+static const cJSON *opt_object(struct ld *l, const cJSON *obj, const char *base, const char *key)
+{
+    const cJSON *v = member(obj, key);
+    if (v == NULL || cJSON_IsObject(v))
+        return v;
+    char p[256], g[400];
+    join(p, sizeof p, base, key);
+    got(v, g, sizeof g);
+    errs_add(l->e, p, "expected an object, got %s", g);
+    return NULL;
+}
+
+/* Angles in the file are degrees, resolved to 0.01 degree like KRP/1. */
+static double deg_to_rad(double deg)
+{
+    return kn_conv_cdeg_to_rad(kn_conv_deg_to_cdeg(deg));
+}
+
+static double rad_to_deg(double rad)
+{
+    return kn_conv_cdeg_to_deg(kn_conv_rad_to_cdeg(rad));
+}
+
+static bool opt_vec3(struct ld *l, const cJSON *obj, const char *base, const char *key, double out[3])
+{
+    const cJSON *v = member(obj, key);
+    if (v == NULL)
+        return false;
+    char p[256], g[400];
+    join(p, sizeof p, base, key);
+    bool ok = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3;
+    for (int i = 0; ok && i < 3; i++) {
+        const cJSON *x = cJSON_GetArrayItem(v, i);
+        ok = cJSON_IsNumber(x) && isfinite(x->valuedouble);
+    }
+    if (!ok) {
+        got(v, g, sizeof g);
+        errs_add(l->e, p, "expected an array of 3 numbers, got %s", g);
+        return false;
+    }
+    for (int i = 0; i < 3; i++)
+        out[i] = cJSON_GetArrayItem(v, i)->valuedouble;
+    return true;
+}
+
+static void backend_defaults(struct kn_cfg_backend *b, enum kn_backend_kind kind)
+{
+    static const char *const joints[KN_NFLIPPERS] = { "FLFlipper", "FRFlipper", "RLFlipper",
+                                                      "RRFlipper" };
+    /* USARSim Kenaf: front joints turn the other way from the rear ones
+     * for the same tip motion (research/usarsim.md section 3.4). */
+    static const double signs[KN_NFLIPPERS] = { -1.0, -1.0, 1.0, 1.0 };
+    memset(b, 0, sizeof *b);
+    b->kind = kind;
+    if (kind == KN_BACKEND_USARSIM) {
+        strcpy(b->host, DEFAULT_BACKEND_HOST);
+        b->port = USARSIM_PORT;
+    } else if (kind == KN_BACKEND_GAZEBO) {
+        strcpy(b->host, DEFAULT_BACKEND_HOST);
+        b->port = GAZEBO_PORT;
+    }
+    b->connect_timeout_s = 1.0;
+    b->reconnect_max_s = 1.0;
+    b->stale_ms = 500.0;
+    b->wheel_radius_m = 0.08;
+    b->counts_per_tick = 1.0;
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        strcpy(b->flipper[k].name, joints[k]);
+        b->flipper[k].sign = signs[k];
+        b->flipper[k].offset_rad = 0.0;
+    }
+    b->dialect = KN_USARSIM_UDK;
+    strcpy(b->class_name, "USARBot.Kenaf");
+    strcpy(b->terrain, "flat");
+    strcpy(b->model, "kenaf");
+    b->twist_cmd = true;
+    b->tracks_separation_m = 0.23;
+    b->steering_efficiency = 0.5;
+}
+
+static void robot_defaults(struct kn_cfg_robot *r)
+{
+    memset(r, 0, sizeof *r);
+    strcpy(r->bind_host, "127.0.0.1");
+    r->port = 9750;
+    r->watchdog_ms = 500.0;
+    r->max_speed_mm_s = 800;
+    r->flipper_min_cdeg = -11950;
+    r->flipper_max_cdeg = 11950;
+    r->counts_per_m = 4000;
+    r->battery_v = 24.0;
+    backend_defaults(&r->backend, KN_BACKEND_ENGINE);
+}
+
+static void section_fits(struct ld *l, const cJSON *jb, const char *base, const char *key,
+                         enum kn_backend_kind kind, bool fits, const char *applies_to)
+{
+    if (member(jb, key) == NULL || fits)
+        return;
+    char p[256];
+    join(p, sizeof p, base, key);
+    errs_add(l->e, p, "expected no \"%s\" section for backend type \"%s\" (it applies to %s), got one",
+             key, backend_names[kind], applies_to);
+}
+
+static void load_flippers(struct ld *l, const cJSON *jb, const char *base, struct kn_cfg_backend *b)
+{
+    char fp[200];
+    join(fp, sizeof fp, base, "flippers");
+    const cJSON *jf = opt_object(l, jb, base, "flippers");
+    for (int k = 0; jf != NULL && k < KN_NFLIPPERS; k++) {
+        char jp[220];
+        join(jp, sizeof jp, fp, flipper_keys[k]);
+        const cJSON *jj = opt_object(l, jf, fp, flipper_keys[k]);
+        if (jj == NULL)
+            continue;
+        opt_string(l, jj, jp, "joint", b->flipper[k].name, sizeof b->flipper[k].name);
+        double sign;
+        if (opt_number(l, jj, jp, "sign", &sign)) {
+            if (sign == 1.0 || sign == -1.0) {
+                b->flipper[k].sign = sign;
+            } else {
+                char p[256];
+                join(p, sizeof p, jp, "sign");
+                errs_add(l->e, p, "expected one of -1, 1, got %g", sign);
+            }
+        }
+        double off;
+        if (opt_number(l, jj, jp, "offset_deg", &off))
+            b->flipper[k].offset_rad = deg_to_rad(off);
+    }
+}
+
+static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struct kn_cfg_backend *b)
+{
+    char base[128];
+    join(base, sizeof base, rbase, "backend");
+    const cJSON *jb = opt_object(l, jr, rbase, "backend");
+    int kind = -1;
+    if (jb == NULL || !opt_enum(l, jb, base, "type", backend_names, 4, &kind)) {
+        if (jb == NULL && member(jr, "backend") == NULL)
+            errs_add(l->e, rbase, "missing required key \"backend\"");
+        else if (jb != NULL && member(jb, "type") == NULL)
+            errs_add(l->e, base, "missing required key \"type\"");
+        return;
+    }
+    backend_defaults(b, (enum kn_backend_kind)kind);
+
+    char addr[KN_CFG_HOST_LEN + 8] = "";
+    if (opt_string(l, jb, base, "address", addr, sizeof addr)) {
+        int def_port = kind == KN_BACKEND_GAZEBO ? GAZEBO_PORT
+                       : kind == KN_BACKEND_STANDIN ? -1 : USARSIM_PORT;
+        const char *why = "";
+        if (!parse_hostport(addr, def_port, false, 1, b->host, sizeof b->host, &b->port, &why)) {
+            char p[256], q[400];
+            join(p, sizeof p, base, "address");
+            kn_jsonschema_quote(addr, q, sizeof q);
+            errs_add(l->e, p, "expected %s, got %s (%s)",
+                     def_port < 0 ? "\"HOST:PORT\" or \"[IPv6]:PORT\""
+                                  : "\"HOST[:PORT]\" or \"[IPv6][:PORT]\"",
+                     q, why);
+        }
+    } else if (kind == KN_BACKEND_STANDIN && member(jb, "address") == NULL) {
+        char p[256];
+        join(p, sizeof p, base, "address");
+        errs_add(l->e, p, "expected an address for backend type \"standin\", got none");
+    }
+
+    opt_number(l, jb, base, "connect_timeout_s", &b->connect_timeout_s);
+    opt_number(l, jb, base, "reconnect_max_s", &b->reconnect_max_s);
+    opt_number(l, jb, base, "stale_ms", &b->stale_ms);
+    opt_number(l, jb, base, "wheel_radius_m", &b->wheel_radius_m);
+    opt_number(l, jb, base, "counts_per_tick", &b->counts_per_tick);
+    load_flippers(l, jb, base, b);
+
+    bool usar = kind == KN_BACKEND_USARSIM || kind == KN_BACKEND_ENGINE;
+    bool spawned = kind == KN_BACKEND_ENGINE && b->host[0] == '\0';
+    section_fits(l, jb, base, "usarsim", kind, usar, "usarsim and engine");
+    section_fits(l, jb, base, "engine", kind, spawned,
+                 "engine when kenaf-simd spawns it, that is without address");
+    section_fits(l, jb, base, "gazebo", kind, kind == KN_BACKEND_GAZEBO, "gazebo");
+
+    char sp[160];
+    join(sp, sizeof sp, base, "usarsim");
+    const cJSON *ju = opt_object(l, jb, base, "usarsim");
+    if (ju != NULL && usar) {
+        int d;
+        if (opt_enum(l, ju, sp, "dialect", dialect_names, 2, &d))
+            b->dialect = (enum kn_usarsim_dialect)d;
+        opt_string(l, ju, sp, "class_name", b->class_name, sizeof b->class_name);
+        opt_string(l, ju, sp, "start", b->start_tag, sizeof b->start_tag);
+        opt_vec3(l, ju, sp, "location_m", b->spawn_location_m);
+        double rot[3];
+        if (opt_vec3(l, ju, sp, "rotation_deg", rot))
+            for (int i = 0; i < 3; i++)
+                b->spawn_rpy_rad[i] = deg_to_rad(rot[i]);
+    }
+
+    join(sp, sizeof sp, base, "engine");
+    const cJSON *je = opt_object(l, jb, base, "engine");
+    if (je != NULL && spawned) {
+        opt_string(l, je, sp, "path", b->engine_path, sizeof b->engine_path);
+        opt_string(l, je, sp, "terrain", b->terrain, sizeof b->terrain);
+    }
+
+    join(sp, sizeof sp, base, "gazebo");
+    const cJSON *jg = opt_object(l, jb, base, "gazebo");
+    if (jg != NULL && kind == KN_BACKEND_GAZEBO) {
+        opt_string(l, jg, sp, "model", b->model, sizeof b->model);
+        int c;
+        if (opt_enum(l, jg, sp, "command", command_names, 2, &c))
+            b->twist_cmd = c == 0;
+        opt_number(l, jg, sp, "tracks_separation_m", &b->tracks_separation_m);
+        opt_number(l, jg, sp, "steering_efficiency", &b->steering_efficiency);
+    }
+}
+
+static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_robot *r)
+{
+    char base[64], p[128], g[400];
+    snprintf(base, sizeof base, "$.robots[%zu]", i);
+    robot_defaults(r);
+    if (!cJSON_IsObject(jr)) {
+        got(jr, g, sizeof g);
+        errs_add(l->e, base, "expected an object, got %s", g);
+        return;
+    }
+    if (!opt_string(l, jr, base, "name", r->name, sizeof r->name)) {
+        if (member(jr, "name") == NULL)
+            errs_add(l->e, base, "missing required key \"name\"");
+    } else if (r->name[0] == '\0') {
+        join(p, sizeof p, base, "name");
+        errs_add(l->e, p, "expected a non-empty name, got \"\"");
+    }
+
+    char listen[KN_CFG_HOST_LEN + 8] = DEFAULT_LISTEN;
+    if (opt_string(l, jr, base, "listen", listen, sizeof listen)) {
+        const char *why = "";
+        if (!parse_hostport(listen, -1, true, 0, r->bind_host, sizeof r->bind_host, &r->port, &why)) {
+            char q[400];
+            join(p, sizeof p, base, "listen");
+            kn_jsonschema_quote(listen, q, sizeof q);
+            errs_add(l->e, p, "expected \"IPv4:PORT\" or \"[IPv6]:PORT\" with PORT 0..65535, got %s (%s)",
+                     q, why);
+        }
+    }
+    opt_number(l, jr, base, "watchdog_ms", &r->watchdog_ms);
+    opt_int32(l, jr, base, "counts_per_m", &r->counts_per_m);
+    opt_number(l, jr, base, "battery_v", &r->battery_v);
+
+    char lb[96];
+    join(lb, sizeof lb, base, "limits");
+    const cJSON *jl = opt_object(l, jr, base, "limits");
+    if (jl != NULL) {
+        opt_int32(l, jl, lb, "max_speed_mm_s", &r->max_speed_mm_s);
+        double mn = kn_conv_cdeg_to_deg(r->flipper_min_cdeg);
+        double mx = kn_conv_cdeg_to_deg(r->flipper_max_cdeg);
+        opt_number(l, jl, lb, "flipper_min_deg", &mn);
+        opt_number(l, jl, lb, "flipper_max_deg", &mx);
+        r->flipper_min_cdeg = kn_conv_deg_to_cdeg(mn);
+        r->flipper_max_cdeg = kn_conv_deg_to_cdeg(mx);
+        if (r->flipper_min_cdeg >= r->flipper_max_cdeg)
+            errs_add(l->e, lb, "expected flipper_min_deg < flipper_max_deg, got %g >= %g "
+                               "(compared at 0.01 degree)", mn, mx);
+    }
+    load_backend(l, jr, base, &r->backend);
+}
+
+/* Two listen addresses clash when the same port could not be bound twice:
+ * the same address, an IPv4 wildcard against any IPv4 address, or an IPv6
+ * wildcard against anything (Linux binds [::] dual-stack by default). */
+static bool listen_clash(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
+{
+    if (a->port == 0 || a->port != b->port)
+        return false;
+    unsigned char aa[16], bb[16];
+    bool a6 = inet_pton(AF_INET6, a->bind_host, aa) == 1;
+    bool b6 = inet_pton(AF_INET6, b->bind_host, bb) == 1;
+    if (!a6 && inet_pton(AF_INET, a->bind_host, aa) != 1)
+        return false;
+    if (!b6 && inet_pton(AF_INET, b->bind_host, bb) != 1)
+        return false;
+    static const unsigned char zero[16] = { 0 };
+    bool aw = memcmp(aa, zero, a6 ? 16 : 4) == 0, bw = memcmp(bb, zero, b6 ? 16 : 4) == 0;
+    if ((a6 && aw) || (b6 && bw))
+        return true;
+    if (a6 != b6)
+        return false;
+    return aw || bw || memcmp(aa, bb, a6 ? 16 : 4) == 0;
+}
+
+static void check_robots(struct ld *l, const struct kn_config *cfg)
+{
+    char p[96], q[400], lbuf[KN_CFG_HOST_LEN + 16];
+    for (size_t i = 0; i < cfg->n_robots; i++) {
+        const struct kn_cfg_robot *r = &cfg->robots[i];
+        for (size_t j = 0; j < i; j++) {
+            if (r->name[0] != '\0' && strcasecmp(r->name, cfg->robots[j].name) == 0) {
+                snprintf(p, sizeof p, "$.robots[%zu].name", i);
+                kn_jsonschema_quote(r->name, q, sizeof q);
+                errs_add(l->e, p, "expected a name no other robot has (compared ignoring case), "
+                                  "got %s, also used by $.robots[%zu]", q, j);
+                break;
+            }
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (listen_clash(r, &cfg->robots[j])) {
+                snprintf(p, sizeof p, "$.robots[%zu].listen", i);
+                format_hostport(r->bind_host, r->port, lbuf, sizeof lbuf);
+                kn_jsonschema_quote(lbuf, q, sizeof q);
+                char other[KN_CFG_HOST_LEN + 16];
+                format_hostport(cfg->robots[j].bind_host, cfg->robots[j].port, other, sizeof other);
+                errs_add(l->e, p, "expected an address and port no other robot listens on, got %s, "
+                                  "which clashes with %s of $.robots[%zu]", q, other, j);
+                break;
+            }
+        }
+    }
+}
+
+static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
+{
+    char g[400];
+    if (!cJSON_IsObject(doc)) {
+        got(doc, g, sizeof g);
+        errs_add(l->e, "$", "expected an object, got %s", g);
+        return;
+    }
+    int lv;
+    if (opt_enum(l, doc, "$", "log_level", log_level_names, 4, &lv))
+        cfg->log_level = (enum kn_log_level)lv;
+    opt_string(l, doc, "$", "stats_socket", cfg->stats_socket, sizeof cfg->stats_socket);
+    const cJSON *robots = member(doc, "robots");
+    if (robots == NULL) {
+        errs_add(l->e, "$", "missing required key \"robots\"");
+        return;
+    }
+    int n = cJSON_GetArraySize(robots);
+    if (!cJSON_IsArray(robots) || n < 1 || n > KN_CFG_MAX_ROBOTS) {
+        got(robots, g, sizeof g);
+        errs_add(l->e, "$.robots", "expected an array of 1..%d robots, got %s%s", KN_CFG_MAX_ROBOTS, g,
+                 cJSON_IsArray(robots) ? " of another size" : "");
+        return;
+    }
+    const cJSON *jr;
+    cJSON_ArrayForEach(jr, robots) {
+        size_t i = cfg->n_robots++;
+        load_robot(l, jr, i, &cfg->robots[i]);
+    }
+    check_robots(l, cfg);
+}
+
+/* ---- public ----------------------------------------------------------- */
+
+static int parse_checked(const char *json, size_t len, struct errs *e, const char *schema_path,
+                         struct kn_config *out)
+{
+    if (json == NULL && len > 0) {
+        errs_add(e, NULL, "no data");
+        return -1;
+    }
+    if (len > KN_CFG_MAX_FILE_BYTES) {
+        errs_add(e, NULL, "expected a file of at most 1 MiB (%d bytes), got %zu bytes",
+                 KN_CFG_MAX_FILE_BYTES, len);
+        return -1;
+    }
+    if (!check_bytes(json, len, e))
+        return -1;
+    cJSON *doc = parse_json(json, len, e);
+    if (doc == NULL)
+        return -1;
+    cJSON *schema = load_schema(schema_path, e);
+    if (schema == NULL) {
+        cJSON_Delete(doc);
+        return -1;
+    }
+    size_t n = kn_jsonschema_validate(schema, doc, errs_room(e), report_cb, e);
+    cJSON_Delete(schema);
+    if (n > 0) {
+        cJSON_Delete(doc);
+        return -1;
+    }
+    struct kn_config *cfg = calloc(1, sizeof *cfg);
+    if (cfg == NULL) {
+        cJSON_Delete(doc);
+        errs_add(e, NULL, "out of memory");
+        return -1;
+    }
+    snprintf(cfg->source, sizeof cfg->source, "%s", e->name);
+    cfg->log_level = KN_LOG_INFO;
+    struct ld l = { e };
+    load_config(&l, doc, cfg);
+    cJSON_Delete(doc);
+    if (e->n == 0)
+        memcpy(out, cfg, sizeof *cfg);
+    free(cfg);
+    return e->n > 0 ? -1 : 0;
+}
+
+static void errs_init(struct errs *e, const char *name, char *err, size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    e->name = name != NULL ? name : "(config)";
+    e->buf = err;
+    e->cap = err != NULL ? errlen : 0;
+    if (e->cap > 0)
+        err[0] = '\0';
+}
+
+int kn_config_parse(const char *json, size_t len, const char *name, const char *schema_path,
+                    struct kn_config *out, char *err, size_t errlen)
+{
+    struct errs e;
+    errs_init(&e, name, err, errlen);
+    return parse_checked(json, len, &e, schema_path, out);
+}
+
+int kn_config_load(const char *path, const char *schema_path, struct kn_config *out, char *err,
+                   size_t errlen)
+{
+    struct errs e;
+    errs_init(&e, path, err, errlen);
+    if (path == NULL) {
+        errs_add(&e, NULL, "no config file given");
+        return -1;
+    }
+    size_t len = 0;
+    char *text = read_file(path, &len, &e);
+    int rc = text != NULL ? parse_checked(text, len, &e, schema_path, out) : -1;
+    free(text);
+    return rc;
+}
+
+/* ---- effective config as JSON ----------------------------------------- */
+
+struct jb {
+    bool failed;
+};
+
+static cJSON *add(struct jb *j, cJSON *obj, const char *key, cJSON *item)
+{
+    if (item == NULL || obj == NULL) {
+        j->failed = true;
+        cJSON_Delete(item);
+        return NULL;
+    }
+    cJSON_AddItemToObject(obj, key, item);
+    return item;
+}
+
+static void add_num(struct jb *j, cJSON *obj, const char *key, double v)
+{
+    add(j, obj, key, cJSON_CreateNumber(v));
+}
+
+static void add_str(struct jb *j, cJSON *obj, const char *key, const char *s)
+{
+    add(j, obj, key, cJSON_CreateString(s));
+}
+
+static void add_vec3(struct jb *j, cJSON *obj, const char *key, const double v[3])
+{
+    add(j, obj, key, cJSON_CreateDoubleArray(v, 3));
+}
+
+static const char *name_of(const char *const *names, size_t n, int i, const char *fallback)
+{
+    return i >= 0 && (size_t)i < n ? names[i] : fallback;
+}
+
+static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend *b)
+{
+    cJSON *o = add(j, jr, "backend", cJSON_CreateObject());
+    add_str(j, o, "type", name_of(backend_names, 4, (int)b->kind, "engine"));
+    if (b->host[0] != '\0') {
+        char addr[KN_CFG_HOST_LEN + 16];
+        format_hostport(b->host, b->port, addr, sizeof addr);
+        add_str(j, o, "address", addr);
+    }
+    add_num(j, o, "connect_timeout_s", b->connect_timeout_s);
+    add_num(j, o, "reconnect_max_s", b->reconnect_max_s);
+    add_num(j, o, "stale_ms", b->stale_ms);
+    add_num(j, o, "wheel_radius_m", b->wheel_radius_m);
+    add_num(j, o, "counts_per_tick", b->counts_per_tick);
+    cJSON *fl = add(j, o, "flippers", cJSON_CreateObject());
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        cJSON *f = add(j, fl, flipper_keys[k], cJSON_CreateObject());
+        add_str(j, f, "joint", b->flipper[k].name);
+        add_num(j, f, "sign", b->flipper[k].sign);
+        add_num(j, f, "offset_deg", rad_to_deg(b->flipper[k].offset_rad));
+    }
+    if (b->kind == KN_BACKEND_USARSIM || b->kind == KN_BACKEND_ENGINE) {
+        cJSON *u = add(j, o, "usarsim", cJSON_CreateObject());
+        add_str(j, u, "dialect", name_of(dialect_names, 2, (int)b->dialect, "udk"));
+        add_str(j, u, "class_name", b->class_name);
+        add_str(j, u, "start", b->start_tag);
+        add_vec3(j, u, "location_m", b->spawn_location_m);
+        double rot[3];
+        for (int i = 0; i < 3; i++)
+            rot[i] = rad_to_deg(b->spawn_rpy_rad[i]);
+        add_vec3(j, u, "rotation_deg", rot);
+    }
+    if (b->kind == KN_BACKEND_ENGINE && b->host[0] == '\0') {
+        cJSON *e = add(j, o, "engine", cJSON_CreateObject());
+        add_str(j, e, "path", b->engine_path);
+        add_str(j, e, "terrain", b->terrain);
+    }
+    if (b->kind == KN_BACKEND_GAZEBO) {
+        cJSON *g = add(j, o, "gazebo", cJSON_CreateObject());
+        add_str(j, g, "model", b->model);
+        add_str(j, g, "command", b->twist_cmd ? "twist" : "pose");
+        add_num(j, g, "tracks_separation_m", b->tracks_separation_m);
+        add_num(j, g, "steering_efficiency", b->steering_efficiency);
+    }
+}
+
+/* A growing text buffer for the printer below. */
+struct out {
+    char *buf;
+    size_t len, cap;
+    bool failed;
+};
+
+static void out_put(struct out *o, const char *s, size_t n)
+{
+    if (o->failed)
+        return;
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap : 4096;
+        while (o->len + n + 1 > cap)
+            cap *= 2;
+        char *nb = realloc(o->buf, cap);
+        if (nb == NULL) {
+            o->failed = true;
+            return;
+        }
+        o->buf = nb;
+        o->cap = cap;
+    }
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
+    o->buf[o->len] = '\0';
+}
+
+static void out_str(struct out *o, const char *s)
+{
+    out_put(o, s, strlen(s));
+}
+
+static void out_indent(struct out *o, int n)
+{
+    for (int i = 0; i < n; i++)
+        out_put(o, "  ", 2);
+}
+
+/* cJSON's own escaping and number formatting (shortest exact form). */
+static void out_scalar(struct out *o, const cJSON *v)
+{
+    char *s = cJSON_PrintUnformatted(v);
+    if (s == NULL) {
+        o->failed = true;
+        return;
+    }
+    out_str(o, s);
+    cJSON_free(s);
+}
+
+static void out_key(struct out *o, const char *key)
+{
+    cJSON *k = cJSON_CreateString(key);
+    if (k == NULL) {
+        o->failed = true;
+        return;
+    }
+    out_scalar(o, k);
+    cJSON_Delete(k);
+    out_put(o, ": ", 2);
+}
+
+/* Two-space indentation, arrays of scalars on one line: the layout of the
+ * shipped config files, so the output can be diffed against them. */
+static void out_value(struct out *o, const cJSON *v, int depth)
+{
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v)) {
+        out_scalar(o, v);
+        return;
+    }
+    bool obj = cJSON_IsObject(v), flat = !obj;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v)
+        if (cJSON_IsObject(c) || cJSON_IsArray(c))
+            flat = false;
+    out_str(o, obj ? "{" : "[");
+    if (v->child == NULL) {
+        out_str(o, obj ? "}" : "]");
+        return;
+    }
+    cJSON_ArrayForEach(c, v) {
+        if (flat) {
+            if (c != v->child)
+                out_str(o, ", ");
+        } else {
+            out_str(o, c != v->child ? ",\n" : "\n");
+            out_indent(o, depth + 1);
+        }
+        if (obj)
+            out_key(o, c->string ? c->string : "");
+        out_value(o, c, depth + 1);
+    }
+    if (!flat) {
+        out_str(o, "\n");
+        out_indent(o, depth);
+    }
+    out_str(o, obj ? "}" : "]");
+}
+
+char *kn_config_to_json(const struct kn_config *cfg)
+{
+    struct jb j = { false };
+    cJSON *root = cJSON_CreateObject();
+    if (root == NULL)
+        return NULL;
+    add_str(&j, root, "log_level", name_of(log_level_names, 4, (int)cfg->log_level, "info"));
+    add_str(&j, root, "stats_socket", cfg->stats_socket);
+    cJSON *robots = add(&j, root, "robots", cJSON_CreateArray());
+    for (size_t i = 0; robots != NULL && i < cfg->n_robots && i < KN_CFG_MAX_ROBOTS; i++) {
+        const struct kn_cfg_robot *r = &cfg->robots[i];
+        cJSON *jr = cJSON_CreateObject();
+        if (jr == NULL || !cJSON_AddItemToArray(robots, jr)) {
+            cJSON_Delete(jr);
+            j.failed = true;
+            break;
+        }
+        char listen[KN_CFG_HOST_LEN + 16];
+        format_hostport(r->bind_host, r->port, listen, sizeof listen);
+        add_str(&j, jr, "name", r->name);
+        add_str(&j, jr, "listen", listen);
+        add_num(&j, jr, "watchdog_ms", r->watchdog_ms);
+        add_num(&j, jr, "counts_per_m", r->counts_per_m);
+        add_num(&j, jr, "battery_v", r->battery_v);
+        cJSON *lim = add(&j, jr, "limits", cJSON_CreateObject());
+        add_num(&j, lim, "max_speed_mm_s", r->max_speed_mm_s);
+        add_num(&j, lim, "flipper_min_deg", kn_conv_cdeg_to_deg(r->flipper_min_cdeg));
+        add_num(&j, lim, "flipper_max_deg", kn_conv_cdeg_to_deg(r->flipper_max_cdeg));
+        backend_to_json(&j, jr, &r->backend);
+    }
+    struct out o = { NULL, 0, 0, j.failed };
+    out_value(&o, root, 0);
+    cJSON_Delete(root);
+    if (o.failed) {
+        free(o.buf);
+        return NULL;
+    }
+    return o.buf;
+}
+
+/* ---- equality --------------------------------------------------------- */
+
+static bool joint_equal(const struct kn_cfg_joint *a, const struct kn_cfg_joint *b)
+{
+    return strcmp(a->name, b->name) == 0 && a->sign == b->sign && a->offset_rad == b->offset_rad;
+}
+
+static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_backend *b)
+{
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        if (!joint_equal(&a->flipper[k], &b->flipper[k]))
+            return false;
+    for (int i = 0; i < 3; i++)
+        if (a->spawn_location_m[i] != b->spawn_location_m[i] ||
+            a->spawn_rpy_rad[i] != b->spawn_rpy_rad[i])
+            return false;
+    return a->kind == b->kind && strcmp(a->host, b->host) == 0 && a->port == b->port &&
+           a->connect_timeout_s == b->connect_timeout_s && a->reconnect_max_s == b->reconnect_max_s &&
+           a->stale_ms == b->stale_ms && a->wheel_radius_m == b->wheel_radius_m &&
+           a->counts_per_tick == b->counts_per_tick && a->dialect == b->dialect &&
+           strcmp(a->class_name, b->class_name) == 0 && strcmp(a->start_tag, b->start_tag) == 0 &&
+           strcmp(a->engine_path, b->engine_path) == 0 && strcmp(a->terrain, b->terrain) == 0 &&
+           strcmp(a->model, b->model) == 0 && a->twist_cmd == b->twist_cmd &&
+           a->tracks_separation_m == b->tracks_separation_m &&
+           a->steering_efficiency == b->steering_efficiency;
+}
+
+bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
+{
+    return strcmp(a->name, b->name) == 0 && strcmp(a->bind_host, b->bind_host) == 0 &&
+           a->port == b->port && a->watchdog_ms == b->watchdog_ms &&
+           a->max_speed_mm_s == b->max_speed_mm_s && a->flipper_min_cdeg == b->flipper_min_cdeg &&
+           a->flipper_max_cdeg == b->flipper_max_cdeg && a->counts_per_m == b->counts_per_m &&
+           a->battery_v == b->battery_v && backend_equal(&a->backend, &b->backend);
+}

@@ -1,0 +1,114 @@
+/* kenaf-simd configuration: the JSON file (config/kenaf-simd.json), checked
+ * against config/kenaf-simd.schema.json, loaded into these structs. */
+#ifndef KN_CONFIG_H
+#define KN_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "state.h"
+
+#define KN_CFG_MAX_ROBOTS 64
+#define KN_CFG_NAME_LEN 16
+#define KN_CFG_HOST_LEN 256
+#define KN_CFG_PATH_LEN 512
+#define KN_CFG_MAX_FILE_BYTES (1024 * 1024) /* config and schema files */
+#define KN_CFG_MAX_ERRORS 32                /* problems reported per load */
+
+enum kn_log_level { KN_LOG_ERROR = 0, KN_LOG_WARN, KN_LOG_INFO, KN_LOG_DEBUG };
+
+enum kn_backend_kind {
+    KN_BACKEND_ENGINE = 0,  /* built-in engine; spawned when no address */
+    KN_BACKEND_USARSIM,
+    KN_BACKEND_GAZEBO,
+    KN_BACKEND_STANDIN,     /* test stand-in (tests/), JSON lines over TCP */
+};
+
+enum kn_usarsim_dialect { KN_USARSIM_UDK = 0, KN_USARSIM_UT2004 };
+
+/* Per-joint flipper mapping onto a simulator joint: sim = sign * krp + offset. */
+struct kn_cfg_joint {
+    char name[64];
+    double sign;        /* +1 or -1 */
+    double offset_rad;
+};
+
+struct kn_cfg_backend {
+    enum kn_backend_kind kind;
+    char host[KN_CFG_HOST_LEN]; /* empty: engine is spawned locally */
+    uint16_t port;              /* 0: the backend's default */
+    double connect_timeout_s;   /* per attempt */
+    double reconnect_max_s;     /* backoff cap, <= 1 s */
+    double stale_ms;            /* sensor data older than this sets STALE */
+    double wheel_radius_m;      /* belt speed / radius = wheel rad/s */
+    double counts_per_tick;     /* simulator encoder tick -> KRP count */
+    struct kn_cfg_joint flipper[KN_NFLIPPERS]; /* FL, FR, RL, RR */
+
+    /* usarsim and engine (the engine speaks the USARSim protocol) */
+    enum kn_usarsim_dialect dialect;
+    char class_name[64];        /* "USARBot.Kenaf" */
+    char start_tag[64];         /* spawn at a PlayerStart, or "" */
+    double spawn_location_m[3]; /* KRP world frame (z up) */
+    double spawn_rpy_rad[3];
+
+    /* engine only */
+    char engine_path[KN_CFG_PATH_LEN]; /* "" = next to kenaf-simd, then PATH */
+    char terrain[KN_CFG_PATH_LEN];     /* terrain file for a spawned engine */
+
+    /* gazebo only */
+    char model[64];
+    bool twist_cmd;             /* cmd_vel_twist (Twist) vs cmd_vel (Pose) */
+    double tracks_separation_m;
+    double steering_efficiency;
+};
+
+struct kn_cfg_robot {
+    char name[KN_CFG_NAME_LEN + 1];
+    char bind_host[KN_CFG_HOST_LEN];  /* "127.0.0.1", "::", ... */
+    uint16_t port;                    /* KRP/1 UDP port */
+    double watchdog_ms;               /* default 500 */
+    int32_t max_speed_mm_s;           /* default 800 */
+    int32_t flipper_min_cdeg;         /* default -11950 */
+    int32_t flipper_max_cdeg;         /* default 11950 */
+    int32_t counts_per_m;             /* reported in HELLO_ACK */
+    double battery_v;                 /* reported when the simulator has none */
+    struct kn_cfg_backend backend;
+};
+
+struct kn_config {
+    char source[KN_CFG_PATH_LEN];     /* file it came from */
+    enum kn_log_level log_level;
+    char stats_socket[KN_CFG_PATH_LEN]; /* "" = no stats socket */
+    double notify_watchdog_s;         /* informational; systemd sets the real one */
+    size_t n_robots;
+    struct kn_cfg_robot robots[KN_CFG_MAX_ROBOTS];
+};
+
+/* Load and validate. On failure returns -1, leaves *out untouched and
+ * writes one line per problem (at most KN_CFG_MAX_ERRORS, lines separated
+ * by '\n', cut to errlen) into err
+ * ("FILE: $.robots[0].watchdog_ms: expected number 50..10000, got 20").
+ * schema_path NULL: the built-in schema; otherwise that schema file. */
+int kn_config_load(const char *path, const char *schema_path,
+                   struct kn_config *out, char *err, size_t errlen);
+
+/* Same, from a buffer of len bytes (need not be NUL-terminated; any bytes
+ * are safe); name is used in messages. */
+int kn_config_parse(const char *json, size_t len, const char *name,
+                    const char *schema_path, struct kn_config *out,
+                    char *err, size_t errlen);
+
+/* The effective config (defaults filled in, angles in degrees) as JSON in
+ * the file layout, two-space indented, no final newline; it loads back
+ * to an equal config. NULL when out of memory; caller frees with free(). */
+char *kn_config_to_json(const struct kn_config *cfg);
+
+/* The schema built into the daemon (config/kenaf-simd.schema.json at
+ * build time), used when schema_path is NULL; *len gets its size. */
+const char *kn_config_schema_text(size_t *len);
+
+/* True when two robot entries would behave the same (SIGHUP keeps those). */
+bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b);
+
+#endif
