@@ -1,0 +1,79 @@
+/* The table of simulator backends. A kind whose ops are NULL is known to
+ * the config but not built into this kenaf-simd; naming it is a
+ * config-time error. Adding a backend = its file plus one line here. */
+#include "backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const struct kn_backend_ops kn_backend_standin;
+
+static const struct {
+    enum kn_backend_kind kind;
+    const char *name;
+    const struct kn_backend_ops *ops;
+} table[] = {
+    { KN_BACKEND_ENGINE, "engine", NULL },
+    { KN_BACKEND_USARSIM, "usarsim", NULL },
+    { KN_BACKEND_GAZEBO, "gazebo", NULL },
+    { KN_BACKEND_STANDIN, "standin", &kn_backend_standin },
+};
+#define NTABLE (sizeof table / sizeof table[0])
+
+const struct kn_backend_ops *kn_backend_find(enum kn_backend_kind kind)
+{
+    for (size_t i = 0; i < NTABLE; i++)
+        if (table[i].kind == kind)
+            return table[i].ops;
+    return NULL;
+}
+
+const char *kn_backend_kind_name(enum kn_backend_kind kind)
+{
+    for (size_t i = 0; i < NTABLE; i++)
+        if (table[i].kind == kind)
+            return table[i].name;
+    return "?";
+}
+
+const char *kn_backend_built_list(void)
+{
+    static char list[128];
+    if (!list[0]) {
+        size_t n = 0;
+        for (size_t i = 0; i < NTABLE; i++) {
+            if (!table[i].ops)
+                continue;
+            int w = snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", table[i].name);
+            if (w < 0 || (size_t)w >= sizeof list - n)
+                break;
+            n += (size_t)w;
+        }
+    }
+    return list;
+}
+
+int kn_backend_check_config(const struct kn_config *cfg, char *err, size_t errlen)
+{
+    size_t n = 0;
+    int rc = 0;
+    if (errlen)
+        err[0] = '\0';
+    for (size_t i = 0; i < cfg->n_robots; i++) {
+        enum kn_backend_kind k = cfg->robots[i].backend.kind;
+        if (kn_backend_find(k))
+            continue;
+        rc = -1;
+        if (n < errlen) {
+            int w = snprintf(err + n, errlen - n,
+                             "%s: $.robots[%zu].backend.type: backend \"%s\" is not built into "
+                             "this kenaf-simd (built: %s)\n",
+                             cfg->source, i, kn_backend_kind_name(k), kn_backend_built_list());
+            if (w > 0)
+                n += (size_t)w;
+        }
+    }
+    if (n >= errlen && errlen)
+        err[errlen - 1] = '\0';
+    return rc;
+}

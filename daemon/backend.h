@@ -1,0 +1,91 @@
+/* Simulator backends: the small vtable each backend file implements
+ * (backend_<name>.c), the table of built backends, and the generic link
+ * layer (link.c) every backend runs on. The link owns the TCP connection
+ * to the simulator (connect timeout, reconnection with capped exponential
+ * back-off), remembers the last set-points and re-applies them once the
+ * backend says the simulator is ready, keeps at most one command waiting
+ * when the simulator does not drain its socket (the latest set-point
+ * wins), and times each command from UDP receive to socket write. A
+ * backend only turns bytes into neutral state and commands into bytes. */
+#ifndef KN_BACKEND_H
+#define KN_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "config.h"
+#include "state.h"
+
+struct kn_link;
+
+struct kn_backend_ops {
+    const char *name;              /* as in the config: "standin" */
+    enum kn_backend_kind kind;
+    uint8_t krp_id;                /* HELLO_ACK backend field */
+    uint32_t capabilities;         /* HELLO_ACK capability bits */
+    uint16_t default_port;         /* 0: the config must name one */
+
+    /* Per-robot backend state; NULL on allocation failure. */
+    void *(*create)(struct kn_link *link, const struct kn_cfg_robot *cfg);
+    void (*destroy)(void *be);
+    /* Connected: greet the simulator (kn_link_write), and call
+     * kn_link_ready() once it can take commands. */
+    void (*start)(void *be);
+    /* The connection is gone: forget per-connection state. */
+    void (*stop)(void *be);
+    /* Bytes from the simulator; report state with kn_link_state(). A
+     * protocol error the backend cannot recover from: kn_link_fail(). */
+    void (*input)(void *be, const char *data, size_t len);
+    /* Encode one command and kn_link_write() it. `reapply` marks the
+     * set-points re-sent after a reconnect. */
+    void (*send_command)(void *be, const struct kn_command *cmd, bool reapply);
+    /* Backend counters into the robot's stats object (may be NULL). */
+    void (*stats)(void *be, cJSON *obj);
+};
+
+/* The backend table: every kind the config knows, built or not. */
+const struct kn_backend_ops *kn_backend_find(enum kn_backend_kind kind);
+const char *kn_backend_kind_name(enum kn_backend_kind kind);
+/* "standin" or "standin, usarsim": for error messages. */
+const char *kn_backend_built_list(void);
+
+/* 0 when every robot's backend is built into this binary; otherwise -1 and
+ * one line per problem in err ("FILE: $.robots[0].backend.type: ..."). */
+int kn_backend_check_config(const struct kn_config *cfg, char *err, size_t errlen);
+
+/* ---- the link: what the robot uses ---------------------------------- */
+
+struct kn_link_events {
+    void *ctx;
+    void (*up)(void *ctx, bool up);  /* simulator ready / lost */
+    void (*state)(void *ctx, const struct kn_state *s, uint64_t now_ns);
+};
+
+struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
+                            const struct kn_backend_ops *ops, const struct kn_link_events *ev);
+void kn_link_start(struct kn_link *l);
+
+/* A command from the robot rules (belts always, flippers per mask). */
+void kn_link_command(struct kn_link *l, const struct kn_command *cmd, uint64_t t_rx_ns);
+
+/* Writes what is queued (give the last command first), waits until it left
+ * or the deadline passed, closes and frees the link, then calls done. */
+void kn_link_close(struct kn_link *l, void (*done)(void *arg), void *arg);
+
+bool kn_link_is_up(const struct kn_link *l);
+uint64_t kn_link_reconnects(const struct kn_link *l);
+void kn_link_stats(struct kn_link *l, cJSON *obj, uint64_t now_ns);
+
+/* ---- the link: what a backend uses ---------------------------------- */
+
+void kn_link_write(struct kn_link *l, const void *data, size_t len);
+void kn_link_ready(struct kn_link *l);
+void kn_link_state(struct kn_link *l, const struct kn_state *s);
+void kn_link_fail(struct kn_link *l, const char *why);
+const char *kn_link_robot(const struct kn_link *l);
+
+#endif

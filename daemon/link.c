@@ -1,0 +1,697 @@
+/* The generic simulator link under every backend: see backend.h. One TCP
+ * connection at a time; each attempt gets a fresh handle so a late
+ * callback of an abandoned attempt can never touch the current one. */
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histogram.h"
+#include "log.h"
+
+#define BACKOFF_FIRST_S 0.05
+#define HANDSHAKE_S 5.0          /* connected but not ready: give up after */
+#define CLOSE_DEADLINE_MS 1000   /* flushing the last commands at shutdown */
+#define STALL_REPORT_NS 100000000ull /* a write queue older than this is a stall */
+/* Kernel send buffer toward the simulator. Left to autotuning it grows to
+ * megabytes, i.e. seconds of stale commands queued below us before the
+ * latest-wins queue above can act; this bounds that backlog to a few
+ * hundred commands (the kernel doubles the value). */
+#define SNDBUF_BYTES 32768
+
+enum lstate { L_IDLE, L_RESOLVING, L_CONNECTING, L_HANDSHAKE, L_READY, L_BACKOFF, L_CLOSING };
+
+static const char *const state_names[] = {
+    "idle", "resolving", "connecting", "handshake", "up", "backoff", "closing"
+};
+
+struct conn {
+    uv_tcp_t tcp;
+    uv_connect_t creq;
+    uv_shutdown_t sreq;
+    struct kn_link *link;
+    bool connected;   /* TCP established */
+    bool started;     /* ops->start was called */
+    bool abandoned;   /* no longer the link's connection; close under way */
+};
+
+struct wreq {
+    uv_write_t req;
+    uint64_t t_rx;    /* command receive time, for the latency histogram */
+    char data[];
+};
+
+struct kn_link {
+    uv_loop_t *loop;
+    char robot[KN_CFG_NAME_LEN + 1];
+    char host[KN_CFG_HOST_LEN];
+    uint16_t port;
+    char where[KN_CFG_HOST_LEN + 16];
+    double connect_timeout_s, reconnect_max_s;
+    const struct kn_backend_ops *ops;
+    void *be;
+    struct kn_link_events ev;
+
+    enum lstate st;
+    struct conn *conn;
+    unsigned conns_open;           /* handles not yet closed, current or not */
+    uv_timer_t timer;              /* timeouts, back-off, deferred failure, close deadline */
+    bool timer_closing;
+    uv_getaddrinfo_t gai;
+    bool gai_busy;
+    double backoff_s;
+    bool was_ready;
+    bool deferred_fail;
+    char deferred_why[96];
+
+    /* last set-points, re-applied on reconnect */
+    struct kn_command last;
+    bool have_cmd;
+    /* the one command waiting while the simulator does not drain */
+    struct kn_command pend;
+    bool pending;
+    uint64_t pend_t_rx;
+
+    /* latency of the command being encoded */
+    bool cmd_active;
+    struct wreq *cmd_last_req;
+    struct kn_hist lat;
+
+    bool stalled;
+    uint64_t stall_since, stall_episodes, stall_total_ns;
+
+    uint64_t attempts, connects, connect_failures, disconnects, reconnects;
+    uint64_t handshake_timeouts, write_errors, bytes_dropped;
+    uint64_t cmds_sent, cmds_coalesced, cmds_while_down, cmds_reapplied;
+    uint64_t bytes_in, bytes_out, states;
+    uint64_t last_state_ns;
+    bool have_state;
+    uint64_t down_since_ns;
+    unsigned fail_streak;
+    char last_error[128];
+
+    void (*done)(void *arg);
+    void *done_arg;
+
+    char rbuf[16384];
+};
+
+static void attempt(struct kn_link *l);
+static void on_timer(uv_timer_t *t);
+static void link_down(struct kn_link *l, const char *why);
+static void maybe_finish(struct kn_link *l);
+
+static uint64_t now_ns(void)
+{
+    return uv_hrtime();
+}
+
+static void timer_start_s(struct kn_link *l, uv_timer_cb cb, double s)
+{
+    uint64_t ms = s <= 0 ? 0 : (uint64_t)(s * 1000.0 + 0.5);
+    uv_timer_start(&l->timer, cb, ms, 0);
+}
+
+/* ---- connection handles ---------------------------------------------- */
+
+static void on_conn_closed(uv_handle_t *h)
+{
+    struct conn *c = h->data;
+    struct kn_link *l = c->link;
+    free(c);
+    l->conns_open--;
+    maybe_finish(l);
+}
+
+/* Detaches and closes the current connection. */
+static void conn_drop(struct kn_link *l)
+{
+    struct conn *c = l->conn;
+    if (!c)
+        return;
+    l->conn = NULL;
+    c->abandoned = true;
+    if (c->started && l->ops->stop)
+        l->ops->stop(l->be);
+    c->started = false;
+    if (!uv_is_closing((uv_handle_t *)&c->tcp))
+        uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+}
+
+static size_t queue_size(const struct kn_link *l)
+{
+    return l->conn && l->conn->connected ? uv_stream_get_write_queue_size((uv_stream_t *)&l->conn->tcp)
+                                         : 0;
+}
+
+static void stall_update(struct kn_link *l)
+{
+    uint64_t now = now_ns();
+    bool q = queue_size(l) > 0;
+    if (q && !l->stalled) {
+        l->stalled = true;
+        l->stall_since = now;
+    } else if (!q && l->stalled) {
+        l->stalled = false;
+        uint64_t d = now - l->stall_since;
+        l->stall_total_ns += d;
+        if (d >= STALL_REPORT_NS) {
+            l->stall_episodes++;
+            kn_info("robot %s: simulator drained its socket again after %.0f ms "
+                    "(%llu commands coalesced so far)",
+                    l->robot, (double)d / 1e6, (unsigned long long)l->cmds_coalesced);
+        }
+    }
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static void defer_fail(struct kn_link *l, const char *why)
+{
+    if (l->deferred_fail || l->st == L_CLOSING)
+        return;
+    l->deferred_fail = true;
+    snprintf(l->deferred_why, sizeof l->deferred_why, "%s", why);
+    uv_timer_stop(&l->timer);
+    uv_timer_start(&l->timer, on_timer, 0, 0); /* failed from inside a write: tear down later */
+}
+
+static void send_now(struct kn_link *l, const struct kn_command *cmd, uint64_t t_rx, bool reapply);
+
+static void on_write(uv_write_t *req, int status)
+{
+    struct wreq *w = (struct wreq *)req;
+    struct conn *c = req->handle->data;
+    struct kn_link *l = c->link;
+    uint64_t t_rx = w->t_rx;
+    free(w);
+    if (c->abandoned)
+        return;
+    if (status < 0) {
+        l->write_errors++;
+        defer_fail(l, uv_strerror(status));
+        return;
+    }
+    if (t_rx)
+        kn_hist_record(&l->lat, now_ns() - t_rx);
+    stall_update(l);
+    if (l->st == L_READY && l->pending && queue_size(l) == 0) {
+        l->pending = false;
+        send_now(l, &l->pend, l->pend_t_rx, false);
+    }
+}
+
+void kn_link_write(struct kn_link *l, const void *data, size_t len)
+{
+    struct conn *c = l->conn;
+    if (!c || !c->connected || c->abandoned || l->deferred_fail) {
+        l->bytes_dropped += len;
+        return;
+    }
+    uv_stream_t *s = (uv_stream_t *)&c->tcp;
+    size_t off = 0;
+    if (uv_stream_get_write_queue_size(s) == 0) {
+        uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+        int n = uv_try_write(s, &b, 1);
+        if (n >= 0) {
+            off = (size_t)n;
+        } else if (n != UV_EAGAIN) {
+            l->write_errors++;
+            l->bytes_dropped += len;
+            defer_fail(l, uv_strerror(n));
+            return;
+        }
+    }
+    l->bytes_out += off;
+    if (off == len)
+        return;
+    struct wreq *w = malloc(sizeof *w + (len - off));
+    if (!w) {
+        l->bytes_dropped += len - off;
+        defer_fail(l, "out of memory");
+        return;
+    }
+    memcpy(w->data, (const char *)data + off, len - off);
+    w->t_rx = 0;
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)(len - off));
+    int rc = uv_write(&w->req, s, &b, 1, on_write);
+    if (rc < 0) {
+        free(w);
+        l->write_errors++;
+        l->bytes_dropped += len - off;
+        defer_fail(l, uv_strerror(rc));
+        return;
+    }
+    l->bytes_out += len - off;
+    if (l->cmd_active)
+        l->cmd_last_req = w;
+    stall_update(l);
+}
+
+static void send_now(struct kn_link *l, const struct kn_command *cmd, uint64_t t_rx, bool reapply)
+{
+    l->cmd_active = true;
+    l->cmd_last_req = NULL;
+    l->ops->send_command(l->be, cmd, reapply);
+    l->cmd_active = false;
+    l->cmds_sent++;
+    if (reapply)
+        l->cmds_reapplied++;
+    if (!t_rx)
+        return;
+    if (l->cmd_last_req)
+        l->cmd_last_req->t_rx = t_rx; /* timed when its write completes */
+    else if (!l->deferred_fail)
+        kn_hist_record(&l->lat, now_ns() - t_rx);
+}
+
+static void merge(struct kn_command *into, const struct kn_command *c)
+{
+    into->belt_speed_m_s[0] = c->belt_speed_m_s[0];
+    into->belt_speed_m_s[1] = c->belt_speed_m_s[1];
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        if (c->flipper_mask & (1u << k))
+            into->flipper_rad[k] = c->flipper_rad[k];
+    into->flipper_mask |= c->flipper_mask;
+}
+
+void kn_link_command(struct kn_link *l, const struct kn_command *cmd, uint64_t t_rx_ns)
+{
+    if (!l->have_cmd)
+        memset(&l->last, 0, sizeof l->last);
+    merge(&l->last, cmd);
+    l->have_cmd = true;
+    if (l->st != L_READY || l->deferred_fail) {
+        l->cmds_while_down++;
+        return;
+    }
+    if (queue_size(l) > 0) {
+        /* The simulator is not draining: keep only the newest set-points. */
+        if (l->pending) {
+            l->cmds_coalesced++;
+            merge(&l->pend, cmd);
+        } else {
+            l->pend = *cmd;
+            l->pend_t_rx = t_rx_ns;
+            l->pending = true;
+        }
+        return;
+    }
+    send_now(l, cmd, t_rx_ns, false);
+}
+
+/* ---- connecting -------------------------------------------------------- */
+
+static void on_read_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    struct conn *c = h->data;
+    buf->base = c->link->rbuf;
+    buf->len = sizeof c->link->rbuf;
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct conn *c = s->data;
+    struct kn_link *l = c->link;
+    if (c->abandoned)
+        return;
+    if (nread > 0) {
+        l->bytes_in += (uint64_t)nread;
+        l->ops->input(l->be, buf->base, (size_t)nread);
+    } else if (nread < 0) {
+        link_down(l, nread == UV_EOF ? "connection closed by the simulator" : uv_strerror((int)nread));
+    }
+}
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    struct conn *c = req->handle->data;
+    struct kn_link *l = c->link;
+    if (c->abandoned)
+        return;
+    if (status < 0) {
+        link_down(l, uv_strerror(status));
+        return;
+    }
+    c->connected = true;
+    l->connects++;
+    uv_tcp_nodelay(&c->tcp, 1);
+    int sndbuf = SNDBUF_BYTES;
+    uv_send_buffer_size((uv_handle_t *)&c->tcp, &sndbuf);
+    int rc = uv_read_start((uv_stream_t *)&c->tcp, on_read_alloc, on_read);
+    if (rc < 0) {
+        link_down(l, uv_strerror(rc));
+        return;
+    }
+    l->st = L_HANDSHAKE;
+    timer_start_s(l, on_timer, HANDSHAKE_S > l->connect_timeout_s ? HANDSHAKE_S : l->connect_timeout_s);
+    c->started = true;
+    l->ops->start(l->be);
+}
+
+static void do_connect(struct kn_link *l, const struct sockaddr *sa)
+{
+    struct conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        link_down(l, "out of memory");
+        return;
+    }
+    c->link = l;
+    uv_tcp_init(l->loop, &c->tcp);
+    c->tcp.data = c;
+    l->conns_open++;
+    l->conn = c;
+    l->st = L_CONNECTING;
+    timer_start_s(l, on_timer, l->connect_timeout_s);
+    int rc = uv_tcp_connect(&c->creq, &c->tcp, sa, on_connect);
+    if (rc < 0)
+        link_down(l, uv_strerror(rc));
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+{
+    struct kn_link *l = req->data;
+    l->gai_busy = false;
+    if (l->st != L_RESOLVING) { /* timed out or closing meanwhile */
+        uv_freeaddrinfo(res);
+        maybe_finish(l);
+        return;
+    }
+    if (status < 0 || !res) {
+        uv_freeaddrinfo(res);
+        link_down(l, status < 0 ? uv_strerror(status) : "no address");
+        return;
+    }
+    struct sockaddr_storage ss;
+    memcpy(&ss, res->ai_addr, res->ai_addrlen);
+    uv_freeaddrinfo(res);
+    do_connect(l, (struct sockaddr *)&ss);
+}
+
+static void attempt(struct kn_link *l)
+{
+    l->attempts++;
+    struct sockaddr_storage ss;
+    if (uv_ip4_addr(l->host, l->port, (struct sockaddr_in *)&ss) == 0 ||
+        uv_ip6_addr(l->host, l->port, (struct sockaddr_in6 *)&ss) == 0) {
+        do_connect(l, (struct sockaddr *)&ss);
+        return;
+    }
+    if (l->gai_busy) { /* an earlier lookup still runs: try again later */
+        link_down(l, "name lookup still running");
+        return;
+    }
+    char port[8];
+    snprintf(port, sizeof port, "%u", l->port);
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    l->gai.data = l;
+    l->st = L_RESOLVING;
+    timer_start_s(l, on_timer, l->connect_timeout_s);
+    int rc = uv_getaddrinfo(l->loop, &l->gai, on_resolved, l->host, port, &hints);
+    if (rc < 0) {
+        link_down(l, uv_strerror(rc));
+        return;
+    }
+    l->gai_busy = true;
+}
+
+/* Connection lost or attempt failed: tell the robot, retry after back-off. */
+static void link_down(struct kn_link *l, const char *why)
+{
+    if (l->st == L_CLOSING) {
+        conn_drop(l);
+        maybe_finish(l);
+        return;
+    }
+    bool was_up = l->st == L_READY;
+    uint64_t now = now_ns();
+    conn_drop(l);
+    l->deferred_fail = false;
+    l->pending = false;
+    if (l->stalled) {
+        l->stalled = false;
+        l->stall_total_ns += now - l->stall_since;
+    }
+    snprintf(l->last_error, sizeof l->last_error, "%s", why);
+    if (was_up) {
+        l->disconnects++;
+        l->down_since_ns = now;
+        l->fail_streak = 0;
+        kn_warn("robot %s: simulator link to %s lost: %s; reconnecting", l->robot, l->where, why);
+        l->ev.up(l->ev.ctx, false);
+    } else {
+        l->connect_failures++;
+        if (l->fail_streak++ == 0)
+            kn_warn("robot %s: cannot reach the simulator at %s: %s; retrying (back-off up to "
+                    "%.2f s)", l->robot, l->where, why, l->reconnect_max_s);
+        else
+            kn_debug("robot %s: attempt %llu to %s failed: %s", l->robot,
+                     (unsigned long long)l->attempts, l->where, why);
+    }
+    l->st = L_BACKOFF;
+    timer_start_s(l, on_timer, l->backoff_s);
+    l->backoff_s *= 2;
+    if (l->backoff_s > l->reconnect_max_s)
+        l->backoff_s = l->reconnect_max_s;
+}
+
+static void on_timer(uv_timer_t *t)
+{
+    struct kn_link *l = t->data;
+    if (l->deferred_fail && l->st != L_CLOSING) {
+        l->deferred_fail = false;
+        link_down(l, l->deferred_why);
+        return;
+    }
+    switch (l->st) {
+    case L_RESOLVING:
+    case L_CONNECTING:
+        link_down(l, "connect timeout");
+        break;
+    case L_HANDSHAKE:
+        l->handshake_timeouts++;
+        link_down(l, "simulator did not become ready in time");
+        break;
+    case L_BACKOFF:
+        attempt(l);
+        break;
+    case L_CLOSING:
+        conn_drop(l); /* flushing took too long */
+        maybe_finish(l);
+        break;
+    default:
+        break;
+    }
+}
+
+void kn_link_ready(struct kn_link *l)
+{
+    if (l->st != L_HANDSHAKE)
+        return;
+    uint64_t now = now_ns();
+    uv_timer_stop(&l->timer);
+    l->st = L_READY;
+    l->backoff_s = BACKOFF_FIRST_S < l->reconnect_max_s ? BACKOFF_FIRST_S : l->reconnect_max_s;
+    if (l->was_ready) {
+        l->reconnects++;
+        kn_info("robot %s: simulator at %s ready again after %.2f s", l->robot, l->where,
+                (double)(now - l->down_since_ns) / 1e9);
+    } else {
+        kn_info("robot %s: simulator at %s ready", l->robot, l->where);
+    }
+    l->was_ready = true;
+    l->fail_streak = 0;
+    l->ev.up(l->ev.ctx, true);
+    if (l->have_cmd && l->st == L_READY)
+        send_now(l, &l->last, 0, true);
+}
+
+void kn_link_state(struct kn_link *l, const struct kn_state *s)
+{
+    uint64_t now = now_ns();
+    l->states++;
+    l->last_state_ns = now;
+    l->have_state = true;
+    l->ev.state(l->ev.ctx, s, now);
+}
+
+void kn_link_fail(struct kn_link *l, const char *why)
+{
+    defer_fail(l, why);
+}
+
+const char *kn_link_robot(const struct kn_link *l)
+{
+    return l->robot;
+}
+
+/* ---- life cycle -------------------------------------------------------- */
+
+static void free_link_handle(uv_handle_t *h)
+{
+    free(h->data);
+}
+
+struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
+                            const struct kn_backend_ops *ops, const struct kn_link_events *ev)
+{
+    struct kn_link *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->loop = loop;
+    snprintf(l->robot, sizeof l->robot, "%s", cfg->name);
+    snprintf(l->host, sizeof l->host, "%s", cfg->backend.host[0] ? cfg->backend.host : "127.0.0.1");
+    l->port = cfg->backend.port ? cfg->backend.port : ops->default_port;
+    if (strchr(l->host, ':'))
+        snprintf(l->where, sizeof l->where, "[%s]:%u", l->host, l->port);
+    else
+        snprintf(l->where, sizeof l->where, "%s:%u", l->host, l->port);
+    l->connect_timeout_s = cfg->backend.connect_timeout_s > 0 ? cfg->backend.connect_timeout_s : 1.0;
+    l->reconnect_max_s = cfg->backend.reconnect_max_s > 0 ? cfg->backend.reconnect_max_s : 1.0;
+    if (l->reconnect_max_s > 1.0)
+        l->reconnect_max_s = 1.0;
+    l->backoff_s = BACKOFF_FIRST_S < l->reconnect_max_s ? BACKOFF_FIRST_S : l->reconnect_max_s;
+    l->ops = ops;
+    l->ev = *ev;
+    kn_hist_init(&l->lat);
+    uv_timer_init(loop, &l->timer);
+    l->timer.data = l;
+    l->be = ops->create(l, cfg);
+    if (!l->be) {
+        uv_close((uv_handle_t *)&l->timer, free_link_handle);
+        return NULL;
+    }
+    return l;
+}
+
+void kn_link_start(struct kn_link *l)
+{
+    if (l->port == 0) {
+        snprintf(l->last_error, sizeof l->last_error, "no simulator port configured");
+        kn_err("robot %s: backend %s has no port: set backend.address", l->robot, l->ops->name);
+        return;
+    }
+    attempt(l);
+}
+
+static void on_timer_closed(uv_handle_t *h)
+{
+    struct kn_link *l = h->data;
+    void (*done)(void *) = l->done;
+    void *arg = l->done_arg;
+    l->ops->destroy(l->be);
+    free(l);
+    if (done)
+        done(arg);
+}
+
+static void maybe_finish(struct kn_link *l)
+{
+    if (l->st != L_CLOSING || l->conn || l->conns_open || l->gai_busy || l->timer_closing)
+        return;
+    l->timer_closing = true;
+    uv_close((uv_handle_t *)&l->timer, on_timer_closed);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    (void)status;
+    struct conn *c = req->handle->data;
+    struct kn_link *l = c->link;
+    if (!c->abandoned && l->conn == c)
+        conn_drop(l);
+    maybe_finish(l);
+}
+
+void kn_link_close(struct kn_link *l, void (*done)(void *arg), void *arg)
+{
+    l->done = done;
+    l->done_arg = arg;
+    bool ready = l->st == L_READY && !l->deferred_fail;
+    l->st = L_CLOSING;
+    uv_timer_stop(&l->timer);
+    uv_timer_start(&l->timer, on_timer, CLOSE_DEADLINE_MS, 0);
+    struct conn *c = l->conn;
+    if (c && c->connected && ready) {
+        if (l->pending) { /* the newest set-points go out even behind a full queue */
+            l->pending = false;
+            send_now(l, &l->pend, l->pend_t_rx, false);
+        }
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        if (uv_shutdown(&c->sreq, (uv_stream_t *)&c->tcp, on_shutdown) == 0)
+            return;
+    }
+    conn_drop(l);
+    maybe_finish(l);
+}
+
+bool kn_link_is_up(const struct kn_link *l)
+{
+    return l->st == L_READY;
+}
+
+uint64_t kn_link_reconnects(const struct kn_link *l)
+{
+    return l->reconnects;
+}
+
+static double us(uint64_t ns)
+{
+    return (double)ns / 1000.0;
+}
+
+void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
+{
+    cJSON_AddStringToObject(o, "type", l->ops->name);
+    cJSON_AddStringToObject(o, "address", l->where);
+    cJSON_AddStringToObject(o, "state", state_names[l->st]);
+    cJSON_AddBoolToObject(o, "up", l->st == L_READY);
+    cJSON_AddNumberToObject(o, "attempts", (double)l->attempts);
+    cJSON_AddNumberToObject(o, "connects", (double)l->connects);
+    cJSON_AddNumberToObject(o, "reconnects", (double)l->reconnects);
+    cJSON_AddNumberToObject(o, "connect_failures", (double)l->connect_failures);
+    cJSON_AddNumberToObject(o, "disconnects", (double)l->disconnects);
+    cJSON_AddNumberToObject(o, "handshake_timeouts", (double)l->handshake_timeouts);
+    cJSON_AddStringToObject(o, "last_error", l->last_error);
+    if (l->have_state)
+        cJSON_AddNumberToObject(o, "status_age_ms", (double)(now - l->last_state_ns) / 1e6);
+    else
+        cJSON_AddNullToObject(o, "status_age_ms");
+    cJSON_AddNumberToObject(o, "states", (double)l->states);
+    cJSON_AddNumberToObject(o, "bytes_in", (double)l->bytes_in);
+    cJSON_AddNumberToObject(o, "bytes_out", (double)l->bytes_out);
+    cJSON_AddNumberToObject(o, "bytes_dropped", (double)l->bytes_dropped);
+    cJSON_AddNumberToObject(o, "write_errors", (double)l->write_errors);
+
+    cJSON *c = cJSON_AddObjectToObject(o, "commands");
+    cJSON_AddNumberToObject(c, "sent", (double)l->cmds_sent);
+    cJSON_AddNumberToObject(c, "coalesced", (double)l->cmds_coalesced);
+    cJSON_AddNumberToObject(c, "while_down", (double)l->cmds_while_down);
+    cJSON_AddNumberToObject(c, "reapplied", (double)l->cmds_reapplied);
+    cJSON_AddBoolToObject(c, "pending", l->pending);
+
+    cJSON *s = cJSON_AddObjectToObject(o, "stall");
+    uint64_t cur = l->stalled ? now - l->stall_since : 0;
+    cJSON_AddBoolToObject(s, "stalled", cur >= STALL_REPORT_NS);
+    cJSON_AddNumberToObject(s, "stalled_ms", (double)cur / 1e6);
+    cJSON_AddNumberToObject(s, "stalls", (double)(l->stall_episodes + (cur >= STALL_REPORT_NS)));
+    cJSON_AddNumberToObject(s, "total_ms", (double)(l->stall_total_ns + cur) / 1e6);
+    cJSON_AddNumberToObject(s, "queued_bytes", (double)queue_size(l));
+
+    cJSON *h = cJSON_AddObjectToObject(o, "latency_us");
+    cJSON_AddNumberToObject(h, "count", (double)l->lat.count);
+    cJSON_AddNumberToObject(h, "p50", us(kn_hist_quantile(&l->lat, 0.50)));
+    cJSON_AddNumberToObject(h, "p99", us(kn_hist_quantile(&l->lat, 0.99)));
+    cJSON_AddNumberToObject(h, "p999", us(kn_hist_quantile(&l->lat, 0.999)));
+    cJSON_AddNumberToObject(h, "max", us(l->lat.max));
+    cJSON_AddNumberToObject(h, "mean", l->lat.count ? us(l->lat.sum / l->lat.count) : 0.0);
+
+    if (l->ops->stats)
+        l->ops->stats(l->be, cJSON_AddObjectToObject(o, l->ops->name));
+}

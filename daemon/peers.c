@@ -1,0 +1,214 @@
+/* Peer table: see peers.h. Slots live in one array; hash chains and the
+ * recency list are index links, so nothing is allocated after init. */
+#include "peers.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool kn_addr_equal(const struct kn_addr *a, const struct kn_addr *b)
+{
+    if (a->ss.ss_family != b->ss.ss_family)
+        return false;
+    if (a->ss.ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const struct sockaddr_in *)&a->ss;
+        const struct sockaddr_in *y = (const struct sockaddr_in *)&b->ss;
+        return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+    }
+    if (a->ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)&a->ss;
+        const struct sockaddr_in6 *y = (const struct sockaddr_in6 *)&b->ss;
+        return x->sin6_port == y->sin6_port && x->sin6_scope_id == y->sin6_scope_id &&
+               memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) == 0;
+    }
+    return false;
+}
+
+static uint32_t fnv(uint32_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+uint32_t kn_addr_hash(const struct kn_addr *a)
+{
+    uint32_t h = 2166136261u;
+    if (a->ss.ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const struct sockaddr_in *)&a->ss;
+        h = fnv(h, &x->sin_port, sizeof x->sin_port);
+        h = fnv(h, &x->sin_addr, sizeof x->sin_addr);
+    } else if (a->ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)&a->ss;
+        h = fnv(h, &x->sin6_port, sizeof x->sin6_port);
+        h = fnv(h, &x->sin6_addr, sizeof x->sin6_addr);
+    }
+    return h;
+}
+
+void kn_addr_format(const struct kn_addr *a, char *buf, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (len == 0)
+        return;
+    if (a->ss.ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const struct sockaddr_in *)&a->ss;
+        inet_ntop(AF_INET, &x->sin_addr, ip, sizeof ip);
+        snprintf(buf, len, "%s:%u", ip, ntohs(x->sin_port));
+    } else if (a->ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)&a->ss;
+        inet_ntop(AF_INET6, &x->sin6_addr, ip, sizeof ip);
+        snprintf(buf, len, "[%s]:%u", ip, ntohs(x->sin6_port));
+    } else {
+        snprintf(buf, len, "?");
+    }
+}
+
+int kn_addr_set(struct kn_addr *a, const struct sockaddr *sa)
+{
+    memset(a, 0, sizeof *a);
+    if (sa->sa_family == AF_INET)
+        a->len = sizeof(struct sockaddr_in);
+    else if (sa->sa_family == AF_INET6)
+        a->len = sizeof(struct sockaddr_in6);
+    else
+        return -1;
+    memcpy(&a->ss, sa, a->len);
+    return 0;
+}
+
+int kn_peers_init(struct kn_peers *t, uint32_t cap)
+{
+    memset(t, 0, sizeof *t);
+    if (cap == 0)
+        return -1;
+    t->nbuckets = 1;
+    while (t->nbuckets < 2 * cap)
+        t->nbuckets <<= 1;
+    t->slot = calloc(cap, sizeof *t->slot);
+    t->bucket = malloc(t->nbuckets * sizeof *t->bucket);
+    if (!t->slot || !t->bucket) {
+        kn_peers_free(t);
+        return -1;
+    }
+    for (uint32_t i = 0; i < t->nbuckets; i++)
+        t->bucket[i] = -1;
+    t->cap = cap;
+    t->newest = t->oldest = -1;
+    for (uint32_t i = 0; i < cap; i++)
+        t->slot[i].hnext = (i + 1 < cap) ? (int32_t)(i + 1) : -1;
+    t->free_head = 0;
+    return 0;
+}
+
+void kn_peers_free(struct kn_peers *t)
+{
+    free(t->slot);
+    free(t->bucket);
+    t->slot = NULL;
+    t->bucket = NULL;
+    t->cap = t->used = 0;
+}
+
+static int32_t idx(const struct kn_peers *t, const struct kn_peer *p)
+{
+    return (int32_t)(p - t->slot);
+}
+
+struct kn_peer *kn_peers_find(struct kn_peers *t, const struct kn_addr *a)
+{
+    int32_t i = t->bucket[kn_addr_hash(a) & (t->nbuckets - 1)];
+    while (i >= 0) {
+        if (kn_addr_equal(&t->slot[i].addr, a))
+            return &t->slot[i];
+        i = t->slot[i].hnext;
+    }
+    return NULL;
+}
+
+static void list_unlink(struct kn_peers *t, struct kn_peer *p)
+{
+    if (p->newer >= 0)
+        t->slot[p->newer].older = p->older;
+    else
+        t->newest = p->older;
+    if (p->older >= 0)
+        t->slot[p->older].newer = p->newer;
+    else
+        t->oldest = p->newer;
+    p->newer = p->older = -1;
+}
+
+static void list_push_newest(struct kn_peers *t, struct kn_peer *p)
+{
+    int32_t i = idx(t, p);
+    p->newer = -1;
+    p->older = t->newest;
+    if (t->newest >= 0)
+        t->slot[t->newest].newer = i;
+    t->newest = i;
+    if (t->oldest < 0)
+        t->oldest = i;
+}
+
+struct kn_peer *kn_peers_add(struct kn_peers *t, const struct kn_addr *a)
+{
+    if (t->free_head < 0)
+        return NULL;
+    int32_t i = t->free_head;
+    struct kn_peer *p = &t->slot[i];
+    t->free_head = p->hnext;
+    memset(p, 0, sizeof *p);
+    p->addr = *a;
+    p->used = true;
+    uint32_t b = kn_addr_hash(a) & (t->nbuckets - 1);
+    p->hnext = t->bucket[b];
+    t->bucket[b] = i;
+    list_push_newest(t, p);
+    t->used++;
+    return p;
+}
+
+void kn_peers_touch(struct kn_peers *t, struct kn_peer *p)
+{
+    if (t->newest == idx(t, p))
+        return;
+    list_unlink(t, p);
+    list_push_newest(t, p);
+}
+
+struct kn_peer *kn_peers_oldest(struct kn_peers *t)
+{
+    return t->oldest >= 0 ? &t->slot[t->oldest] : NULL;
+}
+
+void kn_peers_remove(struct kn_peers *t, struct kn_peer *p)
+{
+    int32_t i = idx(t, p);
+    uint32_t b = kn_addr_hash(&p->addr) & (t->nbuckets - 1);
+    int32_t *link = &t->bucket[b];
+    while (*link >= 0 && *link != i)
+        link = &t->slot[*link].hnext;
+    if (*link == i)
+        *link = p->hnext;
+    list_unlink(t, p);
+    p->used = false;
+    p->hnext = t->free_head;
+    t->free_head = i;
+    t->used--;
+}
+
+struct kn_peer *kn_peers_next(struct kn_peers *t, uint32_t *i)
+{
+    while (*i < t->cap) {
+        struct kn_peer *p = &t->slot[(*i)++];
+        if (p->used)
+            return p;
+    }
+    return NULL;
+}

@@ -1,0 +1,432 @@
+/* A robot's I/O: see robot.h. */
+#include "robot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "krp.h"
+#include "log.h"
+#include "peers.h"
+#include "rules.h"
+
+#define UDP_QUEUE_MAX 64      /* datagrams waiting when the socket is full */
+#define STATS_PEERS_MAX 32    /* peers listed in the stats, most recent first */
+
+struct kn_robot {
+    uv_loop_t *loop;
+    struct kn_cfg_robot cfg;
+    const struct kn_backend_ops *ops;
+    char listen[KN_CFG_HOST_LEN + 16];
+    uv_udp_t udp;
+    uv_timer_t timer;
+    uint64_t deadline;
+    struct kn_rules *rules;
+    struct kn_link *link;
+    kn_robot_link_fn on_link;
+    void *ctx;
+    uint64_t started_ns;
+
+    unsigned open;            /* handles and link still to close */
+    void (*done)(void *arg);
+    void *done_arg;
+
+    uint64_t recv_errors, send_errors, send_queued, send_queue_full;
+};
+
+struct udp_sreq {
+    uv_udp_send_t req;
+    size_t len;
+    uint8_t data[];
+};
+
+/* One buffer for every robot: the loop is single-threaded and a datagram
+ * is handled completely before the next read. Big enough for any UDP
+ * datagram, so oversize KRP/1 datagrams are seen whole and answered. */
+static uint8_t rx_buf[65536];
+
+static void reschedule(struct kn_robot *r);
+
+/* ---- rules -> world -------------------------------------------------- */
+
+static void on_sent(uv_udp_send_t *req, int status)
+{
+    struct kn_robot *r = req->handle->data;
+    if (status < 0 && status != UV_ECANCELED)
+        r->send_errors++;
+    free(req);
+}
+
+static void rules_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, size_t len)
+{
+    struct kn_robot *r = ctx;
+    uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
+    int rc = uv_udp_try_send(&r->udp, &b, 1, (const struct sockaddr *)&to->ss);
+    if (rc >= 0)
+        return;
+    if (rc != UV_EAGAIN) {
+        r->send_errors++;
+        kn_debug("robot %s: UDP send failed: %s", r->cfg.name, uv_strerror(rc));
+        return;
+    }
+    if (uv_udp_get_send_queue_count(&r->udp) >= UDP_QUEUE_MAX) {
+        r->send_queue_full++;
+        return;
+    }
+    struct udp_sreq *q = malloc(sizeof *q + len);
+    if (!q) {
+        r->send_queue_full++;
+        return;
+    }
+    memcpy(q->data, buf, len);
+    b = uv_buf_init((char *)q->data, (unsigned)len);
+    if (uv_udp_send(&q->req, &r->udp, &b, 1, (const struct sockaddr *)&to->ss, on_sent) < 0) {
+        free(q);
+        r->send_errors++;
+        return;
+    }
+    r->send_queued++;
+}
+
+static void rules_command(void *ctx, const struct kn_command *cmd, uint64_t t_rx)
+{
+    struct kn_robot *r = ctx;
+    kn_link_command(r->link, cmd, t_rx);
+}
+
+/* ---- world -> rules -------------------------------------------------- */
+
+static void link_up(void *ctx, bool up)
+{
+    struct kn_robot *r = ctx;
+    kn_rules_backend(r->rules, up);
+    if (r->on_link)
+        r->on_link(r->ctx, r, up);
+}
+
+static void link_state(void *ctx, const struct kn_state *s, uint64_t now)
+{
+    struct kn_robot *r = ctx;
+    kn_rules_state(r->rules, s, now);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    (void)suggested;
+    buf->base = (char *)rx_buf;
+    buf->len = sizeof rx_buf;
+}
+
+static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
+                    unsigned flags)
+{
+    (void)flags;
+    struct kn_robot *r = h->data;
+    if (nread < 0) {
+        r->recv_errors++;
+        kn_debug("robot %s: UDP receive error: %s", r->cfg.name, uv_strerror((int)nread));
+        return;
+    }
+    if (!addr)
+        return; /* nothing more to read */
+    uint64_t now = uv_hrtime();
+    struct kn_addr from;
+    if (kn_addr_set(&from, addr) < 0)
+        return;
+    kn_rules_datagram(r->rules, &from, (const uint8_t *)buf->base, (size_t)nread, now);
+    reschedule(r);
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    struct kn_robot *r = t->data;
+    r->deadline = 0;
+    kn_rules_tick(r->rules, uv_hrtime());
+    reschedule(r);
+}
+
+static void reschedule(struct kn_robot *r)
+{
+    uint64_t d = kn_rules_next_deadline(r->rules);
+    if (d == r->deadline)
+        return;
+    r->deadline = d;
+    if (d == UINT64_MAX) {
+        uv_timer_stop(&r->timer);
+        return;
+    }
+    uint64_t now = uv_hrtime();
+    uint64_t ms = d > now ? (d - now + 999999) / 1000000 : 0;
+    uv_timer_start(&r->timer, on_tick, ms, 0);
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+static int resolve(const char *host, uint16_t port, struct sockaddr_storage *ss)
+{
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)ss) == 0)
+        return 0;
+    if (uv_ip6_addr(host, port, (struct sockaddr_in6 *)ss) == 0)
+        return 0;
+    return UV_EINVAL;
+}
+
+static void free_robot(struct kn_robot *r)
+{
+    void (*done)(void *) = r->done;
+    void *arg = r->done_arg;
+    kn_rules_free(r->rules);
+    free(r);
+    if (done)
+        done(arg);
+}
+
+static void on_part_closed(struct kn_robot *r)
+{
+    if (--r->open == 0)
+        free_robot(r);
+}
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    on_part_closed(h->data);
+}
+
+static void on_link_closed(void *arg)
+{
+    on_part_closed(arg);
+}
+
+int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_link_fn on_link,
+                   void *ctx, struct kn_robot **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    const struct kn_backend_ops *ops = kn_backend_find(cfg->backend.kind);
+    if (!ops) {
+        snprintf(err, errlen, "robot %s: backend \"%s\" is not built in (built: %s)", cfg->name,
+                 kn_backend_kind_name(cfg->backend.kind), kn_backend_built_list());
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    if (resolve(cfg->bind_host, cfg->port, &ss) < 0) {
+        snprintf(err, errlen, "robot %s: listen address \"%s\" is not a numeric IPv4 or IPv6 address",
+                 cfg->name, cfg->bind_host);
+        return -1;
+    }
+    struct kn_robot *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "robot %s: out of memory", cfg->name);
+        return -1;
+    }
+    r->loop = loop;
+    r->cfg = *cfg;
+    r->ops = ops;
+    r->on_link = on_link;
+    r->ctx = ctx;
+    r->started_ns = uv_hrtime();
+    r->deadline = UINT64_MAX;
+
+    uv_udp_init(loop, &r->udp);
+    r->udp.data = r;
+    int rc = uv_udp_bind(&r->udp, (const struct sockaddr *)&ss, 0);
+    if (rc < 0) {
+        snprintf(err, errlen, "robot %s: cannot bind UDP %s%s%s:%u: %s", cfg->name,
+                 ss.ss_family == AF_INET6 ? "[" : "", cfg->bind_host,
+                 ss.ss_family == AF_INET6 ? "]" : "", cfg->port, uv_strerror(rc));
+        r->open = 1;
+        uv_close((uv_handle_t *)&r->udp, on_handle_closed);
+        return -1;
+    }
+    struct sockaddr_storage bound;
+    int blen = sizeof bound;
+    struct kn_addr ba;
+    if (uv_udp_getsockname(&r->udp, (struct sockaddr *)&bound, &blen) == 0 &&
+        kn_addr_set(&ba, (struct sockaddr *)&bound) == 0)
+        kn_addr_format(&ba, r->listen, sizeof r->listen);
+    else
+        snprintf(r->listen, sizeof r->listen, "%s:%u", cfg->bind_host, cfg->port);
+
+    struct kn_rules_params p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "%s", cfg->name);
+    p.backend_id = ops->krp_id;
+    p.capabilities = ops->capabilities;
+    p.counts_per_m = cfg->counts_per_m;
+    p.max_speed_mm_s = cfg->max_speed_mm_s;
+    p.flipper_min_cdeg = cfg->flipper_min_cdeg;
+    p.flipper_max_cdeg = cfg->flipper_max_cdeg;
+    p.watchdog_ms = cfg->watchdog_ms;
+    p.stale_ms = cfg->backend.stale_ms;
+    p.battery_v = cfg->battery_v;
+    struct kn_rules_io io = { .ctx = r, .send = rules_send, .command = rules_command };
+    r->rules = kn_rules_new(&p, &io, uv_hrtime());
+    struct kn_link_events ev = { .ctx = r, .up = link_up, .state = link_state };
+    r->link = r->rules ? kn_link_new(loop, cfg, ops, &ev) : NULL;
+    if (!r->link) {
+        snprintf(err, errlen, "robot %s: out of memory", cfg->name);
+        r->open = 1;
+        uv_close((uv_handle_t *)&r->udp, on_handle_closed);
+        return -1;
+    }
+    uv_timer_init(loop, &r->timer);
+    r->timer.data = r;
+    rc = uv_udp_recv_start(&r->udp, on_alloc, on_recv);
+    if (rc < 0) {
+        snprintf(err, errlen, "robot %s: cannot receive on UDP %s: %s", cfg->name, r->listen,
+                 uv_strerror(rc));
+        kn_robot_stop(r, NULL, NULL);
+        return -1;
+    }
+    kn_info("robot %s: KRP/1 on udp %s, simulator backend %s", cfg->name, r->listen, ops->name);
+    kn_link_start(r->link);
+    *out = r;
+    return 0;
+}
+
+void kn_robot_stop(struct kn_robot *r, void (*done)(void *arg), void *arg)
+{
+    r->done = done;
+    r->done_arg = arg;
+    r->on_link = NULL;
+    /* The last thing the simulator hears from this robot: belts 0. */
+    kn_rules_halt(r->rules, uv_hrtime());
+    uv_udp_recv_stop(&r->udp);
+    r->open = 3;
+    uv_close((uv_handle_t *)&r->udp, on_handle_closed);
+    uv_close((uv_handle_t *)&r->timer, on_handle_closed);
+    kn_link_close(r->link, on_link_closed, r);
+}
+
+const char *kn_robot_name(const struct kn_robot *r)
+{
+    return r->cfg.name;
+}
+
+const char *kn_robot_listen(const struct kn_robot *r)
+{
+    return r->listen;
+}
+
+bool kn_robot_link_up(const struct kn_robot *r)
+{
+    return kn_link_is_up(r->link);
+}
+
+/* ---- stats ----------------------------------------------------------- */
+
+static const char *const err_names[9] = {
+    [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
+    [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY",
+};
+
+/* The types this side expects always appear; others only when seen. */
+static void add_types(cJSON *o, const uint64_t *count, uint64_t total, bool to_robot)
+{
+    cJSON_AddNumberToObject(o, "total", (double)total);
+    for (unsigned t = 0; t < 256; t++) {
+        const char *n = kn_krp_type_name((uint8_t)t);
+        if (n && (kn_krp_is_to_robot((uint8_t)t) == to_robot || count[t]))
+            cJSON_AddNumberToObject(o, n, (double)count[t]);
+    }
+}
+
+void kn_robot_stats(struct kn_robot *r, cJSON *arr)
+{
+    uint64_t now = uv_hrtime();
+    const struct kn_rules_stats *st = kn_rules_stats(r->rules);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToArray(arr, o);
+    cJSON_AddStringToObject(o, "name", r->cfg.name);
+    cJSON_AddStringToObject(o, "listen", r->listen);
+    cJSON_AddNumberToObject(o, "uptime_s", (double)(now - r->started_ns) / 1e9);
+
+    uint16_t f = kn_rules_flags(r->rules, now);
+    cJSON *fl = cJSON_AddObjectToObject(o, "flags");
+    cJSON_AddBoolToObject(fl, "ESTOP", f & KN_KRP_ST_ESTOP);
+    cJSON_AddBoolToObject(fl, "BACKEND_UP", f & KN_KRP_ST_BACKEND_UP);
+    cJSON_AddBoolToObject(fl, "SIMULATED", f & KN_KRP_ST_SIMULATED);
+    cJSON_AddBoolToObject(fl, "WATCHDOG", f & KN_KRP_ST_WATCHDOG);
+    cJSON_AddBoolToObject(fl, "CLAMPED", f & KN_KRP_ST_CLAMPED);
+    cJSON_AddBoolToObject(fl, "STALE", f & KN_KRP_ST_STALE);
+
+    add_types(cJSON_AddObjectToObject(o, "datagrams_in"), st->in_type, st->in_total, true);
+    add_types(cJSON_AddObjectToObject(o, "datagrams_out"), st->out_type, st->out_total, false);
+
+    cJSON *env = cJSON_AddObjectToObject(o, "envelope");
+    cJSON_AddNumberToObject(env, "bad_magic", (double)st->envelope[KN_KRP_EMAGIC]);
+    cJSON_AddNumberToObject(env, "short", (double)st->envelope[KN_KRP_ESHORT]);
+    cJSON_AddNumberToObject(env, "too_big", (double)st->envelope[KN_KRP_ETOOBIG]);
+    cJSON_AddNumberToObject(env, "bad_version", (double)st->envelope[KN_KRP_EVERSION]);
+    cJSON_AddNumberToObject(env, "bad_length", (double)st->envelope[KN_KRP_ELENGTH]);
+    cJSON_AddNumberToObject(env, "unknown_type", (double)st->envelope[KN_KRP_ETYPE]);
+    cJSON_AddNumberToObject(env, "bad_payload_length", (double)st->envelope[KN_KRP_EPAYLOAD]);
+    cJSON_AddNumberToObject(env, "not_to_robot", (double)st->not_to_robot);
+
+    cJSON *e = cJSON_AddObjectToObject(o, "errors");
+    for (int c = 2; c <= 8; c++)
+        cJSON_AddNumberToObject(e, err_names[c], (double)st->errors_sent[c]);
+
+    cJSON *d = cJSON_AddObjectToObject(o, "drops");
+    cJSON_AddNumberToObject(d, "bad_magic", (double)st->drop_bad_magic);
+    cJSON_AddNumberToObject(d, "rate_limited", (double)st->drop_rate_limited);
+    cJSON_AddNumberToObject(d, "stale_seq", (double)st->drop_stale_seq);
+    cJSON_AddNumberToObject(d, "estop_refused", (double)st->estop_refused);
+    cJSON_AddNumberToObject(d, "estop_bad_value", (double)st->estop_bad_value);
+    cJSON_AddNumberToObject(d, "subscribe_busy", (double)st->sub_busy);
+    cJSON_AddNumberToObject(d, "peer_table_full", (double)st->peers_overflow);
+    cJSON_AddNumberToObject(d, "udp_send_failed", (double)r->send_errors);
+    cJSON_AddNumberToObject(d, "udp_queue_full", (double)r->send_queue_full);
+    cJSON_AddNumberToObject(d, "udp_recv_errors", (double)r->recv_errors);
+
+    cJSON *rl = cJSON_AddObjectToObject(o, "rules");
+    cJSON_AddNumberToObject(rl, "commands", (double)st->commands);
+    cJSON_AddNumberToObject(rl, "clamped", (double)st->clamped);
+    cJSON_AddNumberToObject(rl, "watchdog_trips", (double)st->watchdog_trips);
+    cJSON_AddNumberToObject(rl, "estop_engaged", (double)st->estop_engaged);
+    cJSON_AddNumberToObject(rl, "while_backend_down", (double)st->while_backend_down);
+    cJSON_AddNumberToObject(rl, "udp_send_queued", (double)r->send_queued);
+
+    cJSON *sb = cJSON_AddObjectToObject(o, "subscriptions");
+    cJSON_AddNumberToObject(sb, "active", kn_rules_subscribers(r->rules));
+    cJSON_AddNumberToObject(sb, "max", KN_RULES_MAX_SUBS);
+    cJSON_AddNumberToObject(sb, "pushes", (double)st->sub_pushes);
+    cJSON_AddNumberToObject(sb, "clamped", (double)st->sub_clamped);
+    cJSON_AddNumberToObject(sb, "busy", (double)st->sub_busy);
+    cJSON_AddNumberToObject(sb, "lapsed", (double)st->sub_lapsed);
+    cJSON_AddNumberToObject(sb, "cancelled", (double)st->sub_cancelled);
+
+    struct kn_peers *pt = kn_rules_peers(r->rules);
+    cJSON *pe = cJSON_AddObjectToObject(o, "peers");
+    cJSON_AddNumberToObject(pe, "capacity", pt->cap);
+    cJSON_AddNumberToObject(pe, "in_use", pt->used);
+    cJSON_AddNumberToObject(pe, "added", (double)st->peers_added);
+    cJSON_AddNumberToObject(pe, "evicted", (double)st->peers_evicted);
+    cJSON_AddNumberToObject(pe, "overflow", (double)st->peers_overflow);
+    cJSON_AddNumberToObject(pe, "marks_forgotten", (double)st->marks_forgotten);
+    cJSON *list = cJSON_AddArrayToObject(pe, "recent");
+    int shown = 0;
+    for (int32_t i = pt->newest; i >= 0 && shown < STATS_PEERS_MAX; i = pt->slot[i].older, shown++) {
+        const struct kn_peer *p = &pt->slot[i];
+        char a[80];
+        kn_addr_format(&p->addr, a, sizeof a);
+        cJSON *po = cJSON_CreateObject();
+        cJSON_AddItemToArray(list, po);
+        cJSON_AddStringToObject(po, "addr", a);
+        cJSON_AddStringToObject(po, "name", p->name);
+        cJSON_AddNumberToObject(po, "in", (double)p->dgrams_in);
+        cJSON_AddNumberToObject(po, "out", (double)p->dgrams_out);
+        cJSON_AddNumberToObject(po, "errors", (double)p->errors_sent);
+        cJSON_AddNumberToObject(po, "errors_suppressed", (double)p->errors_suppressed);
+        cJSON_AddNumberToObject(po, "subscribed_ms", p->sub_period_ms);
+        cJSON_AddNumberToObject(po, "idle_ms", (double)(now - p->last_seen_ns) / 1e6);
+    }
+
+    cJSON *b = cJSON_AddObjectToObject(o, "backend");
+    kn_link_stats(r->link, b, now);
+    cJSON_AddBoolToObject(b, "stale", f & KN_KRP_ST_STALE);
+    cJSON *dq = cJSON_GetObjectItemCaseSensitive(b, "commands");
+    cJSON *co = dq ? cJSON_GetObjectItemCaseSensitive(dq, "coalesced") : NULL;
+    cJSON_AddNumberToObject(d, "queue_coalesced", co ? co->valuedouble : 0);
+}

@@ -1,0 +1,600 @@
+/* KRP/1 robot rules: see rules.h for the contract and
+ * protocols/PROTOCOL-NOTES.md for the readings of the spec taken here. */
+#include "rules.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+
+struct kn_rules {
+    struct kn_rules_params p;
+    struct kn_rules_io io;
+    struct kn_peers peers;
+    struct kn_tbucket overflow_errors; /* peers that found the table full */
+    struct kn_peer *subs[KN_RULES_MAX_SUBS];
+    unsigned nsubs;
+
+    uint32_t seq_out;                  /* the robot's own seq, one per robot */
+
+    struct kn_state state;             /* latest from the simulator */
+    bool have_state;
+    uint64_t state_ns;
+    bool backend_up;
+
+    bool estop;
+    bool wd_armed, wd_flag;
+    uint64_t wd_fed_ns, wd_ns;
+    bool clamped;
+
+    double belts[2];                   /* set-point now, m/s */
+    double flipper[KN_NFLIPPERS];      /* flipper targets, rad */
+    uint8_t flipper_valid;             /* which targets were ever set */
+
+    struct kn_rules_stats st;
+};
+
+static uint64_t elapsed(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
+}
+
+static uint64_t ms_to_ns(double ms)
+{
+    return ms <= 0 ? 0 : (uint64_t)(ms * 1e6);
+}
+
+struct kn_rules *kn_rules_new(const struct kn_rules_params *p, const struct kn_rules_io *io,
+                              uint64_t now_ns)
+{
+    struct kn_rules *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->p = *p;
+    r->p.name[KN_KRP_NAME_LEN] = '\0';
+    r->io = *io;
+    if (kn_peers_init(&r->peers, p->max_peers ? p->max_peers : KN_RULES_MAX_PEERS) < 0) {
+        free(r);
+        return NULL;
+    }
+    kn_tbucket_init(&r->overflow_errors, KN_RULES_ERR_RATE, KN_RULES_ERR_BURST, now_ns);
+    r->wd_ns = ms_to_ns(p->watchdog_ms);
+    return r;
+}
+
+void kn_rules_free(struct kn_rules *r)
+{
+    if (!r)
+        return;
+    kn_peers_free(&r->peers);
+    free(r);
+}
+
+/* ---- output ---------------------------------------------------------- */
+
+static void send_msg(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *to,
+                     struct kn_krp_msg *m)
+{
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    m->h.seq = ++r->seq_out;
+    size_t n = kn_krp_encode(m, buf, sizeof buf);
+    if (n == 0)
+        return;
+    r->st.out_total++;
+    r->st.out_type[m->h.type]++;
+    if (p)
+        p->dgrams_out++;
+    r->io.send(r->io.ctx, to, buf, n);
+}
+
+/* Every ERROR goes through the sender's token bucket. */
+static void send_error(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *to,
+                       uint32_t seq, uint8_t type, uint8_t code, uint64_t now)
+{
+    struct kn_tbucket *b = p ? &p->errors : &r->overflow_errors;
+    if (!kn_tbucket_take(b, KN_RULES_ERR_RATE, KN_RULES_ERR_BURST, now)) {
+        r->st.drop_rate_limited++;
+        if (p)
+            p->errors_suppressed++;
+        return;
+    }
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_ERROR, 0, 0);
+    m.u.error.offending_seq = seq;
+    m.u.error.offending_type = type;
+    m.u.error.code = code;
+    if (code < sizeof r->st.errors_sent / sizeof r->st.errors_sent[0])
+        r->st.errors_sent[code]++;
+    if (p)
+        p->errors_sent++;
+    send_msg(r, p, to, &m);
+}
+
+static void send_ack(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *to,
+                     const struct kn_krp_header *h)
+{
+    if (!(h->flags & KN_KRP_F_ACK_REQ))
+        return;
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_ACK, 0, 0);
+    m.u.ack.acked_seq = h->seq;
+    m.u.ack.acked_type = h->type;
+    send_msg(r, p, to, &m);
+}
+
+uint16_t kn_rules_flags(const struct kn_rules *r, uint64_t now_ns)
+{
+    uint16_t f = KN_KRP_ST_SIMULATED;
+    if (r->estop)
+        f |= KN_KRP_ST_ESTOP;
+    if (r->backend_up)
+        f |= KN_KRP_ST_BACKEND_UP;
+    if (r->wd_flag)
+        f |= KN_KRP_ST_WATCHDOG;
+    if (r->clamped)
+        f |= KN_KRP_ST_CLAMPED;
+    if (!r->have_state || elapsed(now_ns, r->state_ns) > ms_to_ns(r->p.stale_ms))
+        f |= KN_KRP_ST_STALE;
+    return f;
+}
+
+static void send_status(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *to,
+                        uint32_t req_seq, uint64_t now)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_STATUS, 0, 0);
+    struct kn_state s;
+    if (r->have_state)
+        s = r->state;
+    else
+        memset(&s, 0, sizeof s);
+    if (!(s.have & KN_HAVE_BATTERY))
+        s.battery_v = r->p.battery_v;
+    kn_conv_state_to_krp(&s, r->p.counts_per_m, &m.u.status);
+    m.u.status.req_seq = req_seq;
+    m.u.status.flags = kn_rules_flags(r, now);
+    send_msg(r, p, to, &m);
+}
+
+static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *to)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_HELLO_ACK, 0, 0);
+    struct kn_krp_hello_ack *a = &m.u.hello_ack;
+    a->protocol = KN_KRP_VERSION;
+    a->simulated = 1;
+    a->backend = r->p.backend_id;
+    memcpy(a->robot_name, r->p.name, sizeof a->robot_name);
+    a->capabilities = r->p.capabilities;
+    a->counts_per_m = r->p.counts_per_m;
+    a->max_speed_mm_s = r->p.max_speed_mm_s;
+    a->flipper_min_cdeg = r->p.flipper_min_cdeg;
+    a->flipper_max_cdeg = r->p.flipper_max_cdeg;
+    send_msg(r, p, to, &m);
+}
+
+/* ---- commands toward the simulator ----------------------------------- */
+
+static void command(struct kn_rules *r, uint8_t flipper_mask, uint64_t t_rx)
+{
+    struct kn_command c;
+    memset(&c, 0, sizeof c);
+    c.belt_speed_m_s[0] = r->belts[0];
+    c.belt_speed_m_s[1] = r->belts[1];
+    c.flipper_mask = flipper_mask;
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        c.flipper_rad[k] = r->flipper[k];
+    r->st.commands++;
+    r->io.command(r->io.ctx, &c, t_rx);
+}
+
+/* "Flippers hold their present angle": targets become the last measured
+ * angles. Without a measurement the simulator keeps its own targets. */
+static uint8_t hold_flippers(struct kn_rules *r)
+{
+    uint8_t mask = 0;
+    if (!r->have_state || !(r->state.have & KN_HAVE_FLIPPER))
+        return 0;
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        if (isfinite(r->state.flipper_rad[k])) {
+            r->flipper[k] = r->state.flipper_rad[k];
+            mask |= (uint8_t)(1u << k);
+        }
+    }
+    r->flipper_valid |= mask;
+    return mask;
+}
+
+static void stop_belts(struct kn_rules *r)
+{
+    r->belts[0] = r->belts[1] = 0;
+}
+
+/* ---- peers ----------------------------------------------------------- */
+
+static void drop_sub(struct kn_rules *r, struct kn_peer *p)
+{
+    for (unsigned i = 0; i < r->nsubs; i++) {
+        if (r->subs[i] == p) {
+            r->subs[i] = r->subs[--r->nsubs];
+            r->subs[r->nsubs] = NULL;
+            break;
+        }
+    }
+    p->sub_period_ms = 0;
+    p->sub_next_ns = 0;
+}
+
+static void expire_subs(struct kn_rules *r, uint64_t now)
+{
+    for (unsigned i = 0; i < r->nsubs;) {
+        struct kn_peer *p = r->subs[i];
+        if (elapsed(now, p->last_seen_ns) >= KN_RULES_SILENCE_NS) {
+            drop_sub(r, p);      /* moves the last one into slot i */
+            r->st.sub_lapsed++;
+        } else {
+            i++;
+        }
+    }
+}
+
+/* The sender's entry, created if needed. NULL when the table is full of
+ * peers heard from within the last 5 s: the datagram is then handled
+ * without per-peer state (see PROTOCOL-NOTES.md). */
+static struct kn_peer *peer_get(struct kn_rules *r, const struct kn_addr *from, uint64_t now)
+{
+    struct kn_peer *p = kn_peers_find(&r->peers, from);
+    if (p) {
+        if (elapsed(now, p->last_seen_ns) >= KN_RULES_SILENCE_NS && p->has_mark) {
+            p->has_mark = false;
+            r->st.marks_forgotten++;
+        }
+    } else {
+        if (r->peers.used >= r->peers.cap) {
+            struct kn_peer *old = kn_peers_oldest(&r->peers);
+            if (old && elapsed(now, old->last_seen_ns) >= KN_RULES_SILENCE_NS) {
+                if (old->sub_period_ms)
+                    drop_sub(r, old);
+                kn_peers_remove(&r->peers, old);
+                r->st.peers_evicted++;
+            }
+        }
+        p = kn_peers_add(&r->peers, from);
+        if (!p) {
+            r->st.peers_overflow++;
+            return NULL;
+        }
+        r->st.peers_added++;
+        p->first_seen_ns = now;
+        kn_tbucket_init(&p->errors, KN_RULES_ERR_RATE, KN_RULES_ERR_BURST, now);
+    }
+    p->last_seen_ns = now;
+    p->dgrams_in++;
+    kn_peers_touch(&r->peers, p);
+    return p;
+}
+
+/* A set-point older than the last one applied from this sender. */
+static bool stale_seq(struct kn_rules *r, const struct kn_peer *p, uint32_t seq)
+{
+    if (p && p->has_mark && kn_krp_seq_newer(p->mark, seq)) {
+        r->st.drop_stale_seq++;
+        return true;
+    }
+    return false;
+}
+
+static void move_mark(struct kn_peer *p, uint32_t seq)
+{
+    if (p && (!p->has_mark || !kn_krp_seq_newer(p->mark, seq))) {
+        p->mark = seq;
+        p->has_mark = true;
+    }
+}
+
+static void backend_check(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                          const struct kn_krp_header *h, uint64_t now)
+{
+    if (!r->backend_up) {
+        r->st.while_backend_down++;
+        send_error(r, p, from, h->seq, h->type, KN_KRP_ERR_BACKEND_DOWN, now);
+    }
+}
+
+static int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi, bool *clamped)
+{
+    if (v < lo) {
+        *clamped = true;
+        return lo;
+    }
+    if (v > hi) {
+        *clamped = true;
+        return hi;
+    }
+    return v;
+}
+
+/* ---- message handlers ------------------------------------------------ */
+
+static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                     const struct kn_krp_msg *m)
+{
+    if (p) {
+        if (p->has_mark)
+            r->st.marks_forgotten++;
+        p->has_mark = false;
+        size_t i = 0;
+        for (; i < KN_KRP_NAME_LEN && m->u.hello.name[i]; i++) {
+            unsigned char c = (unsigned char)m->u.hello.name[i];
+            p->name[i] = (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') ? (char)c : '?';
+        }
+        p->name[i] = '\0';
+    }
+    send_hello_ack(r, p, from);
+}
+
+static void on_crawler(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                       const struct kn_krp_msg *m, uint64_t now)
+{
+    if (stale_seq(r, p, m->h.seq))
+        return;
+    if (r->estop) {
+        r->st.estop_refused++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_ESTOP, now);
+        return;
+    }
+    bool clamped = false;
+    struct kn_krp_crawler c = m->u.crawler;
+    c.left_mm_s = clamp_i32(c.left_mm_s, -r->p.max_speed_mm_s, r->p.max_speed_mm_s, &clamped);
+    c.right_mm_s = clamp_i32(c.right_mm_s, -r->p.max_speed_mm_s, r->p.max_speed_mm_s, &clamped);
+    move_mark(p, m->h.seq);
+    r->clamped = clamped;
+    kn_conv_krp_crawler(&c, r->belts);
+    r->wd_armed = true;
+    r->wd_fed_ns = now;
+    r->wd_flag = false;
+    command(r, 0, now);
+    if (clamped) {
+        r->st.clamped++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+    }
+    backend_check(r, p, from, &m->h, now);
+    send_ack(r, p, from, &m->h);
+}
+
+static void on_flipper(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                       const struct kn_krp_msg *m, uint64_t now)
+{
+    if (stale_seq(r, p, m->h.seq))
+        return;
+    if (r->estop) {
+        r->st.estop_refused++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_ESTOP, now);
+        return;
+    }
+    bool clamped = false;
+    struct kn_krp_flipper f = m->u.flipper;
+    f.mask &= 0x0F; /* bits 4..7 name no flipper */
+    for (int k = 0; k < KN_KRP_FLIPPERS; k++) {
+        if (f.mask & (1u << k))
+            f.target_cdeg[k] = clamp_i32(f.target_cdeg[k], r->p.flipper_min_cdeg,
+                                         r->p.flipper_max_cdeg, &clamped);
+    }
+    move_mark(p, m->h.seq);
+    r->clamped = clamped;
+    struct kn_command c;
+    memset(&c, 0, sizeof c);
+    kn_conv_krp_flipper(&f, &c);
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        if (f.mask & (1u << k))
+            r->flipper[k] = c.flipper_rad[k];
+    r->flipper_valid |= f.mask;
+    command(r, f.mask, now);
+    if (clamped) {
+        r->st.clamped++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+    }
+    backend_check(r, p, from, &m->h, now);
+    send_ack(r, p, from, &m->h);
+}
+
+static void on_stop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                    const struct kn_krp_msg *m, uint64_t now)
+{
+    move_mark(p, m->h.seq);
+    stop_belts(r);
+    r->wd_armed = false;   /* nothing moves: nothing to guard */
+    r->wd_flag = false;
+    r->clamped = false;
+    command(r, hold_flippers(r), now);
+    backend_check(r, p, from, &m->h, now);
+    send_ack(r, p, from, &m->h);
+}
+
+static void on_subscribe(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                         const struct kn_krp_msg *m, uint64_t now)
+{
+    uint16_t period = m->u.subscribe.period_ms;
+    if (period == 0) {
+        if (p && p->sub_period_ms) {
+            drop_sub(r, p);
+            r->st.sub_cancelled++;
+        }
+        send_ack(r, p, from, &m->h);
+        return;
+    }
+    if (!p || (!p->sub_period_ms && r->nsubs >= KN_RULES_MAX_SUBS)) {
+        r->st.sub_busy++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_BUSY, now);
+        return;
+    }
+    bool clamped = false;
+    if (period < KN_RULES_SUB_MIN_MS) {
+        period = KN_RULES_SUB_MIN_MS;
+        clamped = true;
+    } else if (period > KN_RULES_SUB_MAX_MS) {
+        period = KN_RULES_SUB_MAX_MS;
+        clamped = true;
+    }
+    if (!p->sub_period_ms)
+        r->subs[r->nsubs++] = p;
+    p->sub_period_ms = period;
+    p->sub_next_ns = now + (uint64_t)period * 1000000ull;
+    if (clamped) {
+        r->st.sub_clamped++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+    }
+    send_ack(r, p, from, &m->h);
+}
+
+static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                     const struct kn_krp_msg *m, uint64_t now)
+{
+    uint8_t v = m->u.estop.engage;
+    if (v > 1) {
+        r->st.estop_bad_value++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+        return;
+    }
+    if (v == 1) {
+        if (!r->estop)
+            r->st.estop_engaged++;
+        r->estop = true;
+        stop_belts(r);
+        r->wd_armed = false;
+        command(r, hold_flippers(r), now);
+    } else {
+        /* Released: belts stay at 0 until a new CRAWLER. */
+        r->estop = false;
+    }
+    send_ack(r, p, from, &m->h);
+}
+
+void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
+                       const uint8_t *buf, size_t len, uint64_t now)
+{
+    struct kn_krp_msg m;
+    enum kn_krp_result res = kn_krp_decode(buf, len, &m);
+    r->st.in_total++;
+    if ((unsigned)res < sizeof r->st.envelope / sizeof r->st.envelope[0])
+        r->st.envelope[res]++;
+    if (res == KN_KRP_EMAGIC) {
+        r->st.drop_bad_magic++;
+        return;
+    }
+    expire_subs(r, now);
+    struct kn_peer *p = peer_get(r, from, now);
+
+    if (res != KN_KRP_OK) {
+        /* m.h is zero when the header is incomplete or, over 512 bytes,
+         * not trusted (protocols/README.md): ERROR then names seq 0, type 0. */
+        send_error(r, p, from, m.h.seq, m.h.type, kn_krp_error_code(res), now);
+        return;
+    }
+    r->st.in_type[m.h.type]++;
+    if (!kn_krp_is_to_robot(m.h.type)) {
+        r->st.not_to_robot++;
+        send_error(r, p, from, m.h.seq, m.h.type, KN_KRP_ERR_UNKNOWN_TYPE, now);
+        return;
+    }
+    switch (m.h.type) {
+    case KN_KRP_HELLO: on_hello(r, p, from, &m); break;
+    case KN_KRP_CRAWLER: on_crawler(r, p, from, &m, now); break;
+    case KN_KRP_FLIPPER: on_flipper(r, p, from, &m, now); break;
+    case KN_KRP_STOP: on_stop(r, p, from, &m, now); break;
+    case KN_KRP_STATUS_REQ: send_status(r, p, from, m.h.seq, now); break;
+    case KN_KRP_SUBSCRIBE: on_subscribe(r, p, from, &m, now); break;
+    case KN_KRP_ESTOP: on_estop(r, p, from, &m, now); break;
+    default: break;
+    }
+}
+
+/* ---- time ------------------------------------------------------------ */
+
+void kn_rules_tick(struct kn_rules *r, uint64_t now)
+{
+    if (r->wd_armed && elapsed(now, r->wd_fed_ns) >= r->wd_ns) {
+        r->wd_armed = false;
+        r->wd_flag = true;
+        r->st.watchdog_trips++;
+        stop_belts(r);
+        command(r, 0, now);
+    }
+    expire_subs(r, now);
+    for (unsigned i = 0; i < r->nsubs; i++) {
+        struct kn_peer *p = r->subs[i];
+        if (now >= p->sub_next_ns) {
+            uint64_t period = (uint64_t)p->sub_period_ms * 1000000ull;
+            send_status(r, p, &p->addr, 0, now);
+            r->st.sub_pushes++;
+            p->sub_next_ns += period;
+            if (p->sub_next_ns <= now) /* late (loaded machine): no burst */
+                p->sub_next_ns = now + period;
+        }
+    }
+}
+
+uint64_t kn_rules_next_deadline(const struct kn_rules *r)
+{
+    uint64_t d = UINT64_MAX;
+    if (r->wd_armed)
+        d = r->wd_fed_ns + r->wd_ns;
+    for (unsigned i = 0; i < r->nsubs; i++) {
+        const struct kn_peer *p = r->subs[i];
+        if (p->sub_next_ns < d)
+            d = p->sub_next_ns;
+        if (p->last_seen_ns + KN_RULES_SILENCE_NS < d)
+            d = p->last_seen_ns + KN_RULES_SILENCE_NS;
+    }
+    return d;
+}
+
+void kn_rules_backend(struct kn_rules *r, bool up)
+{
+    r->backend_up = up;
+}
+
+void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_ns)
+{
+    r->state = *s;
+    r->have_state = true;
+    r->state_ns = now_ns;
+}
+
+void kn_rules_halt(struct kn_rules *r, uint64_t now_ns)
+{
+    stop_belts(r);
+    r->wd_armed = false;
+    command(r, hold_flippers(r), now_ns);
+}
+
+uint64_t kn_rules_state_age(const struct kn_rules *r, uint64_t now_ns)
+{
+    return r->have_state ? elapsed(now_ns, r->state_ns) : UINT64_MAX;
+}
+
+unsigned kn_rules_subscribers(const struct kn_rules *r)
+{
+    return r->nsubs;
+}
+
+const struct kn_rules_stats *kn_rules_stats(const struct kn_rules *r)
+{
+    return &r->st;
+}
+
+struct kn_peers *kn_rules_peers(struct kn_rules *r)
+{
+    return &r->peers;
+}
+
+void kn_rules_setpoints(const struct kn_rules *r, struct kn_command *cmd)
+{
+    memset(cmd, 0, sizeof *cmd);
+    cmd->belt_speed_m_s[0] = r->belts[0];
+    cmd->belt_speed_m_s[1] = r->belts[1];
+    cmd->flipper_mask = r->flipper_valid;
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        cmd->flipper_rad[k] = r->flipper[k];
+}

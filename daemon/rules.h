@@ -1,0 +1,110 @@
+/* The KRP/1 robot rules of shared/protocol/kenaf-udp.md, without I/O: feed
+ * it decoded datagrams, simulator state and the time, and it answers
+ * through two callbacks (datagrams to send, commands for the simulator).
+ * One instance per robot. Everything the robot side decides lives here
+ * (handshake, clamping, seq ordering, watchdog, e-stop, subscriptions,
+ * ERROR rate limiting, the bounded peer table), so it is tested directly;
+ * robot.c only moves bytes and keeps timers. Times are monotonic ns. */
+#ifndef KN_RULES_H
+#define KN_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "krp.h"
+#include "peers.h"
+#include "state.h"
+
+#define KN_RULES_MAX_PEERS 256
+#define KN_RULES_MAX_SUBS 8
+#define KN_RULES_SILENCE_NS 5000000000ull   /* mark forgotten, lease lapses */
+#define KN_RULES_ERR_RATE 10                /* ERROR answers per second per peer */
+#define KN_RULES_ERR_BURST 10
+#define KN_RULES_SUB_MIN_MS 10
+#define KN_RULES_SUB_MAX_MS 1000
+
+struct kn_rules_params {
+    char name[KN_KRP_NAME_LEN + 1];  /* robot name for HELLO_ACK */
+    uint8_t backend_id;              /* HELLO_ACK backend field */
+    uint32_t capabilities;
+    int32_t counts_per_m;
+    int32_t max_speed_mm_s;
+    int32_t flipper_min_cdeg, flipper_max_cdeg;
+    double watchdog_ms;
+    double stale_ms;
+    double battery_v;                /* when the simulator reports none */
+    uint32_t max_peers;              /* 0: KN_RULES_MAX_PEERS */
+};
+
+struct kn_rules_io {
+    void *ctx;
+    /* One datagram to a peer. */
+    void (*send)(void *ctx, const struct kn_addr *to, const uint8_t *buf, size_t len);
+    /* A command for the simulator: belts always, flippers per mask.
+     * t_rx_ns is when the datagram that caused it arrived (latency). */
+    void (*command)(void *ctx, const struct kn_command *cmd, uint64_t t_rx_ns);
+};
+
+/* Counters for the stats; everything the rules drop or refuse is here. */
+struct kn_rules_stats {
+    uint64_t in_total, out_total;
+    uint64_t in_type[256];           /* well-formed datagrams by type */
+    uint64_t out_type[256];
+    uint64_t envelope[8];            /* by enum kn_krp_result (EMAGIC..EPAYLOAD) */
+    uint64_t not_to_robot;           /* robot->controller types sent to us */
+    uint64_t errors_sent[9];         /* by ERROR code (2..8) */
+    uint64_t drop_bad_magic;
+    uint64_t drop_rate_limited;      /* ERROR answers not sent (token bucket) */
+    uint64_t drop_stale_seq;         /* set-points older than the sender's mark */
+    uint64_t estop_refused;
+    uint64_t estop_bad_value;
+    uint64_t clamped;                /* set-points clamped (CRAWLER, FLIPPER) */
+    uint64_t sub_clamped, sub_busy, sub_lapsed, sub_cancelled, sub_pushes;
+    uint64_t watchdog_trips;
+    uint64_t estop_engaged;
+    uint64_t commands;               /* commands handed to the backend */
+    uint64_t while_backend_down;     /* set-points that arrived with the link down */
+    uint64_t peers_added, peers_evicted, peers_overflow, marks_forgotten;
+};
+
+struct kn_rules;
+
+struct kn_rules *kn_rules_new(const struct kn_rules_params *p, const struct kn_rules_io *io,
+                              uint64_t now_ns);
+void kn_rules_free(struct kn_rules *r);
+
+/* One datagram as received from `from`. */
+void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
+                       const uint8_t *buf, size_t len, uint64_t now_ns);
+
+/* Timers: watchdog, subscription pushes, lapsed leases. Call at (or after)
+ * kn_rules_next_deadline(); calling it early does nothing harmful. */
+void kn_rules_tick(struct kn_rules *r, uint64_t now_ns);
+
+/* When kn_rules_tick must run next; UINT64_MAX when nothing is pending. */
+uint64_t kn_rules_next_deadline(const struct kn_rules *r);
+
+/* Backend link became usable (true) or was lost (false). */
+void kn_rules_backend(struct kn_rules *r, bool up);
+
+/* Latest simulator state (neutral units), received at now_ns. */
+void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_ns);
+
+/* Daemon shutting down or robot removed: belts 0, flippers hold. */
+void kn_rules_halt(struct kn_rules *r, uint64_t now_ns);
+
+/* STATUS state flags as they would be sent now. */
+uint16_t kn_rules_flags(const struct kn_rules *r, uint64_t now_ns);
+
+/* ns since the last simulator state; UINT64_MAX when none yet. */
+uint64_t kn_rules_state_age(const struct kn_rules *r, uint64_t now_ns);
+
+unsigned kn_rules_subscribers(const struct kn_rules *r);
+const struct kn_rules_stats *kn_rules_stats(const struct kn_rules *r);
+struct kn_peers *kn_rules_peers(struct kn_rules *r);
+
+/* The set-points the robot holds now (belts; flippers that were ever set). */
+void kn_rules_setpoints(const struct kn_rules *r, struct kn_command *cmd);
+
+#endif

@@ -1,0 +1,32 @@
+/* Stats on request: a Unix stream socket where kenaf-simd writes one JSON
+ * document to each client and closes, and the client side used by
+ * `kenaf-simd --stats`. */
+#ifndef KN_STATS_H
+#define KN_STATS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <uv.h>
+
+struct kn_stats_server;
+
+/* Returns a malloc'd JSON text (freed by the server) or NULL. */
+typedef char *(*kn_stats_render_fn)(void *ctx);
+
+/* Binds path (a stale socket left by a dead daemon is replaced; one in use
+ * is an error). -1 and a message in err on failure. */
+int kn_stats_server_start(uv_loop_t *loop, const char *path, kn_stats_render_fn render, void *ctx,
+                          struct kn_stats_server **out, char *err, size_t errlen);
+
+/* Closes the socket (clients being served finish on their own) and
+ * removes the path. */
+void kn_stats_server_stop(struct kn_stats_server *s);
+
+const char *kn_stats_server_path(const struct kn_stats_server *s);
+
+/* Client: connects, copies the document to out. 0, or -1 with a message
+ * on stderr. timeout_ms bounds the whole exchange. */
+int kn_stats_fetch(const char *path, FILE *out, int timeout_ms);
+
+#endif

@@ -1,0 +1,873 @@
+/* Unit tests of the sans-I/O KRP/1 rule engine (daemon/rules.c): every rule
+ * of shared/protocol/kenaf-udp.md, driven with encoded datagrams and a
+ * hand-held clock, answers and simulator commands captured. */
+#include <check.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "krp.h"
+#include "rules.h"
+
+#define MS 1000000ull
+#define T0 (1000 * MS)
+
+struct sent {
+    struct kn_addr to;
+    struct kn_krp_msg m;
+};
+
+static struct {
+    struct sent out[4096];
+    int nout, rd;
+    struct kn_command cmd[256];
+    uint64_t cmd_t[256];
+    int ncmd;
+} cap;
+
+static void cap_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, size_t len)
+{
+    (void)ctx;
+    if (cap.nout == 4096)
+        return; /* floods: only the first answers are kept */
+    struct sent *s = &cap.out[cap.nout++];
+    s->to = *to;
+    ck_assert_int_eq(kn_krp_decode(buf, len, &s->m), KN_KRP_OK);
+}
+
+static void cap_command(void *ctx, const struct kn_command *c, uint64_t t)
+{
+    (void)ctx;
+    ck_assert_int_lt(cap.ncmd, 256);
+    cap.cmd_t[cap.ncmd] = t;
+    cap.cmd[cap.ncmd++] = *c;
+}
+
+static struct kn_rules *R;
+static uint64_t now;
+
+static struct kn_rules *make(uint32_t max_peers)
+{
+    memset(&cap, 0, sizeof cap);
+    struct kn_rules_params p;
+    memset(&p, 0, sizeof p);
+    strcpy(p.name, "kenaf-test");
+    p.backend_id = KN_KRP_BACKEND_ENGINE;
+    p.capabilities = KN_KRP_CAP_GROUND_TRUTH;
+    p.counts_per_m = 5000;
+    p.max_speed_mm_s = 800;
+    p.flipper_min_cdeg = -11950;
+    p.flipper_max_cdeg = 11950;
+    p.watchdog_ms = 500;
+    p.stale_ms = 500;
+    p.battery_v = 24.0;
+    p.max_peers = max_peers;
+    struct kn_rules_io io = { NULL, cap_send, cap_command };
+    now = T0;
+    return kn_rules_new(&p, &io, now);
+}
+
+static void setup(void)
+{
+    R = make(0);
+    ck_assert_ptr_nonnull(R);
+    kn_rules_backend(R, true);
+}
+
+static void teardown(void)
+{
+    kn_rules_free(R);
+    R = NULL;
+}
+
+static struct kn_addr peer(int n)
+{
+    struct kn_addr a;
+    memset(&a, 0, sizeof a);
+    struct sockaddr_in *s = (struct sockaddr_in *)&a.ss;
+    s->sin_family = AF_INET;
+    s->sin_port = htons((uint16_t)(20000 + n % 40000));
+    s->sin_addr.s_addr = htonl(0x7f000001u + (uint32_t)(n / 40000));
+    a.len = sizeof *s;
+    return a;
+}
+
+static void feed_raw(int from, const uint8_t *buf, size_t len)
+{
+    struct kn_addr a = peer(from);
+    kn_rules_datagram(R, &a, buf, len, now);
+}
+
+static void feed(int from, const struct kn_krp_msg *m)
+{
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    size_t n = kn_krp_encode(m, buf, sizeof buf);
+    ck_assert_uint_gt(n, 0);
+    feed_raw(from, buf, n);
+}
+
+static void crawler(int from, uint32_t seq, uint16_t flags, int32_t l, int32_t r)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_CRAWLER, seq, flags);
+    m.u.crawler.left_mm_s = l;
+    m.u.crawler.right_mm_s = r;
+    feed(from, &m);
+}
+
+static void flipper(int from, uint32_t seq, uint16_t flags, uint8_t mask, int32_t a, int32_t b,
+                    int32_t c, int32_t d)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_FLIPPER, seq, flags);
+    m.u.flipper.mask = mask;
+    m.u.flipper.target_cdeg[0] = a;
+    m.u.flipper.target_cdeg[1] = b;
+    m.u.flipper.target_cdeg[2] = c;
+    m.u.flipper.target_cdeg[3] = d;
+    feed(from, &m);
+}
+
+static void simple(int from, uint8_t type, uint32_t seq, uint16_t flags)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, type, seq, flags);
+    feed(from, &m);
+}
+
+static void subscribe(int from, uint32_t seq, uint16_t flags, uint16_t period)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_SUBSCRIBE, seq, flags);
+    m.u.subscribe.period_ms = period;
+    feed(from, &m);
+}
+
+static void estop(int from, uint32_t seq, uint16_t flags, uint8_t v)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_ESTOP, seq, flags);
+    m.u.estop.engage = v;
+    feed(from, &m);
+}
+
+static const struct kn_krp_msg *next_out(void)
+{
+    ck_assert_msg(cap.rd < cap.nout, "expected another answer");
+    return &cap.out[cap.rd++].m;
+}
+
+static void expect_none(void)
+{
+    ck_assert_msg(cap.rd == cap.nout, "unexpected answer %s",
+                  kn_krp_type_name(cap.out[cap.rd].m.h.type));
+}
+
+static void expect_error(uint8_t code, uint32_t seq, uint8_t type)
+{
+    const struct kn_krp_msg *m = next_out();
+    ck_assert_uint_eq(m->h.type, KN_KRP_ERROR);
+    ck_assert_uint_eq(m->u.error.code, code);
+    ck_assert_uint_eq(m->u.error.offending_seq, seq);
+    ck_assert_uint_eq(m->u.error.offending_type, type);
+}
+
+static void expect_ack(uint32_t seq, uint8_t type)
+{
+    const struct kn_krp_msg *m = next_out();
+    ck_assert_msg(m->h.type == KN_KRP_ACK, "expected ACK, got %s", kn_krp_type_name(m->h.type));
+    ck_assert_uint_eq(m->u.ack.acked_seq, seq);
+    ck_assert_uint_eq(m->u.ack.acked_type, type);
+}
+
+static struct kn_krp_status status_of(int from, uint32_t seq)
+{
+    simple(from, KN_KRP_STATUS_REQ, seq, 0);
+    const struct kn_krp_msg *m = next_out();
+    ck_assert_uint_eq(m->h.type, KN_KRP_STATUS);
+    ck_assert_uint_eq(m->u.status.req_seq, seq);
+    return m->u.status;
+}
+
+static const struct kn_rules_stats *st(void)
+{
+    return kn_rules_stats(R);
+}
+
+static void advance(uint64_t ns)
+{
+    uint64_t end = now + ns;
+    /* Step through every deadline on the way, as the timer would. */
+    for (;;) {
+        uint64_t d = kn_rules_next_deadline(R);
+        if (d > end)
+            break;
+        if (d > now)
+            now = d;
+        kn_rules_tick(R, now);
+    }
+    now = end;
+    kn_rules_tick(R, now);
+}
+
+/* ---- handshake, status ---- */
+
+START_TEST(hello_ack_fields)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_HELLO, 1, 0);
+    strcpy(m.u.hello.name, "console");
+    feed(1, &m);
+    const struct kn_krp_msg *a = next_out();
+    ck_assert_uint_eq(a->h.type, KN_KRP_HELLO_ACK);
+    ck_assert_uint_eq(a->u.hello_ack.protocol, 1);
+    ck_assert_uint_eq(a->u.hello_ack.simulated, 1);
+    ck_assert_uint_eq(a->u.hello_ack.backend, KN_KRP_BACKEND_ENGINE);
+    ck_assert_str_eq(a->u.hello_ack.robot_name, "kenaf-test");
+    ck_assert_uint_eq(a->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH);
+    ck_assert_int_eq(a->u.hello_ack.counts_per_m, 5000);
+    ck_assert_int_eq(a->u.hello_ack.max_speed_mm_s, 800);
+    ck_assert_int_eq(a->u.hello_ack.flipper_min_cdeg, -11950);
+    ck_assert_int_eq(a->u.hello_ack.flipper_max_cdeg, 11950);
+    expect_none();
+    ck_assert_uint_eq(st()->in_type[KN_KRP_HELLO], 1);
+    ck_assert_uint_eq(st()->out_type[KN_KRP_HELLO_ACK], 1);
+    ck_assert_uint_eq(cap.ncmd, 0);
+}
+END_TEST
+
+START_TEST(robot_seq_one_counter)
+{
+    simple(1, KN_KRP_STATUS_REQ, 1, 0);
+    simple(2, KN_KRP_STATUS_REQ, 1, 0);
+    simple(1, KN_KRP_HELLO, 2, 0);
+    ck_assert_int_eq(cap.nout, 3);
+    ck_assert_uint_eq(cap.out[1].m.h.seq, cap.out[0].m.h.seq + 1);
+    ck_assert_uint_eq(cap.out[2].m.h.seq, cap.out[1].m.h.seq + 1);
+}
+END_TEST
+
+START_TEST(status_from_latest_state)
+{
+    struct kn_krp_status s = status_of(1, 7);
+    ck_assert_uint_eq(s.flags, KN_KRP_ST_SIMULATED | KN_KRP_ST_BACKEND_UP | KN_KRP_ST_STALE);
+    ck_assert_uint_eq(s.battery_mv, 24000); /* from the config: no state yet */
+
+    struct kn_state x;
+    memset(&x, 0, sizeof x);
+    x.time_s = 12.5;
+    x.belt_pos_m[0] = 1.0;
+    x.belt_speed_m_s[1] = 0.25;
+    x.pos_m[0] = 2.0;
+    x.battery_v = 23.1;
+    x.have = KN_HAVE_TIME | KN_HAVE_BELT_POS | KN_HAVE_BELT_SPEED | KN_HAVE_POSITION | KN_HAVE_BATTERY;
+    kn_rules_state(R, &x, now);
+    s = status_of(1, 8);
+    struct kn_krp_status want;
+    kn_conv_state_to_krp(&x, 5000, &want);
+    ck_assert_uint_eq(s.time_us, want.time_us);
+    ck_assert_int_eq(s.crawler_count[0], want.crawler_count[0]);
+    ck_assert_int_eq(s.crawler_speed_mm_s[1], 250);
+    ck_assert_int_eq(s.pos_mm[0], 2000);
+    ck_assert_uint_eq(s.battery_mv, 23100);
+    ck_assert_uint_eq(s.flags, KN_KRP_ST_SIMULATED | KN_KRP_ST_BACKEND_UP);
+
+    now += 501 * MS; /* older than stale_ms */
+    s = status_of(1, 9);
+    ck_assert(s.flags & KN_KRP_ST_STALE);
+    kn_rules_backend(R, false);
+    s = status_of(1, 10);
+    ck_assert(!(s.flags & KN_KRP_ST_BACKEND_UP));
+}
+END_TEST
+
+/* ---- set-points, clamping, ACK ---- */
+
+START_TEST(crawler_command_and_ack)
+{
+    crawler(1, 5, KN_KRP_F_ACK_REQ, 300, -200);
+    expect_ack(5, KN_KRP_CRAWLER);
+    expect_none();
+    ck_assert_int_eq(cap.ncmd, 1);
+    ck_assert_double_eq_tol(cap.cmd[0].belt_speed_m_s[0], 0.3, 1e-12);
+    ck_assert_double_eq_tol(cap.cmd[0].belt_speed_m_s[1], -0.2, 1e-12);
+    ck_assert_uint_eq(cap.cmd[0].flipper_mask, 0);
+    ck_assert_uint_eq(cap.cmd_t[0], now);
+    /* without ACK_REQ: no answer */
+    crawler(1, 6, 0, 100, 100);
+    expect_none();
+    /* unknown flag bits are ignored */
+    crawler(1, 7, 0xFFFE, 100, 100);
+    expect_none();
+    crawler(1, 8, 0xFFFF, 100, 100);
+    expect_ack(8, KN_KRP_CRAWLER);
+}
+END_TEST
+
+START_TEST(crawler_clamped)
+{
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 2000, -900);
+    expect_error(KN_KRP_ERR_RANGE, 1, KN_KRP_CRAWLER);
+    expect_ack(1, KN_KRP_CRAWLER);
+    ck_assert_double_eq_tol(cap.cmd[0].belt_speed_m_s[0], 0.8, 1e-12);
+    ck_assert_double_eq_tol(cap.cmd[0].belt_speed_m_s[1], -0.8, 1e-12);
+    ck_assert(status_of(1, 2).flags & KN_KRP_ST_CLAMPED);
+    ck_assert_uint_eq(st()->clamped, 1);
+    ck_assert_uint_eq(st()->errors_sent[KN_KRP_ERR_RANGE], 1);
+    /* INT32 extremes clamp too */
+    crawler(1, 3, 0, INT32_MIN, INT32_MAX);
+    expect_error(KN_KRP_ERR_RANGE, 3, KN_KRP_CRAWLER);
+    ck_assert_double_eq_tol(cap.cmd[1].belt_speed_m_s[0], -0.8, 1e-12);
+    /* an in-range set-point clears CLAMPED */
+    crawler(1, 4, 0, 800, -800);
+    expect_none();
+    ck_assert(!(status_of(1, 5).flags & KN_KRP_ST_CLAMPED));
+}
+END_TEST
+
+START_TEST(flipper_mask_and_clamp)
+{
+    flipper(1, 1, KN_KRP_F_ACK_REQ, 0x05, 4500, 99999, -20000, 0);
+    expect_error(KN_KRP_ERR_RANGE, 1, KN_KRP_FLIPPER);
+    expect_ack(1, KN_KRP_FLIPPER);
+    ck_assert_int_eq(cap.ncmd, 1);
+    ck_assert_uint_eq(cap.cmd[0].flipper_mask, 0x05);
+    ck_assert_double_eq_tol(cap.cmd[0].flipper_rad[0], kn_conv_cdeg_to_rad(4500), 1e-12);
+    ck_assert_double_eq_tol(cap.cmd[0].flipper_rad[2], kn_conv_cdeg_to_rad(-11950), 1e-12);
+    ck_assert(status_of(1, 2).flags & KN_KRP_ST_CLAMPED);
+    /* unmasked out-of-range targets are not looked at */
+    flipper(1, 3, 0, 0xF2, 0, 100, 0, 99999);
+    expect_none();
+    ck_assert_uint_eq(cap.cmd[1].flipper_mask, 0x02);
+    ck_assert(!(status_of(1, 4).flags & KN_KRP_ST_CLAMPED));
+    /* FLIPPER does not feed or arm the watchdog */
+    advance(2000 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+}
+END_TEST
+
+START_TEST(stop_holds_flippers_clears_flags)
+{
+    struct kn_state x;
+    memset(&x, 0, sizeof x);
+    x.flipper_rad[0] = 0.5;
+    x.flipper_rad[3] = -0.25;
+    x.have = KN_HAVE_FLIPPER;
+    kn_rules_state(R, &x, now);
+    crawler(1, 1, 0, 5000, 5000); /* clamped */
+    expect_error(KN_KRP_ERR_RANGE, 1, KN_KRP_CRAWLER);
+    simple(1, KN_KRP_STOP, 2, KN_KRP_F_ACK_REQ);
+    expect_ack(2, KN_KRP_STOP);
+    ck_assert_int_eq(cap.ncmd, 2);
+    ck_assert_double_eq(cap.cmd[1].belt_speed_m_s[0], 0);
+    ck_assert_double_eq(cap.cmd[1].belt_speed_m_s[1], 0);
+    ck_assert_uint_eq(cap.cmd[1].flipper_mask, 0x0F);
+    ck_assert_double_eq(cap.cmd[1].flipper_rad[0], 0.5);
+    ck_assert_double_eq(cap.cmd[1].flipper_rad[3], -0.25);
+    ck_assert(!(status_of(1, 3).flags & KN_KRP_ST_CLAMPED));
+}
+END_TEST
+
+/* ---- seq ordering ---- */
+
+START_TEST(seq_older_ignored_shared_mark)
+{
+    crawler(1, 100, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(100, KN_KRP_CRAWLER);
+    crawler(1, 99, KN_KRP_F_ACK_REQ, 500, 500);     /* older: ignored, no ACK */
+    flipper(1, 98, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0); /* same mark for FLIPPER */
+    expect_none();
+    ck_assert_uint_eq(st()->drop_stale_seq, 2);
+    ck_assert_int_eq(cap.ncmd, 1);
+    /* STOP is never ignored but does not move the mark back */
+    simple(1, KN_KRP_STOP, 50, KN_KRP_F_ACK_REQ);
+    expect_ack(50, KN_KRP_STOP);
+    ck_assert_int_eq(cap.ncmd, 2);
+    crawler(1, 99, KN_KRP_F_ACK_REQ, 500, 500);
+    expect_none();
+    /* STOP with a newer seq moves the mark */
+    simple(1, KN_KRP_STOP, 200, 0);
+    crawler(1, 150, KN_KRP_F_ACK_REQ, 500, 500);
+    expect_none();
+    crawler(1, 201, KN_KRP_F_ACK_REQ, 500, 500);
+    expect_ack(201, KN_KRP_CRAWLER);
+    /* the same seq again is not older: applied */
+    crawler(1, 201, KN_KRP_F_ACK_REQ, 400, 400);
+    expect_ack(201, KN_KRP_CRAWLER);
+    /* marks are per sender */
+    crawler(2, 1, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(1, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->drop_stale_seq, 4);
+}
+END_TEST
+
+START_TEST(seq_wraps_rfc1982)
+{
+    crawler(1, 0xFFFFFFF0u, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(0xFFFFFFF0u, KN_KRP_CRAWLER);
+    crawler(1, 5, KN_KRP_F_ACK_REQ, 100, 100);          /* newer across the wrap */
+    expect_ack(5, KN_KRP_CRAWLER);
+    crawler(1, 0xFFFFFFFEu, KN_KRP_F_ACK_REQ, 100, 100); /* older across the wrap */
+    expect_none();
+    /* exactly 2^31 apart: neither is older, applied */
+    crawler(1, 5u + 0x80000000u, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(5u + 0x80000000u, KN_KRP_CRAWLER);
+}
+END_TEST
+
+START_TEST(seq_mark_forgotten_on_hello_and_silence)
+{
+    crawler(1, 1000, 0, 100, 100);
+    simple(1, KN_KRP_HELLO, 1001, 0);
+    ck_assert_uint_eq(next_out()->h.type, KN_KRP_HELLO_ACK);
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(1, KN_KRP_CRAWLER);
+
+    crawler(1, 2000, 0, 100, 100);
+    now += 4999 * MS;                 /* still within 5 s */
+    crawler(1, 3, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_none();
+    now += 5000 * MS;                 /* 5 s of silence */
+    crawler(1, 3, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(3, KN_KRP_CRAWLER);
+    ck_assert_uint_ge(st()->marks_forgotten, 2);
+}
+END_TEST
+
+START_TEST(ignored_setpoint_does_not_feed_watchdog)
+{
+    crawler(1, 10, 0, 300, 300);
+    advance(400 * MS);
+    crawler(1, 9, 0, 300, 300);       /* stale: must not feed */
+    advance(150 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+    ck_assert_double_eq(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0], 0);
+}
+END_TEST
+
+/* ---- watchdog ---- */
+
+START_TEST(watchdog_trips_and_clears)
+{
+    advance(2000 * MS); /* not armed before the first CRAWLER */
+    ck_assert_int_eq(cap.ncmd, 0);
+    crawler(1, 1, 0, 300, 300);
+    advance(499 * MS);
+    ck_assert_int_eq(cap.ncmd, 1);
+    /* STATUS_REQ and SUBSCRIBE do not feed it */
+    simple(1, KN_KRP_STATUS_REQ, 2, 0);
+    subscribe(1, 3, 0, 1000);
+    advance(1 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+    ck_assert_int_eq(cap.ncmd, 2);
+    ck_assert_double_eq(cap.cmd[1].belt_speed_m_s[0], 0);
+    ck_assert_double_eq(cap.cmd[1].belt_speed_m_s[1], 0);
+    ck_assert_uint_eq(cap.cmd[1].flipper_mask, 0);
+    cap.rd = cap.nout;
+    ck_assert(status_of(1, 4).flags & KN_KRP_ST_WATCHDOG);
+    /* not armed again until the next CRAWLER */
+    advance(3000 * MS);
+    cap.rd = cap.nout;
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+    crawler(1, 5, 0, 100, 100);
+    ck_assert(!(status_of(1, 6).flags & KN_KRP_ST_WATCHDOG));
+    /* fed by any controller */
+    for (int i = 0; i < 10; i++) {
+        advance(300 * MS);
+        crawler(2 + i % 2, 100 + (uint32_t)i, 0, 100, 100);
+    }
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+    advance(500 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 2);
+    /* STOP clears WATCHDOG */
+    cap.rd = cap.nout;
+    ck_assert(status_of(1, 7).flags & KN_KRP_ST_WATCHDOG);
+    simple(1, KN_KRP_STOP, 8, 0);
+    ck_assert(!(status_of(1, 9).flags & KN_KRP_ST_WATCHDOG));
+}
+END_TEST
+
+START_TEST(watchdog_configurable)
+{
+    kn_rules_free(R);
+    R = make(0);
+    /* make() sets 500 ms; build one with 200 ms */
+    kn_rules_free(R);
+    struct kn_rules_params p;
+    memset(&p, 0, sizeof p);
+    strcpy(p.name, "x");
+    p.max_speed_mm_s = 800;
+    p.watchdog_ms = 200;
+    p.stale_ms = 500;
+    struct kn_rules_io io = { NULL, cap_send, cap_command };
+    R = kn_rules_new(&p, &io, now);
+    crawler(1, 1, 0, 100, 100);
+    advance(199 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+    advance(1 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+}
+END_TEST
+
+/* ---- e-stop ---- */
+
+START_TEST(estop_latch)
+{
+    crawler(1, 1, 0, 300, 300);
+    estop(1, 2, KN_KRP_F_ACK_REQ, 1);
+    expect_ack(2, KN_KRP_ESTOP);
+    ck_assert_int_eq(cap.ncmd, 2);
+    ck_assert_double_eq(cap.cmd[1].belt_speed_m_s[0], 0);
+    ck_assert(status_of(1, 3).flags & KN_KRP_ST_ESTOP);
+    crawler(1, 4, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_error(KN_KRP_ERR_ESTOP, 4, KN_KRP_CRAWLER);
+    flipper(2, 1, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0);
+    expect_error(KN_KRP_ERR_ESTOP, 1, KN_KRP_FLIPPER);
+    expect_none();
+    ck_assert_int_eq(cap.ncmd, 2);
+    ck_assert_uint_eq(st()->estop_refused, 2);
+    /* refused commands do not feed or arm the watchdog */
+    advance(1000 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+    /* a bad ESTOP value: RANGE, ignored, no ACK */
+    estop(1, 5, KN_KRP_F_ACK_REQ, 2);
+    expect_error(KN_KRP_ERR_RANGE, 5, KN_KRP_ESTOP);
+    expect_none();
+    ck_assert(status_of(1, 6).flags & KN_KRP_ST_ESTOP);
+    /* released: stays stopped until a new CRAWLER */
+    estop(1, 7, KN_KRP_F_ACK_REQ, 0);
+    expect_ack(7, KN_KRP_ESTOP);
+    ck_assert(!(status_of(1, 8).flags & KN_KRP_ST_ESTOP));
+    ck_assert_int_eq(cap.ncmd, 2);
+    struct kn_command sp;
+    kn_rules_setpoints(R, &sp);
+    ck_assert_double_eq(sp.belt_speed_m_s[0], 0);
+    flipper(1, 9, 0, 1, 100, 0, 0, 0); /* flippers may move, belts stay 0 */
+    ck_assert_double_eq(cap.cmd[2].belt_speed_m_s[0], 0);
+    crawler(1, 10, KN_KRP_F_ACK_REQ, 200, 200);
+    expect_ack(10, KN_KRP_CRAWLER);
+    ck_assert_double_eq_tol(cap.cmd[3].belt_speed_m_s[0], 0.2, 1e-12);
+    /* the CRAWLER refused during ESTOP did not move the mark */
+    estop(1, 11, 0, 1);
+    estop(1, 12, 0, 0);
+    crawler(2, 1, KN_KRP_F_ACK_REQ, 100, 100); /* seq 1 was refused before: accepted now */
+    expect_ack(1, KN_KRP_CRAWLER);
+}
+END_TEST
+
+/* ---- subscriptions ---- */
+
+static int pushes_to(int who, int from_index)
+{
+    struct kn_addr a = peer(who);
+    int n = 0;
+    for (int i = from_index; i < cap.nout; i++)
+        if (cap.out[i].m.h.type == KN_KRP_STATUS && cap.out[i].m.u.status.req_seq == 0 &&
+            kn_addr_equal(&cap.out[i].to, &a))
+            n++;
+    return n;
+}
+
+START_TEST(subscribe_push_and_cancel)
+{
+    subscribe(1, 1, KN_KRP_F_ACK_REQ, 100);
+    expect_ack(1, KN_KRP_SUBSCRIBE);
+    int mark = cap.nout;
+    advance(1000 * MS);
+    ck_assert_int_eq(pushes_to(1, mark), 10);
+    ck_assert_uint_eq(kn_rules_subscribers(R), 1);
+    /* a new period replaces the old one, same slot */
+    subscribe(1, 2, 0, 250);
+    mark = cap.nout;
+    advance(1000 * MS);
+    ck_assert_int_eq(pushes_to(1, mark), 4);
+    ck_assert_uint_eq(kn_rules_subscribers(R), 1);
+    subscribe(1, 3, KN_KRP_F_ACK_REQ, 0);
+    cap.rd = cap.nout - 1;
+    expect_ack(3, KN_KRP_SUBSCRIBE);
+    mark = cap.nout;
+    advance(1000 * MS);
+    ck_assert_int_eq(pushes_to(1, mark), 0);
+    ck_assert_uint_eq(kn_rules_subscribers(R), 0);
+    ck_assert_uint_eq(st()->sub_cancelled, 1);
+}
+END_TEST
+
+START_TEST(subscribe_period_clamped)
+{
+    subscribe(1, 1, KN_KRP_F_ACK_REQ, 5);
+    expect_error(KN_KRP_ERR_RANGE, 1, KN_KRP_SUBSCRIBE);
+    expect_ack(1, KN_KRP_SUBSCRIBE);
+    int mark = cap.nout;
+    advance(100 * MS);
+    ck_assert_int_eq(pushes_to(1, mark), 10);
+    subscribe(2, 1, KN_KRP_F_ACK_REQ, 5000);
+    cap.rd = cap.nout - 2;
+    expect_error(KN_KRP_ERR_RANGE, 1, KN_KRP_SUBSCRIBE);
+    expect_ack(1, KN_KRP_SUBSCRIBE);
+    mark = cap.nout;
+    advance(3000 * MS);
+    ck_assert_int_eq(pushes_to(2, mark), 3);
+    ck_assert_uint_eq(st()->sub_clamped, 2);
+}
+END_TEST
+
+START_TEST(subscribe_max_8_busy)
+{
+    for (int i = 0; i < 8; i++) {
+        subscribe(i, 1, KN_KRP_F_ACK_REQ, 100);
+        expect_ack(1, KN_KRP_SUBSCRIBE);
+    }
+    subscribe(8, 1, KN_KRP_F_ACK_REQ, 100);
+    expect_error(KN_KRP_ERR_BUSY, 1, KN_KRP_SUBSCRIBE);
+    expect_none();
+    ck_assert_uint_eq(kn_rules_subscribers(R), 8);
+    /* an existing subscriber may still change its period */
+    subscribe(3, 2, KN_KRP_F_ACK_REQ, 200);
+    expect_ack(2, KN_KRP_SUBSCRIBE);
+    /* a cancel frees a slot */
+    subscribe(0, 2, 0, 0);
+    subscribe(8, 2, KN_KRP_F_ACK_REQ, 100);
+    expect_ack(2, KN_KRP_SUBSCRIBE);
+    ck_assert_uint_eq(st()->sub_busy, 1);
+}
+END_TEST
+
+START_TEST(subscribe_lease)
+{
+    subscribe(1, 1, 0, 1000);
+    subscribe(2, 1, 0, 1000);
+    /* peer 2 keeps its lease alive with any datagram, even a bad one */
+    for (int i = 0; i < 12; i++) {
+        advance(500 * MS);
+        if (i % 2 == 0) {
+            uint8_t junk[5] = { 0x4B, 0x4E, 1, 5, 0 }; /* good magic, short */
+            feed_raw(2, junk, sizeof junk);
+        } else {
+            simple(2, KN_KRP_STATUS_REQ, 10 + (uint32_t)i, 0);
+        }
+    }
+    ck_assert_uint_eq(kn_rules_subscribers(R), 1);
+    ck_assert_uint_eq(st()->sub_lapsed, 1);
+    int mark = cap.nout;
+    advance(2000 * MS);
+    ck_assert_int_eq(pushes_to(1, mark), 0);
+    ck_assert_int_ge(pushes_to(2, mark), 1);
+}
+END_TEST
+
+/* ---- envelope errors ---- */
+
+START_TEST(envelope_errors)
+{
+    uint8_t buf[600];
+    memset(buf, 0, sizeof buf);
+    /* bad magic: silent, counted */
+    buf[0] = 'X';
+    buf[1] = 'Y';
+    feed_raw(1, buf, 20);
+    feed_raw(1, buf, 1);
+    expect_none();
+    ck_assert_uint_eq(st()->drop_bad_magic, 2);
+    ck_assert_uint_eq(kn_rules_peers(R)->used, 0); /* no state for junk */
+    /* good magic, short header: BAD_LENGTH with seq/type 0 */
+    buf[0] = 0x4B;
+    buf[1] = 0x4E;
+    buf[2] = 1;
+    buf[3] = KN_KRP_CRAWLER;
+    buf[4] = 9;
+    feed_raw(1, buf, 7);
+    expect_error(KN_KRP_ERR_BAD_LENGTH, 0, 0);
+    /* over 512 bytes: BAD_LENGTH, header not trusted */
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_STOP, 33, 0);
+    kn_krp_encode(&m, buf, sizeof buf);
+    feed_raw(1, buf, 513);
+    expect_error(KN_KRP_ERR_BAD_LENGTH, 0, 0);
+    /* wrong length field */
+    kn_krp_init(&m, KN_KRP_CRAWLER, 34, 0);
+    size_t n = kn_krp_encode(&m, buf, sizeof buf);
+    feed_raw(1, buf, n - 1);
+    expect_error(KN_KRP_ERR_BAD_LENGTH, 34, KN_KRP_CRAWLER);
+    /* length consistent but wrong for the type */
+    buf[8] = 4;
+    feed_raw(1, buf, 16);
+    expect_error(KN_KRP_ERR_BAD_LENGTH, 34, KN_KRP_CRAWLER);
+    /* bad version */
+    kn_krp_init(&m, KN_KRP_STOP, 35, 0);
+    n = kn_krp_encode(&m, buf, sizeof buf);
+    buf[2] = 2;
+    feed_raw(1, buf, n);
+    expect_error(KN_KRP_ERR_BAD_VERSION, 35, KN_KRP_STOP);
+    /* unknown type */
+    buf[2] = 1;
+    buf[3] = 0x42;
+    feed_raw(1, buf, n);
+    expect_error(KN_KRP_ERR_UNKNOWN_TYPE, 35, 0x42);
+    /* robot->controller types sent to the robot */
+    kn_krp_init(&m, KN_KRP_STATUS, 36, 0);
+    feed(1, &m);
+    expect_error(KN_KRP_ERR_UNKNOWN_TYPE, 36, KN_KRP_STATUS);
+    kn_krp_init(&m, KN_KRP_ACK, 37, 0);
+    feed(1, &m);
+    expect_error(KN_KRP_ERR_UNKNOWN_TYPE, 37, KN_KRP_ACK);
+    expect_none();
+    ck_assert_uint_eq(st()->envelope[KN_KRP_ESHORT], 1);
+    ck_assert_uint_eq(st()->envelope[KN_KRP_ETOOBIG], 1);
+    ck_assert_uint_eq(st()->envelope[KN_KRP_ELENGTH], 1);
+    ck_assert_uint_eq(st()->envelope[KN_KRP_EPAYLOAD], 1);
+    ck_assert_uint_eq(st()->envelope[KN_KRP_EVERSION], 1);
+    ck_assert_uint_eq(st()->envelope[KN_KRP_ETYPE], 1);
+    ck_assert_uint_eq(st()->not_to_robot, 2);
+    ck_assert_uint_eq(st()->errors_sent[KN_KRP_ERR_BAD_LENGTH], 4);
+    ck_assert_int_eq(cap.ncmd, 0);
+}
+END_TEST
+
+START_TEST(error_rate_limit_per_peer)
+{
+    uint8_t bad[12] = { 0x4B, 0x4E, 9, KN_KRP_STOP, 1, 0, 0, 0, 0, 0, 0, 0 };
+    for (int i = 0; i < 25; i++)
+        feed_raw(1, bad, sizeof bad);
+    ck_assert_int_eq(cap.nout, 10);
+    ck_assert_uint_eq(st()->drop_rate_limited, 15);
+    /* the bucket covers every ERROR: RANGE is limited too */
+    crawler(1, 1, 0, 9999, 0);
+    ck_assert_int_eq(cap.nout, 10);
+    /* other peers have their own bucket */
+    feed_raw(2, bad, sizeof bad);
+    ck_assert_int_eq(cap.nout, 11);
+    /* 10 per second refill */
+    now += 100 * MS;
+    feed_raw(1, bad, sizeof bad);
+    feed_raw(1, bad, sizeof bad);
+    ck_assert_int_eq(cap.nout, 12);
+    now += 1000 * MS;
+    for (int i = 0; i < 15; i++)
+        feed_raw(1, bad, sizeof bad);
+    ck_assert_int_eq(cap.nout, 22);
+    /* ACKs are not limited */
+    crawler(1, 2, KN_KRP_F_ACK_REQ, 100, 100);
+    ck_assert_int_eq(cap.nout, 23);
+}
+END_TEST
+
+/* ---- backend link ---- */
+
+START_TEST(backend_down_error_and_stored)
+{
+    kn_rules_backend(R, false);
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 1, KN_KRP_CRAWLER);
+    expect_ack(1, KN_KRP_CRAWLER);
+    ck_assert_int_eq(cap.ncmd, 1); /* still handed on: the link stores it */
+    flipper(1, 2, 0, 1, 100, 0, 0, 0);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 2, KN_KRP_FLIPPER);
+    simple(1, KN_KRP_STOP, 3, 0);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 3, KN_KRP_STOP);
+    simple(1, KN_KRP_STATUS_REQ, 4, 0);
+    ck_assert_uint_eq(next_out()->h.type, KN_KRP_STATUS);
+    ck_assert_uint_eq(st()->while_backend_down, 3);
+    struct kn_command sp;
+    kn_rules_setpoints(R, &sp);
+    ck_assert_uint_eq(sp.flipper_mask, 1);
+    /* clamped while down: RANGE, BACKEND_DOWN and ACK */
+    crawler(1, 5, KN_KRP_F_ACK_REQ, 900, 0);
+    expect_error(KN_KRP_ERR_RANGE, 5, KN_KRP_CRAWLER);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 5, KN_KRP_CRAWLER);
+    expect_ack(5, KN_KRP_CRAWLER);
+}
+END_TEST
+
+/* ---- peer table ---- */
+
+START_TEST(peer_table_bounded)
+{
+    kn_rules_free(R);
+    R = make(4);
+    kn_rules_backend(R, true);
+    for (int i = 0; i < 4; i++)
+        crawler(i, 100, 0, 100, 100);
+    ck_assert_uint_eq(kn_rules_peers(R)->used, 4);
+    /* a fifth while all are active: handled without state, counted */
+    crawler(4, 1, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(1, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->peers_overflow, 1);
+    subscribe(4, 2, 0, 100);
+    expect_error(KN_KRP_ERR_BUSY, 2, KN_KRP_SUBSCRIBE);
+    ck_assert_uint_eq(kn_rules_peers(R)->used, 4);
+    /* peers 0..3 kept their marks */
+    crawler(2, 99, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_none();
+    /* after 5 s of silence the oldest makes room */
+    now += 5000 * MS;
+    crawler(3, 101, 0, 100, 100); /* 3 is active again */
+    crawler(5, 1, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(1, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->peers_evicted, 1);
+    ck_assert_uint_eq(kn_rules_peers(R)->used, 4);
+    /* a flood of 10000 sources never grows the table */
+    for (int i = 0; i < 10000; i++) {
+        now += 1 * MS;
+        simple(100 + i, KN_KRP_STATUS_REQ, 1, 0);
+    }
+    ck_assert_uint_le(kn_rules_peers(R)->used, 4);
+    ck_assert_uint_gt(st()->peers_overflow, 9000); /* handled statelessly */
+    ck_assert_uint_ge(st()->peers_evicted, 3);
+}
+END_TEST
+
+START_TEST(halt_stops_belts)
+{
+    crawler(1, 1, 0, 300, 300);
+    kn_rules_halt(R, now);
+    ck_assert_int_eq(cap.ncmd, 2);
+    ck_assert_double_eq(cap.cmd[1].belt_speed_m_s[0], 0);
+    ck_assert_double_eq(cap.cmd[1].belt_speed_m_s[1], 0);
+    advance(2000 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("rules");
+    TCase *tc = tcase_create("krp1");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, hello_ack_fields);
+    tcase_add_test(tc, robot_seq_one_counter);
+    tcase_add_test(tc, status_from_latest_state);
+    tcase_add_test(tc, crawler_command_and_ack);
+    tcase_add_test(tc, crawler_clamped);
+    tcase_add_test(tc, flipper_mask_and_clamp);
+    tcase_add_test(tc, stop_holds_flippers_clears_flags);
+    tcase_add_test(tc, seq_older_ignored_shared_mark);
+    tcase_add_test(tc, seq_wraps_rfc1982);
+    tcase_add_test(tc, seq_mark_forgotten_on_hello_and_silence);
+    tcase_add_test(tc, ignored_setpoint_does_not_feed_watchdog);
+    tcase_add_test(tc, watchdog_trips_and_clears);
+    tcase_add_test(tc, watchdog_configurable);
+    tcase_add_test(tc, estop_latch);
+    tcase_add_test(tc, subscribe_push_and_cancel);
+    tcase_add_test(tc, subscribe_period_clamped);
+    tcase_add_test(tc, subscribe_max_8_busy);
+    tcase_add_test(tc, subscribe_lease);
+    tcase_add_test(tc, envelope_errors);
+    tcase_add_test(tc, error_rate_limit_per_peer);
+    tcase_add_test(tc, backend_down_error_and_stored);
+    tcase_add_test(tc, peer_table_bounded);
+    tcase_add_test(tc, halt_stops_belts);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
