@@ -1,0 +1,644 @@
+/* Scenario files (load, variants by deep merge) and the scenario runner:
+ * builds a world, runs the controller at 100 Hz and the physics at 1 kHz,
+ * samples the trajectory, applies the criterion and the global invariants
+ * (finite state, penetration, tip-over), measures the real-time factor, and
+ * writes the trajectory as CSV. */
+#include "scenario.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "jsonutil.h"
+
+#define DEG (M_PI / 180.0)
+#define SAMPLE_STEPS 10 /* 10 ms between controller updates and samples */
+
+const char *kn_expect_name(enum kn_expect e)
+{
+    return e == KN_EXPECT_PASS ? "pass" : e == KN_EXPECT_FAIL ? "fail" : "either";
+}
+
+/* Objects merge key by key, anything else replaces. */
+static int merge(cJSON *dst, const cJSON *src)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, src)
+    {
+        if (!e->string)
+            continue;
+        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, e->string);
+        if (d && cJSON_IsObject(d) && cJSON_IsObject(e)) {
+            if (merge(d, e))
+                return -1;
+            continue;
+        }
+        cJSON *dup = cJSON_Duplicate(e, 1);
+        if (!dup)
+            return -1;
+        if (d)
+            cJSON_ReplaceItemInObjectCaseSensitive(dst, e->string, dup);
+        else if (!cJSON_AddItemToObject(dst, e->string, dup)) {
+            cJSON_Delete(dup);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int kn_scenario_count(const char *path, char *err, size_t errlen)
+{
+    cJSON *root = kn_json_load(path, err, errlen);
+    if (!root)
+        return -1;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "variants");
+    int n = 1;
+    if (v) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1) {
+            snprintf(err, errlen, "%s: \"variants\" must be a non-empty array", path);
+            n = -1;
+        } else
+            n = cJSON_GetArraySize(v);
+    }
+    cJSON_Delete(root);
+    return n;
+}
+
+static int parse_flippers_deg(const cJSON *o, const char *key, double out[KN_NFLIPPERS],
+                              unsigned *mask, const char *ctx, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return 0;
+    double d[KN_NFLIPPERS];
+    if (kn_json_vec(o, key, KN_NFLIPPERS, -180, 180, d, 0, ctx, err, errlen))
+        return -1;
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        out[k] = d[k] * DEG;
+    if (mask)
+        *mask = 0xF;
+    return 0;
+}
+
+static int parse_script(const cJSON *arr, struct kn_scenario *sc, char *err, size_t errlen)
+{
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > KN_SCRIPT_MAX) {
+        snprintf(err, errlen, "%s: controller \"script\" must be an array of at most %d steps",
+                 sc->path, KN_SCRIPT_MAX);
+        return -1;
+    }
+    static const char *const keys[] = {"t", "belts", "twist", "flippers_deg", NULL};
+    const cJSON *e;
+    double last = -1;
+    cJSON_ArrayForEach(e, arr)
+    {
+        struct kn_script_step *st = &sc->script[sc->nscript];
+        memset(st, 0, sizeof *st);
+        char ctx[600];
+        snprintf(ctx, sizeof ctx, "%s: script[%d]", sc->path, sc->nscript);
+        double tw[2];
+        if (!cJSON_IsObject(e) || kn_json_only_keys(e, keys, ctx, err, errlen) ||
+            kn_json_num(e, "t", 0, 1e4, &st->t, ctx, err, errlen) ||
+            kn_json_vec(e, "belts", 2, -10, 10, st->belts, 1, ctx, err, errlen) ||
+            kn_json_vec(e, "twist", 2, -10, 10, tw, 1, ctx, err, errlen) ||
+            parse_flippers_deg(e, "flippers_deg", st->flip, &st->flip_mask, ctx, err, errlen)) {
+            if (!cJSON_IsObject(e))
+                snprintf(err, errlen, "%s: must be an object", ctx);
+            return -1;
+        }
+        st->has_belts = cJSON_GetObjectItemCaseSensitive(e, "belts") != NULL;
+        st->has_twist = cJSON_GetObjectItemCaseSensitive(e, "twist") != NULL;
+        if (st->has_twist) {
+            st->v = tw[0];
+            st->omega = tw[1];
+        }
+        if (st->t < last) {
+            snprintf(err, errlen, "%s: steps must be in time order", ctx);
+            return -1;
+        }
+        last = st->t;
+        sc->nscript++;
+    }
+    return 0;
+}
+
+static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, size_t errlen)
+{
+    struct kn_criterion *c = &sc->crit;
+    char ctx[600], type[32] = "";
+    snprintf(ctx, sizeof ctx, "%s: criterion", sc->path);
+    if (!cJSON_IsObject(o)) {
+        snprintf(err, errlen, "%s: missing object \"criterion\"", sc->path);
+        return -1;
+    }
+    if (kn_json_str_opt(o, "type", type, sizeof type, ctx, err, errlen))
+        return -1;
+    static const char *const names[] = {"cross", "straight", "rotate", "circle",
+                                        "return", "ramp",     "hold",   "settle"};
+    int found = -1;
+    for (int i = 0; i < 8; i++)
+        if (strcmp(type, names[i]) == 0)
+            found = i;
+    if (found < 0) {
+        snprintf(err, errlen,
+                 "%s: \"type\" must be cross, straight, rotate, circle, return, ramp, hold or "
+                 "settle",
+                 ctx);
+        return -1;
+    }
+    c->type = (enum kn_crit_type)found;
+    const struct kn_terrain *t = &sc->terrain;
+    /* defaults: research sec. 3 */
+    double margin = 0.3, tilt_deg = 80, pitch_deg = 1;
+    c->fall_z = -INFINITY;
+    c->level_z = -INFINITY;
+    c->stall_s = 10;
+    c->tol_m = 0.10;
+    c->yaw_tol = 0.05;
+    c->yaw_want = 6.0;
+    c->yaw_tol_rot = 0.6;
+    c->drift_m = 0.10;
+    c->after_s = 2.0;
+    c->rms_m = 0.03;
+    c->radius_tol = 0.15;
+    c->close_m = 0.10;
+    c->progress = 0.9;
+    c->slip_m = 0.01;
+    c->settle_s = 2.0;
+    c->creep_m = 0.02;
+    c->vel_tol = 0.001;
+    c->depth_tol = 0.002;
+    double fall_below = NAN;
+    static const char *const keys[] = {
+        "type",       "comment",    "margin_m",   "on_top",     "fall_below_m", "stall_s",
+        "max_tilt_deg", "target",   "tol_m",      "yaw_tol_rad", "yaw_rad",     "drift_m",
+        "after_s",    "rms_m",      "radius_tol", "close_m",    "drive_s",      "distance_m",
+        "progress",   "stop_s",     "slip_m",     "settle_s",   "creep_m",      "pitch_tol_deg",
+        "vel_tol_m_s", "depth_tol_m", "pass_x", "tol_rad", NULL};
+    int on_top = 0;
+    double drive[2] = {0, 0}, pass_x = NAN;
+    if (kn_json_only_keys(o, keys, ctx, err, errlen) ||
+        kn_json_num_opt(o, "margin_m", 0, 10, &margin, ctx, err, errlen) ||
+        kn_json_bool_opt(o, "on_top", &on_top, ctx, err, errlen) ||
+        kn_json_num_opt(o, "fall_below_m", -10, 10, &fall_below, ctx, err, errlen) ||
+        kn_json_num_opt(o, "stall_s", 0.1, 1000, &c->stall_s, ctx, err, errlen) ||
+        kn_json_num_opt(o, "max_tilt_deg", 1, 180, &tilt_deg, ctx, err, errlen) ||
+        kn_json_vec(o, "target", 2, -1e3, 1e3, c->target, 1, ctx, err, errlen) ||
+        kn_json_num_opt(o, "tol_m", 0, 100, &c->tol_m, ctx, err, errlen) ||
+        kn_json_num_opt(o, "yaw_tol_rad", 0, 10, &c->yaw_tol, ctx, err, errlen) ||
+        kn_json_num_opt(o, "yaw_rad", -1e3, 1e3, &c->yaw_want, ctx, err, errlen) ||
+        kn_json_num_opt(o, "drift_m", 0, 100, &c->drift_m, ctx, err, errlen) ||
+        kn_json_num_opt(o, "tol_rad", 0, 100, &c->yaw_tol_rot, ctx, err, errlen) ||
+        kn_json_num_opt(o, "after_s", 0, 1e3, &c->after_s, ctx, err, errlen) ||
+        kn_json_num_opt(o, "rms_m", 0, 10, &c->rms_m, ctx, err, errlen) ||
+        kn_json_num_opt(o, "radius_tol", 0, 10, &c->radius_tol, ctx, err, errlen) ||
+        kn_json_num_opt(o, "close_m", 0, 10, &c->close_m, ctx, err, errlen) ||
+        kn_json_vec(o, "drive_s", 2, 0, 1e4, drive, 1, ctx, err, errlen) ||
+        kn_json_num_opt(o, "distance_m", 0, 1e3, &c->distance, ctx, err, errlen) ||
+        kn_json_num_opt(o, "progress", 0, 2, &c->progress, ctx, err, errlen) ||
+        kn_json_num_opt(o, "stop_s", 0, 1e4, &c->stop_at, ctx, err, errlen) ||
+        kn_json_num_opt(o, "slip_m", 0, 10, &c->slip_m, ctx, err, errlen) ||
+        kn_json_num_opt(o, "settle_s", 0, 1e3, &c->settle_s, ctx, err, errlen) ||
+        kn_json_num_opt(o, "creep_m", 0, 10, &c->creep_m, ctx, err, errlen) ||
+        kn_json_num_opt(o, "pitch_tol_deg", 0, 180, &pitch_deg, ctx, err, errlen) ||
+        kn_json_num_opt(o, "vel_tol_m_s", 0, 10, &c->vel_tol, ctx, err, errlen) ||
+        kn_json_num_opt(o, "depth_tol_m", 0, 1, &c->depth_tol, ctx, err, errlen) ||
+        kn_json_num_opt(o, "pass_x", -1e3, 1e3, &pass_x, ctx, err, errlen))
+        return -1;
+    c->on_top = on_top;
+    c->max_tilt = tilt_deg * DEG;
+    c->pitch_tol = pitch_deg * DEG;
+    c->drive_from = drive[0];
+    c->drive_to = drive[1];
+    /* obstacle geometry comes from the terrain so variants only change it there */
+    c->pass_x = isnan(pass_x) ? t->far_x + margin : pass_x;
+    c->level_z = on_top ? t->top_z : -INFINITY;
+    if (!isnan(fall_below))
+        c->fall_z = fall_below;
+    return 0;
+}
+
+int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err, size_t errlen)
+{
+    memset(sc, 0, sizeof *sc);
+    snprintf(sc->path, sizeof sc->path, "%s", path);
+    cJSON *root = kn_json_load(path, err, errlen);
+    if (!root)
+        return -1;
+    int rc = -1;
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(root, "variants");
+    sc->nvariants = 1;
+    if (vars) {
+        if (!cJSON_IsArray(vars) || v < 0 || v >= cJSON_GetArraySize(vars)) {
+            snprintf(err, errlen, "%s: no variant %d", path, v);
+            goto out;
+        }
+        sc->nvariants = cJSON_GetArraySize(vars);
+        const cJSON *var = cJSON_GetArrayItem(vars, v);
+        if (!cJSON_IsObject(var)) {
+            snprintf(err, errlen, "%s: variants[%d] must be an object", path, v);
+            goto out;
+        }
+        cJSON *copy = cJSON_Duplicate(var, 1);
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "variants");
+        int m = copy ? merge(root, copy) : -1;
+        cJSON_Delete(copy);
+        if (m) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            goto out;
+        }
+    } else if (v != 0) {
+        snprintf(err, errlen, "%s: no variant %d", path, v);
+        goto out;
+    }
+    sc->variant = v;
+    static const char *const keys[] = {"name",      "title",      "group",     "param",
+                                       "comment",   "robot",      "terrain",   "physics",
+                                       "start",     "duration_s", "controller", "criterion",
+                                       "expect",    "monotone",   "view",      "deviation",
+                                       NULL};
+    if (kn_json_only_keys(root, keys, path, err, errlen) ||
+        kn_json_str_opt(root, "name", sc->name, sizeof sc->name, path, err, errlen) ||
+        kn_json_str_opt(root, "title", sc->title, sizeof sc->title, path, err, errlen) ||
+        kn_json_str_opt(root, "group", sc->group, sizeof sc->group, path, err, errlen) ||
+        kn_json_str_opt(root, "param", sc->param, sizeof sc->param, path, err, errlen) ||
+        kn_json_bool_opt(root, "monotone", &sc->monotone, path, err, errlen) ||
+        kn_json_str_opt(root, "deviation", sc->deviation, sizeof sc->deviation, path, err,
+                        errlen))
+        goto out;
+    if (!sc->name[0]) {
+        snprintf(err, errlen, "%s: missing \"name\"", path);
+        goto out;
+    }
+    /* robot */
+    char rel[256] = "../robots/kenaf.json", rpath[1024];
+    if (kn_json_str_opt(root, "robot", rel, sizeof rel, path, err, errlen))
+        goto out;
+    kn_path_join(path, rel, rpath, sizeof rpath);
+    if (kn_robot_load(rpath, &sc->rp, err, errlen))
+        goto out;
+    /* physics */
+    kn_physics_defaults(&sc->pp);
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(root, "physics");
+    if (ph && kn_physics_from_json(ph, &sc->pp, err, errlen))
+        goto out;
+    /* terrain: {"file": ..., overrides...} or an inline terrain object */
+    const cJSON *tj = cJSON_GetObjectItemCaseSensitive(root, "terrain");
+    if (!cJSON_IsObject(tj)) {
+        snprintf(err, errlen, "%s: missing object \"terrain\"", path);
+        goto out;
+    }
+    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tj, "file");
+    if (tf) {
+        char tpath[1024];
+        if (!cJSON_IsString(tf)) {
+            snprintf(err, errlen, "%s: terrain \"file\" must be a string", path);
+            goto out;
+        }
+        kn_path_join(path, tf->valuestring, tpath, sizeof tpath);
+        if (kn_terrain_load(tpath, tj, &sc->terrain, err, errlen))
+            goto out;
+    } else if (kn_terrain_from_json(tj, path, &sc->terrain, err, errlen))
+        goto out;
+    if (sc->param[0]) {
+        const cJSON *pv = cJSON_GetObjectItemCaseSensitive(tj, sc->param);
+        sc->param_value = cJSON_IsNumber(pv) ? pv->valuedouble : NAN;
+    }
+    /* start */
+    sc->start = (struct kn_pose){-1.0, 0, NAN, 0, 0, 0};
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "start");
+    if (st) {
+        static const char *const sk[] = {"x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg",
+                                         "flippers_deg", NULL};
+        char ctx[600];
+        snprintf(ctx, sizeof ctx, "%s: start", path);
+        double r = 0, p = 0, y = 0;
+        if (!cJSON_IsObject(st) || kn_json_only_keys(st, sk, ctx, err, errlen) ||
+            kn_json_num_opt(st, "x", -1e3, 1e3, &sc->start.x, ctx, err, errlen) ||
+            kn_json_num_opt(st, "y", -1e3, 1e3, &sc->start.y, ctx, err, errlen) ||
+            kn_json_num_opt(st, "z", -1e3, 1e3, &sc->start.z, ctx, err, errlen) ||
+            kn_json_num_opt(st, "roll_deg", -180, 180, &r, ctx, err, errlen) ||
+            kn_json_num_opt(st, "pitch_deg", -90, 90, &p, ctx, err, errlen) ||
+            kn_json_num_opt(st, "yaw_deg", -360, 360, &y, ctx, err, errlen) ||
+            parse_flippers_deg(st, "flippers_deg", sc->start_flip, NULL, ctx, err, errlen)) {
+            if (!cJSON_IsObject(st))
+                snprintf(err, errlen, "%s: must be an object", ctx);
+            goto out;
+        }
+        sc->start.roll = r * DEG;
+        sc->start.pitch = p * DEG;
+        sc->start.yaw = y * DEG;
+    }
+    sc->duration = 30;
+    if (kn_json_num_opt(root, "duration_s", 0.01, 3600, &sc->duration, path, err, errlen))
+        goto out;
+    /* controller */
+    const cJSON *ct = cJSON_GetObjectItemCaseSensitive(root, "controller");
+    if (!cJSON_IsObject(ct)) {
+        snprintf(err, errlen, "%s: missing object \"controller\"", path);
+        goto out;
+    }
+    char ctype[32] = "";
+    char cctx[600];
+    snprintf(cctx, sizeof cctx, "%s: controller", path);
+    if (kn_json_str_opt(ct, "type", ctype, sizeof ctype, cctx, err, errlen))
+        goto out;
+    if (strcmp(ctype, "script") == 0) {
+        static const char *const ck[] = {"type", "comment", "script", NULL};
+        sc->ctrl = KN_CTRL_SCRIPT;
+        if (kn_json_only_keys(ct, ck, cctx, err, errlen) ||
+            parse_script(cJSON_GetObjectItemCaseSensitive(ct, "script"), sc, err, errlen))
+            goto out;
+    } else if (strcmp(ctype, "kurose_flippers") == 0) {
+        static const char *const ck[] = {"type",     "comment",  "belt_m_s", "approach_deg",
+                                         "push_deg", "rear_deg", "rear_start_deg",
+                                         "rear_pitch_deg", "top_tol_m", "pause_belts",
+                                         "retract_m", NULL};
+        double a = 45, pu = -30, re = -30, rs = 0, rpd = 90;
+        sc->ctrl = KN_CTRL_KUROSE;
+        sc->k_belt = 0.3;
+        sc->k_top_tol = 10;
+        sc->k_retract = 100;
+        if (kn_json_only_keys(ct, ck, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "belt_m_s", -5, 5, &sc->k_belt, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "approach_deg", -180, 180, &a, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "push_deg", -180, 180, &pu, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "rear_deg", -180, 180, &re, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "rear_start_deg", -180, 180, &rs, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "rear_pitch_deg", 0, 90, &rpd, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "top_tol_m", 0, 10, &sc->k_top_tol, cctx, err, errlen) ||
+            kn_json_bool_opt(ct, "pause_belts", &sc->k_pause, cctx, err, errlen) ||
+            kn_json_num_opt(ct, "retract_m", 0, 100, &sc->k_retract, cctx, err, errlen))
+            goto out;
+        sc->k_rear_pitch = rpd * DEG;
+        sc->k_approach = a * DEG;
+        sc->k_push = pu * DEG;
+        sc->k_rear = re * DEG;
+        sc->k_rear_start = rs * DEG;
+    } else {
+        snprintf(err, errlen, "%s: \"type\" must be \"script\" or \"kurose_flippers\"", cctx);
+        goto out;
+    }
+    if (parse_criterion(cJSON_GetObjectItemCaseSensitive(root, "criterion"), sc, err, errlen))
+        goto out;
+    char ex[16] = "pass", view[16] = "";
+    if (kn_json_str_opt(root, "expect", ex, sizeof ex, path, err, errlen) ||
+        kn_json_str_opt(root, "view", view, sizeof view, path, err, errlen))
+        goto out;
+    if (strcmp(ex, "pass") == 0)
+        sc->expect = KN_EXPECT_PASS;
+    else if (strcmp(ex, "fail") == 0)
+        sc->expect = KN_EXPECT_FAIL;
+    else if (strcmp(ex, "either") == 0)
+        sc->expect = KN_EXPECT_EITHER;
+    else {
+        snprintf(err, errlen, "%s: \"expect\" must be pass, fail or either", path);
+        goto out;
+    }
+    if (view[0])
+        sc->view_side = strcmp(view, "side") == 0;
+    else
+        sc->view_side = sc->terrain.type != KN_TERRAIN_FLAT &&
+                        sc->terrain.type != KN_TERRAIN_HEIGHTFIELD;
+    rc = 0;
+out:
+    if (rc)
+        kn_terrain_free(&sc->terrain);
+    cJSON_Delete(root);
+    return rc;
+}
+
+void kn_scenario_free(struct kn_scenario *sc)
+{
+    kn_terrain_free(&sc->terrain);
+}
+
+void kn_result_free(struct kn_result *res)
+{
+    free(res->samples);
+    res->samples = NULL;
+    res->nsamples = 0;
+}
+
+/* ---- controllers ---- */
+
+struct ctrl_state {
+    int started;
+    int next;  /* script: next step */
+    int phase; /* kurose: 0 approach, 1 front pushing, 2 rear pushing */
+    int resumed;
+};
+
+static void ctrl_update(const struct kn_scenario *sc, struct ctrl_state *cs, struct kn_world *w,
+                        int id, double t, const struct kn_truth *tr)
+{
+    if (sc->ctrl == KN_CTRL_SCRIPT) {
+        while (cs->next < sc->nscript && sc->script[cs->next].t <= t + 1e-9) {
+            const struct kn_script_step *st = &sc->script[cs->next++];
+            if (st->has_belts)
+                kn_world_set_belts(w, id, st->belts[0], st->belts[1]);
+            if (st->has_twist)
+                kn_world_set_twist(w, id, st->v, st->omega);
+            if (st->flip_mask)
+                kn_world_set_flippers(w, id, st->flip, st->flip_mask);
+        }
+        return;
+    }
+    /* Kurose sequence: approach with the front flippers up; when a front
+     * flipper touches the obstacle, push them down; once the CoG is past the
+     * obstacle edge, push the rear flippers down too */
+    double f[KN_NFLIPPERS];
+    if (!cs->started) {
+        cs->started = 1;
+        f[KN_FL] = f[KN_FR] = sc->k_approach;
+        f[KN_RL] = f[KN_RR] = sc->k_rear_start;
+        kn_world_set_flippers(w, id, f, 0xF);
+        kn_world_set_belts(w, id, sc->k_belt, sc->k_belt);
+    }
+    /* "on the step": a front flipper touches the obstacle at (nearly) its top */
+    int on = 0;
+    for (int k = KN_FL; k <= KN_FR; k++)
+        on |= (tr->part_tags[KN_PART_FLIPPER_FL + k] & KN_TAG_OBSTACLE) &&
+              tr->part_zmax[KN_PART_FLIPPER_FL + k] >= sc->terrain.top_z - sc->k_top_tol;
+    if (cs->phase == 0 && on) {
+        f[KN_FL] = f[KN_FR] = sc->k_push;
+        kn_world_set_flippers(w, id, f, (1u << KN_FL) | (1u << KN_FR));
+        if (sc->k_pause)
+            kn_world_set_belts(w, id, 0, 0);
+        cs->phase = 1;
+    }
+    /* an operator holds the belts while the front flippers swing down */
+    if (cs->phase >= 1 && sc->k_pause && !cs->resumed) {
+        struct kn_state st;
+        kn_world_state(w, id, &st);
+        if (fabs(st.flipper_rad[KN_FL] - sc->k_push) < 0.05 &&
+            fabs(st.flipper_rad[KN_FR] - sc->k_push) < 0.05) {
+            kn_world_set_belts(w, id, sc->k_belt, sc->k_belt);
+            cs->resumed = 1;
+        }
+    }
+    /* body pitch, nose up positive: from the body x axis (first column) */
+    double nose_up = asin(tr->rot[6] < -1 ? -1 : tr->rot[6] > 1 ? 1 : tr->rot[6]);
+    if (cs->phase == 1 && (tr->cog[0] >= sc->terrain.edge_x || nose_up >= sc->k_rear_pitch)) {
+        f[KN_RL] = f[KN_RR] = sc->k_rear;
+        kn_world_set_flippers(w, id, f, (1u << KN_RL) | (1u << KN_RR));
+        cs->phase = 2;
+    }
+    /* on top: fold every flipper back in line to drive off the edge */
+    if (cs->phase == 2 && tr->cog[0] >= sc->terrain.edge_x + sc->k_retract) {
+        f[0] = f[1] = f[2] = f[3] = 0;
+        kn_world_set_flippers(w, id, f, 0xF);
+        cs->phase = 3;
+    }
+}
+
+/* CPU time of this thread: the real-time factor is per core and does not
+ * depend on what else the machine runs. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double wrap(double a)
+{
+    while (a > M_PI)
+        a -= 2 * M_PI;
+    while (a <= -M_PI)
+        a += 2 * M_PI;
+    return a;
+}
+
+static void take_sample(struct kn_world *w, int id, const struct kn_sample *prev,
+                        struct kn_sample *s)
+{
+    struct kn_state st;
+    struct kn_truth tr;
+    kn_world_state(w, id, &st);
+    kn_world_truth(w, id, &tr);
+    s->t = st.time_s;
+    memcpy(s->origin, tr.origin, sizeof s->origin);
+    memcpy(s->cog, tr.cog, sizeof s->cog);
+    memcpy(s->rpy, st.rpy_rad, sizeof s->rpy);
+    memcpy(s->vel, tr.vel, sizeof s->vel);
+    s->yaw_unwrapped = prev ? prev->yaw_unwrapped + wrap(st.rpy_rad[2] - prev->rpy[2])
+                            : st.rpy_rad[2];
+    memcpy(s->belts, st.belt_speed_m_s, sizeof s->belts);
+    memcpy(s->flip, st.flipper_rad, sizeof s->flip);
+    memcpy(s->torque, st.flipper_torque_nm, sizeof s->torque);
+    s->contacts = tr.contacts;
+    s->zmin = tr.contact_zmin;
+    s->max_depth = tr.max_depth;
+    s->battery = st.battery_v;
+    kn_world_outline(w, id, &s->outline);
+}
+
+static int sample_finite(const struct kn_sample *s)
+{
+    const double v[] = {s->origin[0], s->origin[1], s->origin[2], s->rpy[0], s->rpy[1],
+                        s->rpy[2],    s->vel[0],    s->vel[1],    s->vel[2], s->flip[0],
+                        s->flip[1],   s->flip[2],   s->flip[3],   s->torque[0]};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
+
+int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->finite = 1;
+    struct kn_world *w = kn_world_create(&sc->pp);
+    if (!w)
+        return -1;
+    if (kn_world_set_terrain(w, &sc->terrain)) {
+        kn_world_destroy(w);
+        return -1;
+    }
+    int id = kn_world_spawn(w, &sc->rp, &sc->start, sc->start_flip);
+    if (id < 0) {
+        kn_world_destroy(w);
+        return -1;
+    }
+    struct kn_crit_state *cs = kn_crit_begin(sc);
+    if (!cs) {
+        kn_world_destroy(w);
+        return -1;
+    }
+    int cap = keep_samples ? (int)(sc->duration * 1000 / SAMPLE_STEPS) + 2 : 0;
+    if (cap) {
+        res->samples = malloc((size_t)cap * sizeof *res->samples);
+        if (!res->samples) {
+            kn_crit_free(cs);
+            kn_world_destroy(w);
+            return -1;
+        }
+    }
+    struct ctrl_state ctl = {0, 0, 0, 0};
+    struct kn_sample cur, prev;
+    struct kn_truth tr;
+    int decided = 0, passed = 0, have_prev = 0;
+    long nsteps = lround(sc->duration / sc->pp.step_s);
+    double t0 = now_s();
+    take_sample(w, id, NULL, &cur);
+    kn_world_truth(w, id, &tr);
+    for (long step = 0; step <= nsteps; step += SAMPLE_STEPS) {
+        if (step > 0) {
+            kn_world_step(w, SAMPLE_STEPS);
+            take_sample(w, id, have_prev ? &prev : NULL, &cur);
+            kn_world_truth(w, id, &tr);
+        }
+        prev = cur;
+        have_prev = 1;
+        if (res->samples && res->nsamples < cap)
+            res->samples[res->nsamples++] = cur;
+        if (!sample_finite(&cur)) {
+            res->finite = 0;
+            snprintf(res->why, sizeof res->why, "non-finite state at t=%.2f s", cur.t);
+            passed = 0;
+            decided = 1;
+            break;
+        }
+        if (cur.max_depth > res->max_depth)
+            res->max_depth = cur.max_depth;
+        double tilt = fmax(fabs(cur.rpy[0]), fabs(cur.rpy[1]));
+        if (tilt > res->max_tilt)
+            res->max_tilt = tilt;
+        if (kn_crit_sample(cs, &cur, &passed, res->why, sizeof res->why)) {
+            decided = 1;
+            break;
+        }
+        ctrl_update(sc, &ctl, w, id, cur.t, &tr);
+    }
+    if (!decided)
+        kn_crit_end(cs, &passed, res->why, sizeof res->why);
+    res->cpu_s = now_s() - t0;
+    res->sim_s = kn_world_time(w);
+    res->rtf = res->cpu_s > 0 ? res->sim_s / res->cpu_s : 0;
+    res->hash = kn_world_hash(w);
+    res->passed = passed && res->finite;
+    res->matches = sc->expect == KN_EXPECT_EITHER || (sc->expect == KN_EXPECT_PASS) == res->passed;
+    kn_crit_free(cs);
+    kn_world_destroy(w);
+    return 0;
+}
+
+int kn_result_write_csv(const struct kn_result *res, FILE *f)
+{
+    fprintf(f, "t_s,x_m,y_m,z_m,roll_rad,pitch_rad,yaw_rad,cog_x_m,cog_z_m,belt_l_m_s,"
+               "belt_r_m_s,flip_fl_rad,flip_fr_rad,flip_rl_rad,flip_rr_rad,tq_fl_nm,tq_fr_nm,"
+               "tq_rl_nm,tq_rr_nm,contacts,max_depth_m,battery_v\n");
+    for (int i = 0; i < res->nsamples; i++) {
+        const struct kn_sample *s = &res->samples[i];
+        fprintf(f,
+                "%.3f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,"
+                "%.3f,%.3f,%.3f,%.3f,%d,%.5f,%.3f\n",
+                s->t, s->origin[0], s->origin[1], s->origin[2], s->rpy[0], s->rpy[1], s->rpy[2],
+                s->cog[0], s->cog[2], s->belts[0], s->belts[1], s->flip[0], s->flip[1],
+                s->flip[2], s->flip[3], s->torque[0], s->torque[1], s->torque[2], s->torque[3],
+                s->contacts, s->max_depth, s->battery);
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,138 @@
+/* Scenarios: a JSON file (config/scenarios/) names a robot file, a terrain,
+ * a start pose, a controller (timed script or the Kurose flipper sequence)
+ * and a pass criterion, optionally as a list of variants (e.g. step heights).
+ * kn_scenario_run() simulates one variant, records the trajectory and says
+ * whether the criterion held. */
+#ifndef KN_ENGINE_SCENARIO_H
+#define KN_ENGINE_SCENARIO_H
+
+#include <stdio.h>
+
+#include "params.h"
+#include "terrain.h"
+#include "world.h"
+
+#define KN_SCRIPT_MAX 32
+
+enum kn_expect { KN_EXPECT_PASS, KN_EXPECT_FAIL, KN_EXPECT_EITHER };
+
+struct kn_script_step {
+    double t;
+    int has_belts, has_twist;
+    double belts[2];
+    double v, omega;
+    unsigned flip_mask;
+    double flip[KN_NFLIPPERS];
+};
+
+enum kn_ctrl_type { KN_CTRL_SCRIPT, KN_CTRL_KUROSE };
+
+enum kn_crit_type {
+    KN_CRIT_CROSS,     /* pass an obstacle: steps, trenches, stairs, pallet, rough ground */
+    KN_CRIT_STRAIGHT,  /* end near a target point with small yaw */
+    KN_CRIT_ROTATE,    /* accumulated yaw and drift */
+    KN_CRIT_CIRCLE,    /* circle fit of the path */
+    KN_CRIT_RETURN,    /* back to the start pose */
+    KN_CRIT_RAMP,      /* progress up a ramp, then hold */
+    KN_CRIT_HOLD,      /* no creep after settling (stand on stairs, static slope) */
+    KN_CRIT_SETTLE,    /* drop and settle */
+};
+
+struct kn_criterion {
+    enum kn_crit_type type;
+    /* cross */
+    double pass_x, level_z, fall_z, stall_s, max_tilt;
+    int on_top; /* all contacts must be on level_z */
+    /* straight / return */
+    double target[2], tol_m, yaw_tol;
+    /* rotate */
+    double yaw_want, yaw_tol_rot, drift_m;
+    /* circle */
+    double after_s, rms_m, radius_tol, close_m;
+    /* ramp */
+    double drive_from, drive_to, distance, progress, stop_at, slip_m;
+    /* hold / settle */
+    double settle_s, creep_m, pitch_tol, vel_tol, depth_tol;
+};
+
+struct kn_scenario {
+    char path[512];
+    char name[96];
+    char title[160];  /* one line for people */
+    char group[64];   /* table section */
+    char param[32];   /* the swept parameter for the table ("height", ...) */
+    double param_value;
+    int variant, nvariants;
+    int monotone;     /* variants ordered so that outcomes must not go fail -> pass */
+    struct kn_robot_params rp;
+    struct kn_physics_params pp;
+    struct kn_terrain terrain;
+    struct kn_pose start;
+    double start_flip[KN_NFLIPPERS];
+    double duration;
+    enum kn_ctrl_type ctrl;
+    struct kn_script_step script[KN_SCRIPT_MAX];
+    int nscript;
+    /* Kurose flipper sequence (research sec. 3b) */
+    double k_belt, k_approach, k_push, k_rear, k_rear_start;
+    double k_rear_pitch; /* also push the rear flippers once the nose is up this much */
+    int k_pause;         /* belts stop while the front flippers swing down */
+    double k_retract;    /* fold all flippers once the CoG is this far past the edge [m] */
+    double k_top_tol;    /* front contact counts when this close to the obstacle top [m] */
+    struct kn_criterion crit;
+    enum kn_expect expect;
+    char deviation[256]; /* a known, explained disagreement with the reference */
+    int view_side; /* plot: 1 side view, 0 top view */
+};
+
+/* One sample of the trajectory (every 10 ms). */
+struct kn_sample {
+    double t;
+    double origin[3], cog[3], rpy[3], yaw_unwrapped;
+    double vel[3];
+    double belts[2];
+    double flip[KN_NFLIPPERS], torque[KN_NFLIPPERS];
+    int contacts;
+    double zmin, max_depth, battery;
+    struct kn_outline outline;
+};
+
+struct kn_result {
+    int passed;            /* the criterion held */
+    int matches;           /* passed agrees with expect */
+    char why[256];         /* what decided it, with numbers */
+    double sim_s, cpu_s, rtf;
+    double max_depth;      /* over the run [m] */
+    double max_tilt;       /* max |roll|, |pitch| [rad] */
+    int finite;            /* no NaN/Inf seen */
+    unsigned long long hash; /* world hash at the end */
+    struct kn_sample *samples;
+    int nsamples;
+};
+
+/* Number of variants in a scenario file (1 without "variants"); -1 on error. */
+int kn_scenario_count(const char *path, char *err, size_t errlen);
+/* Loads variant v of a scenario file. */
+int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err, size_t errlen);
+void kn_scenario_free(struct kn_scenario *sc);
+
+/* Runs it; keep_samples = 0 records nothing (faster, no CSV/SVG). */
+int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_result *res);
+void kn_result_free(struct kn_result *res);
+
+const char *kn_expect_name(enum kn_expect e);
+
+int kn_result_write_csv(const struct kn_result *res, FILE *f);
+int kn_plot_write_svg(const struct kn_scenario *sc, const struct kn_result *res, FILE *f);
+
+/* Criteria (criteria.c). */
+struct kn_crit_state;
+struct kn_crit_state *kn_crit_begin(const struct kn_scenario *sc);
+/* Returns 1 when decided (then *passed and why are set). */
+int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *s, int *passed, char *why,
+                   size_t whylen);
+/* At the end of the run: final decision. */
+void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen);
+void kn_crit_free(struct kn_crit_state *cs);
+
+#endif

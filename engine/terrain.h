@@ -1,0 +1,93 @@
+/* Terrains of the built-in engine: a terrain file (config/terrains/)
+ * names a type and its parameters; kn_terrain_build() turns it into static
+ * primitives (planes, oriented boxes, one heightfield) that the world loads
+ * as ODE geoms. Nothing here touches ODE. */
+#ifndef KN_ENGINE_TERRAIN_H
+#define KN_ENGINE_TERRAIN_H
+
+#include <stddef.h>
+
+struct cJSON;
+
+#define KN_TERRAIN_MAX_PARTS 64
+
+/* What a part is, for criteria and controllers (which level a robot touches). */
+enum kn_tag {
+    KN_TAG_GROUND = 1,   /* the level the robot starts on */
+    KN_TAG_OBSTACLE = 2, /* step, stairs, pallet, ramp, far side of a trench */
+    KN_TAG_PIT = 4,      /* trench floor */
+};
+
+enum kn_part_kind { KN_PART_PLANE, KN_PART_BOX, KN_PART_HFIELD };
+
+struct kn_part {
+    enum kn_part_kind kind;
+    int tag;
+    double c[3];    /* box centre; plane: a point on it */
+    double half[3]; /* box half extents */
+    double pitch;   /* box rotation about y (+ lowers +x end, right-handed) */
+    double yaw;     /* then about z */
+    double n[3];    /* plane normal (up) */
+};
+
+enum kn_terrain_type {
+    KN_TERRAIN_FLAT,
+    KN_TERRAIN_STEP,
+    KN_TERRAIN_TRENCH,
+    KN_TERRAIN_STAIRS,
+    KN_TERRAIN_RAMP,
+    KN_TERRAIN_PALLET,
+    KN_TERRAIN_HEIGHTFIELD,
+};
+
+struct kn_terrain {
+    enum kn_terrain_type type;
+    char name[64];
+    /* parameters (only those of the type matter) */
+    double height;     /* step height [m] */
+    double width;      /* trench width [m] */
+    double rise, run;  /* stairs [m] */
+    int count;         /* stairs */
+    double angle;      /* ramp angle / flat tilt [rad] */
+    double edge_x;     /* x of the obstacle's near edge [m] */
+    double length;     /* obstacle / ramp length along x [m] */
+    double span_y;     /* obstacle extent across [m] */
+    double depth;      /* trench depth [m] */
+    double landing;    /* stairs / ramp top landing length [m] */
+    double pose[3];    /* x, y, yaw applied to the whole terrain */
+    /* heightfield */
+    char hf_file[512];
+    double hf_cell;
+    double hf_scale;
+    int hf_nx, hf_ny;  /* samples along x, y */
+    double *hf;        /* hf[j * hf_nx + i], j along +y, metres (owned) */
+    /* derived by kn_terrain_build, in terrain coordinates (before pose) */
+    double far_x;      /* x beyond which the obstacle is passed (trench far edge, stairs
+                          top landing, pallet far edge) */
+    double top_z;      /* height of the upper level */
+    int nparts;
+    struct kn_part parts[KN_TERRAIN_MAX_PARTS];
+};
+
+/* Reads a terrain file; keys in override (may be NULL) replace the file's
+ * (so a scenario can say {"file": "step.json", "height": 0.2}). Builds parts.
+ * On error returns -1 with a message naming the file and key. */
+int kn_terrain_load(const char *path, const struct cJSON *override, struct kn_terrain *t,
+                    char *err, size_t errlen);
+/* From a JSON object (type and parameters); base_path resolves a
+ * heightfield's data file. */
+int kn_terrain_from_json(const struct cJSON *o, const char *base_path, struct kn_terrain *t,
+                         char *err, size_t errlen);
+/* Fills parts from the parameters; -1 if they do not fit KN_TERRAIN_MAX_PARTS. */
+int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen);
+/* Frees the heightfield samples. */
+void kn_terrain_free(struct kn_terrain *t);
+/* Deep copy (heightfield samples included). */
+int kn_terrain_copy(struct kn_terrain *dst, const struct kn_terrain *src);
+const char *kn_terrain_type_name(enum kn_terrain_type t);
+
+/* Reads a heightfield data file: whitespace-separated heights in metres,
+ * one line per row along +y, all rows the same length; '#' starts a comment. */
+int kn_heightfield_read(const char *path, double **h, int *nx, int *ny, char *err, size_t errlen);
+
+#endif
