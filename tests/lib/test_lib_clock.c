@@ -1,0 +1,86 @@
+/* Integration tests of the robot clock: hrt_time follows the robot's
+ * simulated time and hrt_sleep sleeps on it, so with the test robot running
+ * 5x faster than real time a sleep takes about a fifth of the wall time. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "kenaf.h"
+#include "robot_fixture.h"
+
+START_TEST(sleep_follows_fast_robot_clock)
+{
+    kn_test_env(1000);
+    struct kn_robot r;
+    const char *args[] = {"--time-scale", "5", NULL};
+    kn_robot_start(&r, 0, args);
+    ck_assert_int_eq(hrt_kenaf_init(), 0);
+    ck_assert_int_eq(hrt_sleep(0.3), 0); /* let the rate estimate settle */
+    double t0 = hrt_time(), w0 = kn_now_s();
+    ck_assert_int_eq(hrt_sleep(2.0), 0);
+    double t1 = hrt_time(), w1 = kn_now_s();
+    ck_assert_msg(t1 - t0 >= 2.0, "robot clock advanced only %.3f s", t1 - t0);
+    ck_assert_msg(w1 - w0 < 0.6 * 2.0, "sleeping 2 s of robot time took %.3f s of wall time",
+                  w1 - w0);
+    hrt_kenaf_exit();
+    kn_robot_stop(&r);
+}
+END_TEST
+
+START_TEST(time_is_robot_time_and_monotonic)
+{
+    kn_test_env(1000);
+    struct kn_robot r;
+    kn_robot_start(&r, 0, NULL);
+    ck_assert_int_eq(hrt_kenaf_init(), 0);
+    hrt_status st;
+    ck_assert_int_eq(hrt_get_status(&st), 0);
+    double prev = hrt_time();
+    ck_assert_double_ge(prev, st.time_s);
+    ck_assert_double_lt(prev, st.time_s + 0.5);
+    double w0 = kn_now_s();
+    while (kn_now_s() - w0 < 0.5) {
+        double t = hrt_time();
+        ck_assert_double_ge(t, prev);
+        prev = t;
+    }
+    double w1 = kn_now_s(), t1 = hrt_time();
+    ck_assert_int_eq(hrt_sleep(0.5), 0);
+    ck_assert_double_ge(hrt_time() - t1, 0.5);
+    ck_assert_double_ge(kn_now_s() - w1, 0.3); /* it did sleep (1x robot) */
+    ck_assert_int_eq(hrt_sleep(-1), HRT_EINVAL);
+    ck_assert_int_eq(hrt_sleep(0), 0);
+    hrt_kenaf_exit();
+    kn_robot_stop(&r);
+}
+END_TEST
+
+START_TEST(sleep_ends_with_timeout_when_robot_falls_silent)
+{
+    kn_test_env(400);
+    struct kn_robot r;
+    const char *args[] = {"--mute-after", "0.5", NULL};
+    kn_robot_start(&r, 0, args);
+    ck_assert_int_eq(hrt_kenaf_init(), 0);
+    double w0 = kn_now_s();
+    ck_assert_int_eq(hrt_sleep(30), HRT_ETIMEOUT);
+    ck_assert_double_lt(kn_now_s() - w0, 0.5 + 0.4 + 2.0);
+    hrt_kenaf_exit();
+    kn_robot_stop(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("libkenaf_clock");
+    TCase *tc = tcase_create("clock");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, sleep_follows_fast_robot_clock);
+    tcase_add_test(tc, time_is_robot_time_and_monotonic);
+    tcase_add_test(tc, sleep_ends_with_timeout_when_robot_falls_silent);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
