@@ -74,7 +74,6 @@ void kn_lib_debug(const char *fmt, ...)
 
 double kn_lib_mm_per_count_locked(void)
 {
-    /* counts_per_m is the robot's encoder ratio (HELLO_ACK, validated > 0);
-     * the mm -> m scaling is the conversion module's. */
-    return 1.0 / ((double)kn_lib.hello.counts_per_m * kn_conv_mm_to_m(1));
+    /* counts_per_m comes from HELLO_ACK, validated > 0 on receipt */
+    return kn_conv_mm_per_count(kn_lib.hello.counts_per_m);
 }

@@ -45,6 +45,9 @@ int32_t kn_conv_deg_to_cdeg(double deg);
 int32_t kn_conv_rad_to_cdeg(double rad);
 int32_t kn_conv_m_to_mm(double m);
 
+/* Length of one encoder count in mm, for a robot's counts_per_m (> 0). */
+static inline double kn_conv_mm_per_count(int32_t counts_per_m) { return 1000.0 / counts_per_m; }
+
 /* Belt travel (m) to encoder counts; wraps modulo 2^32 like a real
  * encoder register instead of saturating. NaN and infinities give 0. */
 int32_t kn_conv_m_to_counts(double m, int32_t counts_per_m);
