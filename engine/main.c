@@ -1,12 +1,14 @@
 /* kenaf-engine: the built-in Kenaf simulator. This file only picks the
  * mode from the command line; the modes live in runner.c (scenarios and
- * the validation suite). */
+ * the validation suite) and server.c (the USARSim-protocol server, the
+ * mode without --scenario, --validate or --sanity). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runner.h"
 #include "sanity.h"
+#include "server.h"
 
 static void usage(FILE *f)
 {
@@ -19,8 +21,19 @@ static void usage(FILE *f)
             kn_config_dir());
 }
 
+static int runner_mode(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--scenario") == 0 || strcmp(argv[i], "--validate") == 0 ||
+            strcmp(argv[i], "--sanity") == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (!runner_mode(argc, argv))
+        return kn_srv_main(argc, argv);
     const char *scenario = NULL, *dir = NULL, *robot = NULL, *sanity = NULL;
     int validate = 0, json = 0;
     struct kn_run_opts o = {NULL, NULL, -1, 0};

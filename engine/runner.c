@@ -7,6 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sanity.h"
 #include "scenario.h"
@@ -14,14 +16,35 @@
 #ifndef KN_CONFIG_DIR
 #define KN_CONFIG_DIR "config"
 #endif
+#ifndef KN_INSTALL_CONFIG_DIR
+#define KN_INSTALL_CONFIG_DIR "/usr/local/share/kenaf-sim"
+#endif
+#ifndef KN_BUILD_ROOT
+#define KN_BUILD_ROOT "/nonexistent"
+#endif
 
 /* Research sec. 3 global invariant. */
 #define MAX_PENETRATION 0.010
 
+/* KENAF_CONFIG_DIR wins; a binary inside the build tree reads the source
+ * tree; an installed one reads <datadir>/kenaf-sim when it exists. */
 const char *kn_config_dir(void)
 {
     const char *e = getenv("KENAF_CONFIG_DIR");
-    return e && *e ? e : KN_CONFIG_DIR;
+    if (e && *e)
+        return e;
+    static char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    size_t rl = strlen(KN_BUILD_ROOT);
+    if (n > 0) {
+        exe[n] = '\0';
+        if ((size_t)n > rl && strncmp(exe, KN_BUILD_ROOT, rl) == 0 && exe[rl] == '/')
+            return KN_CONFIG_DIR;
+    }
+    struct stat st;
+    if (stat(KN_INSTALL_CONFIG_DIR "/robots", &st) == 0 && S_ISDIR(st.st_mode))
+        return KN_INSTALL_CONFIG_DIR;
+    return KN_CONFIG_DIR;
 }
 
 struct row {

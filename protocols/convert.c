@@ -465,6 +465,15 @@ double kn_conv_ticks_to_m(const struct kn_conv_table *t, int side, double ticks)
     return ticks * t->tick_sign[side] * t->counts_per_tick / (double)t->counts_per_m;
 }
 
+int64_t kn_conv_m_to_ticks(const struct kn_conv_table *t, int side, double belt_m)
+{
+    double m_per_tick = kn_conv_ticks_to_m(t, side, 1.0);
+    double v = m_per_tick != 0 ? belt_m / m_per_tick : 0;
+    if (!isfinite(v) || fabs(v) > 9e18)
+        return 0;
+    return (int64_t)llround(v);
+}
+
 int32_t kn_conv_ticks_to_counts(const struct kn_conv_table *t, int side, int64_t ticks)
 {
     if (!side_ok(side))

@@ -196,6 +196,11 @@ double kn_conv_wheel_to_belt(const struct kn_conv_table *t, double wheel_rad_s);
  * travel in metres (side KN_LEFT or KN_RIGHT; any other side gives 0). */
 double kn_conv_ticks_to_m(const struct kn_conv_table *t, int side, double ticks);
 
+/* Belt travel (m) on one side to simulator encoder ticks, the inverse of
+ * kn_conv_ticks_to_m rounded to whole ticks (0 for a bad side or a value
+ * beyond the int64 range). */
+int64_t kn_conv_m_to_ticks(const struct kn_conv_table *t, int side, double belt_m);
+
 /* Simulator encoder ticks on one side straight to KRP/1 counts, wrapping
  * modulo 2^32 like kn_conv_m_to_counts (exact while |ticks * counts per
  * tick| < 2^53; a bad side gives 0). */

@@ -755,6 +755,13 @@ START_TEST(encoder_ticks)
     ck_assert_int_eq(kn_conv_ticks_to_counts(&t, KN_RIGHT, 4000), -10000);
     ck_assert_int_eq(kn_conv_ticks_to_counts(&t, 2, 4000), 0);
     ASSERT_NEAR(kn_conv_ticks_to_m(&t, -1, 4000), 0, 0);
+    /* metres back to ticks: the inverse, rounded, sign per side */
+    ck_assert_int_eq(kn_conv_m_to_ticks(&t, KN_LEFT, 1.0), 4000);
+    ck_assert_int_eq(kn_conv_m_to_ticks(&t, KN_RIGHT, 1.0), -4000);
+    ck_assert_int_eq(kn_conv_m_to_ticks(&t, KN_LEFT, 0.00013), 1);
+    ck_assert_int_eq(kn_conv_m_to_ticks(&t, 3, 1.0), 0);
+    ck_assert_int_eq(kn_conv_m_to_ticks(&t, KN_LEFT, NAN), 0);
+    ck_assert_int_eq(kn_conv_m_to_ticks(&t, KN_LEFT, 1e300), 0);
     t.counts_per_tick = 1;
     ck_assert_int_eq(kn_conv_ticks_to_counts(&t, KN_LEFT, INT64_C(2147483648)), INT32_MIN);
     ck_assert_int_eq(kn_conv_ticks_to_counts(&t, KN_LEFT, INT64_C(4294967301)), 5);

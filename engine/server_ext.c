@@ -1,0 +1,264 @@
+/* The KENAF extension commands (engine/EXTENSIONS.md): reset, terrain,
+ * pause/resume, pace, lockstep Step and Stats. Real USARSim ignores the
+ * head, so a client may send them to either. Every request gets exactly
+ * one reply line "KENAF {Cmd X} {Status OK|Failed} ...". */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "server_int.h"
+
+struct reply {
+    char buf[KN_SRV_LINE_MAX];
+    struct kn_usar_writer w;
+};
+
+static void r_begin(struct reply *r, const char *cmd, bool ok)
+{
+    kn_usar_w_init(&r->w, r->buf, sizeof r->buf, "KENAF");
+    kn_usar_w_kv(&r->w, "Cmd", cmd);
+    kn_usar_w_kv(&r->w, "Status", ok ? "OK" : "Failed");
+}
+
+static void r_time(struct reply *r, const struct kn_srv *s)
+{
+    kn_usar_w_knum(&r->w, "Time", kn_world_time(s->w), 4);
+}
+
+static void r_int(struct reply *r, const char *key, uint64_t v)
+{
+    kn_usar_w_key(&r->w, key);
+    kn_usar_w_int(&r->w, (int64_t)(v > INT64_MAX ? INT64_MAX : v));
+}
+
+static void r_send(struct reply *r, struct kn_srv_conn *c)
+{
+    int n = kn_usar_w_end(&r->w);
+    if (n > 0)
+        kn_srv_send(c, r->buf, n);
+    else
+        kn_srv_log(c->srv, "internal: cannot format a KENAF reply (%s)", kn_usar_strerror(-n));
+}
+
+/* A reason as a group value: no braces or control bytes, no outer blanks. */
+static void fail(struct kn_srv_conn *c, const char *cmd, const char *why)
+{
+    char text[512];
+    size_t n = 0;
+    for (size_t i = 0; why[i] && n + 1 < sizeof text; i++) {
+        unsigned char ch = (unsigned char)why[i];
+        text[n++] = (char)(ch < ' ' || ch == 0x7F || ch == '{' || ch == '}' ? '?' : ch);
+    }
+    while (n && text[n - 1] == ' ')
+        n--;
+    text[n] = '\0';
+    size_t start = strspn(text, " ");
+    struct reply r;
+    r_begin(&r, cmd, false);
+    kn_usar_w_kv(&r.w, "Reason", text[start] ? text + start : "failed");
+    r_send(&r, c);
+}
+
+static void ok_time(struct kn_srv_conn *c, const char *cmd)
+{
+    struct reply r;
+    r_begin(&r, cmd, true);
+    r_time(&r, c->srv);
+    r_send(&r, c);
+}
+
+void kn_srv_steps_reached(struct kn_srv *s)
+{
+    int done = 0;
+    while (done < s->nstepq && s->stepq[done].target <= s->steps) {
+        struct reply r;
+        r_begin(&r, "Step", true);
+        r_time(&r, s);
+        r_int(&r, "Steps", s->steps);
+        r_send(&r, s->stepq[done].c);
+        done++;
+    }
+    if (done) {
+        memmove(s->stepq, s->stepq + done, (size_t)(s->nstepq - done) * sizeof s->stepq[0]);
+        s->nstepq -= done;
+    }
+}
+
+void kn_srv_steps_fail_all(struct kn_srv *s, const char *why)
+{
+    for (int i = 0; i < s->nstepq; i++)
+        fail(s->stepq[i].c, "Step", why);
+    s->nstepq = 0;
+    s->step_goal = s->steps;
+}
+
+void kn_srv_steps_drop_conn(struct kn_srv *s, struct kn_srv_conn *c)
+{
+    /* the steps it asked for still run (requests queued behind them count
+     * on that); only its replies go */
+    int j = 0;
+    for (int i = 0; i < s->nstepq; i++)
+        if (s->stepq[i].c != c)
+            s->stepq[j++] = s->stepq[i];
+    s->nstepq = j;
+}
+
+static void do_step(struct kn_srv_conn *c, const struct kn_usar_line *l)
+{
+    struct kn_srv *s = c->srv;
+    double ms;
+    if (kn_usar_get_double(l, "Ms", &ms) != KN_USAR_OK || !(ms > 0) || ms > KN_SRV_STEP_MAX_MS) {
+        s->st.malformed++;
+        fail(c, "Step", "needs {Ms n} with 0 < n <= 600000");
+        return;
+    }
+    if (s->pace.mode != KN_PACE_STEP && !s->paused) {
+        s->st.bad_value++;
+        fail(c, "Step", "the world runs by itself: pause it first (Cmd Pause) or use pace step");
+        return;
+    }
+    if (s->nstepq >= KN_SRV_STEPQ) {
+        s->st.bad_value++;
+        fail(c, "Step", "too many Step requests waiting");
+        return;
+    }
+    uint64_t n = (uint64_t)llround(ms * 1e-3 / s->pp.step_s);
+    if (n == 0)
+        n = 1;
+    uint64_t base = s->step_goal > s->steps ? s->step_goal : s->steps;
+    s->step_goal = base + n;
+    s->stepq[s->nstepq].c = c;
+    s->stepq[s->nstepq].target = s->step_goal;
+    s->nstepq++;
+    kn_srv_schedule(s);
+}
+
+static void do_pace(struct kn_srv_conn *c, const struct kn_usar_line *l)
+{
+    struct kn_srv *s = c->srv;
+    struct kn_usar_str mv;
+    char mode_s[16];
+    enum kn_pace_mode mode = s->pace.mode;
+    if (kn_usar_get_str(l, "Mode", &mv) == KN_USAR_OK) {
+        size_t n = mv.n < sizeof mode_s - 1 ? mv.n : sizeof mode_s - 1;
+        memcpy(mode_s, mv.p, n);
+        mode_s[n] = '\0';
+        if (kn_pace_mode_parse(mode_s, &mode)) {
+            s->st.bad_value++;
+            fail(c, "Pace", "Mode must be realtime, fast or step");
+            return;
+        }
+    }
+    double rate = s->pace.rate;
+    enum kn_usar_result rr = kn_usar_get_double(l, "Rate", &rate);
+    if ((rr != KN_USAR_OK && rr != KN_USAR_EMISSING) || !(rate >= 0.01 && rate <= 100)) {
+        s->st.malformed++;
+        fail(c, "Pace", "Rate must be a number 0.01..100");
+        return;
+    }
+    kn_pacing_set(&s->pace, mode, rate, uv_hrtime());
+    kn_srv_schedule(s);
+    struct reply r;
+    r_begin(&r, "Pace", true);
+    kn_usar_w_kv(&r.w, "Mode", kn_pace_mode_name(s->pace.mode));
+    kn_usar_w_knum(&r.w, "Rate", s->pace.rate, 4);
+    kn_usar_w_kv(&r.w, "Paused", s->paused ? "true" : "false");
+    r_time(&r, s);
+    r_send(&r, c);
+}
+
+static void do_stats(struct kn_srv_conn *c)
+{
+    struct kn_srv *s = c->srv;
+    const struct kn_srv_stats *t = &s->st;
+    uint64_t robots = 0;
+    for (struct kn_srv_conn *o = s->conns; o; o = o->next)
+        robots += o->robot >= 0;
+    struct reply r;
+    r_begin(&r, "Stats", true);
+    r_time(&r, s);
+    kn_usar_w_kv(&r.w, "Pace", kn_pace_mode_name(s->pace.mode));
+    kn_usar_w_knum(&r.w, "Rate", s->pace.rate, 4);
+    kn_usar_w_kv(&r.w, "Paused", s->paused ? "true" : "false");
+    kn_usar_w_kv(&r.w, "Level", s->level);
+    r_int(&r, "Connections", s->nconns);
+    r_int(&r, "Robots", robots);
+    r_int(&r, "Accepted", t->accepted);
+    r_int(&r, "Refused", t->refused);
+    r_int(&r, "Lines", t->lines);
+    r_int(&r, "Empty", t->empty);
+    r_int(&r, "Malformed", t->malformed);
+    r_int(&r, "Overlong", t->overlong);
+    r_int(&r, "Unknown", t->unknown);
+    r_int(&r, "BeforeInit", t->before_init);
+    r_int(&r, "BadValue", t->bad_value);
+    r_int(&r, "Ignored", t->ignored);
+    r_int(&r, "InitFailed", t->init_failed);
+    r_int(&r, "Spawned", t->spawned);
+    r_int(&r, "Removed", t->removed);
+    r_int(&r, "Commands", t->commands);
+    r_int(&r, "Ext", t->ext);
+    r_int(&r, "OutDropped", t->out_dropped);
+    r_int(&r, "Steps", t->steps);
+    r_int(&r, "Overruns", s->pace.overruns);
+    r_int(&r, "Slips", s->pace.slips);
+    kn_usar_w_knum(&r.w, "MaxLagMs", s->pace.max_lag_s * 1e3, 3);
+    r_send(&r, c);
+}
+
+void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l)
+{
+    struct kn_srv *s = c->srv;
+    struct kn_usar_str cmd;
+    if (kn_usar_get_str(l, "Cmd", &cmd) != KN_USAR_OK) {
+        s->st.malformed++;
+        fail(c, "None", "a KENAF line needs {Cmd name}");
+        return;
+    }
+    if (kn_usar_str_is(cmd, "Step")) {
+        do_step(c, l);
+    } else if (kn_usar_str_is(cmd, "Pause")) {
+        s->paused = true;
+        kn_pacing_stop(&s->pace);
+        kn_srv_schedule(s);
+        ok_time(c, "Pause");
+    } else if (kn_usar_str_is(cmd, "Resume")) {
+        if (s->paused) {
+            s->paused = false;
+            kn_pacing_start(&s->pace, uv_hrtime());
+        }
+        kn_srv_schedule(s);
+        ok_time(c, "Resume");
+    } else if (kn_usar_str_is(cmd, "Reset")) {
+        kn_srv_reset(s);
+        ok_time(c, "Reset");
+    } else if (kn_usar_str_is(cmd, "Terrain")) {
+        struct kn_usar_str name;
+        char nbuf[80], err[512];
+        if (kn_usar_get_str(l, "Name", &name) != KN_USAR_OK || name.n >= sizeof nbuf) {
+            s->st.malformed++;
+            fail(c, "Terrain", "needs {Name terrain}");
+            return;
+        }
+        memcpy(nbuf, name.p, name.n);
+        nbuf[name.n] = '\0';
+        if (kn_srv_set_terrain(s, nbuf, false, err, sizeof err)) {
+            s->st.bad_value++;
+            fail(c, "Terrain", err);
+            return;
+        }
+        struct reply r;
+        r_begin(&r, "Terrain", true);
+        kn_usar_w_kv(&r.w, "Name", s->level);
+        r_time(&r, s);
+        r_send(&r, c);
+    } else if (kn_usar_str_is(cmd, "Pace")) {
+        do_pace(c, l);
+    } else if (kn_usar_str_is(cmd, "Stats")) {
+        do_stats(c);
+    } else {
+        s->st.bad_value++;
+        fail(c, "Unknown", "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats)");
+    }
+}

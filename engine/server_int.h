@@ -1,0 +1,194 @@
+/* Internals shared by the files of kenaf-engine's USARSim server
+ * (server.c: loop, sockets, pacing glue; server_cmd.c: USARSim commands;
+ * server_ext.c: KENAF extension commands; server_out.c: STA/SEN/ASTA/
+ * CONF/GEO lines; server_terrain.c: terrain names and start poses;
+ * server_opts.c: the command line). One libuv loop, no threads. */
+#ifndef KN_ENGINE_SERVER_INT_H
+#define KN_ENGINE_SERVER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "convert.h"
+#include "linebuf.h"
+#include "pacing.h"
+#include "params.h"
+#include "server.h"
+#include "terrain.h"
+#include "usarsim_codec.h"
+#include "world.h"
+
+#define KN_SRV_MAX_CONNS 64      /* like USARSim's MaxConnections */
+#define KN_SRV_OUT_CAP (256u * 1024u) /* unsent bytes kept per client before lines drop */
+#define KN_SRV_LINE_MAX 4096     /* longest line the server writes */
+#define KN_SRV_MAX_STARTS 8
+#define KN_SRV_STEPQ 64          /* Step requests waiting at once */
+#define KN_SRV_STEP_MAX_MS 600000 /* largest single Step request */
+
+/* Periodic output streams of a spawned robot. */
+enum kn_srv_stream {
+    KN_STREAM_STA = 0,
+    KN_STREAM_GROUNDTRUTH,
+    KN_STREAM_INS,
+    KN_STREAM_ENCODER,
+    KN_STREAM_ODOMETRY,
+    KN_STREAM_ASTA,
+    KN_NSTREAMS,
+};
+_Static_assert(KN_NSTREAMS == sizeof ((struct kn_srv_opts *)0)->interval_s / sizeof(double),
+               "one interval option per stream");
+
+/* Named spawn places of the terrain (GETSTARTPOSES, INIT {Start}), KRP
+ * world frame; z is found from the ground at spawn time. */
+struct kn_srv_start {
+    char name[32];
+    double x, y, yaw;
+};
+
+/* What the server counts (KENAF {Cmd Stats}, and stderr at exit). */
+struct kn_srv_stats {
+    uint64_t accepted, refused, closed;
+    uint64_t lines;            /* complete lines received */
+    uint64_t bytes_in, bytes_out;
+    uint64_t empty;            /* blank lines */
+    uint64_t malformed;        /* lines the tokenizer or a command parser rejected */
+    uint64_t overlong;         /* lines over the cap, dropped by the line buffer */
+    uint64_t unknown;          /* well-formed lines with a head we do not serve */
+    uint64_t before_init;      /* robot commands before INIT: dropped like USARSim */
+    uint64_t bad_value;        /* unknown joint, class, start tag, opcode, ... */
+    uint64_t ignored;          /* understood but without effect here (second INIT, Flip) */
+    uint64_t init_failed;      /* INIT that spawned nothing (world full, bad pose) */
+    uint64_t spawned, removed;
+    uint64_t commands;         /* DRIVE/SET/MULTIDRIVE applied */
+    uint64_t ext;              /* KENAF commands handled */
+    uint64_t out_dropped;      /* lines not sent because a client did not read */
+    uint64_t steps;            /* physics steps since start (across resets) */
+};
+
+struct kn_srv;
+
+struct kn_srv_conn {
+    uv_tcp_t tcp;
+    struct kn_srv *srv;
+    struct kn_srv_conn *next;
+    unsigned id;
+    bool closing;
+    char peer[64];
+    unsigned bad_logged;       /* bad lines logged so far (the rest are only counted) */
+
+    struct kn_linebuf lb;
+    char lbuf[KN_USAR_MAX_LINE + 1];
+    uint64_t overlong_seen;    /* lb.overlong already in the server's count */
+
+    /* output not yet handed to the socket */
+    char *obuf;
+    size_t olen, ocap;
+
+    /* the robot of this connection (USARSim: one per connection) */
+    int robot;                 /* world id, -1 before INIT */
+    char name[64];
+    struct kn_pose init_pose;  /* as asked for (z NaN = on the ground) */
+    bool normalized, light;    /* sticky DRIVE flags (UDK) */
+    uint64_t next_due[KN_NSTREAMS]; /* server step count of the next line */
+    double odo[3];             /* odometry x, y, theta: KRP frame, from the spawn pose */
+    double odo_belt[2];        /* belt positions at the last odometry update */
+    double batt_a;             /* smoothed current draw for the battery life */
+    bool batt_a_set;
+};
+
+struct kn_srv {
+    uv_loop_t *loop;
+    uv_tcp_t listener;
+    uv_timer_t tick;
+    uv_idle_t idle;
+    uv_signal_t sig_int, sig_term;
+    uv_pipe_t stdin_pipe;
+    bool stdin_open;
+    bool shutting_down;
+    int exit_code;
+
+    struct kn_srv_opts o;
+    struct kn_robot_params rp;
+    struct kn_physics_params pp;
+    struct kn_world *w;
+    struct kn_conv_table conv;  /* USARSim wire <-> KRP frame, wheel radius = the robot's */
+    char level[64];             /* terrain label for NFO {Level} */
+    struct kn_srv_start starts[KN_SRV_MAX_STARTS];
+    int nstarts;
+
+    struct kn_pacing pace;
+    bool paused;
+    uint64_t steps;             /* physics steps since the last reset */
+    uint64_t interval[KN_NSTREAMS]; /* in steps; 0 = off */
+
+    struct {
+        struct kn_srv_conn *c;
+        uint64_t target;        /* reply once steps reaches this */
+    } stepq[KN_SRV_STEPQ];
+    int nstepq;
+    uint64_t step_goal;         /* steps owed to Step requests */
+
+    struct kn_srv_conn *conns;
+    unsigned nconns, next_id;
+    struct kn_srv_stats st;
+    char rbuf[65536];
+};
+
+/* server.c */
+void kn_srv_send(struct kn_srv_conn *c, const char *line, int len);
+void kn_srv_log(struct kn_srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Runs n physics steps, emitting the periodic lines and answering Step
+ * requests as their times come. */
+void kn_srv_advance(struct kn_srv *s, uint64_t n);
+/* Re-arms the timer/idle handles after a change of pace or pause. */
+void kn_srv_schedule(struct kn_srv *s);
+/* World back to time 0: every robot at its spawn pose, output schedules
+ * and odometry restarted, pending Step requests answered Failed. */
+void kn_srv_reset(struct kn_srv *s);
+/* Replaces the terrain and puts every robot back at its INIT pose on it. */
+int kn_srv_set_terrain(struct kn_srv *s, const char *name_or_file, bool allow_path, char *err,
+                       size_t errlen);
+
+/* server_cmd.c: one complete line from a client */
+void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len);
+/* Starts the output schedule of a freshly spawned robot and sends its
+ * first STA/SEN at once. */
+void kn_srv_robot_started(struct kn_srv_conn *c);
+
+/* server_ext.c: a tokenized KENAF line */
+void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l);
+/* Answers the Step requests whose time has come. */
+void kn_srv_steps_reached(struct kn_srv *s);
+void kn_srv_steps_fail_all(struct kn_srv *s, const char *why);
+void kn_srv_steps_drop_conn(struct kn_srv *s, struct kn_srv_conn *c);
+
+/* server_out.c: periodic lines and replies */
+void kn_srv_emit(struct kn_srv_conn *c, enum kn_srv_stream k);
+void kn_srv_send_conf(struct kn_srv_conn *c);
+void kn_srv_send_geo(struct kn_srv_conn *c);
+void kn_srv_send_startposes(struct kn_srv_conn *c);
+void kn_srv_send_nfo(struct kn_srv_conn *c);
+void kn_srv_odometry_reset(struct kn_srv_conn *c);
+/* Battery life in seconds as USARSim reports it: charge left over the
+ * present (smoothed) current draw. */
+double kn_srv_battery_life(struct kn_srv_conn *c, const struct kn_state *st);
+const char *kn_srv_stream_name(enum kn_srv_stream k);
+int kn_srv_stream_parse(const char *s);
+
+/* server_terrain.c */
+/* Terrain name (flat, step, ...: <config>/terrains/NAME.json) or, with
+ * allow_path, a file. Fills t, the NFO level label and the start poses. */
+int kn_srv_terrain_load(const char *name_or_file, bool allow_path, struct kn_terrain *t,
+                        char *level, size_t levellen, struct kn_srv_start *starts, int *nstarts,
+                        char *err, size_t errlen);
+/* The start pose named (case-insensitively), or NULL. */
+const struct kn_srv_start *kn_srv_start_find(const struct kn_srv *s, struct kn_usar_str name);
+/* Spawn pose for a KRP position and attitude: z NaN when the requested
+ * origin would put the tracks into the ground (the world then places the
+ * robot on the ground). */
+struct kn_pose kn_srv_spawn_pose(struct kn_srv *s, const double pos[3], const double rpy[3]);
+
+#endif

@@ -1,0 +1,198 @@
+/* The full chain with the built-in engine: kenaf-simd with the default
+ * kind of config (backend engine, no address) spawns kenaf-engine itself;
+ * an unchanged controller (examples/square through kenaf-sim-run) drives
+ * its square in the physics engine and comes back near its start; a
+ * kill -9 of the engine clears BACKEND_UP, the engine is restarted and
+ * the robot re-spawned where it was. */
+#include <check.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+
+#define ROBOT "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"watchdog_ms\":500," \
+              "\"backend\":{\"type\":\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]"
+#define PROC "robots.0.backend.engine.process."
+
+static struct h_daemon d;
+
+static void up_and_fresh(void)
+{
+    ck_assert_msg(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, 3 * H_LONG_MS),
+                  "engine never came up: %s", h_stderr(&d.proc));
+    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+}
+
+START_TEST(square_in_engine)
+{
+    h_daemon_start(&d, ROBOT);
+    up_and_fresh();
+    ck_assert_str_eq(h_stat_str(&d, PROC "state"), "running");
+    ck_assert_double_eq(h_stat(&d, PROC "spawns"), 1);
+    ck_assert_str_eq(h_stat_str(&d, "robots.0.backend.engine.level"), "flat");
+    struct h_udp u;
+    h_udp_open(&u, d.port[0]);
+    struct kn_krp_status s0 = h_status(&u);
+    ck_assert(s0.flags & KN_KRP_ST_BACKEND_UP);
+
+    char robot[64];
+    snprintf(robot, sizeof robot, "127.0.0.1:%d", d.port[0]);
+    const char *run = getenv("KN_SIM_RUN"), *square = getenv("KN_SQUARE");
+    ck_assert_msg(run && square, "KN_SIM_RUN / KN_SQUARE not set");
+    char *argv[] = {"/bin/sh", (char *)run, "--robot", robot, "--", (char *)square, NULL};
+    struct h_proc p;
+    h_spawn(&p, argv, NULL, "square.stderr");
+    static char out[65536];
+    size_t used = 0;
+    char line[1024];
+    while (h_read_line(&p, line, sizeof line, 60000)) {
+        int w = snprintf(out + used, sizeof out - used, "%s\n", line);
+        if (w > 0 && (size_t)w < sizeof out - used)
+            used += (size_t)w;
+    }
+    int st = h_wait_exit(&p, 60000);
+    ck_assert_msg(st != -1, "square did not finish");
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "square failed (%d): %s\n%s", st,
+                  h_stderr(&p), out);
+    ck_assert_msg(strstr(out, "SIMULATED") != NULL, "no status block: %s", out);
+
+    struct kn_krp_status s = h_status(&u);
+    double dx = s.pos_mm[0] - s0.pos_mm[0], dy = s.pos_mm[1] - s0.pos_mm[1];
+    double dyaw = fabs((double)s.rpy_cdeg[2] - s0.rpy_cdeg[2]) / 100.0;
+    if (dyaw > 180)
+        dyaw = 360 - dyaw;
+    printf("square in the engine: back at (%+.0f, %+.0f) mm from the start, yaw %+.1f deg off\n",
+           dx, dy, dyaw);
+    /* four 100 mm legs with real tracks that slip: near, not exact */
+    ck_assert_msg(hypot(dx, dy) < 40, "square did not close: (%.0f, %.0f) mm", dx, dy);
+    ck_assert_msg(dyaw < 15, "heading off by %.1f deg", dyaw);
+    ck_assert_double_ge(h_stat(&d, "robots.0.datagrams_in.CRAWLER"), 8);
+    ck_assert_double_ge(h_stat(&d, "robots.0.backend.engine.sent.DRIVE"), 8);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.malformed.total"), 0);
+    h_udp_close(&u);
+}
+END_TEST
+
+START_TEST(engine_killed_and_restarted)
+{
+    h_daemon_start(&d, ROBOT);
+    up_and_fresh();
+    struct h_udp u;
+    h_udp_open(&u, d.port[0]);
+    (void)h_hello(&u, "test");
+    struct kn_krp_msg m;
+    ck_assert(h_udp_recv(&u, &m, H_LONG_MS));
+    /* drive about 0.3 m forward, then stop */
+    struct kn_krp_status s;
+    uint64_t end = h_now_us() + 3ull * H_LONG_MS * 1000ull;
+    do {
+        h_crawler(&u, 0, 0, 300, 300);
+        h_sleep_ms(50);
+        s = h_status_any(&u);
+    } while (s.pos_mm[0] < 300 && h_now_us() < end);
+    h_crawler(&u, 0, 0, 0, 0);
+    ck_assert_int_ge(s.pos_mm[0], 300);
+    end = h_now_us() + H_LONG_MS * 1000ull;
+    do {
+        h_sleep_ms(50);
+        s = h_status_any(&u);
+    } while ((s.crawler_speed_mm_s[0] != 0 || s.crawler_speed_mm_s[1] != 0) &&
+             h_now_us() < end);
+    h_sleep_ms(300); /* the state settles into the daemon's last pose */
+    struct kn_krp_status before = h_status_any(&u);
+
+    int pid = (int)h_stat(&d, PROC "pid");
+    ck_assert_int_gt(pid, 0);
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    /* the link went down (BACKEND_UP cleared), the engine came back */
+    ck_assert(h_wait_stat(&d, "robots.0.backend.disconnects", 1, H_LONG_MS));
+    ck_assert(h_wait_stat(&d, PROC "restarts", 1, H_LONG_MS));
+    ck_assert(h_wait_stat(&d, "robots.0.backend.reconnects", 1, 3 * H_LONG_MS));
+    up_and_fresh();
+    ck_assert_double_eq(h_stat(&d, PROC "exits"), 1);
+    ck_assert_int_ne((int)h_stat(&d, PROC "pid"), pid);
+    ck_assert_str_eq(h_stat_str(&d, PROC "state"), "running");
+    /* re-spawned at its last pose, not at the configured origin */
+    h_sleep_ms(300);
+    struct kn_krp_status after = h_status_any(&u);
+    printf("before kill: (%d, %d) mm; after restart: (%d, %d) mm\n", before.pos_mm[0],
+           before.pos_mm[1], after.pos_mm[0], after.pos_mm[1]);
+    ck_assert_msg(abs(after.pos_mm[0] - before.pos_mm[0]) < 30 &&
+                      abs(after.pos_mm[1] - before.pos_mm[1]) < 30,
+                  "re-spawned at (%d, %d) mm instead of (%d, %d) mm", after.pos_mm[0],
+                  after.pos_mm[1], before.pos_mm[0], before.pos_mm[1]);
+    ck_assert(after.flags & KN_KRP_ST_BACKEND_UP);
+    /* the robot still drives */
+    end = h_now_us() + 3ull * H_LONG_MS * 1000ull;
+    do {
+        h_crawler(&u, 0, 0, 300, 300);
+        h_sleep_ms(50);
+        s = h_status_any(&u);
+    } while (s.pos_mm[0] < after.pos_mm[0] + 100 && h_now_us() < end);
+    h_crawler(&u, 0, 0, 0, 0);
+    ck_assert_int_ge(s.pos_mm[0], after.pos_mm[0] + 100);
+    h_udp_close(&u);
+
+    /* SIGTERM: the daemon stops its engine before it exits */
+    int epid = (int)h_stat(&d, PROC "pid");
+    h_signal(&d.proc, SIGTERM);
+    int st = h_wait_exit(&d.proc, H_LONG_MS);
+    ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "daemon exit %d", st);
+    ck_assert_msg(kill(epid, 0) != 0, "engine %d outlived kenaf-simd", epid);
+    ck_assert_msg(strstr(h_stderr(&d.proc), "stopped") != NULL, "%s", h_stderr(&d.proc));
+}
+END_TEST
+
+START_TEST(reload_removes_engine)
+{
+    /* two robots with the same terrain share one engine (one world) */
+    h_daemon_start(&d, "[{\"name\":\"a\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
+                       "\"engine\",\"engine\":{\"terrain\":\"flat\"}}},"
+                       "{\"name\":\"b\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
+                       "\"engine\",\"engine\":{\"terrain\":\"flat\"},\"usarsim\":"
+                       "{\"location_m\":[0,2,0]}}}]");
+    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, 3 * H_LONG_MS));
+    ck_assert(h_wait_stat(&d, "robots.1.flags.BACKEND_UP", 1, 3 * H_LONG_MS));
+    int pid = (int)h_stat(&d, "robots.0.backend.engine.process.pid");
+    ck_assert_int_eq((int)h_stat(&d, "robots.1.backend.engine.process.pid"), pid);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.process.robots"), 2);
+    /* SIGHUP with both robots gone: the engine is stopped */
+    h_daemon_write_config(&d, "[{\"name\":\"c\",\"listen\":\"127.0.0.1:0\",\"backend\":"
+                              "{\"type\":\"standin\",\"address\":\"127.0.0.1:9\"}}]");
+    h_signal(&d.proc, SIGHUP);
+    uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
+    while (kill(pid, 0) == 0 && h_now_us() < end)
+        h_sleep_ms(20);
+    ck_assert_msg(kill(pid, 0) != 0, "engine %d still running after its robots were removed",
+                  pid);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("kenaf-simd with the built-in engine");
+    struct {
+        const char *name;
+        const TTest *test;
+    } cases[] = {
+        {"square", square_in_engine},
+        {"kill", engine_killed_and_restarted},
+        {"reload", reload_removes_engine},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        TCase *tc = tcase_create(cases[i].name);
+        tcase_add_checked_fixture(tc, h_setup, h_teardown);
+        tcase_set_timeout(tc, 100);
+        tcase_add_test(tc, cases[i].test);
+        suite_add_tcase(s, tc);
+    }
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
