@@ -104,8 +104,9 @@ int kn_trace_write_svg(const struct kn_trace *t, FILE *f, const char *title)
         fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>"
                    "<text x='%.1f' y='%.1f' text-anchor='end' fill='#777'>%.2f</text>\n",
                 pad, PY(v), size - pad, PY(v), pad - 4, PY(v) + 4, v);
-    fprintf(f, "<text x='%.1f' y='%.1f' text-anchor='middle'>x [m] (world, top view; y left)</text>\n",
-            size / 2, size - pad + 30);
+    fprintf(f, "<text x='%.1f' y='%.1f' text-anchor='middle'>x [m] (world frame, seen from above)</text>\n"
+               "<text transform='translate(12 %.1f) rotate(-90)' text-anchor='middle'>y [m]</text>\n",
+            size / 2, size - pad + 30, size / 2);
     if (t->n > 0) {
         fprintf(f, "<polyline fill='none' stroke='#1f5fbf' stroke-width='2' points='");
         for (size_t i = 0; i < t->n; i++)
