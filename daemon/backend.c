@@ -7,14 +7,16 @@
 #include <string.h>
 
 extern const struct kn_backend_ops kn_backend_standin;
+extern const struct kn_backend_ops kn_backend_engine;
+extern const struct kn_backend_ops kn_backend_usarsim;
 
 static const struct {
     enum kn_backend_kind kind;
     const char *name;
     const struct kn_backend_ops *ops;
 } table[] = {
-    { KN_BACKEND_ENGINE, "engine", NULL },
-    { KN_BACKEND_USARSIM, "usarsim", NULL },
+    { KN_BACKEND_ENGINE, "engine", &kn_backend_engine },
+    { KN_BACKEND_USARSIM, "usarsim", &kn_backend_usarsim },
     { KN_BACKEND_GAZEBO, "gazebo", NULL },
     { KN_BACKEND_STANDIN, "standin", &kn_backend_standin },
 };

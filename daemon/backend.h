@@ -88,4 +88,16 @@ void kn_link_state(struct kn_link *l, const struct kn_state *s);
 void kn_link_fail(struct kn_link *l, const char *why);
 const char *kn_link_robot(const struct kn_link *l);
 
+/* For a backend that needs more than the link's one connection (Gazebo:
+ * a data server and one connection per topic): the loop to open them on,
+ * the local address of the simulator connection (-1 when there is none),
+ * and a simulator address other than the config's: from create(), or later
+ * (a spawned engine's port), when an idle or backing-off link connects to
+ * it at once. */
+uv_loop_t *kn_link_loop(struct kn_link *l);
+int kn_link_local_addr(const struct kn_link *l, struct sockaddr_storage *ss);
+void kn_link_set_address(struct kn_link *l, const char *host, uint16_t port);
+/* The backend state of the link if its backend is ops, else NULL. */
+void *kn_link_backend(struct kn_link *l, const struct kn_backend_ops *ops);
+
 #endif

@@ -64,6 +64,7 @@ struct kn_link {
     bool was_ready;
     bool deferred_fail;
     char deferred_why[96];
+    bool start_wanted;             /* kn_link_start was called (an address may come later) */
 
     /* last set-points, re-applied on reconnect */
     struct kn_command last;
@@ -531,6 +532,41 @@ const char *kn_link_robot(const struct kn_link *l)
     return l->robot;
 }
 
+uv_loop_t *kn_link_loop(struct kn_link *l)
+{
+    return l->loop;
+}
+
+int kn_link_local_addr(const struct kn_link *l, struct sockaddr_storage *ss)
+{
+    const struct conn *c = l->conn;
+    if (!c || !c->connected || c->abandoned)
+        return -1;
+    int len = (int)sizeof *ss;
+    return uv_tcp_getsockname(&c->tcp, (struct sockaddr *)ss, &len) == 0 ? 0 : -1;
+}
+
+void kn_link_set_address(struct kn_link *l, const char *host, uint16_t port)
+{
+    snprintf(l->host, sizeof l->host, "%s", host);
+    l->port = port;
+    if (strchr(l->host, ':'))
+        snprintf(l->where, sizeof l->where, "[%s]:%u", l->host, l->port);
+    else
+        snprintf(l->where, sizeof l->where, "%s:%u", l->host, l->port);
+    /* a spawned engine announced (a new) port: connect now rather than
+     * after the back-off */
+    if (l->start_wanted && l->port && (l->st == L_IDLE || l->st == L_BACKOFF)) {
+        uv_timer_stop(&l->timer);
+        attempt(l);
+    }
+}
+
+void *kn_link_backend(struct kn_link *l, const struct kn_backend_ops *ops)
+{
+    return l && l->ops == ops ? l->be : NULL;
+}
+
 /* ---- life cycle -------------------------------------------------------- */
 
 static void free_link_handle(uv_handle_t *h)
@@ -572,6 +608,13 @@ struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
 
 void kn_link_start(struct kn_link *l)
 {
+    l->start_wanted = true;
+    if (l->port == 0 && l->ops->kind == KN_BACKEND_ENGINE) {
+        /* the engine backend spawns kenaf-engine and sets the port once
+         * the engine prints it (engine_proc.c) */
+        kn_debug("robot %s: waiting for the spawned engine's port", l->robot);
+        return;
+    }
     if (l->port == 0) {
         snprintf(l->last_error, sizeof l->last_error, "no simulator port configured");
         kn_err("robot %s: backend %s has no port: set backend.address", l->robot, l->ops->name);

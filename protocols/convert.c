@@ -650,10 +650,18 @@ int kn_conv_rate_from_attitudes(const double rpy0[3], const double rpy1[3], doub
 }
 
 /* World acceleration plus the reaction to gravity, in the body frame. */
-static void specific_force_body(const double a_world[3], const double rpy[3], double acc[3])
+/* Gravity added and rotated into the body frame; acc is written only when
+ * the result is finite (a huge but finite input can still overflow). */
+static int specific_force_body(const double a_world[3], const double rpy[3], double acc[3])
 {
-    double f[3] = {a_world[0], a_world[1], a_world[2] + KN_GRAVITY};
-    kn_conv_world_to_body(rpy, f, acc);
+    double f[3] = {a_world[0], a_world[1], a_world[2] + KN_GRAVITY}, b[3];
+    kn_conv_world_to_body(rpy, f, b);
+    if (!all_finite(b, 3))
+        return -1;
+    acc[0] = b[0];
+    acc[1] = b[1];
+    acc[2] = b[2];
+    return 0;
 }
 
 int kn_conv_accel_from_positions(const double p0[3], const double p1[3], const double p2[3],
@@ -670,8 +678,7 @@ int kn_conv_accel_from_positions(const double p0[3], const double p1[3], const d
     }
     if (!all_finite(a, 3))
         return -1;
-    specific_force_body(a, rpy, acc);
-    return 0;
+    return specific_force_body(a, rpy, acc);
 }
 
 int kn_conv_accel_from_velocities(const double v0[3], const double v1[3], double dt,
@@ -685,6 +692,5 @@ int kn_conv_accel_from_velocities(const double v0[3], const double v1[3], double
         a[i] = (v1[i] - v0[i]) / dt;
     if (!all_finite(a, 3))
         return -1;
-    specific_force_body(a, rpy, acc);
-    return 0;
+    return specific_force_body(a, rpy, acc);
 }

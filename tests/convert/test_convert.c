@@ -1209,6 +1209,9 @@ START_TEST(accel_derived)
     ck_assert_int_eq(kn_conv_accel_from_velocities(still, push, -0.1, level, keep), -1);
     ck_assert_int_eq(kn_conv_accel_from_velocities(np, push, 0.1, level, keep), -1);
     ck_assert_int_eq(kn_conv_accel_from_velocities(nhuge, huge, 1e-10, level, keep), -1);
+    /* finite in the world frame, overflowing once rotated into the body */
+    const double big[3] = {1.7e308, 1.7e308, 0}, yaw45[3] = {0, 0, PI / 4};
+    ck_assert_int_eq(kn_conv_accel_from_velocities(still, big, 1, yaw45, keep), -1);
     ck_assert(keep[0] == 42 && keep[1] == 42 && keep[2] == 42);
 }
 END_TEST

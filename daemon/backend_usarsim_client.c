@@ -1,0 +1,996 @@
+/* The USARSim client logic (backend_usarsim.h): INIT and readiness, the
+ * server's lines into the neutral state, commands into DRIVE / SET /
+ * MULTIDRIVE lines. Everything on the wire goes through the codec
+ * (usarsim_codec.h), every unit and frame change through convert.h. */
+#include "backend_usarsim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "linebuf.h"
+#include "log.h"
+#include "usarsim_codec.h"
+
+#define NRESULTS (KN_USAR_EARG + 1)
+#define CMD_BUF 1024
+#define MIN_DT_S 1e-3            /* closer samples are not used to derive rates */
+#define PRINT_SCALE 1e4          /* commands carry 4 decimals (codec) */
+
+/* Sources of a field, best last: a better source seen on this connection
+ * shuts the lesser ones out (no flicker between two estimates). */
+enum src { SRC_NONE = 0, SRC_ODOMETRY, SRC_INS, SRC_GROUNDTRUTH };
+enum flip_src { FLIP_COMMAND = 0, FLIP_ASTA, FLIP_STA };
+
+static const char *const src_names[] = { "none", "odometry", "ins", "groundtruth" };
+static const char *const flip_src_names[] = { "command", "asta", "sta" };
+
+/* The stats key of each reason a line from the server is refused. */
+static const char *const reason_key[NRESULTS] = {
+    [KN_USAR_ETOOLONG] = "too_long",
+    [KN_USAR_ECTRL] = "control_byte",
+    [KN_USAR_EHEAD] = "bad_head",
+    [KN_USAR_EBRACE] = "braces",
+    [KN_USAR_EGROUP] = "bad_group",
+    [KN_USAR_ESTRAY] = "stray_text",
+    [KN_USAR_EMISSING] = "missing_field",
+    [KN_USAR_EVALUE] = "bad_value",
+    [KN_USAR_ESEQUENCE] = "out_of_sequence",
+};
+
+enum get { GET_CONF_ROBOT = 1, GET_GEO_ROBOT = 2, GET_CONF_ENCODER = 4 };
+
+struct encoder {
+    bool have_tick;          /* prev_tick is valid (per connection) */
+    int64_t prev_tick;
+    double ticks;            /* accumulated travel in ticks, across connections */
+    bool have_speed_ref;
+    double ref_t, ref_m;     /* last sample used for the speed */
+    char name[32];           /* the item feeding this side on this connection */
+};
+
+struct kn_usarsim {
+    struct kn_usarsim_io io;
+    char robot[KN_CFG_NAME_LEN + 1];
+    enum kn_usarsim_dialect dialect;
+    char class_name[64];
+    char start_tag[64];
+    double spawn_pos[3], spawn_rpy[3];      /* neutral frame */
+    char joint[KN_NFLIPPERS][64];
+    struct kn_conv_table t;
+
+    struct kn_linebuf lb;
+    char lbuf[KN_USAR_MAX_LINE + 1];
+    struct kn_usar_line line;
+
+    /* connection */
+    bool connected, ready;
+    uint64_t connect_ns;
+    unsigned get_pending;
+    uint64_t get_sent_ns;
+    int64_t tick_modulus;                   /* 0: ticks taken as not wrapping */
+
+    /* the robot */
+    struct kn_state st;
+    bool have_pose;                         /* last_pos/last_rpy valid (for re-INIT) */
+    double last_pos[3], last_rpy[3];
+    bool have_time;
+    double sim_time;
+    uint64_t sim_time_ns;
+    enum src pose_src;                      /* best pose source seen this connection */
+    enum flip_src flip_src;
+    bool have_att_prev;
+    double att_prev_t, att_prev[3];
+    int npos;
+    double pos_t[3], pos_hist[3][3];
+    bool rate_derived, accel_derived;
+    struct encoder enc[2];
+    bool touch;
+    double battery_life_s;
+    bool have_battery_life;
+
+    /* what went out on this connection (for suppressing repeats) */
+    double drive_wheel[2];
+    bool joint_sent[KN_NFLIPPERS];
+    double joint_val[KN_NFLIPPERS];
+
+    /* what the server said about itself */
+    char level[64], gametype[64];
+    bool have_conf_max_speed, have_geo_wheel_radius;
+    double conf_max_speed, geo_wheel_radius;
+    double encoder_resolution;
+    char last_init[256];
+    char last_malformed[96];
+
+    /* counters */
+    uint64_t connects, inits, spawns, deaths;
+    uint64_t lines, blank, malformed[NRESULTS], unknown_head, ignored;
+    uint64_t nfo, sta, asta, conf, geo, res;
+    uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
+    uint64_t sen_shut_out, encoder_unmapped, states;
+    uint64_t drive_sent_n, drive_repeats, drive_over_max;
+    uint64_t joint_sent_n, joint_repeats, multidrive_sent;
+    uint64_t get_answers, get_timeouts, format_errors;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void copy_view(char *dst, size_t cap, struct kn_usar_str v)
+{
+    size_t n = v.n < cap - 1 ? v.n : cap - 1;
+    if (n)
+        memcpy(dst, v.p, n);
+    dst[n] = '\0';
+}
+
+static bool view_contains_ci(struct kn_usar_str v, const char *lit)
+{
+    size_t n = strlen(lit);
+    for (size_t i = 0; i + n <= v.n; i++) {
+        struct kn_usar_str w = { v.p + i, n };
+        if (kn_usar_str_is(w, lit))
+            return true;
+    }
+    return false;
+}
+
+static bool view_is(struct kn_usar_str v, const char *lit)
+{
+    return kn_usar_str_is(v, lit);
+}
+
+/* Commands go out with 4 decimals: compare what is printed, and never
+ * print "-0.0000" for a value that is zero on the wire. */
+static double printed(double v)
+{
+    if (!isfinite(v))
+        return 0.0;
+    double r = round(v * PRINT_SCALE) / PRINT_SCALE;
+    if (!isfinite(r))
+        return v; /* beyond 1e304: the formatter refuses it anyway */
+    return r == 0.0 ? 0.0 : r;
+}
+
+static void count_malformed(struct kn_usarsim *u, enum kn_usar_result r, const char *what)
+{
+    if (r <= KN_USAR_OK || r >= NRESULTS || !reason_key[r])
+        r = KN_USAR_EVALUE; /* no other result can come from reading a line */
+    u->malformed[r]++;
+    uint64_t total = kn_usarsim_malformed_total(u);
+    snprintf(u->last_malformed, sizeof u->last_malformed, "%s: %s", what, kn_usar_strerror(r));
+    if (total == 1)
+        kn_warn("robot %s: malformed line from the simulator (%s), skipped; further ones are "
+                "only counted", u->robot, u->last_malformed);
+    else
+        kn_debug("robot %s: malformed line from the simulator (%s)", u->robot, u->last_malformed);
+}
+
+/* Time of a line: its own {Time}, else the last game time seen (on any
+ * connection) advanced by the local clock; UDK INS and UT2004 encoders
+ * carry none. */
+static double line_time(struct kn_usarsim *u, bool has, double t, uint64_t now)
+{
+    if (has && isfinite(t)) {
+        u->have_time = true;
+        u->sim_time = t;
+        u->sim_time_ns = now;
+        u->st.time_s = t;
+        u->st.have |= KN_HAVE_TIME;
+        return t;
+    }
+    if (u->have_time)
+        return u->sim_time + (double)(now - u->sim_time_ns) / 1e9;
+    /* no game time yet: the local clock since connecting keeps the
+     * robot's clock moving for controllers that time their motions */
+    double local = (double)(now - u->connect_ns) / 1e9;
+    u->st.time_s = local;
+    return local;
+}
+
+static void emit_state(struct kn_usarsim *u)
+{
+    u->states++;
+    if (u->io.state)
+        u->io.state(u->io.ctx, &u->st);
+}
+
+static void write_out(struct kn_usarsim *u, const char *buf, size_t len)
+{
+    if (len && u->io.write)
+        u->io.write(u->io.ctx, buf, len);
+}
+
+/* Appends one formatted line to buf; a formatter error is counted and
+ * the line left out. */
+static void append(struct kn_usarsim *u, char *buf, size_t *len, int n)
+{
+    if (n < 0) {
+        u->format_errors++;
+        kn_debug("robot %s: a command could not be formatted: %s", u->robot,
+                 kn_usar_strerror((enum kn_usar_result)-n));
+        buf[*len] = '\0';
+        return;
+    }
+    *len += (size_t)n;
+}
+
+/* ---- life cycle ----------------------------------------------------------- */
+
+struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct kn_usarsim_io *io,
+                                  char *err, size_t errlen)
+{
+    struct kn_usarsim *u = calloc(1, sizeof *u);
+    if (!u) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    u->io = *io;
+    const struct kn_cfg_backend *b = &cfg->backend;
+    snprintf(u->robot, sizeof u->robot, "%s", cfg->name);
+    u->dialect = b->dialect;
+    snprintf(u->class_name, sizeof u->class_name, "%s",
+             b->class_name[0] ? b->class_name : "USARBot.Kenaf");
+    snprintf(u->start_tag, sizeof u->start_tag, "%s", b->start_tag);
+    for (int i = 0; i < 3; i++) {
+        u->spawn_pos[i] = b->spawn_location_m[i];
+        u->spawn_rpy[i] = b->spawn_rpy_rad[i];
+    }
+    kn_conv_table_usarsim(&u->t);
+    u->t.wheel_radius_m = b->wheel_radius_m;
+    u->t.counts_per_m = cfg->counts_per_m;
+    u->t.counts_per_tick = b->counts_per_tick;
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        const char *name = b->flipper[k].name[0] ? b->flipper[k].name : kn_usar_flipper_name(k);
+        snprintf(u->joint[k], sizeof u->joint[k], "%s", name);
+        u->t.flipper_sign[k] = b->flipper[k].sign;
+        u->t.flipper_offset_rad[k] = b->flipper[k].offset_rad;
+    }
+    if (kn_conv_table_check(&u->t, err, errlen) < 0) {
+        free(u);
+        return NULL;
+    }
+    kn_linebuf_init(&u->lb, u->lbuf, KN_USAR_MAX_LINE);
+    /* at rest until told otherwise: an accelerometer reads +g */
+    u->st.accel_m_s2[2] = KN_GRAVITY;
+    return u;
+}
+
+void kn_usarsim_free(struct kn_usarsim *u)
+{
+    free(u);
+}
+
+static void send_init(struct kn_usarsim *u)
+{
+    char buf[512];
+    int n = -KN_USAR_EARG;
+    if (u->have_pose || !u->start_tag[0]) {
+        double pos[3], rpy[3];
+        kn_conv_pose_to_sim(&u->t, u->have_pose ? u->last_pos : u->spawn_pos,
+                            u->have_pose ? u->last_rpy : u->spawn_rpy, pos, rpy);
+        n = kn_usar_fmt_init(buf, sizeof buf, u->class_name, u->robot, pos, rpy);
+        if (n < 0 && u->have_pose) { /* an absurd last pose: fall back to the configured one */
+            kn_warn("robot %s: last known pose cannot be sent (%s); spawning at the configured "
+                    "pose", u->robot, kn_usar_strerror((enum kn_usar_result)-n));
+            u->have_pose = false;
+            send_init(u);
+            return;
+        }
+    } else {
+        n = kn_usar_fmt_init_start(buf, sizeof buf, u->class_name, u->robot, u->start_tag);
+    }
+    if (n < 0) {
+        u->format_errors++;
+        kn_err("robot %s: cannot format INIT: %s", u->robot,
+               kn_usar_strerror((enum kn_usar_result)-n));
+        return;
+    }
+    u->inits++;
+    size_t keep = (size_t)n >= 2 ? (size_t)n - 2 : 0; /* without CR LF */
+    snprintf(u->last_init, sizeof u->last_init, "%.*s", (int)keep, buf);
+    kn_info("robot %s: %s", u->robot, u->last_init);
+    write_out(u, buf, (size_t)n);
+}
+
+void kn_usarsim_connected(struct kn_usarsim *u, uint64_t now_ns)
+{
+    u->connected = true;
+    u->ready = false;
+    u->connect_ns = now_ns;
+    u->connects++;
+    kn_linebuf_reset(&u->lb);
+    u->get_pending = 0;
+    u->tick_modulus = 0;
+    u->pose_src = SRC_NONE;
+    u->flip_src = FLIP_COMMAND;
+    u->have_att_prev = false;
+    u->npos = 0;
+    for (int s = 0; s < 2; s++) {
+        u->enc[s].have_tick = false;
+        u->enc[s].have_speed_ref = false;
+        u->enc[s].name[0] = '\0';
+        u->st.belt_speed_m_s[s] = 0.0;
+    }
+    memset(u->st.rate_rad_s, 0, sizeof u->st.rate_rad_s);
+    /* a robot spawns with its wheels still: belts 0 need no DRIVE */
+    u->drive_wheel[0] = u->drive_wheel[1] = 0.0;
+    memset(u->joint_sent, 0, sizeof u->joint_sent);
+    /* USARSim sends the NFO banner on accept and reads our socket after
+     * that; INIT can go out at once, nothing is gained by waiting. */
+    send_init(u);
+}
+
+void kn_usarsim_disconnected(struct kn_usarsim *u)
+{
+    u->connected = false;
+    u->ready = false;
+}
+
+/* ---- state from the server ------------------------------------------------ */
+
+static void derive_rate(struct kn_usarsim *u, double t)
+{
+    if (u->have_att_prev && t - u->att_prev_t >= MIN_DT_S &&
+        kn_conv_rate_from_attitudes(u->att_prev, u->st.rpy_rad, t - u->att_prev_t,
+                                    u->st.rate_rad_s) == 0)
+        u->rate_derived = true;
+    if (!u->have_att_prev || t - u->att_prev_t >= MIN_DT_S || t < u->att_prev_t) {
+        memcpy(u->att_prev, u->st.rpy_rad, sizeof u->att_prev);
+        u->att_prev_t = t;
+        u->have_att_prev = true;
+    }
+}
+
+static void derive_accel(struct kn_usarsim *u, double t)
+{
+    if (u->npos > 0 && t < u->pos_t[u->npos - 1])
+        u->npos = 0; /* the game clock went back: a new simulation */
+    if (u->npos > 0 && t - u->pos_t[u->npos - 1] < MIN_DT_S) {
+        memcpy(u->pos_hist[u->npos - 1], u->st.pos_m, sizeof u->pos_hist[0]);
+        return;
+    }
+    if (u->npos == 3) {
+        memmove(u->pos_hist[0], u->pos_hist[1], 2 * sizeof u->pos_hist[0]);
+        memmove(&u->pos_t[0], &u->pos_t[1], 2 * sizeof u->pos_t[0]);
+        u->npos = 2;
+    }
+    memcpy(u->pos_hist[u->npos], u->st.pos_m, sizeof u->pos_hist[0]);
+    u->pos_t[u->npos++] = t;
+    double acc[3];
+    /* absurd positions can overflow in the rotation into the body frame,
+     * which the conversion does not catch: keep the last value then */
+    if (u->npos == 3 &&
+        kn_conv_accel_from_positions(u->pos_hist[0], u->pos_hist[1], u->pos_hist[2],
+                                     u->pos_t[1] - u->pos_t[0], u->pos_t[2] - u->pos_t[1],
+                                     u->st.rpy_rad, acc) == 0 &&
+        isfinite(acc[0]) && isfinite(acc[1]) && isfinite(acc[2])) {
+        memcpy(u->st.accel_m_s2, acc, sizeof acc);
+        u->accel_derived = true;
+    }
+}
+
+/* A pose from one source. Ground truth wins over INS (UDK prints INS
+ * with 2 decimals, ground truth with 3), INS over odometry; a source is
+ * used for the connection's rest once seen, so two estimates never
+ * alternate. */
+static bool take_pose(struct kn_usarsim *u, enum src src, const double sim_pos[3],
+                      const double sim_rpy[3], double t)
+{
+    if (src < u->pose_src)
+        return false;
+    u->pose_src = src;
+    double pos[3], rpy[3];
+    kn_conv_pose_from_sim(&u->t, sim_pos, sim_rpy, pos, rpy);
+    memcpy(u->st.rpy_rad, rpy, sizeof rpy);
+    memcpy(u->st.pos_m, pos, sizeof pos);
+    u->st.have |= KN_HAVE_ATTITUDE | KN_HAVE_POSITION;
+    derive_rate(u, t);
+    derive_accel(u, t);
+    if (u->npos < 3) /* nothing to derive from yet: at rest, gravity only */
+        kn_conv_world_to_body(u->st.rpy_rad, (const double[3]){ 0, 0, KN_GRAVITY },
+                              u->st.accel_m_s2);
+    /* where to spawn again after a reconnect (odometry counts from the
+     * spawn pose, not from the world origin: no use for INIT) */
+    if (src != SRC_ODOMETRY) {
+        memcpy(u->last_pos, pos, sizeof u->last_pos);
+        memcpy(u->last_rpy, rpy, sizeof u->last_rpy);
+        u->have_pose = true;
+    }
+    return true;
+}
+
+/* UT2004 names its encoders ECLeft/ECRight; UDK reports driven wheel
+ * joint i as W<i>, and the Kenaf's first joints are FRWheelRoll (W0),
+ * FLWheelRoll (W1), BRWheelRoll (W2), BLWheelRoll (W3). */
+static int encoder_side(struct kn_usar_str name)
+{
+    char low[32];
+    size_t n = name.n < sizeof low - 1 ? name.n : sizeof low - 1;
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)(name.p[i] >= 'A' && name.p[i] <= 'Z' ? name.p[i] + 32 : name.p[i]);
+    low[n] = '\0';
+    if (strstr(low, "left"))
+        return KN_LEFT;
+    if (strstr(low, "right"))
+        return KN_RIGHT;
+    if (n == 2 && low[0] == 'w' && low[1] >= '0' && low[1] <= '3')
+        return (low[1] - '0') % 2 == 0 ? KN_RIGHT : KN_LEFT;
+    return -1;
+}
+
+static void take_encoders(struct kn_usarsim *u, const struct kn_usar_sen *s, double t)
+{
+    bool done[2] = { false, false };
+    for (unsigned i = 0; i < s->n_ticks; i++) {
+        int side = encoder_side(s->ticks[i].name);
+        if (side < 0) {
+            u->encoder_unmapped++;
+            continue;
+        }
+        struct encoder *e = &u->enc[side];
+        char name[32];
+        copy_view(name, sizeof name, s->ticks[i].name);
+        if (done[side])
+            continue;
+        if (!e->name[0])
+            snprintf(e->name, sizeof e->name, "%s", name);
+        else if (strcmp(e->name, name) != 0)
+            continue; /* another wheel of the same side: keep to the first one */
+        done[side] = true;
+        int64_t tick = s->ticks[i].tick;
+        if (e->have_tick)
+            e->ticks += (double)kn_conv_tick_delta(e->prev_tick, tick, u->tick_modulus);
+        e->prev_tick = tick;
+        e->have_tick = true;
+        double m = kn_conv_ticks_to_m(&u->t, side, e->ticks);
+        u->st.belt_pos_m[side] = m;
+        u->st.have |= KN_HAVE_BELT_POS;
+        if (e->have_speed_ref && t < e->ref_t)
+            e->have_speed_ref = false;
+        if (!e->have_speed_ref) {
+            e->ref_t = t;
+            e->ref_m = m;
+            e->have_speed_ref = true;
+        } else if (t - e->ref_t >= MIN_DT_S) {
+            u->st.belt_speed_m_s[side] = (m - e->ref_m) / (t - e->ref_t);
+            e->ref_t = t;
+            e->ref_m = m;
+        }
+    }
+}
+
+static void on_sen(struct kn_usarsim *u, uint64_t now)
+{
+    struct kn_usar_sen s;
+    enum kn_usar_result r = kn_usar_parse_sen(&u->line, &s);
+    if (r != KN_USAR_OK) {
+        count_malformed(u, r, "SEN");
+        return;
+    }
+    double t = line_time(u, s.has_time, s.time, now);
+    bool changed = true;
+    switch (s.sen_type) {
+    case KN_USAR_SEN_GROUNDTRUTH:
+        u->sen_gt++;
+        changed = take_pose(u, SRC_GROUNDTRUTH, s.location, s.orientation, t);
+        break;
+    case KN_USAR_SEN_INS:
+        u->sen_ins++;
+        changed = take_pose(u, SRC_INS, s.location, s.orientation, t);
+        break;
+    case KN_USAR_SEN_ODOMETRY: {
+        u->sen_odometry++;
+        double pos[3] = { s.pose[0], s.pose[1], 0.0 }, rpy[3] = { 0.0, 0.0, s.pose[2] };
+        changed = take_pose(u, SRC_ODOMETRY, pos, rpy, t);
+        break;
+    }
+    case KN_USAR_SEN_ENCODER:
+        u->sen_encoder++;
+        take_encoders(u, &s, t);
+        break;
+    case KN_USAR_SEN_TOUCH:
+        u->sen_touch++;
+        u->touch = false;
+        for (unsigned i = 0; i < s.n_touches; i++)
+            u->touch |= s.touches[i].touch;
+        changed = false;
+        break;
+    default:
+        u->sen_other++;
+        changed = false;
+        break;
+    }
+    if (!changed && (s.sen_type == KN_USAR_SEN_GROUNDTRUTH || s.sen_type == KN_USAR_SEN_INS ||
+                     s.sen_type == KN_USAR_SEN_ODOMETRY))
+        u->sen_shut_out++;
+    if (changed || s.has_time)
+        emit_state(u);
+}
+
+static void take_flipper(struct kn_usarsim *u, int k, double joint_rad)
+{
+    u->st.flipper_rad[k] = kn_conv_joint_to_flipper(&u->t, k, joint_rad);
+}
+
+static void on_sta(struct kn_usarsim *u, uint64_t now)
+{
+    struct kn_usar_sta s;
+    enum kn_usar_result r = kn_usar_parse_sta(&u->line, &s);
+    /* flipper angles under the configured joint names (UT2004 STA) */
+    double joint[KN_NFLIPPERS];
+    uint8_t mask = 0;
+    for (int k = 0; k < KN_NFLIPPERS && r == KN_USAR_OK; k++) {
+        enum kn_usar_result fr = kn_usar_get_double(&u->line, u->joint[k], &joint[k]);
+        if (fr == KN_USAR_OK)
+            mask |= (uint8_t)(1u << k);
+        else if (fr != KN_USAR_EMISSING)
+            r = fr;
+    }
+    if (r != KN_USAR_OK) {
+        count_malformed(u, r, "STA");
+        return;
+    }
+    u->sta++;
+    line_time(u, s.has_time, s.time, now);
+    if (s.has_battery && isfinite(s.battery)) {
+        u->battery_life_s = s.battery;
+        u->have_battery_life = true;
+        /* seconds of life, not volts: the configured voltage stands, except
+         * that an empty battery (the server then ignores commands) reads 0 V */
+        if (s.battery <= 0.0) {
+            u->st.battery_v = 0.0;
+            u->st.have |= KN_HAVE_BATTERY;
+        } else {
+            u->st.have &= ~KN_HAVE_BATTERY;
+        }
+    }
+    if (mask) {
+        u->flip_src = FLIP_STA;
+        for (int k = 0; k < KN_NFLIPPERS; k++)
+            if (mask & (1u << k))
+                take_flipper(u, k, joint[k]);
+        if (mask == 0x0F)
+            u->st.have |= KN_HAVE_FLIPPER;
+    }
+    emit_state(u);
+}
+
+static void on_links(struct kn_usarsim *u, uint64_t now)
+{
+    struct kn_usar_links s;
+    enum kn_usar_result r = kn_usar_parse_links(&u->line, &s);
+    if (r != KN_USAR_OK) {
+        count_malformed(u, r, kn_usar_kind_name(kn_usar_kind(&u->line)));
+        return;
+    }
+    u->asta++;
+    line_time(u, s.has_time, s.time, now);
+    if (u->flip_src == FLIP_STA)
+        return; /* STA already reports them */
+    bool any = false;
+    for (unsigned i = 0; i < s.n; i++) {
+        if (!s.link[i].has_value)
+            continue;
+        for (int k = 0; k < KN_NFLIPPERS; k++) {
+            if (view_is(s.link[i].name, u->joint[k])) {
+                take_flipper(u, k, s.link[i].value);
+                any = true;
+            }
+        }
+    }
+    if (any) {
+        u->flip_src = FLIP_ASTA;
+        u->st.have |= KN_HAVE_FLIPPER;
+        emit_state(u);
+    }
+}
+
+static void on_conf_geo(struct kn_usarsim *u, bool conf)
+{
+    struct kn_usar_str type = { NULL, 0 };
+    (void)kn_usar_get_str(&u->line, "Type", &type);
+    if (conf && view_is(type, "Encoder")) {
+        double res;
+        enum kn_usar_result r = kn_usar_get_double(&u->line, "Resolution", &res);
+        if (r == KN_USAR_EVALUE) {
+            count_malformed(u, r, "CONF");
+            return;
+        }
+        u->conf++;
+        if (u->get_pending & GET_CONF_ENCODER)
+            u->get_answers++;
+        u->get_pending &= ~(unsigned)GET_CONF_ENCODER;
+        /* UDK's encoder counts one turn in 2*pi / Resolution ticks, then
+         * starts over ("the controller counts the circles") */
+        if (r == KN_USAR_OK && res > 0 && isfinite(res)) {
+            double m = round(2.0 * KN_PI / res);
+            if (m >= 4 && m <= 1e12) {
+                u->encoder_resolution = res;
+                u->tick_modulus = (int64_t)m;
+            }
+        }
+        return;
+    }
+    if (conf)
+        u->conf++;
+    else
+        u->geo++;
+    /* the robot's own CONF/GEO: a vehicle type (GroundVehicle, ...); items
+     * (sensors, MisPkg, actuators) answer with their own types */
+    if (!view_contains_ci(type, "vehicle"))
+        return;
+    struct kn_usar_robot rb;
+    enum kn_usar_result r = kn_usar_parse_robot(&u->line, &rb);
+    if (r != KN_USAR_OK) {
+        count_malformed(u, r, conf ? "CONF" : "GEO");
+        return;
+    }
+    if (conf) {
+        if (rb.has_max_speed || rb.steering_type.n) {
+            if (u->get_pending & GET_CONF_ROBOT)
+                u->get_answers++;
+            u->get_pending &= ~(unsigned)GET_CONF_ROBOT;
+        }
+        if (rb.has_max_speed && isfinite(rb.max_speed) && rb.max_speed > 0) {
+            u->have_conf_max_speed = true;
+            u->conf_max_speed = rb.max_speed;
+        }
+    } else {
+        if (rb.has_wheel_radius || rb.has_dimensions) {
+            if (u->get_pending & GET_GEO_ROBOT)
+                u->get_answers++;
+            u->get_pending &= ~(unsigned)GET_GEO_ROBOT;
+        }
+        if (rb.has_wheel_radius && isfinite(rb.wheel_radius) && rb.wheel_radius > 0) {
+            if (!u->have_geo_wheel_radius && fabs(rb.wheel_radius - u->t.wheel_radius_m) > 1e-4)
+                kn_info("robot %s: the simulator reports WheelRadius %.4f m; DRIVE keeps using "
+                        "backend.wheel_radius_m = %.4f m (set it in the config to change)",
+                        u->robot, rb.wheel_radius, u->t.wheel_radius_m);
+            u->have_geo_wheel_radius = true;
+            u->geo_wheel_radius = rb.wheel_radius;
+        }
+    }
+}
+
+static void on_nfo(struct kn_usarsim *u)
+{
+    struct kn_usar_nfo s;
+    enum kn_usar_result r = kn_usar_parse_nfo(&u->line, &s);
+    if (r != KN_USAR_OK) {
+        count_malformed(u, r, "NFO");
+        return;
+    }
+    u->nfo++;
+    if (s.level.n) {
+        copy_view(u->level, sizeof u->level, s.level);
+        copy_view(u->gametype, sizeof u->gametype, s.gametype);
+        kn_debug("robot %s: simulator level %s (%s)", u->robot, u->level, u->gametype);
+    }
+}
+
+static void send_queries(struct kn_usarsim *u, uint64_t now)
+{
+    char buf[256];
+    size_t len = 0;
+    append(u, buf, &len, kn_usar_fmt_getconf(buf + len, sizeof buf - len, "Robot", NULL));
+    append(u, buf, &len, kn_usar_fmt_getgeo(buf + len, sizeof buf - len, "Robot", NULL));
+    append(u, buf, &len, kn_usar_fmt_getconf(buf + len, sizeof buf - len, "Encoder", NULL));
+    u->get_pending = GET_CONF_ROBOT | GET_GEO_ROBOT | GET_CONF_ENCODER;
+    u->get_sent_ns = now;
+    write_out(u, buf, len);
+}
+
+static void check_queries(struct kn_usarsim *u, uint64_t now)
+{
+    if (!u->get_pending || now - u->get_sent_ns < KN_USARSIM_GET_TIMEOUT_NS)
+        return;
+    for (unsigned b = 1; b <= GET_CONF_ENCODER; b <<= 1)
+        if (u->get_pending & b)
+            u->get_timeouts++;
+    kn_debug("robot %s: no answer to %s%s%s (UDK answers nothing when nothing matches)",
+             u->robot, u->get_pending & GET_CONF_ROBOT ? "GETCONF Robot " : "",
+             u->get_pending & GET_GEO_ROBOT ? "GETGEO Robot " : "",
+             u->get_pending & GET_CONF_ENCODER ? "GETCONF Encoder" : "");
+    u->get_pending = 0;
+}
+
+void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_t now)
+{
+    u->lines++;
+    enum kn_usar_result r = kn_usar_tokenize(line, len, &u->line);
+    if (r == KN_USAR_EEMPTY) {
+        u->blank++;
+        return;
+    }
+    if (r != KN_USAR_OK) {
+        count_malformed(u, r, "line");
+        return;
+    }
+    check_queries(u, now);
+    enum kn_usar_kind kind = kn_usar_kind(&u->line);
+    bool spawned = false;
+    switch (kind) {
+    case KN_USAR_K_STA:
+        on_sta(u, now);
+        spawned = true;
+        break;
+    case KN_USAR_K_SEN:
+        on_sen(u, now);
+        spawned = true;
+        break;
+    case KN_USAR_K_ASTA:
+    case KN_USAR_K_MISSTA:
+        on_links(u, now);
+        break;
+    case KN_USAR_K_NFO:
+        on_nfo(u);
+        break;
+    case KN_USAR_K_CONF:
+        on_conf_geo(u, true);
+        break;
+    case KN_USAR_K_GEO:
+        on_conf_geo(u, false);
+        break;
+    case KN_USAR_K_RES:
+        u->res++;
+        break;
+    case KN_USAR_K_DIE:
+        u->deaths++;
+        kn_warn("robot %s: the simulator destroyed the robot (DIE); reconnecting to spawn it "
+                "again", u->robot);
+        if (u->io.fail && u->connected)
+            u->io.fail(u->io.ctx, "robot destroyed by the simulator (DIE)");
+        return;
+    case KN_USAR_K_UNKNOWN:
+        u->unknown_head++;
+        return;
+    default:
+        u->ignored++;
+        return;
+    }
+    /* a robot streams STA and SEN only once it exists: that, not the NFO
+     * banner, says INIT worked and commands will be taken */
+    if (spawned && !u->ready && u->connected) {
+        u->ready = true;
+        u->spawns++;
+        send_queries(u, now);
+        if (u->io.ready)
+            u->io.ready(u->io.ctx);
+    }
+}
+
+struct feed_ctx {
+    struct kn_usarsim *u;
+    uint64_t now;
+};
+
+static bool feed_line(void *ctx, char *line, size_t len)
+{
+    struct feed_ctx *f = ctx;
+    if (len > 0)
+        kn_usarsim_line(f->u, line, len, f->now);
+    /* a callback may have ended the connection: stop then */
+    return f->u->connected;
+}
+
+void kn_usarsim_feed(struct kn_usarsim *u, const char *data, size_t len, uint64_t now_ns)
+{
+    struct feed_ctx f = { u, now_ns };
+    uint64_t before = u->lb.overlong;
+    kn_linebuf_feed(&u->lb, data, len, feed_line, &f);
+    if (u->lb.overlong != before) {
+        u->malformed[KN_USAR_ETOOLONG] += u->lb.overlong - before;
+        snprintf(u->last_malformed, sizeof u->last_malformed, "line: %s",
+                 kn_usar_strerror(KN_USAR_ETOOLONG));
+    }
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+static void add_drive(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply,
+                      char *buf, size_t cap, size_t *len)
+{
+    double w[2];
+    for (int s = 0; s < 2; s++)
+        w[s] = printed(kn_conv_belt_to_wheel(&u->t, cmd->belt_speed_m_s[s]));
+    /* DRIVE is sticky in USARSim and TCP loses nothing: a repeat would
+     * change nothing, so only changes go out (and everything on reapply) */
+    if (!reapply && w[0] == u->drive_wheel[0] && w[1] == u->drive_wheel[1]) {
+        u->drive_repeats++;
+        return;
+    }
+    size_t before = *len;
+    append(u, buf, len, kn_usar_fmt_drive(buf + *len, cap - *len, w[0], w[1]));
+    if (*len == before)
+        return;
+    u->drive_wheel[0] = w[0];
+    u->drive_wheel[1] = w[1];
+    u->drive_sent_n++;
+    if (u->have_conf_max_speed &&
+        (fabs(w[0]) > u->conf_max_speed + 1e-4 || fabs(w[1]) > u->conf_max_speed + 1e-4))
+        u->drive_over_max++;
+}
+
+static void add_flippers(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply,
+                         char *buf, size_t cap, size_t *len)
+{
+    double joint[KN_NFLIPPERS];
+    uint8_t send = 0;
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        if (!(cmd->flipper_mask & (1u << k)))
+            continue;
+        joint[k] = printed(kn_conv_flipper_to_joint(&u->t, k, cmd->flipper_rad[k]));
+        if (!reapply && u->joint_sent[k] && u->joint_val[k] == joint[k]) {
+            u->joint_repeats++;
+            continue;
+        }
+        send |= (uint8_t)(1u << k);
+    }
+    if (!send)
+        return;
+    if (u->dialect == KN_USARSIM_UT2004) {
+        /* one MULTIDRIVE in the order clients send it: FR, FL, RR, RL */
+        static const int order[KN_NFLIPPERS] = { KN_FR, KN_FL, KN_RR, KN_RL };
+        const char *names[KN_NFLIPPERS];
+        double vals[KN_NFLIPPERS];
+        size_t n = 0;
+        for (int i = 0; i < KN_NFLIPPERS; i++) {
+            int k = order[i];
+            if (send & (1u << k)) {
+                names[n] = u->joint[k];
+                vals[n++] = joint[k];
+            }
+        }
+        size_t before = *len;
+        append(u, buf, len, kn_usar_fmt_multidrive(buf + *len, cap - *len, names, vals, n));
+        if (*len == before)
+            return;
+        u->multidrive_sent++;
+    } else {
+        for (int k = 0; k < KN_NFLIPPERS; k++) {
+            if (!(send & (1u << k)))
+                continue;
+            size_t before = *len;
+            append(u, buf, len,
+                   kn_usar_fmt_set_joint(buf + *len, cap - *len, u->joint[k], joint[k]));
+            if (*len == before)
+                send &= (uint8_t)~(1u << k);
+        }
+    }
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        if (!(send & (1u << k)))
+            continue;
+        u->joint_sent[k] = true;
+        u->joint_val[k] = joint[k];
+        u->joint_sent_n++;
+        /* without any angle feedback (the UDK Kenaf reports none), the
+         * target is the best there is: report it, without KN_HAVE_FLIPPER */
+        if (u->flip_src == FLIP_COMMAND)
+            u->st.flipper_rad[k] = kn_conv_joint_to_flipper(&u->t, k, joint[k]);
+    }
+}
+
+void kn_usarsim_command(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply,
+                        uint64_t now_ns)
+{
+    char buf[CMD_BUF];
+    size_t len = 0;
+    buf[0] = '\0';
+    (void)now_ns;
+    add_drive(u, cmd, reapply, buf, sizeof buf, &len);
+    add_flippers(u, cmd, reapply, buf, sizeof buf, &len);
+    write_out(u, buf, len);
+}
+
+/* ---- queries ----------------------------------------------------------------- */
+
+bool kn_usarsim_is_ready(const struct kn_usarsim *u)
+{
+    return u->ready;
+}
+
+const struct kn_state *kn_usarsim_state(const struct kn_usarsim *u)
+{
+    return &u->st;
+}
+
+uint64_t kn_usarsim_malformed(const struct kn_usarsim *u, int r)
+{
+    return r > 0 && r < NRESULTS ? u->malformed[r] : 0;
+}
+
+uint64_t kn_usarsim_malformed_total(const struct kn_usarsim *u)
+{
+    uint64_t n = 0;
+    for (int r = 1; r < NRESULTS; r++)
+        n += u->malformed[r];
+    return n;
+}
+
+static void num(cJSON *o, const char *k, uint64_t v)
+{
+    cJSON_AddNumberToObject(o, k, (double)v);
+}
+
+void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
+{
+    cJSON_AddStringToObject(o, "dialect", u->dialect == KN_USARSIM_UT2004 ? "ut2004" : "udk");
+    cJSON_AddBoolToObject(o, "spawned", u->ready);
+    cJSON_AddStringToObject(o, "last_init", u->last_init);
+    cJSON_AddStringToObject(o, "level", u->level);
+    num(o, "connects", u->connects);
+    num(o, "inits", u->inits);
+    num(o, "spawns", u->spawns);
+    num(o, "deaths", u->deaths);
+    num(o, "lines", u->lines);
+    num(o, "blank", u->blank);
+    num(o, "states", u->states);
+
+    cJSON *m = cJSON_AddObjectToObject(o, "malformed");
+    num(m, "total", kn_usarsim_malformed_total(u));
+    for (int r = 1; r < NRESULTS; r++)
+        if (reason_key[r])
+            num(m, reason_key[r], u->malformed[r]);
+    cJSON_AddStringToObject(o, "last_malformed", u->last_malformed);
+    num(o, "unknown_head", u->unknown_head);
+    num(o, "ignored", u->ignored);
+
+    cJSON *in = cJSON_AddObjectToObject(o, "received");
+    num(in, "NFO", u->nfo);
+    num(in, "STA", u->sta);
+    num(in, "ASTA_MISSTA", u->asta);
+    num(in, "CONF", u->conf);
+    num(in, "GEO", u->geo);
+    num(in, "RES", u->res);
+    num(in, "GroundTruth", u->sen_gt);
+    num(in, "INS", u->sen_ins);
+    num(in, "Encoder", u->sen_encoder);
+    num(in, "Odometry", u->sen_odometry);
+    num(in, "Touch", u->sen_touch);
+    num(in, "other_sensors", u->sen_other);
+    num(in, "shut_out", u->sen_shut_out);
+    num(in, "encoder_unmapped", u->encoder_unmapped);
+
+    cJSON *src = cJSON_AddObjectToObject(o, "sources");
+    cJSON_AddStringToObject(src, "pose", src_names[u->pose_src]);
+    cJSON_AddStringToObject(src, "rate", u->rate_derived ? "derived" : "none");
+    cJSON_AddStringToObject(src, "accel", u->accel_derived ? "derived" : "gravity");
+    cJSON_AddStringToObject(src, "flippers", flip_src_names[u->flip_src]);
+    cJSON_AddStringToObject(src, "belts", u->enc[0].name[0] || u->enc[1].name[0] ? "encoder"
+                                                                                 : "none");
+    cJSON_AddStringToObject(src, "encoder_left", u->enc[KN_LEFT].name);
+    cJSON_AddStringToObject(src, "encoder_right", u->enc[KN_RIGHT].name);
+    num(src, "encoder_modulus", (uint64_t)u->tick_modulus);
+    cJSON_AddBoolToObject(src, "touch", u->touch);
+    if (u->have_battery_life)
+        cJSON_AddNumberToObject(src, "battery_life_s", u->battery_life_s);
+    else
+        cJSON_AddNullToObject(src, "battery_life_s");
+
+    cJSON *sv = cJSON_AddObjectToObject(o, "server");
+    if (u->have_conf_max_speed)
+        cJSON_AddNumberToObject(sv, "max_wheel_speed_rad_s", u->conf_max_speed);
+    else
+        cJSON_AddNullToObject(sv, "max_wheel_speed_rad_s");
+    if (u->have_geo_wheel_radius)
+        cJSON_AddNumberToObject(sv, "wheel_radius_m", u->geo_wheel_radius);
+    else
+        cJSON_AddNullToObject(sv, "wheel_radius_m");
+    if (u->encoder_resolution > 0)
+        cJSON_AddNumberToObject(sv, "encoder_resolution_rad", u->encoder_resolution);
+    else
+        cJSON_AddNullToObject(sv, "encoder_resolution_rad");
+    num(sv, "answers", u->get_answers);
+    num(sv, "timeouts", u->get_timeouts);
+
+    cJSON *out = cJSON_AddObjectToObject(o, "sent");
+    num(out, "DRIVE", u->drive_sent_n);
+    num(out, "drive_repeats_suppressed", u->drive_repeats);
+    num(out, "drive_over_max_speed", u->drive_over_max);
+    num(out, "joint_targets", u->joint_sent_n);
+    num(out, "joint_repeats_suppressed", u->joint_repeats);
+    num(out, "MULTIDRIVE", u->multidrive_sent);
+    num(out, "format_errors", u->format_errors);
+}

@@ -1,0 +1,136 @@
+/* libFuzzer target for the usarsim backend's input side: any bytes, fed
+ * in pieces of a size the input picks, with reconnects and commands in
+ * between, must leave a finite neutral state that converts to a STATUS,
+ * make the client write only whole CR LF lines that tokenize, and keep
+ * the malformed count within the line count. The codec target
+ * (fuzz_usarsim.c) covers the tokenizer and parsers; this one covers what
+ * the backend does with their results (pose sources, derived rates,
+ * encoder wrap, re-INIT at a pose taken from the input). */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend_usarsim.h"
+#include "config.h"
+#include "convert.h"
+#include "krp.h"
+#include "log.h"
+#include "usarsim_codec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct kn_usar_line check_line;
+
+/* Everything the client writes must be whole CR LF lines of the protocol. */
+static void on_write(void *ctx, const char *d, size_t n)
+{
+    (void)ctx;
+    if (n < 2 || d[n - 2] != '\r' || d[n - 1] != '\n')
+        abort();
+    size_t start = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (d[i] == '\r' && d[i + 1] == '\n') {
+            if (kn_usar_tokenize(d + start, i - start, &check_line) != KN_USAR_OK)
+                abort();
+            start = i + 2;
+            i++;
+        } else if (d[i] == '\r' || d[i] == '\n') {
+            abort();
+        }
+    }
+}
+
+static void on_ready(void *ctx)
+{
+    (void)ctx;
+}
+
+static void on_state(void *ctx, const struct kn_state *s)
+{
+    (void)ctx;
+    const double *v = (const double *)s;
+    for (size_t i = 0; i < offsetof(struct kn_state, have) / sizeof(double); i++)
+        if (!isfinite(v[i]))
+            abort();
+    struct kn_krp_status st;
+    kn_conv_state_to_krp(s, 4000, &st);
+}
+
+static void on_fail(void *ctx, const char *why)
+{
+    (void)ctx;
+    if (!why || !why[0])
+        abort();
+}
+
+static const struct kn_cfg_robot *robot(void)
+{
+    static struct kn_config cfg;
+    static bool loaded;
+    if (!loaded) {
+        static const char json[] =
+            "{\"robots\":[{\"name\":\"kenaf\",\"backend\":{\"type\":\"usarsim\","
+            "\"counts_per_tick\":3.2,\"usarsim\":{\"location_m\":[1,2,0.5]}}}]}";
+        char err[1024];
+        if (kn_config_parse(json, sizeof json - 1, "fuzz", NULL, &cfg, err, sizeof err) != 0)
+            abort();
+        kn_log_set_level(KN_LOG_ERROR);
+        loaded = true;
+    }
+    return &cfg.robots[0];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct kn_usarsim_io io = {
+        .ctx = NULL, .write = on_write, .ready = on_ready, .state = on_state, .fail = on_fail,
+    };
+    char err[128];
+    struct kn_usarsim *u = kn_usarsim_new(robot(), &io, err, sizeof err);
+    if (!u)
+        abort();
+    uint64_t now = 1000000000ull;
+    kn_usarsim_connected(u, now);
+    /* the first byte: piece size and how often to interleave commands */
+    size_t piece = size ? (size_t)(data[0] % 64) + 1 : 1;
+    bool ut = size && (data[0] & 0x40);
+    size_t off = size ? 1 : 0;
+    unsigned n = 0;
+    while (off < size) {
+        size_t len = size - off < piece ? size - off : piece;
+        kn_usarsim_feed(u, (const char *)data + off, len, now);
+        now += 1000000ull * (data[off] % 50);
+        if (++n % 4 == 0) {
+            struct kn_command c;
+            memset(&c, 0, sizeof c);
+            c.belt_speed_m_s[0] = (int8_t)data[off] / 100.0;
+            c.belt_speed_m_s[1] = -(int8_t)data[off] / 70.0;
+            c.flipper_mask = (uint8_t)(data[off] & 0x0F);
+            for (int k = 0; k < KN_NFLIPPERS; k++)
+                c.flipper_rad[k] = ((int8_t)data[off] + k) / 40.0;
+            kn_usarsim_command(u, &c, ut, now);
+        }
+        if (data[off] == 0xFF) { /* a reconnect: re-INIT at whatever pose was read */
+            kn_usarsim_disconnected(u);
+            kn_usarsim_connected(u, now);
+        }
+        off += len;
+    }
+    on_state(NULL, kn_usarsim_state(u));
+    cJSON *o = cJSON_CreateObject();
+    kn_usarsim_stats(u, o);
+    const cJSON *lines = cJSON_GetObjectItemCaseSensitive(o, "lines");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "malformed");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(m, "total");
+    const cJSON *too_long = cJSON_GetObjectItemCaseSensitive(m, "too_long");
+    /* every malformed line was a line (over-long ones never reach the parser) */
+    if (!cJSON_IsNumber(lines) || !cJSON_IsNumber(total) || !cJSON_IsNumber(too_long) ||
+        total->valuedouble > lines->valuedouble + too_long->valuedouble)
+        abort();
+    cJSON_Delete(o);
+    kn_usarsim_free(u);
+    return 0;
+}
