@@ -334,16 +334,26 @@ static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
     send_hello_ack(r, p, from);
 }
 
-static void on_crawler(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
-                       const struct kn_krp_msg *m, uint64_t now)
+/* The gate every CRAWLER and FLIPPER passes: older than the sender's mark
+ * is ignored (counted inside stale_seq), anything during ESTOP refused. */
+static bool setpoint_admitted(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                              const struct kn_krp_msg *m, uint64_t now)
 {
     if (stale_seq(r, p, m->h.seq))
-        return;
+        return false;
     if (r->estop) {
         r->st.estop_refused++;
         send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_ESTOP, now);
-        return;
+        return false;
     }
+    return true;
+}
+
+static void on_crawler(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                       const struct kn_krp_msg *m, uint64_t now)
+{
+    if (!setpoint_admitted(r, p, from, m, now))
+        return;
     bool clamped = false;
     struct kn_krp_crawler c = m->u.crawler;
     c.left_mm_s = clamp_i32(c.left_mm_s, -r->p.max_speed_mm_s, r->p.max_speed_mm_s, &clamped);
@@ -366,13 +376,8 @@ static void on_crawler(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
 static void on_flipper(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                        const struct kn_krp_msg *m, uint64_t now)
 {
-    if (stale_seq(r, p, m->h.seq))
+    if (!setpoint_admitted(r, p, from, m, now))
         return;
-    if (r->estop) {
-        r->st.estop_refused++;
-        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_ESTOP, now);
-        return;
-    }
     bool clamped = false;
     struct kn_krp_flipper f = m->u.flipper;
     f.mask &= 0x0F; /* bits 4..7 name no flipper */
