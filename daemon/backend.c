@@ -8,6 +8,7 @@
 
 extern const struct kn_backend_ops kn_backend_standin;
 extern const struct kn_backend_ops kn_backend_engine;
+extern const struct kn_backend_ops kn_backend_gazebo;
 extern const struct kn_backend_ops kn_backend_usarsim;
 
 static const struct {
@@ -17,7 +18,7 @@ static const struct {
 } table[] = {
     { KN_BACKEND_ENGINE, "engine", &kn_backend_engine },
     { KN_BACKEND_USARSIM, "usarsim", &kn_backend_usarsim },
-    { KN_BACKEND_GAZEBO, "gazebo", NULL },
+    { KN_BACKEND_GAZEBO, "gazebo", &kn_backend_gazebo },
     { KN_BACKEND_STANDIN, "standin", &kn_backend_standin },
 };
 #define NTABLE (sizeof table / sizeof table[0])

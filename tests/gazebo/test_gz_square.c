@@ -1,0 +1,119 @@
+/* System test: an unchanged controller binary using libkenaf_sim
+ * (examples/square, run through tools/kenaf-sim-run) drives its 100 mm
+ * square against kenaf-simd with a gazebo backend and gazebo_standin's
+ * world. Every belt command the world received must be the Twist of a
+ * belt pair the controller could have asked for (the plugin's formula
+ * gives back belt speeds on the KRP/1 1 mm/s grid), the square must
+ * close, and the final STATUS must show the world's final pose. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "gz_harness.h"
+
+#define MAXLOG 20000
+
+static struct gz_twist twists[MAXLOG];
+
+START_TEST(square_in_the_gazebo_world)
+{
+    struct gz_sim sim;
+    struct h_daemon d;
+    struct kn_conv_table conv;
+    gz_test_table(&conv);
+    gz_sim_start(&sim, 0, "world", NULL);
+    h_daemon_start(&d, gz_robots_json(sim.port, ""));
+    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
+    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+
+    char robot[64];
+    snprintf(robot, sizeof robot, "127.0.0.1:%d", d.port[0]);
+    const char *run = getenv("KN_SIM_RUN"), *square = getenv("KN_SQUARE");
+    ck_assert_msg(run && square, "KN_SIM_RUN / KN_SQUARE not set");
+    char *argv[] = { "/bin/sh", (char *)run, "--robot", robot, "--", (char *)square, NULL };
+    struct h_proc p;
+    h_spawn(&p, argv, NULL, "square.stderr");
+    static char out[65536];
+    size_t used = 0;
+    char line[1024];
+    while (h_read_line(&p, line, sizeof line, 50000)) {
+        int w = snprintf(out + used, sizeof out - used, "%s\n", line);
+        if (w > 0 && (size_t)w < sizeof out - used)
+            used += (size_t)w;
+    }
+    int st = h_wait_exit(&p, 50000);
+    ck_assert_msg(st != -1, "square did not finish");
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "square failed (%d): %s\n%s\n%s", st,
+                  h_stderr(&p), out, h_stderr(&d.proc));
+    ck_assert_msg(strstr(out, "SIMULATED") != NULL, "no status block with SIMULATED: %s", out);
+
+    /* what the world received */
+    int n = gz_log_twists(sim.log, twists, MAXLOG);
+    int moving = 0, turning = 0;
+    for (int i = 0; i < n; i++) {
+        const struct gz_twist *t = &twists[i];
+        ck_assert(!t->pose_form);
+        /* belts back from the plugin's formula sit on the 1 mm/s grid */
+        for (int s = 0; s < 2; s++) {
+            double mm = t->belts[s] * 1000.0;
+            ck_assert_msg(fabs(mm - round(mm)) < 1e-6, "belt %.17g m/s is off the mm/s grid",
+                          t->belts[s]);
+        }
+        double belts[2] = { round(t->belts[0] * 1000) / 1000, round(t->belts[1] * 1000) / 1000 };
+        double lin, ang;
+        kn_conv_belts_to_twist(&conv, belts, &lin, &ang);
+        ck_assert_double_eq(t->lin, lin);
+        ck_assert_double_eq(t->ang, ang);
+        moving += fabs(t->belts[0] + t->belts[1]) > 0.01;
+        turning += t->belts[0] * t->belts[1] < 0;
+    }
+    ck_assert_int_gt(moving, 4);
+    ck_assert_int_gt(turning, 4);
+    ck_assert_double_eq(twists[n - 1].lin, 0);
+    ck_assert_double_eq(twists[n - 1].ang, 0);
+
+    /* the square closes, and STATUS shows where the world put the robot */
+    struct h_udp u;
+    h_udp_open(&u, d.port[0]);
+    double t, v[7];
+    struct kn_krp_status s;
+    bool match = false;
+    uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
+    while (!match && h_now_us() < end) {
+        ck_assert(gz_log_last_pose(sim.log, &t, v));
+        s = h_status(&u);
+        match = abs(s.pos_mm[0] - kn_conv_m_to_mm(v[0])) <= 1 &&
+                abs(s.pos_mm[1] - kn_conv_m_to_mm(v[1])) <= 1 &&
+                abs(s.rpy_cdeg[2] - kn_conv_rad_to_cdeg_wrapped(v[2])) <= 1;
+        if (!match)
+            h_sleep_ms(50);
+    }
+    ck_assert_msg(match, "STATUS (%d, %d) yaw %d; world (%.4f, %.4f) yaw %.4f", s.pos_mm[0],
+                  s.pos_mm[1], s.rpy_cdeg[2], v[0], v[1], v[2]);
+    ck_assert_msg(abs(s.pos_mm[0]) < 40 && abs(s.pos_mm[1]) < 40,
+                  "square did not close: ended at (%d, %d) mm", s.pos_mm[0], s.pos_mm[1]);
+    /* four left turns of 90 deg: heading back where it started */
+    ck_assert_msg(abs(s.rpy_cdeg[2]) < 300, "heading %d", s.rpy_cdeg[2]);
+    ck_assert_double_ge(h_stat(&d, "robots.0.datagrams_in.CRAWLER"), 8);
+    ck_assert_int_eq(h_log_count(sim.log, "BUG_sub_for_unadvertised"), 0);
+    h_udp_close(&u);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("libkenaf_sim against kenaf-simd and gazebo_standin");
+    TCase *tc = tcase_create("square");
+    tcase_add_checked_fixture(tc, h_setup, h_teardown);
+    tcase_set_timeout(tc, 90);
+    tcase_add_test(tc, square_in_the_gazebo_world);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
