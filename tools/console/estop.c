@@ -1,0 +1,165 @@
+/* estop.c: KRP/1 ESTOP on the console's own socket (see estop.h). */
+#include "estop.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "krp.h"
+
+int kn_estop_open(struct kn_estop *e, const char *robot, char *err, size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    e->fd = -1;
+    e->seq = 1;
+    char host[256], port[16];
+    snprintf(port, sizeof port, "%d", KN_KRP_DEFAULT_PORT);
+    if (robot[0] == '[') {
+        const char *close = strchr(robot, ']');
+        if (!close || (size_t)(close - robot - 1) >= sizeof host || (close[1] && close[1] != ':')) {
+            snprintf(err, errlen, "bad robot address \"%s\" (expected [v6addr]:port)", robot);
+            return -1;
+        }
+        snprintf(host, sizeof host, "%.*s", (int)(close - robot - 1), robot + 1);
+        if (close[1] == ':')
+            snprintf(port, sizeof port, "%s", close + 2);
+    } else {
+        const char *colon = strchr(robot, ':');
+        if (colon && strchr(colon + 1, ':'))
+            colon = NULL; /* a bare IPv6 address */
+        size_t hl = colon ? (size_t)(colon - robot) : strlen(robot);
+        if (hl == 0 || hl >= sizeof host || (colon && strlen(colon + 1) >= sizeof port)) {
+            snprintf(err, errlen, "bad robot address \"%s\" (expected host:port)", robot);
+            return -1;
+        }
+        snprintf(host, sizeof host, "%.*s", (int)hl, robot);
+        if (colon)
+            snprintf(port, sizeof port, "%s", colon + 1);
+    }
+    struct addrinfo hints = { 0 }, *res = NULL;
+    hints.ai_socktype = SOCK_DGRAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    int rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, errlen, "robot address \"%s\": %s", robot, gai_strerror(rc));
+        return -1;
+    }
+    int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
+        snprintf(err, errlen, "robot address \"%s\": %s", robot, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    e->fd = fd;
+    return 0;
+}
+
+void kn_estop_close(struct kn_estop *e)
+{
+    if (e->fd >= 0)
+        close(e->fd);
+    e->fd = -1;
+}
+
+static void send_now(struct kn_estop *e, double now)
+{
+    struct kn_krp_msg m;
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    e->sent_seq = e->seq++;
+    kn_krp_init(&m, KN_KRP_ESTOP, e->sent_seq, KN_KRP_F_ACK_REQ);
+    m.u.estop.engage = e->engage ? 1 : 0;
+    size_t n = kn_krp_encode(&m, buf, sizeof buf);
+    if (n > 0 && e->fd >= 0 && send(e->fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n)
+        e->sent++;
+    e->tries++;
+    e->next_send = now + KN_ESTOP_RESEND_S;
+}
+
+void kn_estop_request(struct kn_estop *e, bool engage, double now)
+{
+    e->engage = engage;
+    e->tries = 0;
+    e->state = KN_ESTOP_PENDING;
+    e->error_code = 0;
+    send_now(e, now);
+}
+
+void kn_estop_tick(struct kn_estop *e, double now)
+{
+    if (e->state != KN_ESTOP_PENDING || now < e->next_send)
+        return;
+    if (e->tries >= KN_ESTOP_TRIES) {
+        e->state = KN_ESTOP_NO_ANSWER;
+        return;
+    }
+    send_now(e, now);
+}
+
+/* Every send of the current request is a new seq; an answer to any of
+ * them settles it (they all carry the same engage value). */
+static bool ours(const struct kn_estop *e, uint32_t seq)
+{
+    uint32_t first = e->sent_seq - (uint32_t)(e->tries - 1);
+    return e->tries > 0 && (uint32_t)(seq - first) <= (uint32_t)(e->sent_seq - first);
+}
+
+void kn_estop_readable(struct kn_estop *e)
+{
+    for (;;) {
+        uint8_t buf[2048];
+        ssize_t n = e->fd >= 0 ? recv(e->fd, buf, sizeof buf, 0) : -1;
+        if (n < 0) {
+            if (errno == EINTR || errno == ECONNREFUSED)
+                continue; /* ICMP from a robot not listening (yet): the retries cover it */
+            return;
+        }
+        struct kn_krp_msg m;
+        if (kn_krp_decode(buf, (size_t)n, &m) != KN_KRP_OK)
+            continue;
+        /* an ACK settles it even after an ERROR for the same request (a
+         * robot may send both, as for a clamped set-point) */
+        if ((e->state == KN_ESTOP_PENDING || e->state == KN_ESTOP_REFUSED) && m.h.type == KN_KRP_ACK && m.u.ack.acked_type == KN_KRP_ESTOP && ours(e, m.u.ack.acked_seq)) {
+            e->acks++;
+            e->state = KN_ESTOP_ACKED;
+        } else if (e->state == KN_ESTOP_PENDING && m.h.type == KN_KRP_ERROR && m.u.error.offending_type == KN_KRP_ESTOP &&
+                   ours(e, m.u.error.offending_seq)) {
+            e->errors++;
+            e->error_code = m.u.error.code;
+            e->state = KN_ESTOP_REFUSED;
+        }
+    }
+}
+
+static const char *error_name(int code)
+{
+    switch (code) {
+    case KN_KRP_ERR_BAD_VERSION: return "BAD_VERSION";
+    case KN_KRP_ERR_BAD_LENGTH: return "BAD_LENGTH";
+    case KN_KRP_ERR_UNKNOWN_TYPE: return "UNKNOWN_TYPE";
+    case KN_KRP_ERR_RANGE: return "RANGE";
+    case KN_KRP_ERR_ESTOP: return "ESTOP";
+    case KN_KRP_ERR_BACKEND_DOWN: return "BACKEND_DOWN";
+    case KN_KRP_ERR_BUSY: return "BUSY";
+    default: return "unknown";
+    }
+}
+
+void kn_estop_describe(const struct kn_estop *e, char *buf, size_t len)
+{
+    const char *what = e->engage ? "engage" : "release";
+    switch (e->state) {
+    case KN_ESTOP_IDLE: snprintf(buf, len, "%s", ""); break;
+    case KN_ESTOP_PENDING: snprintf(buf, len, "%s sent, waiting for ACK", what); break;
+    case KN_ESTOP_ACKED: snprintf(buf, len, "%s acknowledged", what); break;
+    case KN_ESTOP_NO_ANSWER: snprintf(buf, len, "%s NOT acknowledged: no answer", what); break;
+    case KN_ESTOP_REFUSED:
+        snprintf(buf, len, "%s refused: ERROR %s", what, error_name(e->error_code));
+        break;
+    }
+}

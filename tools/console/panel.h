@@ -1,0 +1,38 @@
+/* panel.h: the console's screen (ncurses). The main loop fills a view
+ * from hrt_get_status and its own state; the panel only draws it. Flags
+ * are written in capitals and highlighted when set, in small letters and
+ * dim when clear; an emergency stop, a lost link or a missing simulator
+ * also get a full-width banner. */
+#ifndef KN_CONSOLE_PANEL_H
+#define KN_CONSOLE_PANEL_H
+
+#include <stdbool.h>
+
+#include "conf.h"
+#include "kenaf.h"
+
+struct kn_view {
+    const struct kn_conf *conf;
+    const char *robot;        /* address as configured */
+    int status_rc;            /* hrt_get_status's answer */
+    hrt_status st;
+    int simulated;            /* hrt_is_simulated */
+    double clock_s;           /* hrt_time */
+    double speed_level;
+    double cmd[2], target[2]; /* belts: ramped set-point and target, mm/s */
+    bool joy_driving;         /* the sticks are out of their deadzone */
+    double flip_target[4];
+    bool flip_commanded[4];
+    bool latched;             /* the console's e-stop */
+    bool robot_estop_used;    /* the robot latch is sent too */
+    char estop_line[128];
+    char joy_line[768];
+    char msg[256];
+    bool utf8;
+};
+
+/* Screen set up (after initscr). */
+void kn_panel_init(void);
+void kn_panel_draw(const struct kn_view *v);
+
+#endif
