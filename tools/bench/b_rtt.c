@@ -1,0 +1,226 @@
+/* STATUS_REQ -> STATUS round trip against kenaf-simd, and in the same run
+ * against the smallest UDP echo there is (a thread doing recvfrom/sendto
+ * of a STATUS-sized answer): the floor of a UDP round trip on this machine.
+ * The two take turns every half period, like the relay benchmark. */
+#include "bench.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "krp.h"
+
+#define WARMUP 200
+#define QUIT_MAGIC "quit-echo"
+
+struct echo {
+    int fd;
+    int port;
+    pthread_t th;
+};
+
+static void *echo_run(void *arg)
+{
+    struct echo *e = arg;
+    uint8_t in[KN_KRP_MAX_DGRAM], out[KN_KRP_HDR_LEN + KN_KRP_LEN_STATUS];
+    for (;;) {
+        struct sockaddr_storage from;
+        socklen_t flen = sizeof from;
+        ssize_t n = recvfrom(e->fd, in, sizeof in, 0, (struct sockaddr *)&from, &flen);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return NULL;
+        if ((size_t)n == sizeof QUIT_MAGIC - 1 && memcmp(in, QUIT_MAGIC, (size_t)n) == 0)
+            return NULL;
+        /* the question's header, then a STATUS-sized payload */
+        memset(out, 0, sizeof out);
+        memcpy(out, in, (size_t)n < KN_KRP_HDR_LEN ? (size_t)n : KN_KRP_HDR_LEN);
+        sendto(e->fd, out, sizeof out, 0, (struct sockaddr *)&from, flen);
+    }
+}
+
+static int echo_start(struct echo *e)
+{
+    e->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0 };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (e->fd < 0 || bind(e->fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        getsockname(e->fd, (struct sockaddr *)&a, &len) < 0)
+        return -1;
+    e->port = ntohs(a.sin_port);
+    return pthread_create(&e->th, NULL, echo_run, e) == 0 ? 0 : -1;
+}
+
+static void echo_stop(struct echo *e)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)e->port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sendto(fd, QUIT_MAGIC, sizeof QUIT_MAGIC - 1, 0, (struct sockaddr *)&a, sizeof a);
+    close(fd);
+    pthread_join(e->th, NULL);
+    close(e->fd);
+}
+
+struct client {
+    int fd;
+    bool krp; /* a real robot: decode and match req_seq */
+    uint32_t seq, sent, answered;
+    struct kn_bench_samples rtt;
+};
+
+static int client_open(struct client *c, int port, bool krp)
+{
+    memset(c, 0, sizeof *c);
+    c->krp = krp;
+    c->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = { .tv_sec = 1 };
+    if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
+        return -1;
+    return 0;
+}
+
+static void round_trip(struct client *c, bool record)
+{
+    struct kn_krp_msg m;
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    uint32_t seq = ++c->seq;
+    kn_krp_init(&m, KN_KRP_STATUS_REQ, seq, 0);
+    size_t len = kn_krp_encode(&m, buf, sizeof buf);
+    uint64_t t0 = kn_bench_now_ns();
+    if (send(c->fd, buf, len, 0) != (ssize_t)len)
+        return;
+    c->sent++;
+    for (;;) {
+        ssize_t n = recv(c->fd, buf, sizeof buf, 0);
+        uint64_t t1 = kn_bench_now_ns();
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return; /* timed out: counted as unanswered */
+        bool match;
+        if (c->krp)
+            match = kn_krp_decode(buf, (size_t)n, &m) == KN_KRP_OK && m.h.type == KN_KRP_STATUS &&
+                m.u.status.req_seq == seq;
+        else
+            match = n >= 8 &&
+                (uint32_t)(buf[4] | buf[5] << 8 | buf[6] << 16 | (uint32_t)buf[7] << 24) == seq;
+        if (!match)
+            continue; /* a late answer to an earlier question */
+        c->answered++;
+        if (record)
+            kn_bench_samples_add(&c->rtt, t1 - t0);
+        return;
+    }
+}
+
+static cJSON *client_json(struct client *c, const struct kn_bench_summary *s)
+{
+    cJSON *o = kn_bench_summary_json(s);
+    cJSON_AddNumberToObject(o, "sent", c->sent);
+    cJSON_AddNumberToObject(o, "answered", c->answered);
+    return o;
+}
+
+int kn_bench_rtt(const struct kn_bench_opts *o, cJSON *root)
+{
+    char err[2048];
+    int rc = -1;
+    struct kn_sink *sink = NULL;
+    struct kn_simd d;
+    bool have_simd = false, have_echo = false;
+    struct echo e = { .fd = -1 };
+    struct client ours = { .fd = -1 }, base = { .fd = -1 };
+    fprintf(stderr, "status round trip: %.0f Hz each for %.0f s...\n", o->rate_hz, o->relay_s);
+
+    /* kenaf-simd and the echo thread on the same CPU, the client on the
+     * others: both answers then cost the same cross-CPU wake-ups (an
+     * unpinned thread of this process would often be woken on the
+     * client's own CPU, which is much cheaper) */
+    int far = o->pin && kn_bench_ncpu() >= 2 ? kn_bench_ncpu() - 1 : -1;
+    sink = kn_sink_start(o->proto, NULL, NULL, err, sizeof err);
+    if (!sink)
+        goto fail;
+    kn_sink_pin(sink, far);
+    if (kn_simd_start(&d, o, "rtt", 1, o->proto, kn_sink_port(sink), far, err, sizeof err) < 0)
+        goto fail;
+    have_simd = true;
+    if (echo_start(&e) < 0) {
+        snprintf(err, sizeof err, "UDP echo: %s", strerror(errno));
+        goto fail;
+    }
+    have_echo = true;
+    if (far >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(far, &set);
+        pthread_setaffinity_np(e.th, sizeof set, &set);
+        kn_bench_pin_except(far);
+    }
+    if (client_open(&ours, d.port[0], true) < 0 || client_open(&base, e.port, false) < 0) {
+        snprintf(err, sizeof err, "UDP socket: %s", strerror(errno));
+        goto fail;
+    }
+
+    uint32_t n = WARMUP + (uint32_t)(o->rate_hz * o->relay_s);
+    uint64_t half = (uint64_t)(1e9 / o->rate_hz) / 2;
+    uint64_t t0 = kn_bench_now_ns() + 10000000u;
+    for (uint32_t k = 0; k < 2 * n; k++) {
+        kn_bench_sleep_until(t0 + k * half);
+        round_trip((k & 1) ? &base : &ours, (k >> 1) >= WARMUP);
+    }
+    struct kn_bench_summary sa = kn_bench_summarize(&ours.rtt), sb = kn_bench_summarize(&base.rtt);
+
+    cJSON *j = cJSON_AddObjectToObject(root, "status_rtt");
+    cJSON *targets = cJSON_AddArrayToObject(j, "targets");
+    cJSON_AddStringToObject(j, "path", "STATUS_REQ sent -> STATUS received (loopback)");
+    cJSON_AddNumberToObject(j, "rate_hz", o->rate_hz);
+    cJSON_AddNumberToObject(j, "duration_s", o->relay_s);
+    cJSON_AddItemToObject(j, "kenaf_simd", client_json(&ours, &sa));
+    cJSON_AddItemToObject(j, "udp_echo", client_json(&base, &sb));
+    const char *item = "STATUS_REQ->STATUS rtt";
+    kn_bench_row_target(targets, item, "p50 us", sa.p50_us, "echo", sb.p50_us, KN_BENCH_LE, 30,
+                        "us");
+    kn_bench_row(item, "p99 us", sa.p99_us, "echo", sb.p99_us);
+    kn_bench_row(item, "p99.9 us", sa.p999_us, "echo", sb.p999_us);
+    kn_bench_row(item, "unanswered", (double)ours.sent - ours.answered, "echo",
+                 (double)base.sent - base.answered);
+
+    if (ours.answered == 0 || base.answered == 0) {
+        snprintf(err, sizeof err, "no answers (kenaf-simd %u of %u, echo %u of %u)", ours.answered,
+                 ours.sent, base.answered, base.sent);
+        goto fail;
+    }
+    rc = 0;
+    goto out;
+fail:
+    fprintf(stderr, "kenaf-bench: status round trip: %s\n", err);
+out:
+    if (ours.fd >= 0)
+        close(ours.fd);
+    if (base.fd >= 0)
+        close(base.fd);
+    kn_bench_samples_free(&ours.rtt);
+    kn_bench_samples_free(&base.rtt);
+    if (have_echo)
+        echo_stop(&e);
+    if (have_simd)
+        kn_simd_stop(&d);
+    kn_sink_stop(sink);
+    kn_bench_pin_except(-1);
+    return rc;
+}

@@ -1,0 +1,294 @@
+/* kenaf-bench: command line, the order benchmarks run in, the table and the
+ * JSON file. Exit status: 0 every selected benchmark ran; 1 one of them had
+ * a functional error (a process did not start, nothing was received, output
+ * did not parse); 2 usage. Missed targets never change the exit status. */
+#include "bench.h"
+
+#include <ftw.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef KN_BENCH_VERSION
+#define KN_BENCH_VERSION "unknown"
+#endif
+#ifndef KN_BENCH_SIMD_BUILD_PATH
+#define KN_BENCH_SIMD_BUILD_PATH ""
+#endif
+#ifndef KN_BENCH_ENGINE_BUILD_PATH
+#define KN_BENCH_ENGINE_BUILD_PATH ""
+#endif
+#ifndef KN_BENCH_CONFIG_DIR
+#define KN_BENCH_CONFIG_DIR "config"
+#endif
+
+struct bench {
+    const char *name;
+    int (*run)(const struct kn_bench_opts *o, cJSON *root);
+    const char *what;
+};
+
+static const struct bench benches[] = {
+    { "relay", kn_bench_relay, "CRAWLER -> simulator command latency, vs socat" },
+    { "rtt", kn_bench_rtt, "STATUS_REQ -> STATUS round trip, vs a UDP echo" },
+    { "throughput", kn_bench_throughput, "1 and N robots at 1 kHz, ramp to loss, VmRSS" },
+    { "libcost", kn_bench_libcost, "hrt_get_status / hrt_set_crawler_speed, vs plain calls" },
+    { "engine", kn_bench_engine, "kenaf-engine real-time factor per scenario" },
+    { "rss-long", kn_bench_rss_long, "VmRSS of N robots at 1 kHz over a long run" },
+};
+#define NBENCH (sizeof benches / sizeof benches[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kenaf-bench [--quick] [--only LIST] [--json FILE] [options]\n"
+            "\n"
+            "Measures kenaf-simd, libkenaf_sim and kenaf-engine against baselines run\n"
+            "in the same process, prints a table with the targets, writes JSON.\n"
+            "\n"
+            "  --quick            seconds instead of minutes (short durations, small ramp)\n"
+            "  --only LIST        comma-separated benchmarks (default: all):\n");
+    for (size_t i = 0; i < NBENCH; i++)
+        fprintf(f, "                       %-11s %s\n", benches[i].name, benches[i].what);
+    fprintf(f,
+            "  --json FILE        write the results as JSON\n"
+            "  --sink P           simulator protocol of the sink: usarsim (default) or standin\n"
+            "  --rate HZ          relay and round-trip rate per target (default 1000)\n"
+            "  --duration S       relay and round-trip duration (default 30, quick 2)\n"
+            "  --robots N         robots of the scaling and long runs (default 25)\n"
+            "  --step-s S         length of one throughput step (default 3, quick 0.3)\n"
+            "  --rss-long-s S     long RSS run (default 600, quick 3)\n"
+            "  --calls N          hrt_set_crawler_speed calls (default 20000, quick 2000)\n"
+            "  --simd PATH        kenaf-simd (default: this build tree's, else PATH)\n"
+            "  --engine PATH      kenaf-engine (likewise)\n"
+            "  --socat PATH|none  socat (default: PATH); none: no relay baseline\n"
+            "  --config-dir DIR   config/ with robots, terrains, scenarios (engine)\n"
+            "  --no-pin           do not pin kenaf-simd and the generator to CPUs\n"
+            "  --keep             keep the scratch directory (configs, logs)\n"
+            "  -v, --verbose      progress of long runs\n"
+            "  -h, --help         this text\n");
+}
+
+static bool parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+    (void)st;
+    (void)flag;
+    (void)f;
+    remove(p);
+    return 0;
+}
+
+static void count_targets(const cJSON *o, int *pass, int *fail)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, o) {
+        if (c->string && strcmp(c->string, "targets") == 0 && cJSON_IsArray(c)) {
+            const cJSON *t;
+            cJSON_ArrayForEach(t, c) {
+                if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "pass")))
+                    (*pass)++;
+                else
+                    (*fail)++;
+            }
+        } else if (cJSON_IsObject(c)) {
+            count_targets(c, pass, fail);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    enum {
+        O_ONLY = 1000,
+        O_JSON,
+        O_SINK,
+        O_RATE,
+        O_DUR,
+        O_ROBOTS,
+        O_STEP,
+        O_RSS,
+        O_CALLS,
+        O_SIMD,
+        O_ENGINE,
+        O_SOCAT,
+        O_CFG,
+        O_NOPIN,
+        O_KEEP,
+        O_QUICK,
+    };
+    static const struct option lopts[] = {
+        { "quick", no_argument, NULL, O_QUICK },
+        { "only", required_argument, NULL, O_ONLY },
+        { "json", required_argument, NULL, O_JSON },
+        { "sink", required_argument, NULL, O_SINK },
+        { "rate", required_argument, NULL, O_RATE },
+        { "duration", required_argument, NULL, O_DUR },
+        { "robots", required_argument, NULL, O_ROBOTS },
+        { "step-s", required_argument, NULL, O_STEP },
+        { "rss-long-s", required_argument, NULL, O_RSS },
+        { "calls", required_argument, NULL, O_CALLS },
+        { "simd", required_argument, NULL, O_SIMD },
+        { "engine", required_argument, NULL, O_ENGINE },
+        { "socat", required_argument, NULL, O_SOCAT },
+        { "config-dir", required_argument, NULL, O_CFG },
+        { "no-pin", no_argument, NULL, O_NOPIN },
+        { "keep", no_argument, NULL, O_KEEP },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct kn_bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.pin = true;
+    o.proto = KN_SINK_USARSIM;
+    double rate = NAN, dur = NAN, robots = 25, step = NAN, rss = NAN, calls = NAN;
+    const char *only = NULL, *json = NULL, *simd = NULL, *engine = NULL, *socat = NULL;
+    const char *cfgdir = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
+        bool ok = true;
+        switch (c) {
+        case O_QUICK: o.quick = true; break;
+        case O_ONLY: only = optarg; break;
+        case O_JSON: json = optarg; break;
+        case O_SINK:
+            if (strcmp(optarg, "usarsim") == 0)
+                o.proto = KN_SINK_USARSIM;
+            else if (strcmp(optarg, "standin") == 0)
+                o.proto = KN_SINK_STANDIN;
+            else
+                ok = false;
+            break;
+        case O_RATE: ok = parse_num(optarg, 1, 20000, &rate); break;
+        case O_DUR: ok = parse_num(optarg, 0.1, 3600, &dur); break;
+        case O_ROBOTS: ok = parse_num(optarg, 1, KN_BENCH_MAX_ROBOTS, &robots); break;
+        case O_STEP: ok = parse_num(optarg, 0.1, 600, &step); break;
+        case O_RSS: ok = parse_num(optarg, 1, 86400, &rss); break;
+        case O_CALLS: ok = parse_num(optarg, 10, 1e7, &calls); break;
+        case O_SIMD: simd = optarg; break;
+        case O_ENGINE: engine = optarg; break;
+        case O_SOCAT: socat = optarg; break;
+        case O_CFG: cfgdir = optarg; break;
+        case O_NOPIN: o.pin = false; break;
+        case O_KEEP: o.keep = true; break;
+        case 'v': o.verbose = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (!ok) {
+            const char *name = "?";
+            for (const struct option *p = lopts; p->name; p++)
+                if (p->val == c)
+                    name = p->name;
+            fprintf(stderr, "kenaf-bench: bad value for --%s: %s\n", name, optarg);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        usage(stderr);
+        return 2;
+    }
+    bool want[NBENCH];
+    for (size_t i = 0; i < NBENCH; i++)
+        want[i] = only == NULL;
+    if (only) {
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", only);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            size_t i;
+            for (i = 0; i < NBENCH && strcmp(benches[i].name, t) != 0; i++) {
+            }
+            if (i == NBENCH) {
+                fprintf(stderr, "kenaf-bench: no benchmark \"%s\" (--help lists them)\n", t);
+                return 2;
+            }
+            want[i] = true;
+        }
+    }
+    o.rate_hz = isfinite(rate) ? rate : 1000;
+    o.relay_s = isfinite(dur) ? dur : o.quick ? 2 : 30;
+    o.robots = (int)robots;
+    o.step_s = isfinite(step) ? step : o.quick ? 0.3 : 3;
+    o.rss_long_s = isfinite(rss) ? rss : o.quick ? 3 : 600;
+    o.libcost_calls = isfinite(calls) ? calls : o.quick ? 2000 : 20000;
+    o.simd = kn_bench_find_exe(simd, KN_BENCH_SIMD_BUILD_PATH, "kenaf-simd");
+    o.engine = kn_bench_find_exe(engine, KN_BENCH_ENGINE_BUILD_PATH, "kenaf-engine");
+    o.socat = socat && strcmp(socat, "none") == 0 ? NULL : kn_bench_find_exe(socat, NULL, "socat");
+    o.config_dir = cfgdir ? cfgdir : KN_BENCH_CONFIG_DIR;
+    bool need_simd = false;
+    for (size_t i = 0; i < NBENCH; i++)
+        need_simd |= want[i] && strcmp(benches[i].name, "engine") != 0;
+    if (need_simd && !o.simd) {
+        fprintf(stderr, "kenaf-bench: kenaf-simd not found (--simd PATH)\n");
+        return 2;
+    }
+
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(o.scratch, sizeof o.scratch, "/tmp/kenaf-bench-XXXXXX");
+    if (!mkdtemp(o.scratch)) {
+        perror("kenaf-bench: mkdtemp");
+        return 1;
+    }
+
+    const char *mode = o.quick ? "quick" : "full";
+    kn_bench_machine_print(stderr, mode);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "tool", "kenaf-bench");
+    cJSON_AddStringToObject(root, "version", KN_BENCH_VERSION);
+    cJSON_AddStringToObject(root, "mode", mode);
+    cJSON_AddItemToObject(root, "machine", kn_bench_machine_json());
+    cJSON *errors = cJSON_AddArrayToObject(root, "errors");
+    int failed = 0;
+    for (size_t i = 0; i < NBENCH; i++) {
+        if (!want[i])
+            continue;
+        if (benches[i].run(&o, root) != 0) {
+            failed++;
+            cJSON_AddItemToArray(errors, cJSON_CreateString(benches[i].name));
+        }
+    }
+    int pass = 0, fail = 0;
+    count_targets(root, &pass, &fail);
+    cJSON *ts = cJSON_AddObjectToObject(root, "targets_summary");
+    cJSON_AddNumberToObject(ts, "pass", pass);
+    cJSON_AddNumberToObject(ts, "fail", fail);
+
+    printf("\n");
+    kn_bench_machine_print(stdout, mode);
+    kn_bench_table_print(stdout);
+    printf("targets: %d pass, %d missed%s\n", pass, fail,
+           failed ? "; some benchmarks had errors (see above)" : "");
+    fflush(stdout);
+
+    int rc = failed ? 1 : 0;
+    if (json) {
+        char *text = cJSON_Print(root);
+        FILE *f = text ? fopen(json, "w") : NULL;
+        if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0) {
+            fprintf(stderr, "kenaf-bench: cannot write %s\n", json);
+            rc = 1;
+        }
+        free(text);
+    }
+    cJSON_Delete(root);
+    if (o.keep)
+        fprintf(stderr, "kept %s\n", o.scratch);
+    else
+        nftw(o.scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    return rc;
+}
