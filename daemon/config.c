@@ -812,6 +812,58 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
     }
 }
 
+/* A number in [lo, hi]; the loader checks the range itself because a
+ * schema file given on the command line may not. */
+static void opt_ranged(struct ld *l, const cJSON *obj, const char *base, const char *key, double lo,
+                       double hi, double *out)
+{
+    double v;
+    if (!opt_number(l, obj, base, key, &v))
+        return;
+    if (v < lo || v > hi) {
+        char p[256];
+        join(p, sizeof p, base, key);
+        errs_add(l->e, p, "expected number %g..%g, got %g", lo, hi, v);
+        return;
+    }
+    *out = v;
+}
+
+static void load_fault_link(struct ld *l, const cJSON *jf, const char *base, const char *key,
+                            struct kn_cfg_faults *f)
+{
+    char p[200];
+    join(p, sizeof p, base, key);
+    const cJSON *o = opt_object(l, jf, base, key);
+    if (o == NULL)
+        return;
+    opt_ranged(l, o, p, "drop", 0, 1, &f->drop);
+    opt_ranged(l, o, p, "duplicate", 0, 1, &f->duplicate);
+    opt_ranged(l, o, p, "reorder", 0, 1, &f->reorder);
+    opt_ranged(l, o, p, "delay_ms", 0, 60000, &f->delay_ms);
+    opt_ranged(l, o, p, "jitter_ms", 0, 60000, &f->jitter_ms);
+    double seed = 0;
+    opt_ranged(l, o, p, "seed", 0, 9007199254740991.0, &seed);
+    if (floor(seed) != seed) {
+        char sp[256];
+        join(sp, sizeof sp, p, "seed");
+        errs_add(l->e, sp, "expected an integer, got %g", seed);
+        seed = 0;
+    }
+    f->seed = (uint64_t)seed;
+}
+
+static void load_faults(struct ld *l, const cJSON *jr, const char *rbase, struct kn_cfg_robot *r)
+{
+    char base[128];
+    join(base, sizeof base, rbase, "faults");
+    const cJSON *jf = opt_object(l, jr, rbase, "faults");
+    if (jf == NULL)
+        return;
+    load_fault_link(l, jf, base, "krp", &r->faults_krp);
+    load_fault_link(l, jf, base, "sim", &r->faults_sim);
+}
+
 static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_robot *r)
 {
     char base[64], p[128], g[400];
@@ -861,6 +913,7 @@ static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_ro
                                "(compared at 0.01 degree)", mn, mx);
     }
     load_backend(l, jr, base, &r->backend);
+    load_faults(l, jr, base, r);
 }
 
 /* Two listen addresses clash when the same port could not be bound twice:
@@ -1111,6 +1164,17 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
     }
 }
 
+static void faults_to_json(struct jb *j, cJSON *jf, const char *key, const struct kn_cfg_faults *f)
+{
+    cJSON *o = add(j, jf, key, cJSON_CreateObject());
+    add_num(j, o, "drop", f->drop);
+    add_num(j, o, "duplicate", f->duplicate);
+    add_num(j, o, "reorder", f->reorder);
+    add_num(j, o, "delay_ms", f->delay_ms);
+    add_num(j, o, "jitter_ms", f->jitter_ms);
+    add_num(j, o, "seed", (double)f->seed);
+}
+
 /* A growing text buffer for the printer below. */
 struct out {
     char *buf;
@@ -1240,6 +1304,9 @@ char *kn_config_to_json(const struct kn_config *cfg)
         add_num(&j, lim, "flipper_min_deg", kn_conv_cdeg_to_deg(r->flipper_min_cdeg));
         add_num(&j, lim, "flipper_max_deg", kn_conv_cdeg_to_deg(r->flipper_max_cdeg));
         backend_to_json(&j, jr, &r->backend);
+        cJSON *jf = add(&j, jr, "faults", cJSON_CreateObject());
+        faults_to_json(&j, jf, "krp", &r->faults_krp);
+        faults_to_json(&j, jf, "sim", &r->faults_sim);
     }
     struct out o = { NULL, 0, 0, j.failed };
     out_value(&o, root, 0);
@@ -1278,9 +1345,16 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
            a->steering_efficiency == b->steering_efficiency;
 }
 
+static bool faults_equal(const struct kn_cfg_faults *a, const struct kn_cfg_faults *b)
+{
+    return a->drop == b->drop && a->duplicate == b->duplicate && a->reorder == b->reorder &&
+           a->delay_ms == b->delay_ms && a->jitter_ms == b->jitter_ms && a->seed == b->seed;
+}
+
 bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
 {
-    return strcmp(a->name, b->name) == 0 && strcmp(a->bind_host, b->bind_host) == 0 &&
+    return faults_equal(&a->faults_krp, &b->faults_krp) &&
+           faults_equal(&a->faults_sim, &b->faults_sim) && strcmp(a->name, b->name) == 0 && strcmp(a->bind_host, b->bind_host) == 0 &&
            a->port == b->port && a->watchdog_ms == b->watchdog_ms &&
            a->max_speed_mm_s == b->max_speed_mm_s && a->flipper_min_cdeg == b->flipper_min_cdeg &&
            a->flipper_max_cdeg == b->flipper_max_cdeg && a->counts_per_m == b->counts_per_m &&

@@ -63,6 +63,19 @@ struct kn_cfg_backend {
     double steering_efficiency;
 };
 
+/* Seeded fault injection on one link (daemon/faults.h): each datagram
+ * (KRP/1, both directions) or command (toward the simulator) is dropped,
+ * duplicated, held back behind the next one or delayed with these
+ * probabilities and times. All zero: the link is left alone. */
+struct kn_cfg_faults {
+    double drop;        /* probability 0..1 */
+    double duplicate;   /* probability 0..1 */
+    double reorder;     /* probability 0..1 */
+    double delay_ms;    /* added to every item, 0..60000 */
+    double jitter_ms;   /* uniform +- around delay_ms, 0..60000 */
+    uint64_t seed;      /* 0..2^53-1; same seed + same input = same faults */
+};
+
 struct kn_cfg_robot {
     char name[KN_CFG_NAME_LEN + 1];
     char bind_host[KN_CFG_HOST_LEN];  /* "127.0.0.1", "::", ... */
@@ -74,6 +87,8 @@ struct kn_cfg_robot {
     int32_t counts_per_m;             /* reported in HELLO_ACK */
     double battery_v;                 /* reported when the simulator has none */
     struct kn_cfg_backend backend;
+    struct kn_cfg_faults faults_krp;  /* KRP/1 datagrams, both directions */
+    struct kn_cfg_faults faults_sim;  /* commands toward the simulator */
 };
 
 struct kn_config {

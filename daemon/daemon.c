@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "backend.h"
+#include "capture.h"
 #include "log.h"
 #include "notify.h"
 #include "robot.h"
@@ -64,6 +65,7 @@ static char *render_stats(void *ctx)
     cJSON_AddNumberToObject(o, "reloads", (double)d->reloads);
     cJSON_AddNumberToObject(o, "reload_failures", (double)d->reload_failures);
     cJSON_AddStringToObject(o, "last_reload_error", d->last_reload_error);
+    kn_capture_stats(cJSON_AddObjectToObject(o, "capture"));
     cJSON *arr = cJSON_AddArrayToObject(o, "robots");
     for (size_t i = 0; i < d->nslots; i++)
         if (d->slots[i].robot)
@@ -113,6 +115,9 @@ static void on_robot_stopped(void *arg)
 {
     struct kn_daemon *d = arg;
     d->stopping_robots--;
+    /* the capture ends after the robots' last words to their simulators */
+    if (d->stopping && d->stopping_robots == 0)
+        kn_capture_stop();
 }
 
 static void stop_robot(struct kn_daemon *d, struct slot *s)
@@ -166,6 +171,8 @@ static void shutdown_all(struct kn_daemon *d)
         stop_robot(d, &d->slots[i]);
     kn_stats_server_stop(d->stats);
     d->stats = NULL;
+    if (d->stopping_robots == 0)
+        kn_capture_stop();
     /* Closing the signal handles restores the default action: a second
      * SIGTERM during the (bounded) flush ends the process at once. */
     uv_close((uv_handle_t *)&d->sigterm, NULL);
@@ -294,6 +301,11 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
         kn_log_set_level(cfg->log_level);
 
     int rc = 0;
+    char cerr[600];
+    if (kn_capture_startup(&d->loop, cerr, sizeof cerr) < 0) {
+        kn_err("%s", cerr);
+        rc = 1;
+    }
     d->nslots = cfg->n_robots;
     for (size_t i = 0; i < cfg->n_robots; i++) {
         d->slots[i].cfg = cfg->robots[i];
@@ -316,6 +328,8 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
             stop_robot(d, &d->slots[i]);
         kn_stats_server_stop(d->stats);
         d->stats = NULL;
+        if (d->stopping_robots == 0)
+            kn_capture_stop();
         uv_close((uv_handle_t *)&d->sigterm, NULL);
         uv_close((uv_handle_t *)&d->sigint, NULL);
         uv_close((uv_handle_t *)&d->sighup, NULL);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "histogram.h"
 #include "log.h"
 
@@ -34,6 +35,7 @@ struct conn {
     bool connected;   /* TCP established */
     bool started;     /* ops->start was called */
     bool abandoned;   /* no longer the link's connection; close under way */
+    struct kn_capture_flow flow; /* how the capture shows this connection */
 };
 
 struct wreq {
@@ -136,6 +138,7 @@ static void conn_drop(struct kn_link *l)
     if (c->started && l->ops->stop)
         l->ops->stop(l->be);
     c->started = false;
+    kn_capture_tcp_close(&c->flow);
     if (!uv_is_closing((uv_handle_t *)&c->tcp))
         uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
 }
@@ -217,6 +220,7 @@ void kn_link_write(struct kn_link *l, const void *data, size_t len)
         int n = uv_try_write(s, &b, 1);
         if (n >= 0) {
             off = (size_t)n;
+            kn_capture_tcp_data(&c->flow, true, data, off);
         } else if (n != UV_EAGAIN) {
             l->write_errors++;
             l->bytes_dropped += len;
@@ -245,6 +249,7 @@ void kn_link_write(struct kn_link *l, const void *data, size_t len)
         return;
     }
     l->bytes_out += len - off;
+    kn_capture_tcp_data(&c->flow, true, (const char *)data + off, len - off);
     if (l->cmd_active)
         l->cmd_last_req = w;
     stall_update(l);
@@ -320,6 +325,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;
     if (nread > 0) {
         l->bytes_in += (uint64_t)nread;
+        kn_capture_tcp_data(&c->flow, false, buf->base, (size_t)nread);
         l->ops->input(l->be, buf->base, (size_t)nread);
     } else if (nread < 0) {
         link_down(l, nread == UV_EOF ? "connection closed by the simulator" : uv_strerror((int)nread));
@@ -338,6 +344,11 @@ static void on_connect(uv_connect_t *req, int status)
     }
     c->connected = true;
     l->connects++;
+    struct sockaddr_storage la, ra;
+    int lal = (int)sizeof la, ral = (int)sizeof ra;
+    if (uv_tcp_getsockname(&c->tcp, (struct sockaddr *)&la, &lal) == 0 &&
+        uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ra, &ral) == 0)
+        kn_capture_tcp_open(&c->flow, (struct sockaddr *)&la, (struct sockaddr *)&ra);
     uv_tcp_nodelay(&c->tcp, 1);
     int sndbuf = SNDBUF_BYTES;
     uv_send_buffer_size((uv_handle_t *)&c->tcp, &sndbuf);

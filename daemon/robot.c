@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "capture.h"
+#include "faults.h"
 #include "krp.h"
 #include "log.h"
 #include "peers.h"
@@ -27,6 +29,9 @@ struct kn_robot {
     kn_robot_link_fn on_link;
     void *ctx;
     uint64_t started_ns;
+    struct sockaddr_storage local;  /* bound address, for the capture */
+    struct kn_faults *faults;
+    bool halting;                   /* stopping: the last commands bypass faults */
 
     unsigned open;            /* handles and link still to close */
     void (*done)(void *arg);
@@ -58,13 +63,25 @@ static void on_sent(uv_udp_send_t *req, int status)
     free(req);
 }
 
-static void rules_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, size_t len)
+/* Fault injection carries datagrams and commands as items: the peer
+ * address followed by the datagram, or a command with its receive time. */
+struct sim_item {
+    struct kn_command cmd;
+    uint64_t t_rx;
+};
+static uint8_t in_item[sizeof(struct kn_addr) + sizeof rx_buf];
+static uint8_t out_item[sizeof(struct kn_addr) + KN_KRP_MAX_DGRAM];
+
+static void udp_send_now(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf,
+                         size_t len)
 {
-    struct kn_robot *r = ctx;
     uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
     int rc = uv_udp_try_send(&r->udp, &b, 1, (const struct sockaddr *)&to->ss);
-    if (rc >= 0)
+    if (rc >= 0) {
+        kn_capture_udp((const struct sockaddr *)&r->local, (const struct sockaddr *)&to->ss, buf,
+                       len, KN_PCAPNG_DIR_OUT, NULL);
         return;
+    }
     if (rc != UV_EAGAIN) {
         r->send_errors++;
         kn_debug("robot %s: UDP send failed: %s", r->cfg.name, uv_strerror(rc));
@@ -87,12 +104,47 @@ static void rules_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, 
         return;
     }
     r->send_queued++;
+    kn_capture_udp((const struct sockaddr *)&r->local, (const struct sockaddr *)&to->ss, buf, len,
+                   KN_PCAPNG_DIR_OUT, NULL);
+}
+
+static void deliver_out(void *ctx, const void *item, size_t len)
+{
+    struct kn_addr to;
+    memcpy(&to, item, sizeof to);
+    udp_send_now(ctx, &to, (const uint8_t *)item + sizeof to, len - sizeof to);
+}
+
+static void rules_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, size_t len)
+{
+    struct kn_robot *r = ctx;
+    if (!kn_faults_active(r->faults, KN_FAULT_KRP_OUT) || len > KN_KRP_MAX_DGRAM) {
+        udp_send_now(r, to, buf, len);
+        return;
+    }
+    memcpy(out_item, to, sizeof *to);
+    memcpy(out_item + sizeof *to, buf, len);
+    kn_faults_submit(r->faults, KN_FAULT_KRP_OUT, out_item, sizeof *to + len);
+}
+
+static void deliver_sim(void *ctx, const void *item, size_t len)
+{
+    struct kn_robot *r = ctx;
+    struct sim_item it;
+    (void)len;
+    memcpy(&it, item, sizeof it);
+    kn_link_command(r->link, &it.cmd, it.t_rx);
 }
 
 static void rules_command(void *ctx, const struct kn_command *cmd, uint64_t t_rx)
 {
     struct kn_robot *r = ctx;
-    kn_link_command(r->link, cmd, t_rx);
+    if (r->halting || !kn_faults_active(r->faults, KN_FAULT_SIM)) {
+        kn_link_command(r->link, cmd, t_rx);
+        return;
+    }
+    struct sim_item it = { .cmd = *cmd, .t_rx = t_rx };
+    kn_faults_submit(r->faults, KN_FAULT_SIM, &it, sizeof it);
 }
 
 /* ---- world -> rules -------------------------------------------------- */
@@ -135,7 +187,33 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     struct kn_addr from;
     if (kn_addr_set(&from, addr) < 0)
         return;
-    kn_rules_datagram(r->rules, &from, (const uint8_t *)buf->base, (size_t)nread, now);
+    if (!kn_faults_active(r->faults, KN_FAULT_KRP_IN)) {
+        kn_capture_udp(addr, (const struct sockaddr *)&r->local, buf->base, (size_t)nread,
+                       KN_PCAPNG_DIR_IN, NULL);
+        kn_rules_datagram(r->rules, &from, (const uint8_t *)buf->base, (size_t)nread, now);
+        reschedule(r);
+        return;
+    }
+    struct kn_fault_decision d;
+    kn_faults_decide(r->faults, KN_FAULT_KRP_IN, &d);
+    if (kn_capture_on()) {
+        char note[96];
+        kn_fault_describe(&d, note, sizeof note);
+        kn_capture_udp(addr, (const struct sockaddr *)&r->local, buf->base, (size_t)nread,
+                       KN_PCAPNG_DIR_IN, note[0] ? note : NULL);
+    }
+    memcpy(in_item, &from, sizeof from);
+    memcpy(in_item + sizeof from, buf->base, (size_t)nread);
+    kn_faults_apply(r->faults, KN_FAULT_KRP_IN, &d, in_item, sizeof from + (size_t)nread);
+}
+
+static void deliver_in(void *ctx, const void *item, size_t len)
+{
+    struct kn_robot *r = ctx;
+    struct kn_addr from;
+    memcpy(&from, item, sizeof from);
+    kn_rules_datagram(r->rules, &from, (const uint8_t *)item + sizeof from, len - sizeof from,
+                      uv_hrtime());
     reschedule(r);
 }
 
@@ -178,6 +256,7 @@ static void free_robot(struct kn_robot *r)
     void (*done)(void *) = r->done;
     void *arg = r->done_arg;
     kn_rules_free(r->rules);
+    kn_faults_free(r->faults); /* no-op when kn_robot_stop freed them */
     free(r);
     if (done)
         done(arg);
@@ -247,6 +326,9 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
         kn_addr_format(&ba, r->listen, sizeof r->listen);
     else
         snprintf(r->listen, sizeof r->listen, "%s:%u", cfg->bind_host, cfg->port);
+    memcpy(&r->local, &ss, sizeof ss);
+    if (uv_udp_getsockname(&r->udp, (struct sockaddr *)&bound, &blen) == 0)
+        memcpy(&r->local, &bound, sizeof bound);
 
     struct kn_rules_params p;
     memset(&p, 0, sizeof p);
@@ -263,13 +345,17 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     struct kn_rules_io io = { .ctx = r, .send = rules_send, .command = rules_command };
     r->rules = kn_rules_new(&p, &io, uv_hrtime());
     struct kn_link_events ev = { .ctx = r, .up = link_up, .state = link_state };
-    r->link = r->rules ? kn_link_new(loop, cfg, ops, &ev) : NULL;
+    r->faults = r->rules ? kn_faults_new(loop, cfg->name, &cfg->faults_krp, &cfg->faults_sim) : NULL;
+    r->link = r->faults ? kn_link_new(loop, cfg, ops, &ev) : NULL;
     if (!r->link) {
         snprintf(err, errlen, "robot %s: out of memory", cfg->name);
         r->open = 1;
         uv_close((uv_handle_t *)&r->udp, on_handle_closed);
         return -1;
     }
+    kn_faults_set_sink(r->faults, KN_FAULT_KRP_IN, deliver_in, r);
+    kn_faults_set_sink(r->faults, KN_FAULT_KRP_OUT, deliver_out, r);
+    kn_faults_set_sink(r->faults, KN_FAULT_SIM, deliver_sim, r);
     uv_timer_init(loop, &r->timer);
     r->timer.data = r;
     rc = uv_udp_recv_start(&r->udp, on_alloc, on_recv);
@@ -290,8 +376,12 @@ void kn_robot_stop(struct kn_robot *r, void (*done)(void *arg), void *arg)
     r->done = done;
     r->done_arg = arg;
     r->on_link = NULL;
-    /* The last thing the simulator hears from this robot: belts 0. */
+    /* The last thing the simulator hears from this robot: belts 0, past
+     * any fault injection; what the injector still holds is discarded. */
+    r->halting = true;
     kn_rules_halt(r->rules, uv_hrtime());
+    kn_faults_free(r->faults);
+    r->faults = NULL;
     uv_udp_recv_stop(&r->udp);
     r->open = 3;
     uv_close((uv_handle_t *)&r->udp, on_handle_closed);
@@ -422,6 +512,9 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
         cJSON_AddNumberToObject(po, "subscribed_ms", p->sub_period_ms);
         cJSON_AddNumberToObject(po, "idle_ms", (double)(now - p->last_seen_ns) / 1e6);
     }
+
+    if (r->faults)
+        kn_faults_stats(r->faults, cJSON_AddObjectToObject(o, "faults"));
 
     cJSON *b = cJSON_AddObjectToObject(o, "backend");
     kn_link_stats(r->link, b, now);

@@ -1,6 +1,9 @@
-/* Stats socket: see stats.h. Each client gets the JSON, then the
- * connection is shut down; a client that does not read is dropped after
- * a few seconds so it cannot pin memory. */
+/* Stats socket: see stats.h. A client may first send one command line
+ * ("stats", "capture ...", "faults ...", "help"); one that sends nothing
+ * for COMMAND_GRACE_MS, or shuts its side down, gets the stats, so a plain
+ * connect-and-read works as before. Each client gets one JSON answer,
+ * then the connection is shut down; a client that does not read is
+ * dropped after a few seconds so it cannot pin memory. */
 #include "stats.h"
 
 #include <errno.h>
@@ -13,9 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
+#include "faults.h"
 #include "log.h"
 
 #define CLIENT_TIMEOUT_MS 5000
+#define COMMAND_GRACE_MS 30     /* a command, if any, comes right after connecting */
+#define COMMAND_MAX 1024
 
 struct kn_stats_server {
     uv_loop_t *loop;
@@ -26,12 +33,16 @@ struct kn_stats_server {
 };
 
 struct client {
+    struct kn_stats_server *server;
     uv_pipe_t pipe;
     uv_timer_t timer;
     uv_write_t wreq;
     uv_shutdown_t sreq;
     char *text;
     int open;
+    bool answered;
+    size_t len;
+    char line[COMMAND_MAX + 1];
 };
 
 static void client_part_closed(uv_handle_t *h)
@@ -69,24 +80,52 @@ static void on_client_timeout(uv_timer_t *t)
     client_close(t->data);
 }
 
-static void on_connection(uv_stream_t *server, int status)
+static char *error_reply(const char *msg)
 {
-    struct kn_stats_server *s = server->data;
-    if (status < 0)
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "ok", false);
+    cJSON_AddStringToObject(o, "error", msg);
+    char *t = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return t;
+}
+
+/* The answer to one command line (without its end of line). */
+static char *run_command(struct kn_stats_server *s, char *line)
+{
+    while (*line == ' ' || *line == '\t')
+        line++;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    size_t w = strcspn(line, " \t");
+    const char *rest = line + w + strspn(line + w, " \t");
+    if (n == 0 || (w == 5 && !strncmp(line, "stats", 5)))
+        return s->render(s->ctx);
+    if (w == 7 && !strncmp(line, "capture", 7))
+        return kn_capture_command(s->loop, rest);
+    if (w == 6 && !strncmp(line, "faults", 6))
+        return kn_faults_command(rest);
+    if (w == 4 && !strncmp(line, "help", 4))
+        return error_reply("commands: stats | capture start PATH [max_mb=N] | capture stop | "
+                           "capture status | faults ROBOT krp|sim [off] [drop=P] [duplicate=P] "
+                           "[reorder=P] [delay_ms=MS] [jitter_ms=MS] [seed=N]");
+    return error_reply("unknown command (try \"help\")");
+}
+
+static void answer(struct client *c)
+{
+    if (c->answered)
         return;
-    struct client *c = calloc(1, sizeof *c);
-    if (!c)
-        return;
-    uv_pipe_init(s->loop, &c->pipe, 0);
-    uv_timer_init(s->loop, &c->timer);
-    c->pipe.data = c->timer.data = c->wreq.data = c->sreq.data = c;
-    c->open = 2;
-    if (uv_accept(server, (uv_stream_t *)&c->pipe) < 0) {
-        client_close(c);
-        return;
-    }
+    c->answered = true;
+    uv_read_stop((uv_stream_t *)&c->pipe);
+    c->line[c->len] = '\0';
+    char *nl = strchr(c->line, '\n');
+    if (nl)
+        *nl = '\0';
+    c->text = c->len > COMMAND_MAX ? error_reply("command line too long")
+                                   : run_command(c->server, c->line);
     uv_timer_start(&c->timer, on_client_timeout, CLIENT_TIMEOUT_MS, 0);
-    c->text = s->render(s->ctx);
     if (!c->text) {
         client_close(c);
         return;
@@ -95,6 +134,66 @@ static void on_connection(uv_stream_t *server, int status)
     uv_buf_t b = uv_buf_init(c->text, (unsigned)n);
     if (uv_write(&c->wreq, (uv_stream_t *)&c->pipe, &b, 1, on_client_written) < 0)
         client_close(c);
+}
+
+static void on_grace(uv_timer_t *t)
+{
+    struct client *c = t->data;
+    if (c->len == 0) {
+        answer(c); /* nothing asked: the stats */
+        return;
+    }
+    /* a command has begun: give it the rest of the client's time */
+    uv_timer_start(&c->timer, on_client_timeout, CLIENT_TIMEOUT_MS, 0);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    struct client *c = h->data;
+    /* one byte past the limit tells an overlong line apart */
+    buf->base = c->line + c->len;
+    buf->len = c->len <= COMMAND_MAX ? COMMAND_MAX + 1 - c->len : 0;
+}
+
+static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
+{
+    (void)buf;
+    struct client *c = st->data;
+    if (c->answered)
+        return;
+    if (nread < 0) {
+        if (nread == UV_EOF || nread == UV_ENOBUFS)
+            answer(c); /* the client said all it had to say */
+        else
+            client_close(c);
+        return;
+    }
+    c->len += (size_t)nread;
+    if (c->len > COMMAND_MAX || memchr(c->line, '\n', c->len))
+        answer(c);
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    struct kn_stats_server *s = server->data;
+    if (status < 0)
+        return;
+    struct client *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->server = s;
+    uv_pipe_init(s->loop, &c->pipe, 0);
+    uv_timer_init(s->loop, &c->timer);
+    c->pipe.data = c->timer.data = c->wreq.data = c->sreq.data = c;
+    c->open = 2;
+    if (uv_accept(server, (uv_stream_t *)&c->pipe) < 0) {
+        client_close(c);
+        return;
+    }
+    uv_timer_start(&c->timer, on_grace, COMMAND_GRACE_MS, 0);
+    if (uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read) < 0)
+        answer(c);
 }
 
 /* A socket file nobody listens on is left over from a dead daemon. */
@@ -202,6 +301,13 @@ int kn_stats_fetch(const char *path, FILE *out, int timeout_ms)
                 "(is kenaf-simd running with this stats_socket?)\n", path, strerror(errno));
         if (fd >= 0)
             close(fd);
+        return -1;
+    }
+    /* asking explicitly saves the server's wait for a command */
+    static const char ask[] = "stats\n";
+    if (send(fd, ask, sizeof ask - 1, MSG_NOSIGNAL) < 0) {
+        fprintf(stderr, "kenaf-simd: writing to the stats socket %s: %s\n", path, strerror(errno));
+        close(fd);
         return -1;
     }
     struct timespec end;

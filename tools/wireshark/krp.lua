@@ -1,0 +1,428 @@
+-- Wireshark dissector for KRP/1, the Kenaf robot's UDP protocol
+-- (shared/protocol/kenaf-udp.md): every field of every message type with
+-- its name and unit, ERROR codes, STATUS and capability flags, and expert
+-- info for every envelope fault the robot answers with ERROR.
+--
+--   tshark -X lua_script:tools/wireshark/krp.lua -r capture.pcapng -V
+--   wireshark -X lua_script:tools/wireshark/krp.lua capture.pcapng
+--
+-- or copy it into ~/.local/lib/wireshark/plugins/. UDP port 9750 is
+-- decoded as KRP/1 (preference "krp.udp_port"); datagrams on other ports
+-- are recognised by their header ("KN", version 1, a length that fits)
+-- unless the preference "krp.heuristic" is off.
+
+local krp = Proto("krp", "Kenaf Robot Protocol (KRP/1)")
+
+local HDR_LEN = 12
+local MAX_DGRAM = 512
+
+local types = {
+    [0x01] = "HELLO", [0x02] = "CRAWLER", [0x03] = "FLIPPER", [0x04] = "STOP",
+    [0x05] = "STATUS_REQ", [0x06] = "SUBSCRIBE", [0x07] = "ESTOP",
+    [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0xFF] = "ERROR",
+}
+local payload_len = {
+    [0x01] = 16, [0x02] = 8, [0x03] = 20, [0x04] = 0, [0x05] = 0, [0x06] = 2, [0x07] = 1,
+    [0x80] = 8, [0x81] = 40, [0x85] = 112, [0xFF] = 8,
+}
+local error_codes = {
+    [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
+    [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY",
+}
+local error_text = {
+    [2] = "version is not 1", [3] = "length wrong (header, payload or datagram size)",
+    [4] = "type unknown or not for the robot", [5] = "set-point out of range, clamped",
+    [6] = "refused: emergency stop engaged", [7] = "simulator link down (command stored)",
+    [8] = "too many subscribers",
+}
+local backends = { [0] = "hardware", [1] = "built-in engine", [2] = "USARSim", [3] = "Gazebo" }
+local flipper_names = { "FL", "FR", "RL", "RR" }
+
+local function u(s) return { " " .. s } end
+
+local f = {}
+local function add(field) f[#f + 1] = field; return field end
+
+-- header
+local F_magic = add(ProtoField.string("krp.magic", "Magic"))
+local F_version = add(ProtoField.uint8("krp.version", "Version", base.DEC))
+local F_type = add(ProtoField.uint8("krp.type", "Message type", base.HEX, types))
+local F_seq = add(ProtoField.uint32("krp.seq", "Sequence number", base.DEC))
+local F_len = add(ProtoField.uint16("krp.length", "Payload length", base.UNIT_STRING, u("bytes")))
+local F_flags = add(ProtoField.uint16("krp.flags", "Header flags", base.HEX))
+local F_ackreq = add(ProtoField.bool("krp.flags.ack_req", "ACK_REQ (answer with ACK)", 16, nil, 0x0001))
+local F_flags_rsv = add(ProtoField.uint16("krp.flags.reserved", "Reserved flag bits", base.HEX, nil, 0xFFFE))
+local F_dir = add(ProtoField.string("krp.direction", "Direction"))
+local F_payload = add(ProtoField.bytes("krp.payload", "Payload"))
+
+-- HELLO
+local F_hello_name = add(ProtoField.string("krp.hello.name", "Controller name"))
+-- CRAWLER
+local F_cr_left = add(ProtoField.int32("krp.crawler.left", "Left belt speed set-point", base.UNIT_STRING, u("mm/s")))
+local F_cr_right = add(ProtoField.int32("krp.crawler.right", "Right belt speed set-point", base.UNIT_STRING, u("mm/s")))
+-- FLIPPER
+local F_fl_mask = add(ProtoField.uint8("krp.flipper.mask", "Flipper mask", base.HEX))
+local F_fl_mask_bit = {}
+for k = 1, 4 do
+    F_fl_mask_bit[k] = add(ProtoField.bool("krp.flipper.mask." .. flipper_names[k]:lower(),
+        flipper_names[k] .. " selected", 8, nil, bit32.lshift(1, k - 1)))
+end
+local F_fl_mask_rsv = add(ProtoField.uint8("krp.flipper.mask.reserved", "Mask bits 4-7 (select nothing)", base.HEX, nil, 0xF0))
+local F_fl_pad = add(ProtoField.bytes("krp.flipper.pad", "Padding"))
+local F_fl_target = {}
+for k = 1, 4 do
+    F_fl_target[k] = add(ProtoField.int32("krp.flipper.target_" .. flipper_names[k]:lower(),
+        flipper_names[k] .. " target angle", base.UNIT_STRING, u("x 0.01 deg")))
+end
+-- SUBSCRIBE
+local F_sub_period = add(ProtoField.uint16("krp.subscribe.period", "STATUS push period (0 cancels)", base.UNIT_STRING, u("ms")))
+-- ESTOP
+local F_estop = add(ProtoField.uint8("krp.estop.engage", "Emergency stop", base.DEC, { [0] = "release", [1] = "engage" }))
+-- ACK
+local F_ack_seq = add(ProtoField.uint32("krp.ack.seq", "Acknowledged seq", base.DEC))
+local F_ack_type = add(ProtoField.uint8("krp.ack.type", "Acknowledged type", base.HEX, types))
+local F_ack_pad = add(ProtoField.bytes("krp.ack.pad", "Padding"))
+-- HELLO_ACK
+local F_ha_proto = add(ProtoField.uint16("krp.hello_ack.protocol", "Protocol version", base.DEC))
+local F_ha_sim = add(ProtoField.uint8("krp.hello_ack.simulated", "Simulated", base.DEC, { [0] = "hardware", [1] = "simulation" }))
+local F_ha_backend = add(ProtoField.uint8("krp.hello_ack.backend", "Backend", base.DEC, backends))
+local F_ha_name = add(ProtoField.string("krp.hello_ack.robot_name", "Robot name"))
+local F_ha_caps = add(ProtoField.uint32("krp.hello_ack.capabilities", "Capabilities", base.HEX))
+local F_ha_cap_torque = add(ProtoField.bool("krp.hello_ack.capabilities.flipper_torque", "Flipper torque", 32, nil, 0x1))
+local F_ha_cap_truth = add(ProtoField.bool("krp.hello_ack.capabilities.ground_truth", "Ground-truth pose", 32, nil, 0x2))
+local F_ha_cap_lock = add(ProtoField.bool("krp.hello_ack.capabilities.lockstep", "Lockstep", 32, nil, 0x4))
+local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFFF8))
+local F_ha_cpm = add(ProtoField.int32("krp.hello_ack.counts_per_m", "Encoder counts per metre", base.UNIT_STRING, u("counts/m")))
+local F_ha_vmax = add(ProtoField.int32("krp.hello_ack.max_speed", "Belt speed limit", base.UNIT_STRING, u("mm/s")))
+local F_ha_fmin = add(ProtoField.int32("krp.hello_ack.flipper_min", "Flipper angle minimum", base.UNIT_STRING, u("x 0.01 deg")))
+local F_ha_fmax = add(ProtoField.int32("krp.hello_ack.flipper_max", "Flipper angle maximum", base.UNIT_STRING, u("x 0.01 deg")))
+-- STATUS
+local F_st_req = add(ProtoField.uint32("krp.status.req_seq", "Answers STATUS_REQ seq (0: subscription push)", base.DEC))
+local F_st_time = add(ProtoField.uint64("krp.status.time", "Robot clock", base.UNIT_STRING, u("us")))
+local F_st_count = {
+    add(ProtoField.int32("krp.status.count_left", "Left belt encoder", base.UNIT_STRING, u("counts"))),
+    add(ProtoField.int32("krp.status.count_right", "Right belt encoder", base.UNIT_STRING, u("counts"))),
+}
+local F_st_speed = {
+    add(ProtoField.int32("krp.status.speed_left", "Left belt speed", base.UNIT_STRING, u("mm/s"))),
+    add(ProtoField.int32("krp.status.speed_right", "Right belt speed", base.UNIT_STRING, u("mm/s"))),
+}
+local F_st_angle, F_st_torque = {}, {}
+for k = 1, 4 do
+    local n = flipper_names[k]
+    F_st_angle[k] = add(ProtoField.int32("krp.status.flipper_" .. n:lower(), n .. " flipper angle", base.UNIT_STRING, u("x 0.01 deg")))
+end
+for k = 1, 4 do
+    local n = flipper_names[k]
+    F_st_torque[k] = add(ProtoField.int32("krp.status.torque_" .. n:lower(), n .. " flipper torque", base.UNIT_STRING, u("mN m")))
+end
+local axes = { "x", "y", "z" }
+local F_st_rpy = {
+    add(ProtoField.int32("krp.status.roll", "Roll (+ lifts the left side)", base.UNIT_STRING, u("x 0.01 deg"))),
+    add(ProtoField.int32("krp.status.pitch", "Pitch (+ lowers the nose)", base.UNIT_STRING, u("x 0.01 deg"))),
+    add(ProtoField.int32("krp.status.yaw", "Yaw (+ turns left)", base.UNIT_STRING, u("x 0.01 deg"))),
+}
+local F_st_rate, F_st_acc, F_st_pos = {}, {}, {}
+for i = 1, 3 do
+    F_st_rate[i] = add(ProtoField.int32("krp.status.rate_" .. axes[i], "Angular rate " .. axes[i] .. " (body)", base.UNIT_STRING, u("mdeg/s")))
+end
+for i = 1, 3 do
+    F_st_acc[i] = add(ProtoField.int32("krp.status.accel_" .. axes[i], "Acceleration " .. axes[i] .. " (body, gravity included)", base.UNIT_STRING, u("mm/s^2")))
+end
+for i = 1, 3 do
+    F_st_pos[i] = add(ProtoField.int32("krp.status.pos_" .. axes[i], "Position " .. axes[i] .. " (world, ground truth)", base.UNIT_STRING, u("mm")))
+end
+local F_st_batt = add(ProtoField.uint16("krp.status.battery", "Battery", base.UNIT_STRING, u("mV")))
+local F_st_flags = add(ProtoField.uint16("krp.status.flags", "State flags", base.HEX))
+local status_bits = {
+    { "estop", "ESTOP (emergency stop engaged)", 0x01 },
+    { "backend_up", "BACKEND_UP (simulator or hardware link up)", 0x02 },
+    { "simulated", "SIMULATED", 0x04 },
+    { "watchdog", "WATCHDOG (stopped: commands stopped arriving)", 0x08 },
+    { "clamped", "CLAMPED (last set-point was clamped)", 0x10 },
+    { "stale", "STALE (sensor data older than 500 ms)", 0x20 },
+}
+local F_st_bit = {}
+for i, b in ipairs(status_bits) do
+    F_st_bit[i] = add(ProtoField.bool("krp.status.flags." .. b[1], b[2], 16, nil, b[3]))
+end
+local F_st_rsv = add(ProtoField.uint16("krp.status.flags.reserved", "Other flag bits", base.HEX, nil, 0xFFC0))
+-- ERROR
+local F_er_seq = add(ProtoField.uint32("krp.error.seq", "Offending seq", base.DEC))
+local F_er_type = add(ProtoField.uint8("krp.error.type", "Offending type", base.HEX, types))
+local F_er_code = add(ProtoField.uint8("krp.error.code", "Error code", base.DEC, error_codes))
+local F_er_pad = add(ProtoField.bytes("krp.error.pad", "Padding"))
+
+krp.fields = f
+
+local E = {
+    bad_magic = ProtoExpert.new("krp.expert.bad_magic", "Bad magic: not KRP/1 (the robot drops it without answer)", expert.group.MALFORMED, expert.severity.ERROR),
+    short = ProtoExpert.new("krp.expert.short", "Header incomplete (answered with ERROR BAD_LENGTH)", expert.group.MALFORMED, expert.severity.ERROR),
+    too_big = ProtoExpert.new("krp.expert.too_big", "Datagram over 512 bytes (answered with ERROR BAD_LENGTH)", expert.group.MALFORMED, expert.severity.ERROR),
+    bad_version = ProtoExpert.new("krp.expert.bad_version", "Version is not 1 (answered with ERROR BAD_VERSION)", expert.group.MALFORMED, expert.severity.ERROR),
+    bad_length = ProtoExpert.new("krp.expert.bad_length", "Length field differs from the datagram (answered with ERROR BAD_LENGTH)", expert.group.MALFORMED, expert.severity.ERROR),
+    unknown_type = ProtoExpert.new("krp.expert.unknown_type", "Unknown message type (answered with ERROR UNKNOWN_TYPE)", expert.group.MALFORMED, expert.severity.ERROR),
+    bad_payload = ProtoExpert.new("krp.expert.bad_payload", "Payload length wrong for the type (answered with ERROR BAD_LENGTH)", expert.group.MALFORMED, expert.severity.ERROR),
+    wrong_way = ProtoExpert.new("krp.expert.wrong_way", "Robot-to-controller type sent to the robot (answered with ERROR UNKNOWN_TYPE)", expert.group.PROTOCOL, expert.severity.WARN),
+    pad = ProtoExpert.new("krp.expert.pad_nonzero", "Padding is not zero", expert.group.PROTOCOL, expert.severity.NOTE),
+    reserved = ProtoExpert.new("krp.expert.reserved_flags", "Reserved flag bits set (receivers ignore them)", expert.group.PROTOCOL, expert.severity.NOTE),
+    range = ProtoExpert.new("krp.expert.range", "Value out of range (clamped or refused with ERROR RANGE)", expert.group.PROTOCOL, expert.severity.WARN),
+    error = ProtoExpert.new("krp.expert.error", "The robot answered with ERROR", expert.group.RESPONSE_CODE, expert.severity.NOTE),
+}
+krp.experts = { E.bad_magic, E.short, E.too_big, E.bad_version, E.bad_length, E.unknown_type,
+    E.bad_payload, E.wrong_way, E.pad, E.reserved, E.range, E.error }
+
+krp.prefs.udp_port = Pref.uint("UDP port", 9750, "UDP port always decoded as KRP/1")
+krp.prefs.heuristic = Pref.bool("Recognise KRP/1 on any UDP port", true,
+    "Decode UDP datagrams that start with a KRP/1 header (\"KN\", version 1) whatever their port")
+
+local function type_name(t)
+    return types[t] or string.format("unknown 0x%02x", t)
+end
+
+local function cdeg(v)
+    return string.format(" (%.2f deg)", v / 100)
+end
+
+local function nul_string(tvb_range)
+    return tvb_range:stringz()
+end
+
+local function check_pad(tree, range)
+    for i = 0, range:len() - 1 do
+        if range:range(i, 1):uint() ~= 0 then
+            tree:add_proto_expert_info(E.pad)
+            return
+        end
+    end
+end
+
+local function le_int(buf, off) return buf(off, 4):le_int() end
+
+-- Payload decoders: (buf, tree, offset of the payload) -> text for the Info column
+local decode = {}
+
+decode[0x01] = function(buf, t, off)
+    local name = nul_string(buf(off, 16))
+    t:add(F_hello_name, buf(off, 16), name)
+    return string.format("name \"%s\"", name)
+end
+
+decode[0x02] = function(buf, t, off)
+    t:add_le(F_cr_left, buf(off, 4))
+    t:add_le(F_cr_right, buf(off + 4, 4))
+    return string.format("L=%d R=%d mm/s", le_int(buf, off), le_int(buf, off + 4))
+end
+
+decode[0x03] = function(buf, t, off)
+    local mask = buf(off, 1):uint()
+    local m = t:add(F_fl_mask, buf(off, 1))
+    for k = 1, 4 do m:add(F_fl_mask_bit[k], buf(off, 1)) end
+    m:add(F_fl_mask_rsv, buf(off, 1))
+    local p = t:add(F_fl_pad, buf(off + 1, 3))
+    check_pad(p, buf(off + 1, 3))
+    local parts = {}
+    for k = 1, 4 do
+        local v = le_int(buf, off + 4 + 4 * (k - 1))
+        local it = t:add_le(F_fl_target[k], buf(off + 4 + 4 * (k - 1), 4))
+        it:append_text(cdeg(v))
+        if bit32.band(mask, bit32.lshift(1, k - 1)) == 0 then
+            it:append_text(" [not selected]")
+        else
+            parts[#parts + 1] = string.format("%s=%.2f", flipper_names[k], v / 100)
+        end
+    end
+    return "mask=0x" .. string.format("%x", mask) .. (#parts > 0 and (" " .. table.concat(parts, " ") .. " deg") or "")
+end
+
+decode[0x04] = function() return "" end
+decode[0x05] = function() return "" end
+
+decode[0x06] = function(buf, t, off)
+    local v = buf(off, 2):le_uint()
+    local it = t:add_le(F_sub_period, buf(off, 2))
+    if v ~= 0 and (v < 10 or v > 1000) then
+        it:add_proto_expert_info(E.range, "Period outside 10-1000 ms (clamped, answered with ERROR RANGE)")
+    end
+    return v == 0 and "cancel" or string.format("every %d ms", v)
+end
+
+decode[0x07] = function(buf, t, off)
+    local v = buf(off, 1):uint()
+    local it = t:add(F_estop, buf(off, 1))
+    if v > 1 then
+        it:add_proto_expert_info(E.range, "ESTOP value other than 0 or 1 (ignored, ERROR RANGE)")
+    end
+    return v == 1 and "engage" or (v == 0 and "release" or string.format("value %d", v))
+end
+
+decode[0x80] = function(buf, t, off)
+    t:add_le(F_ack_seq, buf(off, 4))
+    t:add(F_ack_type, buf(off + 4, 1))
+    local p = t:add(F_ack_pad, buf(off + 5, 3))
+    check_pad(p, buf(off + 5, 3))
+    return string.format("for %s seq=%d", type_name(buf(off + 4, 1):uint()), buf(off, 4):le_uint())
+end
+
+decode[0x81] = function(buf, t, off)
+    t:add_le(F_ha_proto, buf(off, 2))
+    t:add(F_ha_sim, buf(off + 2, 1))
+    t:add(F_ha_backend, buf(off + 3, 1))
+    local name = nul_string(buf(off + 4, 16))
+    t:add(F_ha_name, buf(off + 4, 16), name)
+    local c = t:add_le(F_ha_caps, buf(off + 20, 4))
+    c:add_le(F_ha_cap_torque, buf(off + 20, 4))
+    c:add_le(F_ha_cap_truth, buf(off + 20, 4))
+    c:add_le(F_ha_cap_lock, buf(off + 20, 4))
+    c:add_le(F_ha_cap_rsv, buf(off + 20, 4))
+    t:add_le(F_ha_cpm, buf(off + 24, 4))
+    t:add_le(F_ha_vmax, buf(off + 28, 4))
+    t:add_le(F_ha_fmin, buf(off + 32, 4)):append_text(cdeg(le_int(buf, off + 32)))
+    t:add_le(F_ha_fmax, buf(off + 36, 4)):append_text(cdeg(le_int(buf, off + 36)))
+    local sim = buf(off + 2, 1):uint()
+    return string.format("\"%s\" %s, %s", name, sim == 1 and "simulated" or "hardware",
+        backends[buf(off + 3, 1):uint()] or "unknown backend")
+end
+
+decode[0x85] = function(buf, t, off)
+    local req = buf(off, 4):le_uint()
+    t:add_le(F_st_req, buf(off, 4))
+    local time = buf(off + 4, 8):le_uint64()
+    t:add_le(F_st_time, buf(off + 4, 8)):append_text(string.format(" (%.6f s)", time:tonumber() / 1e6))
+    local o = off + 12
+    for i = 1, 2 do t:add_le(F_st_count[i], buf(o, 4)); o = o + 4 end
+    for i = 1, 2 do t:add_le(F_st_speed[i], buf(o, 4)); o = o + 4 end
+    for k = 1, 4 do t:add_le(F_st_angle[k], buf(o, 4)):append_text(cdeg(le_int(buf, o))); o = o + 4 end
+    for k = 1, 4 do t:add_le(F_st_torque[k], buf(o, 4)); o = o + 4 end
+    for i = 1, 3 do t:add_le(F_st_rpy[i], buf(o, 4)):append_text(cdeg(le_int(buf, o))); o = o + 4 end
+    for i = 1, 3 do t:add_le(F_st_rate[i], buf(o, 4)); o = o + 4 end
+    for i = 1, 3 do t:add_le(F_st_acc[i], buf(o, 4)); o = o + 4 end
+    for i = 1, 3 do t:add_le(F_st_pos[i], buf(o, 4)); o = o + 4 end
+    t:add_le(F_st_batt, buf(o, 2)); o = o + 2
+    local flags = buf(o, 2):le_uint()
+    local ft = t:add_le(F_st_flags, buf(o, 2))
+    local names = {}
+    for i, b in ipairs(status_bits) do
+        ft:add_le(F_st_bit[i], buf(o, 2))
+        if bit32.band(flags, b[3]) ~= 0 then names[#names + 1] = b[1]:upper() end
+    end
+    ft:add_le(F_st_rsv, buf(o, 2))
+    if #names > 0 then ft:append_text(" (" .. table.concat(names, ", ") .. ")") end
+    return string.format("%s pos=(%d, %d) mm yaw=%.2f deg [%s]",
+        req == 0 and "push" or ("req=" .. req), le_int(buf, off + 96), le_int(buf, off + 100),
+        le_int(buf, off + 68) / 100, table.concat(names, ","))
+end
+
+decode[0xFF] = function(buf, t, off)
+    t:add_le(F_er_seq, buf(off, 4))
+    t:add(F_er_type, buf(off + 4, 1))
+    local code = buf(off + 5, 1):uint()
+    local ci = t:add(F_er_code, buf(off + 5, 1))
+    ci:add_proto_expert_info(E.error, "ERROR " .. (error_codes[code] or tostring(code)) .. ": " ..
+        (error_text[code] or "unknown code"))
+    local p = t:add(F_er_pad, buf(off + 6, 2))
+    check_pad(p, buf(off + 6, 2))
+    local seq, ty = buf(off, 4):le_uint(), buf(off + 4, 1):uint()
+    return string.format("%s for %s seq=%d", error_codes[code] or ("code " .. code),
+        ty == 0 and "header" or type_name(ty), seq)
+end
+
+local function dissect(buf, pinfo, tree)
+    local len = buf:len()
+    pinfo.cols.protocol = "KRP/1"
+    local t = tree:add(krp, buf(), "Kenaf Robot Protocol (KRP/1)")
+    if len < 2 or buf(0, 2):string() ~= "KN" then
+        t:add_proto_expert_info(E.bad_magic)
+        pinfo.cols.info = "Not KRP/1: bad magic (dropped by the robot)"
+        return len
+    end
+    t:add(F_magic, buf(0, 2))
+    if len < HDR_LEN then
+        t:add_proto_expert_info(E.short, string.format("Header incomplete: %d bytes, need 12 (answered with ERROR BAD_LENGTH)", len))
+        pinfo.cols.info = "Truncated KRP/1 header"
+        return len
+    end
+    local version = buf(2, 1):uint()
+    local ty = buf(3, 1):uint()
+    local seq = buf(4, 4):le_uint()
+    local plen = buf(8, 2):le_uint()
+    local flags = buf(10, 2):le_uint()
+    local vi = t:add(F_version, buf(2, 1))
+    t:add(F_type, buf(3, 1))
+    local to_robot = ty < 0x80
+    t:add(F_dir, buf(3, 1), to_robot and "controller -> robot" or "robot -> controller"):set_generated()
+    t:add_le(F_seq, buf(4, 4))
+    local li = t:add_le(F_len, buf(8, 2))
+    local fl = t:add_le(F_flags, buf(10, 2))
+    fl:add_le(F_ackreq, buf(10, 2))
+    fl:add_le(F_flags_rsv, buf(10, 2))
+    if bit32.band(flags, 0xFFFE) ~= 0 then fl:add_proto_expert_info(E.reserved) end
+    if not to_robot and pinfo.dst_port == krp.prefs.udp_port and pinfo.src_port ~= krp.prefs.udp_port then
+        t:add_proto_expert_info(E.wrong_way)
+    end
+
+    local info = string.format("%s seq=%d", type_name(ty), seq)
+    if bit32.band(flags, 1) ~= 0 then info = info .. " [ACK_REQ]" end
+    pinfo.cols.info = info
+    t:append_text(", " .. type_name(ty) .. ", seq " .. seq)
+
+    if len > MAX_DGRAM then
+        t:add_proto_expert_info(E.too_big, string.format("Datagram of %d bytes, over 512 (answered with ERROR BAD_LENGTH)", len))
+        return len
+    end
+    if version ~= 1 then
+        vi:add_proto_expert_info(E.bad_version)
+        return len
+    end
+    if plen ~= len - HDR_LEN then
+        li:add_proto_expert_info(E.bad_length, string.format("Length field says %d payload bytes, the datagram has %d (answered with ERROR BAD_LENGTH)", plen, len - HDR_LEN))
+        if len > HDR_LEN then t:add(F_payload, buf(HDR_LEN)) end
+        return len
+    end
+    local want = payload_len[ty]
+    if want == nil then
+        t:add_proto_expert_info(E.unknown_type, string.format("Unknown message type 0x%02x (answered with ERROR UNKNOWN_TYPE)", ty))
+        if len > HDR_LEN then t:add(F_payload, buf(HDR_LEN)) end
+        return len
+    end
+    if plen ~= want then
+        li:add_proto_expert_info(E.bad_payload, string.format("%s carries %d payload bytes, not %d (answered with ERROR BAD_LENGTH)", type_name(ty), want, plen))
+        if len > HDR_LEN then t:add(F_payload, buf(HDR_LEN)) end
+        return len
+    end
+    local pt = t
+    if want > 0 then
+        pt = t:add(krp, buf(HDR_LEN, want), type_name(ty) .. " payload")
+    end
+    local extra = decode[ty](buf, pt, HDR_LEN)
+    if extra ~= "" then pinfo.cols.info = info .. " " .. extra end
+    return len
+end
+
+function krp.dissector(buf, pinfo, tree)
+    return dissect(buf, pinfo, tree)
+end
+
+-- A datagram on another port counts as KRP/1 when its header is one.
+local function heuristic(buf, pinfo, tree)
+    if not krp.prefs.heuristic then return false end
+    local len = buf:len()
+    if len < HDR_LEN or len > 65535 then return false end
+    if buf(0, 2):string() ~= "KN" or buf(2, 1):uint() ~= 1 then return false end
+    if buf(8, 2):le_uint() ~= len - HDR_LEN and types[buf(3, 1):uint()] == nil then return false end
+    dissect(buf, pinfo, tree)
+    return true
+end
+
+local udp_table = DissectorTable.get("udp.port")
+local registered_port = krp.prefs.udp_port
+udp_table:add(registered_port, krp)
+krp:register_heuristic("udp", heuristic)
+
+function krp.prefs_changed()
+    if registered_port ~= krp.prefs.udp_port then
+        if registered_port ~= 0 then udp_table:remove(registered_port, krp) end
+        registered_port = krp.prefs.udp_port
+        if registered_port ~= 0 then udp_table:add(registered_port, krp) end
+    end
+end
