@@ -31,6 +31,9 @@ struct kn_rules {
     double belts[2];                   /* set-point now, m/s */
     double flipper[KN_NFLIPPERS];      /* flipper targets, rad */
     uint8_t flipper_valid;             /* which targets were ever set */
+    uint8_t restoring;                 /* targets a returned simulator is still restoring */
+    bool restore_started;              /* restore_ns is set */
+    uint64_t restore_ns;               /* first state after the simulator returned */
 
     struct kn_rules_stats st;
 };
@@ -189,15 +192,31 @@ static void command(struct kn_rules *r, uint8_t flipper_mask, uint64_t t_rx)
     r->io.command(r->io.ctx, &c, t_rx);
 }
 
-/* "Flippers hold their present angle": targets become the last measured
- * angles. Without a measurement the simulator keeps its own targets. */
-static uint8_t hold_flippers(struct kn_rules *r)
+/* The flippers a simulator that came back is still restoring (see
+ * kn_rules_backend); the restoring window ends KN_RULES_RESTORE_NS after
+ * its first state. */
+static uint8_t restoring(struct kn_rules *r, uint64_t now)
 {
-    uint8_t mask = 0;
+    if (r->restoring && r->restore_started && elapsed(now, r->restore_ns) >= KN_RULES_RESTORE_NS)
+        r->restoring = 0;
+    return r->restoring;
+}
+
+/* "Flippers hold their present angle": targets become the last measured
+ * angles. Without a measurement the simulator keeps its own targets. For a
+ * STOP (keep_restoring), a flipper that a returned simulator is still
+ * bringing back to its target keeps the target: the angle the re-spawn
+ * gave it is nobody's choice, and the STOP may well be one a controller
+ * sent (or repeated) when the simulator went down, with the flippers at
+ * their targets. */
+static uint8_t hold_flippers(struct kn_rules *r, uint64_t now, bool keep_restoring)
+{
+    uint8_t keep = keep_restoring ? restoring(r, now) : 0;
+    uint8_t mask = keep;
     if (!r->have_state || !(r->state.have & KN_HAVE_FLIPPER))
-        return 0;
+        return mask;
     for (int k = 0; k < KN_NFLIPPERS; k++) {
-        if (isfinite(r->state.flipper_rad[k])) {
+        if (!(keep & (1u << k)) && isfinite(r->state.flipper_rad[k])) {
             r->flipper[k] = r->state.flipper_rad[k];
             mask |= (uint8_t)(1u << k);
         }
@@ -395,6 +414,7 @@ static void on_flipper(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
         if (f.mask & (1u << k))
             r->flipper[k] = c.flipper_rad[k];
     r->flipper_valid |= f.mask;
+    r->restoring &= (uint8_t)~f.mask; /* a new target replaces the one being restored */
     command(r, f.mask, now);
     if (clamped) {
         r->st.clamped++;
@@ -412,7 +432,7 @@ static void on_stop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr 
     r->wd_armed = false;   /* nothing moves: nothing to guard */
     r->wd_flag = false;
     r->clamped = false;
-    command(r, hold_flippers(r), now);
+    command(r, hold_flippers(r, now, true), now);
     backend_check(r, p, from, &m->h, now);
     send_ack(r, p, from, &m->h);
 }
@@ -468,7 +488,7 @@ static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
         r->estop = true;
         stop_belts(r);
         r->wd_armed = false;
-        command(r, hold_flippers(r), now);
+        command(r, hold_flippers(r, now, false), now);
     } else {
         /* Released: belts stay at 0 until a new CRAWLER. */
         r->estop = false;
@@ -555,8 +575,17 @@ uint64_t kn_rules_next_deadline(const struct kn_rules *r)
     return d;
 }
 
+/* A simulator that comes (back) up re-spawns the robot, and the link
+ * sends it every flipper target again: until it had time to get there,
+ * those flippers are "restoring" (hold_flippers). */
 void kn_rules_backend(struct kn_rules *r, bool up)
 {
+    if (up && !r->backend_up) {
+        r->restoring = r->flipper_valid;
+        r->restore_started = false;
+    } else if (!up) {
+        r->restoring = 0;
+    }
     r->backend_up = up;
 }
 
@@ -565,13 +594,17 @@ void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_n
     r->state = *s;
     r->have_state = true;
     r->state_ns = now_ns;
+    if (r->restoring && !r->restore_started) {
+        r->restore_started = true;
+        r->restore_ns = now_ns;
+    }
 }
 
 void kn_rules_halt(struct kn_rules *r, uint64_t now_ns)
 {
     stop_belts(r);
     r->wd_armed = false;
-    command(r, hold_flippers(r), now_ns);
+    command(r, hold_flippers(r, now_ns, false), now_ns);
 }
 
 uint64_t kn_rules_state_age(const struct kn_rules *r, uint64_t now_ns)

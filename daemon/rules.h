@@ -23,6 +23,9 @@
 #define KN_RULES_ERR_BURST 10
 #define KN_RULES_SUB_MIN_MS 10
 #define KN_RULES_SUB_MAX_MS 1000
+/* After the simulator (re)connects, a STOP leaves the flippers it is
+ * restoring on their way to their targets for this long (rules.c). */
+#define KN_RULES_RESTORE_NS 5000000000ull
 
 struct kn_rules_params {
     char name[KN_KRP_NAME_LEN + 1];  /* robot name for HELLO_ACK */

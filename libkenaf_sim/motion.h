@@ -27,6 +27,17 @@ extern const struct kn_profile kn_motion_default_profile;
 double kn_motion_profile_speed(const struct kn_profile *p, double remaining, double v_prev,
                                double dt);
 
+/* The same when `remaining` is measured only every `interval` s of robot
+ * time (a simulator whose sensors update slower than STATUS arrives): the
+ * robot travels blind until the next measurement, so the braking curve
+ * leaves room for the extra lag L = interval - dt (the speed v solves
+ * v^2 = 2*accel*(|rem| - v*L)), and near the target the speed covers at
+ * most |rem| in dt + 2*L, so the robot is still short of the target when
+ * the next measurement comes, about halfway there. Equal to
+ * kn_motion_profile_speed when interval <= dt. */
+double kn_motion_profile_speed_sampled(const struct kn_profile *p, double remaining,
+                                       double v_prev, double dt, double interval);
+
 /* Encoder change from start to now, correct across the int32 wrap. */
 int32_t kn_motion_count_delta(int32_t start, int32_t now);
 
@@ -45,6 +56,14 @@ enum kn_motion_result {
 #define KN_MOTION_FORWARD_TOL_MM 1.0
 #define KN_MOTION_TURN_TOL_DEG 0.5
 
+/* Longest measurement interval the loop adapts to; a longer silence of
+ * the sensor is left to the no-progress guard. Until a motion has timed
+ * its sensor (two changes of the measurement), it plans with the slowest
+ * interval USARSim uses by default (0.2 s encoder ScanInterval): that only
+ * slows the first moments of very short motions. */
+#define KN_MOTION_MAX_INTERVAL_S 1.0
+#define KN_MOTION_FIRST_INTERVAL_S 0.2
+
 struct kn_motion {
     enum kn_motion_kind kind;
     struct kn_profile prof;
@@ -58,6 +77,13 @@ struct kn_motion {
     double best;           /* least |remaining| seen */
     double t_best;         /* robot time it was seen */
     double remaining;      /* after the last update: mm or deg, signed */
+    /* how often the measurement really changes (sensor update interval) */
+    int64_t meas;          /* forward: left + right counts; turn: turned_cdeg */
+    double t_meas;         /* robot time it last changed, s */
+    double quantum;        /* belt mm of one step of the measurement */
+    double interval;       /* observed update interval, s */
+    unsigned changes;      /* times the measurement changed since the start */
+    double period;         /* mean robot time between STATUS, s */
 };
 
 /* Starts a motion from the status st. mm_per_count is the belt travel of

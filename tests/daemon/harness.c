@@ -24,8 +24,39 @@
 #define MAX_PROCS 32
 
 static char tmpdir[128];
-static struct h_proc *procs[MAX_PROCS];
+/* Every child of the running test, kept by value: the callers' h_proc
+ * structs often live on the stack of a test function that has returned by
+ * teardown. */
+static struct child {
+    pid_t pid;
+    int out_fd;
+    bool wrapped, reaped;
+    int status;
+    char prog[48];
+} procs[MAX_PROCS];
 static int nprocs;
+
+static struct child *child_of(pid_t pid)
+{
+    for (int i = 0; i < nprocs; i++)
+        if (procs[i].pid == pid)
+            return &procs[i];
+    return NULL;
+}
+
+/* Waits for a child (blocking or not); records the status. */
+static bool reap(struct child *c, bool block)
+{
+    if (c->reaped)
+        return true;
+    int st;
+    pid_t r = waitpid(c->pid, &st, block ? 0 : WNOHANG);
+    if (r == c->pid || (r < 0 && errno == ECHILD)) {
+        c->reaped = true;
+        c->status = r == c->pid ? st : 0;
+    }
+    return c->reaped;
+}
 
 uint64_t h_now_us(void)
 {
@@ -58,18 +89,41 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
     return 0;
 }
 
+/* The N of --error-exitcode=N in KN_WRAP, or -1. */
+static int wrap_error_status(void)
+{
+    const char *w = getenv("KN_WRAP");
+    const char *e = w ? strstr(w, "--error-exitcode=") : NULL;
+    return e ? atoi(e + strlen("--error-exitcode=")) : -1;
+}
+
 void h_teardown(void)
 {
+    /* Wrapped processes first, all at once: SIGTERM lets the wrapper
+     * write its report while the others still run. */
+    for (int i = 0; i < nprocs; i++)
+        if (procs[i].wrapped && !reap(&procs[i], false))
+            kill(procs[i].pid, SIGTERM);
+    char failed[1024] = "";
+    int bad = wrap_error_status();
     for (int i = 0; i < nprocs; i++) {
-        struct h_proc *p = procs[i];
-        if (!p->reaped && p->pid > 0) {
-            kill(p->pid, SIGKILL);
-            waitpid(p->pid, NULL, 0);
-            p->reaped = true;
+        struct child *c = &procs[i];
+        uint64_t end = h_now_us() + 60000000u;
+        while (c->wrapped && !reap(c, false) && h_now_us() < end)
+            h_sleep_ms(10);
+        if (!c->reaped) {
+            if (c->wrapped)
+                fprintf(stderr, "wrapped pid %d did not exit within 60 s of SIGTERM\n", (int)c->pid);
+            kill(c->pid, SIGKILL);
+            reap(c, true);
         }
-        if (p->out_fd >= 0)
-            close(p->out_fd);
-        p->out_fd = -1;
+        if (c->wrapped && bad > 0 && WIFEXITED(c->status) && WEXITSTATUS(c->status) == bad) {
+            size_t l = strlen(failed);
+            snprintf(failed + l, sizeof failed - l, " pid %d (%s)", (int)c->pid, c->prog);
+        }
+        if (c->out_fd >= 0)
+            close(c->out_fd);
+        c->out_fd = -1;
     }
     nprocs = 0;
     if (tmpdir[0] && !getenv("KN_KEEP_TMP"))
@@ -77,6 +131,8 @@ void h_teardown(void)
     else if (tmpdir[0])
         fprintf(stderr, "kept %s\n", tmpdir);
     tmpdir[0] = '\0';
+    ck_assert_msg(failed[0] == '\0', "KN_WRAP reported errors (exit status %d) in:%s; see its log",
+                  bad, failed);
 }
 
 const char *h_path(const char *name)
@@ -130,7 +186,57 @@ void h_spawn(struct h_proc *p, char *const argv[], char *const env[], const char
     p->pid = pid;
     p->out_fd = pipefd[0];
     ck_assert_msg(nprocs < MAX_PROCS, "too many processes");
-    procs[nprocs++] = p;
+    struct child *c = &procs[nprocs++];
+    memset(c, 0, sizeof *c);
+    c->pid = pid;
+    c->out_fd = pipefd[0];
+    const char *slash = strrchr(argv[0], '/');
+    snprintf(c->prog, sizeof c->prog, "%s", slash ? slash + 1 : argv[0]);
+}
+
+bool h_wrapped(void)
+{
+    const char *w = getenv("KN_WRAP");
+    return w && w[0];
+}
+
+void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], const char *err_name)
+{
+    if (!h_wrapped()) {
+        h_spawn(p, argv, env, err_name);
+        return;
+    }
+    static char words[2048];
+    snprintf(words, sizeof words, "%s", getenv("KN_WRAP"));
+    char *full[96];
+    int n = 0;
+    char *save = NULL;
+    for (char *w = strtok_r(words, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
+        full[n++] = w;
+    for (int i = 0; argv[i] && n < 95; i++)
+        full[n++] = argv[i];
+    full[n] = NULL;
+    /* execv needs a path: a bare wrapper name is looked up in PATH */
+    char exe[512];
+    if (!strchr(full[0], '/')) {
+        const char *path = getenv("PATH");
+        char dirs[4096];
+        snprintf(dirs, sizeof dirs, "%s", path ? path : "/usr/bin:/bin");
+        char *s2 = NULL;
+        for (char *d = strtok_r(dirs, ":", &s2); d; d = strtok_r(NULL, ":", &s2)) {
+            snprintf(exe, sizeof exe, "%s/%s", d, full[0]);
+            if (access(exe, X_OK) == 0) {
+                full[0] = exe;
+                break;
+            }
+        }
+    }
+    h_spawn(p, full, env, err_name);
+    p->wrapped = true;
+    struct child *c = child_of(p->pid);
+    c->wrapped = true;
+    const char *slash = strrchr(argv[0], '/');
+    snprintf(c->prog, sizeof c->prog, "%s", slash ? slash + 1 : argv[0]);
 }
 
 int h_wait_exit(struct h_proc *p, int timeout_ms)
@@ -144,6 +250,11 @@ int h_wait_exit(struct h_proc *p, int timeout_ms)
         if (r == p->pid) {
             p->reaped = true;
             p->status = st;
+            struct child *c = child_of(p->pid);
+            if (c) {
+                c->reaped = true;
+                c->status = st;
+            }
             return st;
         }
         if (h_now_us() >= end)
@@ -220,7 +331,7 @@ void h_standin_start(struct h_standin *s, int port, const char *name, const char
     for (int i = 0; extra && extra[i] && n < 15; i++)
         argv[n++] = (char *)extra[i];
     argv[n] = NULL;
-    h_spawn(&s->proc, argv, NULL, errname);
+    h_spawn_wrapped(&s->proc, argv, NULL, errname);
     char line[64];
     ck_assert_msg(h_read_line(&s->proc, line, sizeof line, H_LONG_MS),
                   "standin_sim did not print its port: %s", h_stderr(&s->proc));
@@ -322,7 +433,7 @@ void h_daemon_start_env(struct h_daemon *d, const char *robots_json, char *const
         env[i + 2] = NULL;
     }
     char *argv[] = { (char *)exe, "--config", d->config, NULL };
-    h_spawn(&d->proc, argv, env, "kenaf-simd.stderr");
+    h_spawn_wrapped(&d->proc, argv, env, "kenaf-simd.stderr");
     ck_assert_msg(h_notify_seen(d, "READY=1", H_LONG_MS), "kenaf-simd not ready: %s",
                   h_stderr(&d->proc));
     cJSON *s = h_stats(d);

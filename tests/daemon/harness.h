@@ -33,11 +33,27 @@ struct h_proc {
     char err_path[256];     /* child's stderr */
     int status;             /* once reaped */
     bool reaped;
+    bool wrapped;           /* runs under KN_WRAP (see below) */
 };
 
 /* Starts argv[0] with extra environment entries ("K=V", NULL-terminated,
  * may be NULL). The child gets SIGKILL when the test process dies. */
 void h_spawn(struct h_proc *p, char *const argv[], char *const env[], const char *err_name);
+
+/* KN_WRAP: a command prefix, split at spaces, put in front of the
+ * processes the harness starts as the system under test: kenaf-simd
+ * (h_daemon_start*) and the stand-in simulators (h_standin_start). For
+ * memory checking, e.g.
+ *   KN_WRAP="valgrind -q --leak-check=full --error-exitcode=99 ..."
+ * (tools/run-valgrind). At teardown a wrapped process that still runs gets
+ * SIGTERM instead of SIGKILL and up to 60 s to exit, so the wrapper can
+ * finish its report; if a wrapped process exited with the status named by
+ * --error-exitcode=N in KN_WRAP, the test fails. */
+void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], const char *err_name);
+/* True when KN_WRAP is set. The wrapped programs then run many times
+ * slower and their VmRSS is mostly the wrapper's: a test may relax what
+ * that changes and the spec does not bound; the spec's bounds stay. */
+bool h_wrapped(void);
 /* Exit status (as from waitpid) within timeout_ms, or -1. */
 int h_wait_exit(struct h_proc *p, int timeout_ms);
 void h_signal(struct h_proc *p, int sig);
