@@ -318,17 +318,22 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
         uv_close((uv_handle_t *)&r->udp, on_handle_closed);
         return -1;
     }
+    /* A daemon descheduled on a shared machine must not lose a burst of
+     * set-points: ask for 1 MiB of receive buffer. The kernel caps it at
+     * net.core.rmem_max; a refusal leaves the default, which still works. */
+    int rcvbuf = 1 << 20;
+    (void)uv_recv_buffer_size((uv_handle_t *)&r->udp, &rcvbuf);
+
     struct sockaddr_storage bound;
     int blen = sizeof bound;
     struct kn_addr ba;
-    if (uv_udp_getsockname(&r->udp, (struct sockaddr *)&bound, &blen) == 0 &&
-        kn_addr_set(&ba, (struct sockaddr *)&bound) == 0)
-        kn_addr_format(&ba, r->listen, sizeof r->listen);
-    else
-        snprintf(r->listen, sizeof r->listen, "%s:%u", cfg->bind_host, cfg->port);
     memcpy(&r->local, &ss, sizeof ss);
-    if (uv_udp_getsockname(&r->udp, (struct sockaddr *)&bound, &blen) == 0)
+    snprintf(r->listen, sizeof r->listen, "%s:%u", cfg->bind_host, cfg->port);
+    if (uv_udp_getsockname(&r->udp, (struct sockaddr *)&bound, &blen) == 0) {
         memcpy(&r->local, &bound, sizeof bound);
+        if (kn_addr_set(&ba, (struct sockaddr *)&bound) == 0)
+            kn_addr_format(&ba, r->listen, sizeof r->listen);
+    }
 
     struct kn_rules_params p;
     memset(&p, 0, sizeof p);
