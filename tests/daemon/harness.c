@@ -809,3 +809,29 @@ int h_wait_belts(const char *log, int from, double l, double r, int timeout_ms, 
         h_sleep_ms(10);
     }
 }
+
+const char *h_run_square(int port, int timeout_ms, const char *extra)
+{
+    char robot[64];
+    snprintf(robot, sizeof robot, "127.0.0.1:%d", port);
+    const char *run = getenv("KN_SIM_RUN"), *square = getenv("KN_SQUARE");
+    ck_assert_msg(run && square, "KN_SIM_RUN / KN_SQUARE not set");
+    char *argv[] = { "/bin/sh", (char *)run, "--robot", robot, "--", (char *)square, NULL };
+    static struct h_proc p;
+    h_spawn(&p, argv, NULL, "square.stderr");
+    static char out[65536];
+    size_t used = 0;
+    out[0] = '\0';
+    char line[1024];
+    while (h_read_line(&p, line, sizeof line, timeout_ms)) {
+        int w = snprintf(out + used, sizeof out - used, "%s\n", line);
+        if (w > 0 && (size_t)w < sizeof out - used)
+            used += (size_t)w;
+    }
+    int st = h_wait_exit(&p, timeout_ms);
+    ck_assert_msg(st != -1, "square did not finish");
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "square failed (%d): %s\n%s\n%s", st,
+                  h_stderr(&p), out, extra ? extra : "");
+    ck_assert_msg(strstr(out, "SIMULATED") != NULL, "no status block with SIMULATED: %s", out);
+    return out;
+}

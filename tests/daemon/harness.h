@@ -62,6 +62,13 @@ bool h_read_line(struct h_proc *p, char *buf, size_t len, int timeout_ms);
 /* Text the child wrote on stderr so far (static buffer). */
 const char *h_stderr(struct h_proc *p);
 
+/* Runs examples/square unchanged through tools/kenaf-sim-run ($KN_SIM_RUN,
+ * $KN_SQUARE) against the robot on 127.0.0.1:port and fails the test
+ * unless it exits 0 within timeout_ms having shown a SIMULATED status
+ * block; extra (may be NULL) goes into the failure message. Returns its
+ * stdout (a static buffer). */
+const char *h_run_square(int port, int timeout_ms, const char *extra);
+
 /* ---- the stand-in simulator ---- */
 struct h_standin {
     struct h_proc proc;

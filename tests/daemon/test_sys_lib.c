@@ -24,26 +24,7 @@ START_TEST(square_completes)
     ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
     ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
 
-    char robot[64];
-    snprintf(robot, sizeof robot, "127.0.0.1:%d", d.port[0]);
-    const char *run = getenv("KN_SIM_RUN"), *square = getenv("KN_SQUARE");
-    ck_assert_msg(run && square, "KN_SIM_RUN / KN_SQUARE not set");
-    char *argv[] = { "/bin/sh", (char *)run, "--robot", robot, "--", (char *)square, NULL };
-    struct h_proc p;
-    h_spawn(&p, argv, NULL, "square.stderr");
-    static char out[65536];
-    size_t used = 0;
-    char line[1024];
-    while (h_read_line(&p, line, sizeof line, 50000)) {
-        int w = snprintf(out + used, sizeof out - used, "%s\n", line);
-        if (w > 0 && (size_t)w < sizeof out - used)
-            used += (size_t)w;
-    }
-    int st = h_wait_exit(&p, 50000);
-    ck_assert_msg(st != -1, "square did not finish");
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "square failed (%d): %s\n%s", st,
-                  h_stderr(&p), out);
-    ck_assert_msg(strstr(out, "SIMULATED") != NULL, "no status block with SIMULATED: %s", out);
+    h_run_square(d.port[0], 50000, NULL);
 
     /* the robot really moved, and a square brings it back */
     struct h_cmd cmds[4096];

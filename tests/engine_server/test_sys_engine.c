@@ -39,26 +39,7 @@ START_TEST(square_in_engine)
     struct kn_krp_status s0 = h_status(&u);
     ck_assert(s0.flags & KN_KRP_ST_BACKEND_UP);
 
-    char robot[64];
-    snprintf(robot, sizeof robot, "127.0.0.1:%d", d.port[0]);
-    const char *run = getenv("KN_SIM_RUN"), *square = getenv("KN_SQUARE");
-    ck_assert_msg(run && square, "KN_SIM_RUN / KN_SQUARE not set");
-    char *argv[] = {"/bin/sh", (char *)run, "--robot", robot, "--", (char *)square, NULL};
-    struct h_proc p;
-    h_spawn(&p, argv, NULL, "square.stderr");
-    static char out[65536];
-    size_t used = 0;
-    char line[1024];
-    while (h_read_line(&p, line, sizeof line, 60000)) {
-        int w = snprintf(out + used, sizeof out - used, "%s\n", line);
-        if (w > 0 && (size_t)w < sizeof out - used)
-            used += (size_t)w;
-    }
-    int st = h_wait_exit(&p, 60000);
-    ck_assert_msg(st != -1, "square did not finish");
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "square failed (%d): %s\n%s", st,
-                  h_stderr(&p), out);
-    ck_assert_msg(strstr(out, "SIMULATED") != NULL, "no status block: %s", out);
+    h_run_square(d.port[0], 60000, NULL);
 
     struct kn_krp_status s = h_status(&u);
     double dx = s.pos_mm[0] - s0.pos_mm[0], dy = s.pos_mm[1] - s0.pos_mm[1];
