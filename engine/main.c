@@ -14,9 +14,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kenaf-engine --scenario FILE [--variant N] [--csv FILE] [--svg FILE] [--quiet]\n"
+            "                    [--robot FILE]\n"
             "       kenaf-engine --validate [--json] [--dir DIR] [--robot FILE]\n"
             "       kenaf-engine --sanity NAME [--robot FILE]\n"
             "Runs scenarios of the built-in engine (config in %s).\n"
+            "--robot replaces the robot file the scenarios name (default robots/kenaf.json).\n"
             "Exit status: 0 outcomes as expected, 1 an outcome differed, 2 usage or file error.\n",
             kn_config_dir());
 }
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
         return kn_srv_main(argc, argv);
     const char *scenario = NULL, *dir = NULL, *robot = NULL, *sanity = NULL;
     int validate = 0, json = 0;
-    struct kn_run_opts o = {NULL, NULL, -1, 0};
+    struct kn_run_opts o = {NULL, NULL, -1, 0, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
         i += takes;
     }
     char rbuf[1024], dbuf[1024];
+    int robot_given = robot != NULL;
+    o.robot = robot;
     if (!robot) {
         snprintf(rbuf, sizeof rbuf, "%s/robots/kenaf.json", kn_config_dir());
         robot = rbuf;
@@ -96,7 +100,7 @@ int main(int argc, char **argv)
     if (scenario)
         return kn_run_scenario_file(scenario, &o, stdout);
     if (validate)
-        return kn_run_validation(dir, robot, json, stdout);
+        return kn_run_validation(dir, robot, robot_given, json, stdout);
     struct kn_robot_params rp;
     char err[768];
     if (kn_robot_load(robot, &rp, err, sizeof err)) {

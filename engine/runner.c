@@ -86,6 +86,11 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
     struct kn_scenario sc;
     if (kn_scenario_load(path, v, &sc, err, errlen))
         return -1;
+    /* --robot: the same scenario with another robot, e.g. another geometry */
+    if (o && o->robot && kn_robot_load(o->robot, &sc.rp, err, errlen)) {
+        kn_scenario_free(&sc);
+        return -1;
+    }
     struct kn_result res;
     int keep = o && (o->csv || o->svg);
     if (kn_scenario_run(&sc, keep, &res)) {
@@ -229,7 +234,8 @@ static void json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-int kn_run_validation(const char *dir, const char *robot_path, int json, FILE *out)
+int kn_run_validation(const char *dir, const char *robot_path, int robot_given, int json,
+                      FILE *out)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -265,7 +271,7 @@ int kn_run_validation(const char *dir, const char *robot_path, int json, FILE *o
         qsort(names, (size_t)nn, sizeof *names, cmp_str);
     struct row *rows = NULL;
     int nrows = 0, cap = 0, bad = 0;
-    struct kn_run_opts o = {NULL, NULL, -1, 1};
+    struct kn_run_opts o = {NULL, NULL, -1, 1, robot_given ? robot_path : NULL};
     if (!json && rc == 0)
         print_head(out);
     for (int i = 0; i < nn && rc == 0; i++) {

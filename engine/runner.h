@@ -11,6 +11,7 @@ struct kn_run_opts {
     const char *svg;   /* plot path or NULL */
     int variant;       /* -1: all */
     int quiet;
+    const char *robot; /* robot file replacing the scenarios' own, or NULL */
 };
 
 /* Runs the variants of one scenario file and prints one line per run.
@@ -20,8 +21,10 @@ int kn_run_scenario_file(const char *path, const struct kn_run_opts *o, FILE *ou
 
 /* Runs every *.json scenario in dir (sorted by name) and the sanity checks,
  * printing a table (or JSON with json != 0): scenario, expected, got, RTF,
- * detail. Same return codes as above. */
-int kn_run_validation(const char *dir, const char *robot_path, int json, FILE *out);
+ * detail. The sanity checks use robot_path; the scenarios use it too when
+ * robot_given, else their own robot file. Same return codes as above. */
+int kn_run_validation(const char *dir, const char *robot_path, int robot_given, int json,
+                      FILE *out);
 
 /* Where the shipped config lives (robot, terrains, scenarios). */
 const char *kn_config_dir(void);
