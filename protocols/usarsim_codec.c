@@ -605,6 +605,21 @@ int kn_usar_flipper_index(struct kn_usar_str name)
             return try_r_;                                                                         \
     } while (0)
 
+/* A repeated field keeps its first value (later copies are ignored, not
+ * errors); a malformed first value is an error. */
+#define FIRST_OF(name, type, parse)                                                                \
+    static enum kn_usar_result name(struct kn_usar_str v, bool *has, type *out)                    \
+    {                                                                                              \
+        if (*has)                                                                                  \
+            return KN_USAR_OK;                                                                     \
+        TRY(parse(v, out));                                                                        \
+        *has = true;                                                                               \
+        return KN_USAR_OK;                                                                         \
+    }
+FIRST_OF(first_double, double, kn_usar_parse_double)
+FIRST_OF(first_int, int64_t, kn_usar_parse_int)
+FIRST_OF(first_bool, bool, kn_usar_parse_bool)
+
 enum kn_usar_result kn_usar_parse_sta(const struct kn_usar_line *l, struct kn_usar_sta *out)
 {
     memset(out, 0, sizeof *out);
@@ -614,29 +629,17 @@ enum kn_usar_result kn_usar_parse_sta(const struct kn_usar_line *l, struct kn_us
     for (int i = 0; i < (int)l->n_pairs; i++) {
         struct kn_usar_str k = l->pair[i].key, v = l->pair[i].value;
         if (kn_usar_str_is(k, "Time")) {
-            if (!out->has_time) {
-                TRY(kn_usar_parse_double(v, &out->time));
-                out->has_time = true;
-            }
+            TRY(first_double(v, &out->has_time, &out->time));
         } else if (kn_usar_str_is(k, "Battery")) {
-            if (!out->has_battery) {
-                TRY(kn_usar_parse_double(v, &out->battery));
-                out->has_battery = true;
-            }
+            TRY(first_double(v, &out->has_battery, &out->battery));
         } else if (kn_usar_str_is(k, "Type")) {
             if (!type_seen)
                 out->type = v;
             type_seen = true;
         } else if (kn_usar_str_is(k, "LightToggle")) {
-            if (!out->has_light_toggle) {
-                TRY(kn_usar_parse_bool(v, &out->light_toggle));
-                out->has_light_toggle = true;
-            }
+            TRY(first_bool(v, &out->has_light_toggle, &out->light_toggle));
         } else if (kn_usar_str_is(k, "LightIntensity")) {
-            if (!out->has_light_intensity) {
-                TRY(kn_usar_parse_double(v, &out->light_intensity));
-                out->has_light_intensity = true;
-            }
+            TRY(first_double(v, &out->has_light_intensity, &out->light_intensity));
         } else {
             int f = kn_usar_flipper_index(k);
             if (f >= 0 && !(out->flipper_mask & (1u << f))) {
@@ -765,10 +768,7 @@ enum kn_usar_result kn_usar_parse_links(const struct kn_usar_line *l, struct kn_
     for (int i = 0; i < (int)l->n_pairs; i++) {
         struct kn_usar_str k = l->pair[i].key, v = l->pair[i].value;
         if (kn_usar_str_is(k, "Time")) {
-            if (!out->has_time) {
-                TRY(kn_usar_parse_double(v, &out->time));
-                out->has_time = true;
-            }
+            TRY(first_double(v, &out->has_time, &out->time));
         } else if (kn_usar_str_is(k, "Name")) {
             cur_name = v;
             if (!name_seen)
@@ -787,24 +787,15 @@ enum kn_usar_result kn_usar_parse_links(const struct kn_usar_line *l, struct kn_
         } else if (kn_usar_str_is(k, "Value")) {
             if (!cur)
                 return KN_USAR_ESEQUENCE;
-            if (!cur->has_value) {
-                TRY(kn_usar_parse_double(v, &cur->value));
-                cur->has_value = true;
-            }
+            TRY(first_double(v, &cur->has_value, &cur->value));
         } else if (kn_usar_str_is(k, "Torque")) {
             if (!cur)
                 return KN_USAR_ESEQUENCE;
-            if (!cur->has_torque) {
-                TRY(kn_usar_parse_double(v, &cur->torque));
-                cur->has_torque = true;
-            }
+            TRY(first_double(v, &cur->has_torque, &cur->torque));
         } else if (kn_usar_str_is(k, "Order")) {
             if (!cur)
                 return KN_USAR_ESEQUENCE;
-            if (!cur->has_order) {
-                TRY(kn_usar_parse_int(v, &cur->order));
-                cur->has_order = true;
-            }
+            TRY(first_int(v, &cur->has_order, &cur->order));
         }
     }
     return KN_USAR_OK;
@@ -858,15 +849,9 @@ enum kn_usar_result kn_usar_parse_nfo(const struct kn_usar_line *l, struct kn_us
                 out->level = g->value;
             lv_seen = true;
         } else if (kn_usar_str_is(g->key, "TimeLimit")) {
-            if (!out->has_time_limit) {
-                TRY(kn_usar_parse_double(g->value, &out->time_limit));
-                out->has_time_limit = true;
-            }
+            TRY(first_double(g->value, &out->has_time_limit, &out->time_limit));
         } else if (kn_usar_str_is(g->key, "StartPoses")) {
-            if (!out->has_start_poses) {
-                TRY(kn_usar_parse_int(g->value, &out->start_poses));
-                out->has_start_poses = true;
-            }
+            TRY(first_int(g->value, &out->has_start_poses, &out->start_poses));
         } else if (!out->has_start_poses) {
             continue; /* unknown banner field: stays in the line */
         } else if (kn_usar_str_is(g->key, "Name") || kn_usar_str_is(g->key, "Location") ||
@@ -982,24 +967,6 @@ enum kn_usar_result kn_usar_parse_init(const struct kn_usar_line *l, struct kn_u
     return KN_USAR_OK;
 }
 
-static enum kn_usar_result group_double(const struct kn_usar_group *g, bool *has, double *out)
-{
-    if (*has)
-        return KN_USAR_OK;
-    TRY(kn_usar_parse_double(g->value, out));
-    *has = true;
-    return KN_USAR_OK;
-}
-
-static enum kn_usar_result group_bool(const struct kn_usar_group *g, bool *has, bool *out)
-{
-    if (*has)
-        return KN_USAR_OK;
-    TRY(kn_usar_parse_bool(g->value, out));
-    *has = true;
-    return KN_USAR_OK;
-}
-
 enum kn_usar_result kn_usar_parse_drive(const struct kn_usar_line *l, struct kn_usar_drive *out)
 {
     memset(out, 0, sizeof *out);
@@ -1010,15 +977,15 @@ enum kn_usar_result kn_usar_parse_drive(const struct kn_usar_line *l, struct kn_
         const struct kn_usar_group *g = &l->group[gi];
         struct kn_usar_str k = g->key;
         if (kn_usar_str_is(k, "Left")) {
-            TRY(group_double(g, &out->has_left, &out->left));
+            TRY(first_double(g->value, &out->has_left, &out->left));
         } else if (kn_usar_str_is(k, "Right")) {
-            TRY(group_double(g, &out->has_right, &out->right));
+            TRY(first_double(g->value, &out->has_right, &out->right));
         } else if (kn_usar_str_is(k, "Normalized")) {
-            TRY(group_bool(g, &out->has_normalized, &out->normalized));
+            TRY(first_bool(g->value, &out->has_normalized, &out->normalized));
         } else if (kn_usar_str_is(k, "Light")) {
-            TRY(group_bool(g, &out->has_light, &out->light));
+            TRY(first_bool(g->value, &out->has_light, &out->light));
         } else if (kn_usar_str_is(k, "Flip")) {
-            TRY(group_bool(g, &out->has_flip, &out->flip));
+            TRY(first_bool(g->value, &out->has_flip, &out->flip));
         } else if (kn_usar_str_is(k, "Name")) {
             if (out->n_joints < KN_USAR_MAX_ITEMS) {
                 cur = &out->joint[out->n_joints++];
@@ -1031,18 +998,15 @@ enum kn_usar_result kn_usar_parse_drive(const struct kn_usar_line *l, struct kn_
         } else if (kn_usar_str_is(k, "Value")) {
             if (!cur)
                 return KN_USAR_ESEQUENCE;
-            TRY(group_double(g, &cur->has_value, &cur->value));
+            TRY(first_double(g->value, &cur->has_value, &cur->value));
         } else if (kn_usar_str_is(k, "Steer")) {
             if (!cur)
                 return KN_USAR_ESEQUENCE;
-            TRY(group_double(g, &cur->has_steer, &cur->steer));
+            TRY(first_double(g->value, &cur->has_steer, &cur->steer));
         } else if (kn_usar_str_is(k, "Order")) {
             if (!cur)
                 return KN_USAR_ESEQUENCE;
-            if (!cur->has_order) {
-                TRY(kn_usar_parse_int(g->value, &cur->order));
-                cur->has_order = true;
-            }
+            TRY(first_int(g->value, &cur->has_order, &cur->order));
         }
     }
     return KN_USAR_OK;
