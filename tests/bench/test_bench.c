@@ -5,13 +5,11 @@
  * fail, they only have to be well-formed. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,19 +17,12 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 
+#include "harness_proc.h"
+
 #define RUN_TIMEOUT_S 540
 
 static const char *which;
 static char dir[64];
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
-{
-    (void)st;
-    (void)flag;
-    (void)f;
-    remove(p);
-    return 0;
-}
 
 static void setup(void)
 {
@@ -42,7 +33,7 @@ static void setup(void)
 static void teardown(void)
 {
     if (dir[0] && !getenv("KN_KEEP_TMP"))
-        nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+        h_remove_tree(dir);
 }
 
 static char *slurp(const char *path)

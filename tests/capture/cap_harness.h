@@ -1,7 +1,7 @@
 /* Helpers for the capture and replay system tests, on top of the daemon
  * harness (tests/daemon/harness.h): kenaf-simd started with extra command
  * line arguments (--capture), commands through `kenaf-simd --command`,
- * running a tool to completion with its output, and finding tshark. */
+ * running a tool to completion with its output. */
 #ifndef KN_TEST_CAP_HARNESS_H
 #define KN_TEST_CAP_HARNESS_H
 
@@ -10,9 +10,9 @@
 
 #include "harness.h"
 
-/* h_daemon_start with more arguments after "--config FILE" (NULL-terminated,
- * may be NULL); name keeps the files of several daemons in one test apart
- * (NAME.json, NAME-stats.sock, NAME.stderr). */
+/* h_daemon_launch, not under KN_WRAP: more arguments after "--config
+ * FILE" (NULL-terminated, may be NULL); name keeps the files of several
+ * daemons in one test apart. */
 void c_daemon_start(struct h_daemon *d, const char *name, const char *robots_json,
                     const char *const args[]);
 
@@ -26,11 +26,5 @@ const char *c_command(struct h_daemon *d, const char *line);
 
 /* Waits until the stats say the last capture is written and closed. */
 bool c_capture_closed(struct h_daemon *d, int timeout_ms);
-
-/* Full path of a program found in PATH, or NULL. */
-const char *c_which(const char *prog);
-
-/* A standin robot entry for the robots array. */
-const char *c_standin_robot(const char *name, int sim_port, const char *extra);
 
 #endif

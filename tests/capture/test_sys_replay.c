@@ -24,13 +24,6 @@
 
 #define MAX_CMDS 4096
 
-static void wait_ready(struct h_daemon *d)
-{
-    ck_assert_msg(h_wait_stat(d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS), "backend not up: %s",
-                  h_stderr(&d->proc));
-    ck_assert(h_wait_stat_eq(d, "robots.0.flags.STALE", 0, H_LONG_MS));
-}
-
 static int cmds_wait(const char *log, struct h_cmd *cmds, int want, int timeout_ms)
 {
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
@@ -120,10 +113,10 @@ START_TEST(replay_reproduces_setpoints)
     static struct h_standin sim_a;
     static struct h_daemon d1;
     h_standin_start(&sim_a, 0, "sim-a", NULL);
-    snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", sim_a.port, NULL));
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim_a.port, NULL));
     const char *args[] = { "--capture", cap, NULL };
     c_daemon_start(&d1, "d1", robots, args);
-    wait_ready(&d1);
+    h_wait_backend_fresh(&d1, 0, H_LONG_MS);
     controller_session(d1.port[0]);
     /* every command was answered, so each set-point is on its way; give
      * the last ones time to land in the simulator's log */
@@ -138,9 +131,9 @@ START_TEST(replay_reproduces_setpoints)
     static struct h_standin sim_b;
     static struct h_daemon d2;
     h_standin_start(&sim_b, 0, "sim-b", NULL);
-    snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", sim_b.port, NULL));
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim_b.port, NULL));
     c_daemon_start(&d2, "d2", robots, NULL);
-    wait_ready(&d2);
+    h_wait_backend_fresh(&d2, 0, H_LONG_MS);
     char robot[64];
     snprintf(robot, sizeof robot, "127.0.0.1:%d", d2.port[0]);
     static char out[1 << 16];
@@ -184,9 +177,9 @@ START_TEST(replay_reproduces_setpoints)
     static struct h_daemon d3;
     h_standin_start(&sim_c, 0, "sim-c", NULL);
     snprintf(robots, sizeof robots, "[%s]",
-             c_standin_robot("kenaf", sim_c.port, ",\"limits\":{\"max_speed_mm_s\":200}"));
+             h_standin_robot("kenaf", sim_c.port, ",\"limits\":{\"max_speed_mm_s\":200}"));
     c_daemon_start(&d3, "d3", robots, NULL);
-    wait_ready(&d3);
+    h_wait_backend_fresh(&d3, 0, H_LONG_MS);
     snprintf(robot, sizeof robot, "127.0.0.1:%d", d3.port[0]);
     char *argv3[] = { getenv("KN_REPLAY"), "--robot", robot, "--fast", "--json", cap, NULL };
     rc = c_run(argv3, out, sizeof out, 60000);
@@ -220,10 +213,10 @@ START_TEST(serve_sim_runs_controller)
     static struct h_standin sim;
     static struct h_daemon d1;
     h_standin_start(&sim, 0, "sim", NULL);
-    snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", sim.port, NULL));
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, NULL));
     const char *args[] = { "--capture", cap, NULL };
     c_daemon_start(&d1, "d1", robots, args);
-    wait_ready(&d1);
+    h_wait_backend_fresh(&d1, 0, H_LONG_MS);
     int rc = run_square(d1.port[0], out, sizeof out);
     ck_assert_msg(rc == 0, "square failed against the simulator (%d):\n%s", rc, out);
     h_signal(&d1.proc, SIGTERM);
@@ -241,14 +234,11 @@ START_TEST(serve_sim_runs_controller)
     static struct h_proc rp;
     char *argv[] = { getenv("KN_REPLAY"), "--serve-sim", "--once", "--log", log, cap, NULL };
     h_spawn(&rp, argv, NULL, "replay.stderr");
-    char line[128];
-    int port = 0;
-    ck_assert_msg(h_read_line(&rp, line, sizeof line, H_LONG_MS) && sscanf(line, "PORT %d", &port) == 1,
-                  "kenaf-replay did not print its port: %s", h_stderr(&rp));
+    int port = h_read_port(&rp, H_LONG_MS);
     static struct h_daemon d2;
-    snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", port, NULL));
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", port, NULL));
     c_daemon_start(&d2, "d2", robots, NULL);
-    wait_ready(&d2);
+    h_wait_backend_fresh(&d2, 0, H_LONG_MS);
     rc = run_square(d2.port[0], out, sizeof out);
     ck_assert_msg(rc == 0, "square failed against the replayed simulator (%d):\n%s\n%s", rc, out,
                   h_stderr(&rp));
@@ -266,10 +256,10 @@ START_TEST(capture_at_run_time_with_faults)
     h_standin_start(&sim, 0, "sim", NULL);
     char robots[1200];
     snprintf(robots, sizeof robots, "[%s]",
-             c_standin_robot("kenaf", sim.port,
+             h_standin_robot("kenaf", sim.port,
                              ",\"faults\":{\"krp\":{\"drop\":0.3,\"seed\":11}}"));
     c_daemon_start(&d, "d", robots, NULL);
-    wait_ready(&d);
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert_double_eq(h_stat(&d, "capture.active"), 0);
     char cap[256], line[400];
     snprintf(cap, sizeof cap, "%s", h_path("run-time.pcapng"));

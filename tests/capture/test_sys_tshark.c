@@ -81,13 +81,12 @@ START_TEST(tshark_decodes_every_field)
     static struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
     char robots[1200];
-    snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", sim.port, NULL));
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, NULL));
     char cap[256];
     snprintf(cap, sizeof cap, "%s", h_path("session.pcapng"));
     const char *args[] = { "--capture", cap, NULL };
     c_daemon_start(&d, "d", robots, args);
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert(h_wait_stat_eq(&d, "capture.active", 1, H_LONG_MS));
 
     struct h_udp u;
@@ -276,7 +275,7 @@ END_TEST
 
 int main(void)
 {
-    tshark = c_which("tshark");
+    tshark = h_which("tshark");
     if (!tshark) {
         printf("SKIP: tshark is not installed (tools/install-deps installs it)\n");
         return 77;

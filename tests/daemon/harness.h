@@ -1,66 +1,22 @@
-/* Helpers for kenaf-simd's system tests: a scratch directory per test,
- * child processes (kenaf-simd, standin_sim, controllers) that die with the
- * test, a NOTIFY_SOCKET to see READY/STOPPING, the stats socket, KRP/1 over
- * real UDP sockets (built and checked with the codec), and the stand-in's
- * command log. Every wait has a deadline and polls a condition. */
+/* Helpers for kenaf-simd's system tests, on top of tests/common (scratch
+ * directory, child processes that die with the test, stand-in simulators,
+ * loopback sockets): kenaf-simd with a NOTIFY_SOCKET to see
+ * READY/STOPPING, the stats socket, KRP/1 over real UDP sockets (built and
+ * checked with the codec), and the stand-in's command log. Every wait has
+ * a deadline and polls a condition. */
 #ifndef KN_TEST_HARNESS_H
 #define KN_TEST_HARNESS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 
+#include "harness_net.h"
+#include "harness_proc.h"
+#include "harness_suite.h"
 #include "krp.h"
-
-#define H_LONG_MS 10000  /* generous deadline for things that must happen */
-
-uint64_t h_now_us(void);
-void h_sleep_ms(int ms);
-
-/* Scratch directory for the running test; removed at teardown unless
- * KN_KEEP_TMP is set. h_path returns a static buffer (rotating, 8 deep). */
-void h_setup(void);
-void h_teardown(void);
-const char *h_path(const char *name);
-void h_write_file(const char *path, const char *text);
-
-struct h_proc {
-    pid_t pid;
-    int out_fd;             /* child's stdout */
-    char err_path[256];     /* child's stderr */
-    int status;             /* once reaped */
-    bool reaped;
-    bool wrapped;           /* runs under KN_WRAP (see below) */
-};
-
-/* Starts argv[0] with extra environment entries ("K=V", NULL-terminated,
- * may be NULL). The child gets SIGKILL when the test process dies. */
-void h_spawn(struct h_proc *p, char *const argv[], char *const env[], const char *err_name);
-
-/* KN_WRAP: a command prefix, split at spaces, put in front of the
- * processes the harness starts as the system under test: kenaf-simd
- * (h_daemon_start*) and the stand-in simulators (h_standin_start). For
- * memory checking, e.g.
- *   KN_WRAP="valgrind -q --leak-check=full --error-exitcode=99 ..."
- * (tools/run-valgrind). At teardown a wrapped process that still runs gets
- * SIGTERM instead of SIGKILL and up to 60 s to exit, so the wrapper can
- * finish its report; if a wrapped process exited with the status named by
- * --error-exitcode=N in KN_WRAP, the test fails. */
-void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], const char *err_name);
-/* True when KN_WRAP is set. The wrapped programs then run many times
- * slower and their VmRSS is mostly the wrapper's: a test may relax what
- * that changes and the spec does not bound; the spec's bounds stay. */
-bool h_wrapped(void);
-/* Exit status (as from waitpid) within timeout_ms, or -1. */
-int h_wait_exit(struct h_proc *p, int timeout_ms);
-void h_signal(struct h_proc *p, int sig);
-/* One line of the child's stdout, without its end of line. */
-bool h_read_line(struct h_proc *p, char *buf, size_t len, int timeout_ms);
-/* Text the child wrote on stderr so far (static buffer). */
-const char *h_stderr(struct h_proc *p);
 
 /* Runs examples/square unchanged through tools/kenaf-sim-run ($KN_SIM_RUN,
  * $KN_SQUARE) against the robot on 127.0.0.1:port and fails the test
@@ -70,14 +26,13 @@ const char *h_stderr(struct h_proc *p);
 const char *h_run_square(int port, int timeout_ms, const char *extra);
 
 /* ---- the stand-in simulator ---- */
-struct h_standin {
-    struct h_proc proc;
-    int port;
-    char log[256];
-};
-/* port 0: any free port. extra: more arguments (NULL-terminated) or NULL. */
+/* $KN_STANDIN (standin_sim, or another stand-in a test names there) under
+ * KN_WRAP; h_sim_start says the rest. */
 void h_standin_start(struct h_standin *s, int port, const char *name, const char *const extra[]);
-void h_standin_kill(struct h_standin *s);  /* SIGKILL, reaped */
+/* One entry of the "robots" array: robot `name` on the stand-in at
+ * 127.0.0.1:sim_port (reconnecting after 0.3 s at most); extra (may be
+ * NULL) goes in after "listen". A static buffer, rotating 4 deep. */
+const char *h_standin_robot(const char *name, int sim_port, const char *extra);
 
 /* ---- kenaf-simd ---- */
 #define H_MAX_ROBOTS 4
@@ -97,6 +52,12 @@ struct h_daemon {
 void h_daemon_start(struct h_daemon *d, const char *robots_json);
 /* The same with extra environment entries ("K=V", NULL-terminated). */
 void h_daemon_start_env(struct h_daemon *d, const char *robots_json, char *const env[]);
+/* The general form: the daemon's files are NAME.json, NAME-stats.sock,
+ * NAME-notify.sock and NAME.stderr, so several daemons in one test keep
+ * apart (h_daemon_start's NAME is "kenaf-simd"); args go after "--config
+ * FILE" (NULL-terminated, may be NULL); wrapped: under KN_WRAP. */
+void h_daemon_launch(struct h_daemon *d, const char *name, const char *robots_json,
+                     const char *const args[], char *const env[], bool wrapped);
 /* Just writes the config file the daemon reads (for reload tests). */
 void h_daemon_write_config(struct h_daemon *d, const char *robots_json);
 /* Waits until a notify message containing `what` arrived (counting from
@@ -115,6 +76,9 @@ bool h_wait_stat(struct h_daemon *d, const char *path, double min, int timeout_m
 
 /* Polls until h_stat(path) == want. */
 bool h_wait_stat_eq(struct h_daemon *d, const char *path, double want, int timeout_ms);
+/* Waits until robot `robot`'s backend is up (BACKEND_UP) and its state
+ * fresh (STALE 0); fails the test, with the daemon's stderr, otherwise. */
+void h_wait_backend_fresh(struct h_daemon *d, int robot, int timeout_ms);
 
 /* ---- KRP/1 over UDP ---- */
 struct h_udp {

@@ -28,20 +28,12 @@ static const char *robot_json(int sim_port)
     return buf;
 }
 
-static void wait_backend_up(void)
-{
-    ck_assert_msg(h_wait_stat(&simd, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS),
-                  "backend never came up: %s", h_stderr(&simd.proc));
-    /* and the first state line arrived */
-    ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS));
-}
-
 static void setup(void)
 {
     h_setup();
     h_standin_start(&sim, 0, "standin", NULL);
     h_daemon_start(&simd, robot_json(sim.port));
-    wait_backend_up();
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS);
     h_udp_open(&ctl, simd.port[0]);
 }
 

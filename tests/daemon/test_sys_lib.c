@@ -21,8 +21,7 @@ START_TEST(square_completes)
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"standin\","
              "\"address\":\"127.0.0.1:%d\"}}]", sim.port);
     h_daemon_start(&d, robots);
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
 
     h_run_square(d.port[0], 50000, NULL);
 

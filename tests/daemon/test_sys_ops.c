@@ -23,19 +23,6 @@ static void setup(void)
     h_setup();
 }
 
-static const char *one_robot(const char *name, int sim_port, const char *extra)
-{
-    static char buf[4][1024];
-    static int next;
-    char *b = buf[next++ % 4];
-    snprintf(b, 1024,
-             "{\"name\":\"%s\",\"listen\":\"127.0.0.1:0\"%s,"
-             "\"backend\":{\"type\":\"standin\",\"address\":\"127.0.0.1:%d\","
-             "\"reconnect_max_s\":0.3}}",
-             name, extra ? extra : "", sim_port);
-    return b;
-}
-
 static const char *robots1(const char *r)
 {
     static char buf[1200];
@@ -72,7 +59,7 @@ START_TEST(watchdog_when_controller_killed)
     struct h_standin sim;
     struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
-    h_daemon_start(&d, robots1(one_robot("kenaf", sim.port, NULL)));
+    h_daemon_start(&d, robots1(h_standin_robot("kenaf", sim.port, NULL)));
     wait_up(&d, 0);
     pid_t ctl = spawn_controller(d.port[0]);
     int i = h_wait_belts(sim.log, 0, 0.3, 0.3, H_LONG_MS, NULL);
@@ -108,8 +95,8 @@ START_TEST(sighup_reload)
     h_standin_start(&a, 0, "sim-a", NULL);
     h_standin_start(&b, 0, "sim-b", NULL);
     char robots[3000];
-    snprintf(robots, sizeof robots, "[%s,%s]", one_robot("alpha", a.port, NULL),
-             one_robot("bravo", b.port, NULL));
+    snprintf(robots, sizeof robots, "[%s,%s]", h_standin_robot("alpha", a.port, NULL),
+             h_standin_robot("bravo", b.port, NULL));
     h_daemon_start(&d, robots);
     ck_assert_int_eq(d.nrobots, 2);
     ck_assert_int_ne(d.port[0], d.port[1]);
@@ -122,8 +109,8 @@ START_TEST(sighup_reload)
     ck_assert_int_eq(count_in(b.log, "#connect"), 1);
 
     /* bravo changes, alpha does not */
-    snprintf(robots, sizeof robots, "[%s,%s]", one_robot("alpha", a.port, NULL),
-             one_robot("bravo", b.port, ",\"limits\":{\"max_speed_mm_s\":500}"));
+    snprintf(robots, sizeof robots, "[%s,%s]", h_standin_robot("alpha", a.port, NULL),
+             h_standin_robot("bravo", b.port, ",\"limits\":{\"max_speed_mm_s\":500}"));
     h_daemon_write_config(&d, robots);
     h_signal(&d.proc, SIGHUP);
     ck_assert(h_wait_stat(&d, "reloads", 1, H_LONG_MS));
@@ -161,7 +148,7 @@ START_TEST(sighup_reload)
     ck_assert_int_eq(count_in(b.log, "#connect"), 2);
 
     /* bravo removed: its simulator hears belts 0 and the link closes */
-    h_daemon_write_config(&d, robots1(one_robot("alpha", a.port, NULL)));
+    h_daemon_write_config(&d, robots1(h_standin_robot("alpha", a.port, NULL)));
     h_signal(&d.proc, SIGHUP);
     ck_assert(h_wait_stat(&d, "reloads", 2, H_LONG_MS));
     uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
@@ -184,7 +171,7 @@ START_TEST(sigterm_clean_stop)
     h_standin_start(&sim, 0, "standin", NULL);
     /* as systemd starts it: watchdog every 200 ms, stderr to the journal */
     char *env[] = { "WATCHDOG_USEC=200000", "JOURNAL_STREAM=8:4242", NULL };
-    h_daemon_start_env(&d, robots1(one_robot("kenaf", sim.port, NULL)), env);
+    h_daemon_start_env(&d, robots1(h_standin_robot("kenaf", sim.port, NULL)), env);
     wait_up(&d, 0);
     ck_assert(h_notify_seen(&d, "READY=1", 0));
     ck_assert(h_notify_seen(&d, "STATUS=", 0));
@@ -344,7 +331,7 @@ START_TEST(stats_client_mode)
     struct h_standin sim;
     struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
-    h_daemon_start(&d, robots1(one_robot("kenaf", sim.port, NULL)));
+    h_daemon_start(&d, robots1(h_standin_robot("kenaf", sim.port, NULL)));
     char *a1[] = { "--stats", "--config", d.config, NULL };
     ck_assert_int_eq(run_simd(a1, out, sizeof out, err, sizeof err), 0);
     cJSON *j = cJSON_Parse(out);
@@ -367,7 +354,7 @@ START_TEST(simulator_restart_reconnects)
     struct h_daemon d;
     h_standin_start(&sim, 0, "sim-1", NULL);
     int port = sim.port;
-    h_daemon_start(&d, robots1(one_robot("kenaf", port, NULL)));
+    h_daemon_start(&d, robots1(h_standin_robot("kenaf", port, NULL)));
     wait_up(&d, 0);
     struct h_udp u;
     h_udp_open(&u, d.port[0]);
@@ -418,7 +405,7 @@ START_TEST(simulator_not_draining)
     struct h_standin sim;
     struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
-    h_daemon_start(&d, robots1(one_robot("kenaf", sim.port, NULL)));
+    h_daemon_start(&d, robots1(h_standin_robot("kenaf", sim.port, NULL)));
     wait_up(&d, 0);
     h_signal(&sim.proc, SIGUSR1);
     uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
@@ -477,7 +464,7 @@ START_TEST(malformed_simulator_lines)
     struct h_daemon d;
     const char *extra[] = { "--garbage", NULL };
     h_standin_start(&sim, 0, "standin", extra);
-    h_daemon_start(&d, robots1(one_robot("kenaf", sim.port, NULL)));
+    h_daemon_start(&d, robots1(h_standin_robot("kenaf", sim.port, NULL)));
     wait_up(&d, 0);
     ck_assert(h_wait_stat(&d, "robots.0.backend.standin.malformed", 4, H_LONG_MS));
     ck_assert(h_wait_stat(&d, "robots.0.backend.standin.overlong", 1, H_LONG_MS));
@@ -498,7 +485,7 @@ START_TEST(peer_flood_bounded)
     struct h_standin sim;
     struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
-    h_daemon_start(&d, robots1(one_robot("kenaf", sim.port, NULL)));
+    h_daemon_start(&d, robots1(h_standin_robot("kenaf", sim.port, NULL)));
     enum { N = 300, BURST = 30 };
     static struct h_udp u[N];
     /* bursts small enough for the daemon's socket buffer even when the

@@ -1,42 +1,31 @@
-/* Test helpers for kenaf-engine's server: start the engine on an
+/* Test helpers for kenaf-engine's server, on top of tests/common (scratch
+ * directory, processes, loopback sockets): start the engine on an
  * ephemeral port (its "PORT n" line), raw TCP clients that send USARSim
  * lines and read the server's lines back (tokenized and parsed with the
- * codec), and the KENAF {Cmd Stats} counters. Every wait has a deadline. */
+ * codec), and the KENAF {Cmd Stats} counters. Every wait has a deadline;
+ * the tests run with h_setup/h_teardown. */
 #ifndef KN_TEST_ENG_CLIENT_H
 #define KN_TEST_ENG_CLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "convert.h"
+#include "harness_net.h"
+#include "harness_proc.h"
+#include "harness_suite.h"
 #include "usarsim_codec.h"
 
-#define EC_LONG_MS 10000 /* generous deadline for what must happen */
-
-uint64_t ec_now_us(void);
-
 struct ec_engine {
-    pid_t pid;
-    int out_fd;
+    struct h_proc proc;
     int port;
-    char err_path[128];
-    bool reaped;
-    int status;
 };
 
 /* Starts kenaf-engine (env KN_ENGINE) with --listen 127.0.0.1:0 and the
  * extra arguments (NULL-terminated, may be NULL); waits for its PORT line.
- * The process is killed at teardown (ec_teardown) and when the test dies. */
+ * The process is killed at teardown and when the test dies. */
 void ec_engine_start(struct ec_engine *e, const char *const extra[]);
-/* SIGTERM, then the exit status within timeout_ms (-1 if it did not exit). */
-int ec_engine_stop(struct ec_engine *e, int timeout_ms);
-/* What the engine wrote on stderr so far (static buffer). */
-const char *ec_engine_stderr(struct ec_engine *e);
-
-void ec_setup(void);
-void ec_teardown(void);
 
 struct ec_conn {
     int fd;

@@ -5,6 +5,7 @@
  * in one world, the extension commands, bad input, pacing and lockstep. */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +34,19 @@ static void init_robot(struct ec_conn *c, const char *name, double x, double y, 
 /* The server's stats line must be a clean stop with counters. */
 static void stop_clean(void)
 {
-    int st = ec_engine_stop(&eng, EC_LONG_MS);
+    h_signal(&eng.proc, SIGTERM);
+    int st = h_wait_exit(&eng.proc, H_LONG_MS);
     ck_assert_msg(st != -1, "engine did not stop on SIGTERM");
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "engine exit %d: %s", st,
-                  ec_engine_stderr(&eng));
-    ck_assert_msg(strstr(ec_engine_stderr(&eng), "kenaf-engine: stats:") != NULL,
-                  "no stats at exit: %s", ec_engine_stderr(&eng));
+                  h_stderr(&eng.proc));
+    ck_assert_msg(strstr(h_stderr(&eng.proc), "kenaf-engine: stats:") != NULL,
+                  "no stats at exit: %s", h_stderr(&eng.proc));
 }
 
 START_TEST(nfo_first)
 {
     start(NULL);
-    ck_assert(ec_line(&ca, EC_LONG_MS));
+    ck_assert(ec_line(&ca, H_LONG_MS));
     struct kn_usar_nfo n;
     ck_assert_msg(kn_usar_kind(&ca.tl) == KN_USAR_K_NFO, "first line: %s", ca.last);
     ck_assert_int_eq(kn_usar_parse_nfo(&ca.tl, &n), KN_USAR_OK);
@@ -59,21 +61,21 @@ END_TEST
 START_TEST(before_init_dropped)
 {
     start(NULL);
-    ck_assert(ec_wait_head(&ca, "NFO", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
     ec_send(&ca, "DRIVE {Left 1} {Right 1}\r\nGETCONF {Type Robot}\r\nGETGEO {Type Robot}\r\n"
                  "SET {Type Joint} {Name FRFlipper} {Opcode Angle} {Params 0.5}\r\n"
                  "MULTIDRIVE {FRFlipper 0.5}\r\n");
     /* lines are handled in order: the Stats reply comes after them, and
      * nothing may come before it (no CONF, no GEO, no STA) */
     ec_send(&ca, "KENAF {Cmd Stats}\r\n");
-    ck_assert(ec_line(&ca, EC_LONG_MS));
+    ck_assert(ec_line(&ca, H_LONG_MS));
     ck_assert_msg(kn_usar_str_is(ca.tl.head, "KENAF"), "answered before INIT: %s", ca.last);
     ck_assert_int_eq(ec_stat(&ca, "BeforeInit"), 5);
     ck_assert_int_eq(ec_stat(&ca, "Robots"), 0);
     ck_assert_int_eq(ec_stat(&ca, "Malformed"), 0);
     /* GETSTARTPOSES works without a robot */
     ec_send(&ca, "GETSTARTPOSES\r\n");
-    ck_assert(ec_wait_head(&ca, "NFO", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
     struct kn_usar_nfo n;
     ck_assert_int_eq(kn_usar_parse_nfo(&ca.tl, &n), KN_USAR_OK);
     ck_assert(n.has_start_poses && n.start_poses == 1 && n.n_poses == 1);
@@ -85,12 +87,12 @@ END_TEST
 START_TEST(init_then_sta)
 {
     start(NULL);
-    ck_assert(ec_wait_head(&ca, "NFO", NULL, EC_LONG_MS));
-    uint64_t t0 = ec_now_us();
+    ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
+    uint64_t t0 = h_now_us();
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
-    ck_assert(ec_wait_sta(&ca, 0, &sta, EC_LONG_MS));
-    double dt = (double)(ec_now_us() - t0) / 1e6;
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
+    double dt = (double)(h_now_us() - t0) / 1e6;
     printf("first STA %.1f ms after INIT\n", dt * 1e3);
     ck_assert_msg(dt < 0.2, "first STA after %.3f s", dt);
     ck_assert(sta.has_battery && sta.battery > 1000);
@@ -98,7 +100,7 @@ START_TEST(init_then_sta)
     ck_assert_int_eq(sta.flipper_mask, 0x0F);
     /* and then every 0.1 s of simulated time */
     struct kn_usar_sta next;
-    ck_assert(ec_wait_sta(&ca, sta.time + 1e-6, &next, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, sta.time + 1e-6, &next, H_LONG_MS));
     ck_assert_double_eq_tol(next.time - sta.time, 0.1, 1e-6);
     stop_clean();
 }
@@ -111,9 +113,9 @@ START_TEST(groundtruth_frame)
     ec_send(&ca, "INIT {ClassName USARBot.Kenaf} {Name R1} {Location 1.5,-0.7,0} "
                  "{Rotation 0,0,0.8}\r\n");
     struct kn_usar_sen gt;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, H_LONG_MS));
     double t0 = gt.time;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t0 + 1.0, &gt, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t0 + 1.0, &gt, H_LONG_MS));
     ck_assert(kn_usar_str_is(gt.name, "GndTruth"));
     ck_assert_double_eq_tol(gt.location[0], 1.5, 0.01);
     ck_assert_double_eq_tol(gt.location[1], -0.7, 0.01);
@@ -131,7 +133,7 @@ START_TEST(groundtruth_frame)
     ck_assert_double_lt(fabs(rpy[1]), 0.01);
     /* INS reports the same pose (2 decimals, no Time) */
     struct kn_usar_sen ins;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_INS, 0, &ins, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_INS, 0, &ins, H_LONG_MS));
     ck_assert(!ins.has_time);
     ck_assert_double_eq_tol(ins.location[0], 1.5, 0.02);
     ck_assert_double_eq_tol(ins.location[1], -0.7, 0.02);
@@ -144,8 +146,8 @@ START_TEST(drive_forward)
     start(FAST);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sen gt, enc;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0.5, &gt, EC_LONG_MS));
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, gt.time, &enc, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0.5, &gt, H_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, gt.time, &enc, H_LONG_MS));
     ck_assert_int_eq(enc.n_ticks, 2);
     ck_assert(kn_usar_str_is(enc.ticks[0].name, "ECLeft"));
     ck_assert(kn_usar_str_is(enc.ticks[1].name, "ECRight"));
@@ -153,9 +155,9 @@ START_TEST(drive_forward)
     double x0 = gt.location[0], t0 = enc.time;
     /* 5 rad/s on 0.08 m pulleys: 0.4 m/s */
     ec_send(&ca, "DRIVE {Left 5} {Right 5}\r\n");
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, t0 + 3.0, &enc, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, t0 + 3.0, &enc, H_LONG_MS));
     double t1 = enc.time;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t1, &gt, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t1, &gt, H_LONG_MS));
     double dx = gt.location[0] - x0;
     printf("3 s at 0.4 m/s: +%.3f m along x, y %.3f m; ticks +%lld / +%lld\n", dx,
            gt.location[1], (long long)(enc.ticks[0].tick - tick0[0]),
@@ -169,16 +171,16 @@ START_TEST(drive_forward)
     }
     /* Normalized: percent of MaxSpeed (CONF), sticky; 25 % of 10 rad/s = 0.2 m/s backwards */
     ec_send(&ca, "GETCONF {Type Robot}\r\n");
-    ck_assert(ec_wait_head(&ca, "CONF", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&ca, "CONF", NULL, H_LONG_MS));
     struct kn_usar_robot rb;
     ck_assert_int_eq(kn_usar_parse_robot(&ca.tl, &rb), KN_USAR_OK);
     ck_assert(rb.has_max_speed);
     ck_assert_double_eq_tol(rb.max_speed, 10.0, 1e-3);
     ec_send(&ca, "DRIVE {Left -25} {Right -25} {Normalized true}\r\n");
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, t1 + 2.0, &enc, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, t1 + 2.0, &enc, H_LONG_MS));
     int64_t a = enc.ticks[0].tick;
     double ta = enc.time;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, ta + 1.0, &enc, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, ta + 1.0, &enc, H_LONG_MS));
     double v = kn_conv_ticks_to_m(ec_table(), 0, (double)(enc.ticks[0].tick - a)) /
                (enc.time - ta);
     ck_assert_double_eq_tol(v, -0.2, 0.01);
@@ -208,27 +210,27 @@ START_TEST(flippers_sign)
     start(FAST);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
-    ck_assert(ec_wait_sta(&ca, 0.2, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, 0.2, &sta, H_LONG_MS));
     /* USARSim's front joints turn the other way: joint -0.5 on FRFlipper
      * lifts the front-right tip; UT2004 MULTIDRIVE does the rear ones */
     ec_send(&ca, "SET {Type Joint} {Name FRFlipper} {Opcode Angle} {Params -0.5}\r\n"
                  "MULTIDRIVE {RRFlipper 0.4} {RLFlipper 0.4}\r\n"
                  "DRIVE {Name FLFlipper} {Value -0.3} {Order 0}\r\n");
     double t0 = sta.time;
-    ck_assert(ec_wait_sta(&ca, t0 + 2.0, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, t0 + 2.0, &sta, H_LONG_MS));
     ck_assert_double_eq_tol(krp_of(KN_FR, sta.flipper[KN_FR]), 0.5, 0.02);
     ck_assert_double_eq_tol(sta.flipper[KN_FR], -0.5, 0.02);
     ck_assert_double_eq_tol(krp_of(KN_FL, sta.flipper[KN_FL]), 0.3, 0.02);
     ck_assert_double_eq_tol(krp_of(KN_RR, sta.flipper[KN_RR]), 0.4, 0.02);
     ck_assert_double_eq_tol(krp_of(KN_RL, sta.flipper[KN_RL]), 0.4, 0.02);
-    ck_assert(ec_wait_head(&ca, "ASTA", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&ca, "ASTA", NULL, H_LONG_MS));
     double fr = asta_value(&ca, "FRFlipper");
     ck_assert_double_eq_tol(fr, -0.5, 0.02);
     ck_assert_double_gt(krp_of(KN_FR, fr), 0.45); /* the tip went up */
     ck_assert_double_eq_tol(krp_of(KN_RR, asta_value(&ca, "RRFlipper")), 0.4, 0.02);
     /* AllJoints, and the limit (+-119.5 deg) */
     ec_send(&ca, "SET {Type Joint} {Name AllJoints} {Opcode Angle} {Params 3.0}\r\n");
-    ck_assert(ec_wait_sta(&ca, sta.time + 6.0, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, sta.time + 6.0, &sta, H_LONG_MS));
     for (int k = 0; k < KN_NFLIPPERS; k++)
         ck_assert_msg(fabs(sta.flipper[k]) < 2.09 && fabs(sta.flipper[k]) > 1.5,
                       "joint %d at %.3f", k, sta.flipper[k]);
@@ -248,8 +250,8 @@ START_TEST(two_robots_collide)
     init_robot(&ca, "A", 0, 0, 0);
     init_robot(&cb, "B", 1.6, 0, KN_PI);
     struct kn_usar_sen ga, gb;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0, &ga, EC_LONG_MS));
-    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, ga.time, &gb, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0, &ga, H_LONG_MS));
+    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, ga.time, &gb, H_LONG_MS));
     ck_assert_double_eq_tol(gb.location[0], 1.6, 0.01);
     ck_assert_int_eq(ec_stat_now(&ca, "Robots"), 2);
     /* each connection sees only its own robot */
@@ -258,8 +260,8 @@ START_TEST(two_robots_collide)
     ec_send(&ca, "DRIVE {Left 5} {Right 5}\r\n");
     ec_send(&cb, "DRIVE {Left 5} {Right 5}\r\n");
     /* alone, each would cover 2.3 m in 6 s: they meet and push instead */
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t0 + 6.0, &ga, EC_LONG_MS));
-    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, ga.time, &gb, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t0 + 6.0, &ga, H_LONG_MS));
+    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, ga.time, &gb, H_LONG_MS));
     double gap = gb.location[0] - ga.location[0];
     printf("after 6 s head-on: A at x %.3f, B at x %.3f, centres %.3f m apart\n",
            ga.location[0], gb.location[0], gap);
@@ -277,12 +279,12 @@ START_TEST(close_removes_robot)
     init_robot(&ca, "A", 0, 0, 0);
     init_robot(&cb, "B", 0, 2, 0);
     struct kn_usar_sta sta;
-    ck_assert(ec_wait_sta(&ca, 0, &sta, EC_LONG_MS));
-    ck_assert(ec_wait_sta(&cb, 0, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
+    ck_assert(ec_wait_sta(&cb, 0, &sta, H_LONG_MS));
     ck_assert_int_eq(ec_stat_now(&ca, "Robots"), 2);
     ec_close(&cb);
-    uint64_t end = ec_now_us() + EC_LONG_MS * 1000u;
-    while (ec_stat_now(&ca, "Removed") < 1 && ec_now_us() < end)
+    uint64_t end = h_now_us() + H_LONG_MS * 1000u;
+    while (ec_stat_now(&ca, "Removed") < 1 && h_now_us() < end)
         ;
     ck_assert_int_eq(ec_stat(&ca, "Removed"), 1);
     ck_assert_int_eq(ec_stat(&ca, "Robots"), 1);
@@ -290,7 +292,7 @@ START_TEST(close_removes_robot)
     /* a new connection gets a new robot in the same world */
     ec_connect(&cb, eng.port);
     init_robot(&cb, "C", 0, -2, 0);
-    ck_assert(ec_wait_sta(&cb, 0, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&cb, 0, &sta, H_LONG_MS));
     ck_assert_int_eq(ec_stat_now(&ca, "Robots"), 2);
     ck_assert_int_eq(ec_stat(&ca, "Spawned"), 3);
     stop_clean();
@@ -302,14 +304,14 @@ START_TEST(extensions)
     start(NULL);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
-    ck_assert(ec_wait_sta(&ca, 0, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
     /* Pause, then Step moves exactly the asked time */
     ec_send(&ca, "KENAF {Cmd Pause}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Pause", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Pause", H_LONG_MS));
     double tp;
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &tp), KN_USAR_OK);
     ec_send(&ca, "KENAF {Cmd Step} {Ms 50}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Step", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
     double ts;
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &ts), KN_USAR_OK);
     ck_assert_double_eq_tol(ts - tp, 0.050, 1e-6);
@@ -323,54 +325,54 @@ START_TEST(extensions)
     ck_assert_double_eq_tol(t1, ts, 1e-9);
     /* Resume: time moves on by itself */
     ec_send(&ca, "KENAF {Cmd Resume}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Resume", EC_LONG_MS));
-    ck_assert(ec_wait_sta(&ca, ts + 0.3, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Resume", H_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, ts + 0.3, &sta, H_LONG_MS));
     /* Step while running: refused */
     ec_send(&ca, "KENAF {Cmd Step} {Ms 10}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Step", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_str(&ca.tl, "Status", &status), KN_USAR_OK);
     ck_assert(kn_usar_str_is(status, "Failed"));
     /* drive away, then Reset: time 0, robot back at its spawn pose */
     ec_send(&ca, "KENAF {Cmd Pace} {Mode fast}\r\nDRIVE {Left 8} {Right 8}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Pace", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Pace", H_LONG_MS));
     struct kn_usar_sen gt;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, sta.time + 2.0, &gt, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, sta.time + 2.0, &gt, H_LONG_MS));
     ck_assert_double_gt(gt.location[0], 0.5);
     ec_send(&ca, "KENAF {Cmd Pace} {Mode realtime} {Rate 1}\r\nKENAF {Cmd Reset}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Reset", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Reset", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &t1), KN_USAR_OK);
     ck_assert_double_eq_tol(t1, 0.0, 1e-9);
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, H_LONG_MS));
     ck_assert_double_lt(gt.time, 1.0);
     ck_assert_double_lt(fabs(gt.location[0]), 0.02);
     /* Terrain: by name; the new banner names it; start poses follow it */
     ec_send(&ca, "KENAF {Cmd Terrain} {Name step}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Terrain", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Terrain", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_str(&ca.tl, "Status", &status), KN_USAR_OK);
     ck_assert_msg(kn_usar_str_is(status, "OK"), "%s", ca.last);
     ec_connect(&cb, eng.port);
-    ck_assert(ec_wait_head(&cb, "NFO", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&cb, "NFO", NULL, H_LONG_MS));
     ck_assert_msg(strstr(cb.last, "{Level step}") != NULL, "%s", cb.last);
     ec_send(&cb, "GETSTARTPOSES\r\n");
-    ck_assert(ec_wait_head(&cb, "NFO", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&cb, "NFO", NULL, H_LONG_MS));
     struct kn_usar_nfo n;
     ck_assert_int_eq(kn_usar_parse_nfo(&cb.tl, &n), KN_USAR_OK);
     ck_assert_int_eq(n.start_poses, 3);
     ec_send(&cb, "INIT {ClassName USARBot.Kenaf} {Name S} {Start approach}\r\n");
-    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, H_LONG_MS));
     ck_assert_double_eq_tol(gt.location[0], -0.8, 0.01);
     ec_send(&cb, "INIT {ClassName USARBot.Kenaf} {Name S2} {Start approach}\r\n");
     /* bad terrain names fail, and never reach the file system as paths */
     ec_send(&ca, "KENAF {Cmd Terrain} {Name ../../etc/passwd}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Terrain", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Terrain", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_str(&ca.tl, "Status", &status), KN_USAR_OK);
     ck_assert(kn_usar_str_is(status, "Failed"));
     ec_send(&ca, "KENAF {Cmd Terrain} {Name nosuchterrain}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Terrain", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Terrain", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_str(&ca.tl, "Status", &status), KN_USAR_OK);
     ck_assert(kn_usar_str_is(status, "Failed"));
     ec_send(&ca, "KENAF {Cmd Frobnicate}\r\nKENAF {Name x}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Unknown", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Unknown", H_LONG_MS));
     ec_stats(&ca);
     ck_assert_int_eq(ec_stat(&ca, "Ignored"), 1); /* the second INIT on cb */
     ck_assert_int_eq(ec_stat(&ca, "Robots"), 2);
@@ -383,7 +385,7 @@ END_TEST
 START_TEST(malformed_counted)
 {
     start(NULL);
-    ck_assert(ec_wait_head(&ca, "NFO", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
     ec_send(&ca, "{{{\r\n"
                  "DRIVE {Left\r\n"
                  "INIT {Location 1,2,3}\r\n"          /* no ClassName */
@@ -421,14 +423,14 @@ START_TEST(malformed_counted)
     for (int i = 0; i < 20000; i++)
         memcpy(asks + 21 * i, "GETGEO {Type Robot}\r\n", 21);
     ec_send_raw(&cb, asks, 20000 * 21);
-    uint64_t end = ec_now_us() + (uint64_t)EC_LONG_MS * 1000u;
-    while (ec_stat_now(&ca, "OutDropped") == 0 && ec_now_us() < end)
+    uint64_t end = h_now_us() + (uint64_t)H_LONG_MS * 1000u;
+    while (ec_stat_now(&ca, "OutDropped") == 0 && h_now_us() < end)
         ;
     ck_assert_int_gt(ec_stat(&ca, "OutDropped"), 0);
     ck_assert_int_eq(ec_stat(&ca, "Robots"), 2);
     stop_clean();
-    ck_assert_msg(strstr(ec_engine_stderr(&eng), "malformed 6") != NULL, "%s",
-                  ec_engine_stderr(&eng));
+    ck_assert_msg(strstr(h_stderr(&eng.proc), "malformed 6") != NULL, "%s",
+                  h_stderr(&eng.proc));
 }
 END_TEST
 
@@ -437,17 +439,17 @@ START_TEST(pacing_drift)
     start(NULL);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
-    ck_assert(ec_wait_sta(&ca, 0, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
     /* the first STA after this instant starts the measurement */
-    ck_assert(ec_wait_sta(&ca, sta.time + 0.05, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, sta.time + 0.05, &sta, H_LONG_MS));
     double sim0 = sta.time;
-    uint64_t wall0 = ec_now_us();
+    uint64_t wall0 = h_now_us();
     double sim1 = sim0;
     uint64_t wall1 = wall0;
     while (wall1 - wall0 < 10000000u) {
-        ck_assert(ec_wait_sta(&ca, sim1 + 0.05, &sta, EC_LONG_MS));
+        ck_assert(ec_wait_sta(&ca, sim1 + 0.05, &sta, H_LONG_MS));
         sim1 = sta.time;
-        wall1 = ec_now_us();
+        wall1 = h_now_us();
     }
     double dw = (double)(wall1 - wall0) / 1e6, ds = sim1 - sim0;
     double drift = (ds - dw) / dw;
@@ -467,7 +469,7 @@ START_TEST(lockstep)
     start(STEP);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
-    ck_assert(ec_wait_sta(&ca, 0, &sta, EC_LONG_MS));
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
     ck_assert_double_eq_tol(sta.time, 0.0, 1e-9);
     /* the world stands until asked: Stats reports time 0 */
     ec_stats(&ca);
@@ -475,7 +477,7 @@ START_TEST(lockstep)
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &t), KN_USAR_OK);
     ck_assert_double_eq_tol(t, 0.0, 1e-9);
     ec_send(&ca, "DRIVE {Left 5} {Right 5}\r\nKENAF {Cmd Step} {Ms 10}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Step", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &t), KN_USAR_OK);
     ck_assert_double_eq_tol(t, 0.010, 1e-9);
     ck_assert_int_eq(ec_stat(&ca, "Steps"), 10);
@@ -483,7 +485,7 @@ START_TEST(lockstep)
     ec_send(&ca, "KENAF {Cmd Step} {Ms 250}\r\n");
     int stas = 0;
     for (;;) {
-        ck_assert(ec_line(&ca, EC_LONG_MS));
+        ck_assert(ec_line(&ca, H_LONG_MS));
         if (kn_usar_kind(&ca.tl) == KN_USAR_K_STA)
             stas++;
         if (kn_usar_str_is(ca.tl.head, "KENAF"))
@@ -494,20 +496,20 @@ START_TEST(lockstep)
     ck_assert_int_eq(stas, 2);
     /* several requests queue up and are answered in order */
     ec_send(&ca, "KENAF {Cmd Step} {Ms 1000}\r\nKENAF {Cmd Step} {Ms 1000}\r\n");
-    ck_assert(ec_wait_kenaf(&ca, "Step", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &t), KN_USAR_OK);
     ck_assert_double_eq_tol(t, 1.260, 1e-9);
-    ck_assert(ec_wait_kenaf(&ca, "Step", EC_LONG_MS));
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &t), KN_USAR_OK);
     ck_assert_double_eq_tol(t, 2.260, 1e-9);
     struct kn_usar_sen gt;
     ec_send(&ca, "KENAF {Cmd Step} {Ms 100}\r\n");
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 2.3, &gt, EC_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 2.3, &gt, H_LONG_MS));
     ck_assert_msg(gt.location[0] > 0.6, "moved %.3f m in 2.3 s", gt.location[0]);
     /* bad Step requests */
     ec_send(&ca, "KENAF {Cmd Step}\r\nKENAF {Cmd Step} {Ms -5}\r\n");
     for (int i = 0; i < 2; i++) {
-        ck_assert(ec_wait_kenaf(&ca, "Step", EC_LONG_MS));
+        ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
         struct kn_usar_str status;
         ck_assert_int_eq(kn_usar_get_str(&ca.tl, "Status", &status), KN_USAR_OK);
         if (kn_usar_str_is(status, "OK")) { /* the 100 ms one */
@@ -525,7 +527,7 @@ START_TEST(conf_geo)
     start(NULL);
     init_robot(&ca, "R1", 0, 0, 0);
     ec_send(&ca, "GETGEO {Type Robot}\r\n");
-    ck_assert(ec_wait_head(&ca, "GEO", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&ca, "GEO", NULL, H_LONG_MS));
     struct kn_usar_robot rb;
     ck_assert_int_eq(kn_usar_parse_robot(&ca.tl, &rb), KN_USAR_OK);
     ck_assert(rb.has_wheel_radius && rb.has_wheel_separation && rb.has_dimensions);
@@ -534,7 +536,7 @@ START_TEST(conf_geo)
     ck_assert_msg(strstr(ca.last, "{Joint FRFlipper} {Location 0.1700,0.1750,0.0000}"), "%s",
                   ca.last);
     ec_send(&ca, "GETCONF {Type Robot}\r\n");
-    ck_assert(ec_wait_head(&ca, "CONF", NULL, EC_LONG_MS));
+    ck_assert(ec_wait_head(&ca, "CONF", NULL, H_LONG_MS));
     ck_assert_int_eq(kn_usar_parse_robot(&ca.tl, &rb), KN_USAR_OK);
     ck_assert(kn_usar_str_is(rb.steering_type, "SkidSteered"));
     ck_assert_double_eq_tol(rb.mass, 20.0, 1e-3);
@@ -549,12 +551,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("kenaf-engine server");
-    struct {
-        const char *name;
-        const TTest *test;
-        int timeout;
-    } cases[] = {
+    const struct h_case cases[] = {
         {"nfo", nfo_first, 30},
         {"before-init", before_init_dropped, 30},
         {"init-sta", init_then_sta, 30},
@@ -569,16 +566,5 @@ int main(void)
         {"lockstep", lockstep, 40},
         {"conf-geo", conf_geo, 30},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        TCase *tc = tcase_create(cases[i].name);
-        tcase_add_checked_fixture(tc, ec_setup, ec_teardown);
-        tcase_set_timeout(tc, cases[i].timeout);
-        tcase_add_test(tc, cases[i].test);
-        suite_add_tcase(s, tc);
-    }
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_cases("kenaf-engine server", cases, sizeof cases / sizeof cases[0]);
 }

@@ -20,11 +20,10 @@
 
 static struct h_daemon d;
 
+/* the engine builds its world first */
 static void up_and_fresh(void)
 {
-    ck_assert_msg(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, 3 * H_LONG_MS),
-                  "engine never came up: %s", h_stderr(&d.proc));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, 3 * H_LONG_MS);
 }
 
 START_TEST(square_in_engine)
@@ -155,25 +154,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("kenaf-simd with the built-in engine");
-    struct {
-        const char *name;
-        const TTest *test;
-    } cases[] = {
-        {"square", square_in_engine},
-        {"kill", engine_killed_and_restarted},
-        {"reload", reload_removes_engine},
+    const struct h_case cases[] = {
+        {"square", square_in_engine, 100},
+        {"kill", engine_killed_and_restarted, 100},
+        {"reload", reload_removes_engine, 100},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        TCase *tc = tcase_create(cases[i].name);
-        tcase_add_checked_fixture(tc, h_setup, h_teardown);
-        tcase_set_timeout(tc, 100);
-        tcase_add_test(tc, cases[i].test);
-        suite_add_tcase(s, tc);
-    }
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_cases("kenaf-simd with the built-in engine", cases,
+                       sizeof cases / sizeof cases[0]);
 }

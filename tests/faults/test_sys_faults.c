@@ -18,13 +18,6 @@
 
 #include "cap_harness.h"
 
-static void wait_ready(struct h_daemon *d)
-{
-    ck_assert_msg(h_wait_stat(d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS), "backend not up: %s",
-                  h_stderr(&d->proc));
-    ck_assert(h_wait_stat_eq(d, "robots.0.flags.STALE", 0, H_LONG_MS));
-}
-
 /* |k - n p| within 5 standard deviations */
 static void assert_binomial(double k, double n, double p, const char *what)
 {
@@ -40,10 +33,10 @@ START_TEST(square_completes_with_krp_drop)
     h_standin_start(&sim, 0, "standin", NULL);
     char robots[1200];
     snprintf(robots, sizeof robots, "[%s]",
-             c_standin_robot("kenaf", sim.port,
+             h_standin_robot("kenaf", sim.port,
                              ",\"faults\":{\"krp\":{\"drop\":0.1,\"seed\":42}}"));
     c_daemon_start(&d, "d", robots, NULL);
-    wait_ready(&d);
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.drop"), 0.1);
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.seed"), 42);
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.sim.active"), 0);
@@ -106,9 +99,9 @@ START_TEST(same_seed_same_faults)
         struct h_daemon *d = &daemons[i];
         char robots[1200], f[128];
         snprintf(f, sizeof f, ",\"faults\":{\"krp\":{\"drop\":0.2,\"seed\":%d}}", seeds[i]);
-        snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", sim.port, f));
+        snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, f));
         c_daemon_start(d, names[i], robots, NULL);
-        wait_ready(d);
+        h_wait_backend_fresh(d, 0, H_LONG_MS);
         answered_set(d->port[0], got[i]);
         int n = 0;
         for (int k = 0; k < 200; k++)
@@ -130,9 +123,9 @@ START_TEST(faults_at_run_time)
     static struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
     char robots[1200];
-    snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", sim.port, NULL));
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, NULL));
     c_daemon_start(&d, "d", robots, NULL);
-    wait_ready(&d);
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.active"), 0);
     struct h_udp u;
     h_udp_open(&u, d.port[0]);
@@ -198,7 +191,7 @@ START_TEST(bad_fault_commands_and_config)
     static struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
     char robots[1200];
-    snprintf(robots, sizeof robots, "[%s]", c_standin_robot("kenaf", sim.port, NULL));
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, NULL));
     c_daemon_start(&d, "d", robots, NULL);
     static char out[8192];
     static const char *const bad[] = {

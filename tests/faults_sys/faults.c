@@ -147,25 +147,10 @@ long f_rss_kb(pid_t pid)
 
 int f_engine_start(struct h_proc *p, const char *const extra[])
 {
-    const char *exe = getenv("KN_ENGINE");
-    ck_assert_msg(exe != NULL, "KN_ENGINE not set");
-    char *argv[40];
-    int n = 0;
-    argv[n++] = (char *)exe;
-    argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
-    argv[n++] = "--quiet";
-    for (int i = 0; extra && extra[i] && n < 39; i++)
-        argv[n++] = (char *)extra[i];
-    argv[n] = NULL;
-    h_spawn_wrapped(p, argv, NULL, "kenaf-engine.stderr");
-    char line[64];
-    int port = 0;
-    while (h_read_line(p, line, sizeof line, 3 * H_LONG_MS))
-        if (sscanf(line, "PORT %d", &port) == 1)
-            return port;
-    ck_abort_msg("kenaf-engine did not print its port: %s", h_stderr(p));
-    return 0;
+    const char *args[40] = { "--quiet" };
+    for (int i = 0; extra && extra[i] && i < 38; i++)
+        args[i + 1] = extra[i];
+    return h_engine_start(p, args, true);
 }
 
 /* ---- figures ---- */
@@ -184,23 +169,4 @@ void f_figure(const char *name, const char *fmt, ...)
 double f_ms(uint64_t from, uint64_t to)
 {
     return ((double)to - (double)from) / 1000.0;
-}
-
-/* ---- runner ---- */
-
-int f_run(const char *suite, const struct f_case *cases, int ncases)
-{
-    Suite *s = suite_create(suite);
-    for (int i = 0; i < ncases; i++) {
-        TCase *tc = tcase_create(cases[i].name);
-        tcase_add_checked_fixture(tc, h_setup, h_teardown);
-        tcase_set_timeout(tc, cases[i].timeout_s);
-        tcase_add_test(tc, cases[i].test);
-        suite_add_tcase(s, tc);
-    }
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

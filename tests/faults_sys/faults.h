@@ -1,8 +1,7 @@
 /* Helpers shared by the fault-tolerance system tests (tests/faults_sys):
  * the fault_ctl controller process and its report lines, STATUS polling
- * with time stamps, a kenaf-engine started by the test, process memory,
- * and a Check runner with one TCase per test so meson can run each case
- * (CK_RUN_CASE) under its own timeout. Built on tests/daemon/harness.h. */
+ * with time stamps, a kenaf-engine started by the test, process memory.
+ * Built on tests/daemon/harness.h; the cases run with h_run_cases. */
 #ifndef KN_FAULTS_H
 #define KN_FAULTS_H
 
@@ -69,15 +68,5 @@ int f_engine_start(struct h_proc *p, const char *const extra[]);
 void f_figure(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Milliseconds between two h_now_us stamps. */
 double f_ms(uint64_t from, uint64_t to);
-
-/* ---- runner ---- */
-struct f_case {
-    const char *name;
-    const TTest *test;
-    int timeout_s;
-};
-/* Runs the cases (all of them, or the one CK_RUN_CASE names), each with
- * h_setup/h_teardown; returns the process exit status. */
-int f_run(const char *suite, const struct f_case *cases, int ncases);
 
 #endif

@@ -62,8 +62,7 @@ START_TEST(standin)
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"standin\","
              "\"address\":\"127.0.0.1:%d\"}}]", sim.port);
     h_daemon_start(&d, robots);
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     struct h_udp u;
     h_udp_open(&u, d.port[0]);
     double v;
@@ -132,9 +131,9 @@ END_TEST
 
 int main(void)
 {
-    const struct f_case cases[] = {
+    const struct h_case cases[] = {
         {"standin", standin, 60},
         {"engine", engine, 90},
     };
-    return f_run("controller killed mid-motion", cases, 2);
+    return h_run_cases("controller killed mid-motion", cases, 2);
 }

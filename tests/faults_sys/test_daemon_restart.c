@@ -68,8 +68,7 @@ static void restart_under_controller(const char *name, int sig, const char *cons
     h_standin_start(&sim, 0, "usarsim", NULL);
     h_daemon_start(&d1, robots(0));
     int port = d1.port[0];
-    ck_assert(h_wait_stat(&d1, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d1, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d1, 0, H_LONG_MS);
     f_ctl_start(&ctl, port, steps, NULL);
     struct h_udp u;
     h_udp_open(&u, port);
@@ -133,6 +132,6 @@ END_TEST
 
 int main(void)
 {
-    const struct f_case cases[] = {{"kill", killed, 120}, {"term", restarted, 120}};
-    return f_run("daemon restarted under a controller", cases, 2);
+    const struct h_case cases[] = {{"kill", killed, 120}, {"term", restarted, 120}};
+    return h_run_cases("daemon restarted under a controller", cases, 2);
 }

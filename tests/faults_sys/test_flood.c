@@ -358,6 +358,6 @@ END_TEST
 
 int main(void)
 {
-    const struct f_case cases[] = {{"flood", flood, 280}};
-    return f_run("datagram flood", cases, 1);
+    const struct h_case cases[] = {{"flood", flood, 280}};
+    return h_run_cases("datagram flood", cases, 1);
 }

@@ -231,8 +231,7 @@ START_TEST(usarsim_killed)
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"usarsim\","
              "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]", port);
     h_daemon_start(&d, robots);
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     struct h_udp u;
     h_udp_open(&u, d.port[0]);
     f_ctl_start(&ctl, d.port[0], steps, NULL);
@@ -331,10 +330,10 @@ END_TEST
 
 int main(void)
 {
-    const struct f_case cases[] = {
+    const struct h_case cases[] = {
         {"engine", engine_killed, 120},
         {"usarsim", usarsim_killed, 120},
         {"stop-restoring", stop_while_restoring, 120},
     };
-    return f_run("simulator killed mid-motion", cases, 3);
+    return h_run_cases("simulator killed mid-motion", cases, 3);
 }

@@ -98,8 +98,7 @@ START_TEST(usarsim_sensors_5hz)
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"usarsim\","
              "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]", sim.port);
     h_daemon_start(&d, robots);
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     /* one encoder tick is 0.8 mm of belt */
     run_motions("slow-sensors-usarsim", 2.5);
 }
@@ -107,9 +106,9 @@ END_TEST
 
 int main(void)
 {
-    const struct f_case cases[] = {
+    const struct h_case cases[] = {
         {"engine", engine_encoder_5hz, 240},
         {"usarsim", usarsim_sensors_5hz, 240},
     };
-    return f_run("motions with slow sensors", cases, 2);
+    return h_run_cases("motions with slow sensors", cases, 2);
 }

@@ -331,6 +331,6 @@ END_TEST
 
 int main(void)
 {
-    const struct f_case cases[] = {{"hung", hung, 120}, {"streaming", streaming, 120}};
-    return f_run("stalled simulator", cases, 2);
+    const struct h_case cases[] = {{"hung", hung, 120}, {"streaming", streaming, 120}};
+    return h_run_cases("stalled simulator", cases, 2);
 }

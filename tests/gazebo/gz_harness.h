@@ -11,16 +11,9 @@
 #include "gz_codec.h"
 #include "harness.h"
 
-struct gz_sim {
-    struct h_proc proc;
-    int port;
-    char log[256];
-    uint64_t port_seen_us;   /* CLOCK_MONOTONIC us when "PORT n" was read */
-};
-
-/* port 0: any free port. extra: more arguments (NULL-terminated) or NULL. */
-void gz_sim_start(struct gz_sim *s, int port, const char *name, const char *const extra[]);
-void gz_sim_kill(struct gz_sim *s);
+/* gazebo_standin ($KN_GZ_STANDIN), not under KN_WRAP; h_sim_start says
+ * the rest. */
+void gz_sim_start(struct h_standin *s, int port, const char *name, const char *const extra[]);
 
 /* The robots array for kenaf-simd: one gazebo robot on the stand-in's
  * joints; gazebo_extra is appended inside the "gazebo" object (or ""). */
@@ -54,12 +47,9 @@ uint64_t gz_log_first(const char *log, const char *needle);
 /* Polls until at least count lines contain needle; true when reached. */
 bool gz_wait_lines(const char *log, const char *needle, int count, int timeout_ms);
 
-/* ---- raw sockets, for tests that play master, publisher or client ---- */
+/* ---- Gazebo frames on raw sockets (harness_net.h), for tests that play
+ * master, publisher or client ---- */
 
-int gz_listen(int *port);                      /* 127.0.0.1, port 0: any */
-int gz_accept(int lfd, int timeout_ms);        /* -1 on timeout */
-int gz_connect(int port);                      /* 127.0.0.1 */
-void gz_write(int fd, const void *p, size_t n);
 /* One frame (header read and checked here, not with the codec's framer):
  * its payload length, 0 on EOF, -1 on timeout. */
 long gz_read_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms);
@@ -70,8 +60,4 @@ bool gz_read_packet(int fd, struct kn_gz_arena *a, uint8_t *buf, size_t cap,
 /* Reads packets until one of type `type` (others skipped); false on timeout. */
 bool gz_expect_packet(int fd, struct kn_gz_arena *a, uint8_t *buf, size_t cap, const char *type,
                       struct kn_gz_packet *pk, int timeout_ms);
-/* The local / peer port of a connected socket. */
-int gz_local_port(int fd);
-int gz_peer_port(int fd);
-
 #endif

@@ -41,7 +41,7 @@ static void setup(void)
     h_setup();
     kn_gz_arena_init(&arena, amem, sizeof amem);
     mport = 0;
-    lfd = gz_listen(&mport);
+    lfd = h_tcp_listen(&mport);
     h_daemon_start(&simd, robots(mport));
     h_udp_open(&ctl, simd.port[0]);
 }
@@ -79,12 +79,12 @@ static void send_init(int fd, const char *const *ns, size_t nns)
 {
     uint8_t f[4096];
     size_t n = kn_gz_enc_string(f, sizeof f, ST, KN_GZ_PKT_VERSION_INIT, "gazebo 9.0");
-    gz_write(fd, f, n);
+    h_write_all(fd, f, n);
     n = kn_gz_enc_strings(f, sizeof f, ST, KN_GZ_PKT_NAMESPACES_INIT, ns, nns);
-    gz_write(fd, f, n);
+    h_write_all(fd, f, n);
     Gazebo__Msgs__Publishers none = GAZEBO__MSGS__PUBLISHERS__INIT;
     n = kn_gz_encode_packet(f, sizeof f, ST, KN_GZ_PKT_PUBLISHERS_INIT, &none.base);
-    gz_write(fd, f, n);
+    h_write_all(fd, f, n);
 }
 
 START_TEST(garbage_masters)
@@ -100,21 +100,21 @@ START_TEST(garbage_masters)
         { "00000003abc", 11, "greeting is not a Packet" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int fd = gz_accept(lfd, H_LONG_MS);
+        int fd = h_tcp_accept(lfd, H_LONG_MS);
         ck_assert_msg(fd >= 0, "kenaf-simd did not (re)connect");
-        gz_write(fd, cases[i].bytes, cases[i].len);
+        h_write_all(fd, cases[i].bytes, cases[i].len);
         ck_assert_msg(closed_by_peer(fd, H_LONG_MS), "link not reset after: %s", cases[i].why);
         close(fd);
         const char *e = h_stat_str(&simd, "robots.0.backend.gazebo.last_error");
         ck_assert_msg(strstr(e, cases[i].why) != NULL, "last_error \"%s\"", e);
     }
     /* a well-framed Packet of the wrong kind first: not a Gazebo master */
-    int fd = gz_accept(lfd, H_LONG_MS);
+    int fd = h_tcp_accept(lfd, H_LONG_MS);
     ck_assert_int_ge(fd, 0);
     uint8_t f[256];
     Gazebo__Msgs__Publishers none = GAZEBO__MSGS__PUBLISHERS__INIT;
     size_t n = kn_gz_encode_packet(f, sizeof f, ST, KN_GZ_PKT_PUBLISHERS_INIT, &none.base);
-    gz_write(fd, f, n);
+    h_write_all(fd, f, n);
     ck_assert(closed_by_peer(fd, H_LONG_MS));
     close(fd);
     ck_assert(strstr(h_stat_str(&simd, "robots.0.backend.gazebo.last_error"),
@@ -189,7 +189,7 @@ static void send_publish(int fd, const char *type, const char *topic, const char
 {
     uint8_t f[1024];
     size_t n = kn_gz_enc_publish(f, sizeof f, ST, type, topic, msg_type, "127.0.0.1", (uint32_t)port);
-    gz_write(fd, f, n);
+    h_write_all(fd, f, n);
 }
 
 static void expect_sub(int pfd, const char *topic, const char *type)
@@ -203,7 +203,7 @@ static void expect_sub(int pfd, const char *topic, const char *type)
     ck_assert_str_eq(s->msg_type, type);
     /* the local end of this very data connection, as Gazebo does */
     ck_assert_str_eq(s->host, "127.0.0.1");
-    ck_assert_int_eq((int)s->port, gz_peer_port(pfd));
+    ck_assert_int_eq((int)s->port, h_peer_port(pfd));
 }
 
 static void send_stats(int pfd, int32_t sec, uint64_t iterations)
@@ -217,12 +217,12 @@ static void send_stats(int pfd, int32_t sec, uint64_t iterations)
     m.iterations = iterations;
     uint8_t f[256];
     size_t n = kn_gz_encode_msg(f, sizeof f, &m.base);
-    gz_write(pfd, f, n);
+    h_write_all(pfd, f, n);
 }
 
 START_TEST(protocol_master_and_bad_publishers)
 {
-    int fd = gz_accept(lfd, H_LONG_MS);
+    int fd = h_tcp_accept(lfd, H_LONG_MS);
     ck_assert_int_ge(fd, 0);
     const char *ns[] = { "default", "default/kenaf" };
     send_init(fd, ns, 2);
@@ -232,10 +232,10 @@ START_TEST(protocol_master_and_bad_publishers)
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.version"), "gazebo 9.0");
 
     /* a publisher of world_stats: the daemon connects and says "sub" */
-    int pport = 0, plfd = gz_listen(&pport);
+    int pport = 0, plfd = h_tcp_listen(&pport);
     send_publish(fd, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/default/world_stats",
                  KN_GZ_TYPE_WORLD_STATS, pport);
-    int pfd = gz_accept(plfd, H_LONG_MS);
+    int pfd = h_tcp_accept(plfd, H_LONG_MS);
     ck_assert_int_ge(pfd, 0);
     expect_sub(pfd, "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS);
     send_stats(pfd, 5, 5000);
@@ -243,17 +243,17 @@ START_TEST(protocol_master_and_bad_publishers)
     ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS));
 
     /* a well-framed message that is no WorldStatistics: counted, link kept */
-    gz_write(pfd, "00000002\xff\xff", 10);
+    h_write_all(pfd, "00000002\xff\xff", 10);
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.data.bad_messages", 1, H_LONG_MS));
     send_stats(pfd, 6, 6000);
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 6000, H_LONG_MS));
 
     /* a bad frame: counted, the link is reset and opened again */
-    gz_write(pfd, "xyz12345", 8);
+    h_write_all(pfd, "xyz12345", 8);
     ck_assert(closed_by_peer(pfd, H_LONG_MS));
     close(pfd);
     ck_assert_double_ge(STAT("gazebo.data.bad_frames"), 1);
-    pfd = gz_accept(plfd, H_LONG_MS);
+    pfd = h_tcp_accept(plfd, H_LONG_MS);
     ck_assert_msg(pfd >= 0, "data link not opened again");
     expect_sub(pfd, "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS);
     send_stats(pfd, 7, 7000);
@@ -261,20 +261,20 @@ START_TEST(protocol_master_and_bad_publishers)
 
     /* publishers the daemon must never "sub": a topic it did not subscribe
      * to, and its topic under another type */
-    int oport = 0, olfd = gz_listen(&oport);
+    int oport = 0, olfd = h_tcp_listen(&oport);
     send_publish(fd, KN_GZ_PKT_PUBLISHER_ADVERTISE, "/gazebo/default/secret", "gazebo.msgs.Any", oport);
     send_publish(fd, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/default/world_stats", KN_GZ_TYPE_TWIST,
                  oport);
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.master.publishers_refused", 1, H_LONG_MS));
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.master.type_mismatch", 1, H_LONG_MS));
-    ck_assert_int_eq(gz_accept(olfd, 300), -1);
+    ck_assert_int_eq(h_tcp_accept(olfd, 300), -1);
 
     /* a subscriber on the daemon's data server gets exact Twists */
-    int sfd = gz_connect(v.data_port);
+    int sfd = h_tcp_connect(v.data_port);
     uint8_t f[1024];
     size_t n = kn_gz_enc_subscribe(f, sizeof f, ST, KN_GZ_PKT_SUB, "/gazebo/default/kenaf/cmd_vel_twist",
-                                   "127.0.0.1", (uint32_t)gz_local_port(sfd), KN_GZ_TYPE_TWIST, false);
-    gz_write(sfd, f, n);
+                                   "127.0.0.1", (uint32_t)h_local_port(sfd), KN_GZ_TYPE_TWIST, false);
+    h_write_all(sfd, f, n);
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.topics.cmd.subscribers", 1, H_LONG_MS));
     h_crawler(&ctl, 0, 0, 400, -200);
     long k;
@@ -295,14 +295,14 @@ START_TEST(protocol_master_and_bad_publishers)
     ck_assert_double_eq(tw->angular->x, 0);
 
     /* "sub" for a topic the daemon does not publish, or garbage: closed */
-    int bfd = gz_connect(v.data_port);
+    int bfd = h_tcp_connect(v.data_port);
     n = kn_gz_enc_subscribe(f, sizeof f, ST, KN_GZ_PKT_SUB, "/gazebo/default/world_stats",
                             "127.0.0.1", 1, KN_GZ_TYPE_WORLD_STATS, false);
-    gz_write(bfd, f, n);
+    h_write_all(bfd, f, n);
     ck_assert(closed_by_peer(bfd, H_LONG_MS));
     close(bfd);
-    bfd = gz_connect(v.data_port);
-    gz_write(bfd, "not a frame at all", 18);
+    bfd = h_tcp_connect(v.data_port);
+    h_write_all(bfd, "not a frame at all", 18);
     ck_assert(closed_by_peer(bfd, H_LONG_MS));
     close(bfd);
     ck_assert_double_ge(STAT("gazebo.data.subscribers_bad"), 2);
@@ -312,14 +312,14 @@ START_TEST(protocol_master_and_bad_publishers)
                  pport);
     ck_assert(closed_by_peer(pfd, H_LONG_MS));
     close(pfd);
-    ck_assert_int_eq(gz_accept(plfd, 500), -1);
+    ck_assert_int_eq(h_tcp_accept(plfd, 500), -1);
 
     /* the master goes: the daemon reports the backend down and comes back */
     close(fd);
     ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.BACKEND_UP", 0, H_LONG_MS));
     ck_assert(closed_by_peer(sfd, H_LONG_MS)); /* its data server went with it */
     close(sfd);
-    fd = gz_accept(lfd, H_LONG_MS);
+    fd = h_tcp_accept(lfd, H_LONG_MS);
     ck_assert_int_ge(fd, 0);
     close(fd);
     close(plfd);
@@ -330,14 +330,14 @@ END_TEST
 START_TEST(late_namespace)
 {
     /* a master without worlds yet: the daemon waits for topic_namespace_add */
-    int fd = gz_accept(lfd, H_LONG_MS);
+    int fd = h_tcp_accept(lfd, H_LONG_MS);
     ck_assert_int_ge(fd, 0);
     send_init(fd, NULL, 0);
     h_sleep_ms(200);
     ck_assert_double_eq(STAT("up"), 0);
     uint8_t f[256];
     size_t n = kn_gz_enc_string(f, sizeof f, ST, KN_GZ_PKT_NAMESPACE_ADD, "arena");
-    gz_write(fd, f, n);
+    h_write_all(fd, f, n);
     struct kn_gz_packet pk;
     ck_assert(gz_expect_packet(fd, &arena, buf, sizeof buf, KN_GZ_PKT_ADVERTISE, &pk, H_LONG_MS));
     Gazebo__Msgs__Publish *p = kn_gz_dec_publish(&arena, pk.data, pk.len);

@@ -20,14 +20,13 @@ static struct gz_twist twists[MAXLOG];
 
 START_TEST(square_in_the_gazebo_world)
 {
-    struct gz_sim sim;
+    struct h_standin sim;
     struct h_daemon d;
     struct kn_conv_table conv;
     gz_test_table(&conv);
     gz_sim_start(&sim, 0, "world", NULL);
     h_daemon_start(&d, gz_robots_json(sim.port, ""));
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
 
     h_run_square(d.port[0], 50000, h_stderr(&d.proc));
 

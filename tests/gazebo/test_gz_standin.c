@@ -16,7 +16,7 @@
 
 #include "gz_harness.h"
 
-static struct gz_sim sim;
+static struct h_standin sim;
 static uint8_t buf[1 << 20];
 static uint8_t amem[1 << 20];
 static struct kn_gz_arena arena;
@@ -48,7 +48,7 @@ static void expect(int fd, const char *type, struct kn_gz_packet *pk)
 /* Connects and reads the greeting; returns the fd and the publishers. */
 static int client(size_t *npub, const char *const *want_ns, size_t nns)
 {
-    int fd = gz_connect(sim.port);
+    int fd = h_tcp_connect(sim.port);
     struct kn_gz_packet pk;
     expect(fd, KN_GZ_PKT_VERSION_INIT, &pk);
     Gazebo__Msgs__GzString *v = kn_gz_dec_string(&arena, pk.data, pk.len);
@@ -70,7 +70,7 @@ static int client(size_t *npub, const char *const *want_ns, size_t nns)
 static void send(int fd, size_t n)
 {
     ck_assert_uint_gt(n, 0);
-    gz_write(fd, buf, n);
+    h_write_all(fd, buf, n);
 }
 
 static bool silent(int fd, int ms)
@@ -176,9 +176,9 @@ START_TEST(world_serves_and_subscribes)
     Gazebo__Msgs__Publish *p = kn_gz_dec_publish(&arena, pk.data, pk.len);
     ck_assert_str_eq(p->msg_type, KN_GZ_TYPE_WORLD_STATS);
     int port = (int)p->port;
-    int dfd = gz_connect(port);
+    int dfd = h_tcp_connect(port);
     send(dfd, kn_gz_enc_subscribe(buf, sizeof buf, ST, KN_GZ_PKT_SUB, "/gazebo/default/world_stats",
-                                  "127.0.0.1", (uint32_t)gz_local_port(dfd), KN_GZ_TYPE_WORLD_STATS,
+                                  "127.0.0.1", (uint32_t)h_local_port(dfd), KN_GZ_TYPE_WORLD_STATS,
                                   false));
     double t_prev = -1;
     for (int i = 0; i < 3; i++) {
@@ -194,20 +194,20 @@ START_TEST(world_serves_and_subscribes)
     }
 
     /* publish cmd_vel_twist: the world connects to us and says "sub" */
-    int pport = 0, plfd = gz_listen(&pport);
+    int pport = 0, plfd = h_tcp_listen(&pport);
     send(m, kn_gz_enc_publish(buf, sizeof buf, ST, KN_GZ_PKT_ADVERTISE,
                               "/gazebo/default/kenaf/cmd_vel_twist", KN_GZ_TYPE_TWIST, "127.0.0.1",
                               (uint32_t)pport));
-    int wfd = gz_accept(plfd, H_LONG_MS);
+    int wfd = h_tcp_accept(plfd, H_LONG_MS);
     ck_assert_int_ge(wfd, 0);
     ck_assert(gz_read_packet(wfd, &arena, buf, sizeof buf, &pk, H_LONG_MS));
     ck_assert_str_eq(pk.type, KN_GZ_PKT_SUB);
     Gazebo__Msgs__Subscribe *s = kn_gz_dec_subscribe(&arena, pk.data, pk.len);
     ck_assert_str_eq(s->topic, "/gazebo/default/kenaf/cmd_vel_twist");
     ck_assert_str_eq(s->msg_type, KN_GZ_TYPE_TWIST);
-    ck_assert_int_eq((int)s->port, gz_peer_port(wfd));
+    ck_assert_int_eq((int)s->port, h_peer_port(wfd));
     size_t n = kn_gz_enc_twist(buf, sizeof buf, 0.25, -0.5);
-    gz_write(wfd, buf, n);
+    h_write_all(wfd, buf, n);
     /* the plugin's formula: L = v + w s / 2 e, R = v - w s / 2 e (s 0.23, e 0.5) */
     static struct gz_twist tw[64];
     int k = -1;

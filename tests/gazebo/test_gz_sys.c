@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "backend_gazebo.h"
@@ -21,7 +19,7 @@
 
 #define MAXLOG 20000
 
-static struct gz_sim sim;
+static struct h_standin sim;
 static struct h_daemon simd;
 static struct h_udp ctl;
 static struct kn_conv_table conv;
@@ -30,17 +28,19 @@ static struct gz_joint joints[MAXLOG];
 
 #define STAT(path) h_stat(&simd, "robots.0.backend." path)
 
-static void start_all(const char *gazebo_extra, char *const env[])
+static void start_all_sim(const char *gazebo_extra, char *const env[],
+                          const char *const sim_extra[])
 {
     gz_test_table(&conv);
-    gz_sim_start(&sim, 0, "world", NULL);
+    gz_sim_start(&sim, 0, "world", sim_extra);
     h_daemon_start_env(&simd, gz_robots_json(sim.port, gazebo_extra), env);
-    ck_assert_msg(h_wait_stat(&simd, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS),
-                  "backend never came up: %s", h_stderr(&simd.proc));
-    /* world_stats arrived: the state is fresh */
-    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS), "stale: %s",
-                  h_stderr(&simd.proc));
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS); /* fresh: world_stats arrived */
     h_udp_open(&ctl, simd.port[0]);
+}
+
+static void start_all(const char *gazebo_extra, char *const env[])
+{
+    start_all_sim(gazebo_extra, env, NULL);
 }
 
 static void setup(void)
@@ -244,7 +244,7 @@ START_TEST(master_restart_readvertises)
         wait_joint(0, joint_names[k], kn_conv_flipper_to_joint(&conv, k, cmd.flipper_rad[k]));
 
     int port = sim.port;
-    gz_sim_kill(&sim);
+    h_standin_kill(&sim);
     ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.BACKEND_UP", 0, H_LONG_MS));
     h_sleep_ms(300); /* the daemon is now retrying with back-off */
     gz_sim_start(&sim, port, "world2", NULL);
@@ -260,8 +260,7 @@ START_TEST(master_restart_readvertises)
     ck_assert(gz_wait_lines(sim.log, "M subscribe /gazebo/default/world_stats", 1, H_LONG_MS));
     for (int k = 0; k < 4; k++)
         wait_joint(0, joint_names[k], kn_conv_flipper_to_joint(&conv, k, cmd.flipper_rad[k]));
-    ck_assert(h_wait_stat(&simd, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS);
     ck_assert_double_ge(h_stat(&simd, "robots.0.backend.reconnects"), 1);
     /* and commands flow again */
     h_crawler(&ctl, 0, 0, 200, 200);
@@ -277,14 +276,9 @@ static int ctl_fd = -1;
 
 static void ctl_connect(void)
 {
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", h_path("kenaf.sock"));
-    ctl_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    ck_assert_int_ge(ctl_fd, 0);
-    ck_assert_msg(connect(ctl_fd, (struct sockaddr *)&a, sizeof a) == 0, "no control socket at %s",
-                  a.sun_path);
+    const char *path = h_path("kenaf.sock");
+    ctl_fd = h_unix_stream_connect(path);
+    ck_assert_msg(ctl_fd >= 0, "no control socket at %s", path);
 }
 
 static const char *ask(const char *cmd)

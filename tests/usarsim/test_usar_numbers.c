@@ -3,22 +3,16 @@
  * cases named in the research notes), and both under a locale whose
  * decimal point is a comma. */
 #include <check.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <locale.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "comma_locale.h"
 #include "real_lines.h"
-
-extern char **environ;
 
 static double num(const char *s)
 {
@@ -290,83 +284,11 @@ static void check_locale_free(void)
     ck_assert(s.location[2] == 0.017);
 }
 
-/* A comma-decimal locale for the test: an installed one, or one compiled
- * with localedef into a private directory that glibc finds via LOCPATH.
- * Prepared once in the parent process (unchecked fixture) so the
- * directory is removed even when a test fails. */
-static char loc_dir[256];
-static const char *loc_name;
-
-static bool comma_in_force(const char *name)
-{
-    return setlocale(LC_ALL, name) && localeconv()->decimal_point[0] == ',';
-}
-
-static void locale_setup(void)
-{
-    static const char *const names[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
-                                        "fr_FR.utf8", "nl_NL.UTF-8", "ru_RU.UTF-8"};
-    loc_name = NULL;
-    loc_dir[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && !loc_name; i++)
-        if (comma_in_force(names[i]))
-            loc_name = names[i];
-    if (!loc_name) {
-        snprintf(loc_dir, sizeof loc_dir, "/tmp/kn-usar-locale-XXXXXX");
-        if (!mkdtemp(loc_dir)) {
-            loc_dir[0] = '\0';
-        } else {
-            char out[512];
-            snprintf(out, sizeof out, "%s/de_DE.UTF-8", loc_dir);
-            char *argv[] = {"localedef", "-i", "de_DE", "-f", "UTF-8", out, NULL};
-            posix_spawn_file_actions_t fa;
-            posix_spawn_file_actions_init(&fa);
-            posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-            posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-            pid_t pid;
-            int st;
-            /* localedef exits 1 on mere warnings, so its status is not checked:
-             * the setlocale below tells whether the locale is usable */
-            if (posix_spawnp(&pid, "localedef", &fa, NULL, argv, environ) == 0 &&
-                waitpid(pid, &st, 0) == pid) {
-                setenv("LOCPATH", loc_dir, 1);
-                if (comma_in_force("de_DE.UTF-8"))
-                    loc_name = "de_DE.UTF-8";
-            }
-            posix_spawn_file_actions_destroy(&fa);
-        }
-    }
-    setlocale(LC_ALL, "C");
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void locale_teardown(void)
-{
-    if (loc_dir[0])
-        nftw(loc_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    loc_dir[0] = '\0';
-}
-
 START_TEST(locale_independent)
 {
-    if (!loc_name) {
-        fprintf(stderr, "locale_independent: SKIPPED, no comma-decimal locale and no localedef\n");
+    if (!h_comma_locale_enter("locale_independent"))
         return;
-    }
-    fprintf(stderr, "locale_independent: using %s%s\n", loc_name,
-            loc_dir[0] ? " (compiled with localedef)" : "");
-    ck_assert(comma_in_force(loc_name));
-    /* prove the locale is in force for the C library */
-    char probe[16];
-    snprintf(probe, sizeof probe, "%.1f", 1.5);
-    ck_assert_str_eq(probe, "1,5");
+    /* the locale is in force for the C library's reading too */
     ck_assert(strtod("1,5", NULL) == 1.5);
     check_locale_free();
 
@@ -377,6 +299,7 @@ START_TEST(locale_independent)
     ck_assert(comma != (locale_t)0);
     setlocale(LC_ALL, "C");
     locale_t old = uselocale(comma);
+    char probe[16];
     snprintf(probe, sizeof probe, "%.1f", 2.5);
     ck_assert_str_eq(probe, "2,5");
     check_locale_free();
@@ -402,7 +325,7 @@ static Suite *numbers_suite(void)
     suite_add_tcase(s, f);
     TCase *l = tcase_create("locale");
     tcase_set_timeout(l, 120);
-    tcase_add_unchecked_fixture(l, locale_setup, locale_teardown);
+    tcase_add_unchecked_fixture(l, h_comma_locale_setup, h_comma_locale_teardown);
     tcase_add_test(l, locale_independent);
     suite_add_tcase(s, l);
     return s;

@@ -121,8 +121,7 @@ START_TEST(udk_exact_lines)
     start_daemon(&d, sim.port,
                  ",\"usarsim\":{\"location_m\":[1,2,0.5],\"rotation_deg\":[0,0,90]}",
                  ",\"watchdog_ms\":10000");
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert_int_ge(wait_line(sim.log, 0, "GETCONF {Type Encoder}", H_LONG_MS), 0);
 
     struct h_udp u;
@@ -389,8 +388,7 @@ START_TEST(square_completes)
     struct h_daemon d;
     start_server(&sim, 0, "usarsim", NULL);
     start_daemon(&d, sim.port, NULL, NULL);
-    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
-    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
 
     h_run_square(d.port[0], 25000, NULL);
 

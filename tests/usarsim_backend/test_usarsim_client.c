@@ -5,27 +5,21 @@
  * lines for given commands in both dialects and under a comma-decimal
  * locale, re-INIT at the last pose, encoder wrap, derived rates. */
 #include <check.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <locale.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend_usarsim.h"
+#include "comma_locale.h"
 #include "config.h"
 #include "convert.h"
 #include "krp.h"
 #include "log.h"
 #include "real_lines.h"
 #include "usarsim_codec.h"
-
-extern char **environ;
 
 #define S_NS 1000000000ull
 
@@ -577,81 +571,10 @@ START_TEST(commands_custom_joints_and_offsets)
     client_free();
 }
 
-/* A comma-decimal locale: an installed one, or one compiled with
- * localedef into a private directory glibc finds through LOCPATH.
- * Prepared once in the parent (unchecked fixture). */
-static char loc_dir[256];
-static const char *loc_name;
-
-static bool comma_in_force(const char *name)
-{
-    return setlocale(LC_ALL, name) && localeconv()->decimal_point[0] == ',';
-}
-
-static void locale_setup(void)
-{
-    static const char *const names[] = { "de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
-                                         "fr_FR.utf8" };
-    loc_name = NULL;
-    loc_dir[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && !loc_name; i++)
-        if (comma_in_force(names[i]))
-            loc_name = names[i];
-    if (!loc_name) {
-        snprintf(loc_dir, sizeof loc_dir, "/tmp/kn-usb-locale-XXXXXX");
-        if (!mkdtemp(loc_dir)) {
-            loc_dir[0] = '\0';
-        } else {
-            char out[512];
-            snprintf(out, sizeof out, "%s/de_DE.UTF-8", loc_dir);
-            char *argv[] = { "localedef", "-i", "de_DE", "-f", "UTF-8", out, NULL };
-            posix_spawn_file_actions_t fa;
-            posix_spawn_file_actions_init(&fa);
-            posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-            posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-            pid_t pid;
-            int st;
-            /* localedef exits 1 on warnings: setlocale below is the test */
-            if (posix_spawnp(&pid, "localedef", &fa, NULL, argv, environ) == 0 &&
-                waitpid(pid, &st, 0) == pid) {
-                setenv("LOCPATH", loc_dir, 1);
-                if (comma_in_force("de_DE.UTF-8"))
-                    loc_name = "de_DE.UTF-8";
-            }
-            posix_spawn_file_actions_destroy(&fa);
-        }
-    }
-    setlocale(LC_ALL, "C");
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void locale_teardown(void)
-{
-    if (loc_dir[0])
-        nftw(loc_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    loc_dir[0] = '\0';
-}
-
 START_TEST(commands_under_comma_locale)
 {
-    if (!loc_name) {
-        fprintf(stderr, "commands_under_comma_locale: SKIPPED, no comma-decimal locale and no "
-                        "localedef\n");
+    if (!h_comma_locale_enter("commands_under_comma_locale"))
         return;
-    }
-    fprintf(stderr, "commands_under_comma_locale: using %s%s\n", loc_name,
-            loc_dir[0] ? " (compiled with localedef)" : "");
-    ck_assert(comma_in_force(loc_name));
-    char probe[16];
-    snprintf(probe, sizeof probe, "%.1f", 1.5);
-    ck_assert_str_eq(probe, "1,5"); /* the C library really uses the comma now */
     check_udk_commands();
     client_new(",\"usarsim\":{\"location_m\":[1.5,-2.25,0.125]}");
     kn_usarsim_connected(U, now_ns);
@@ -780,7 +703,7 @@ START_TEST(stats_shape)
 int main(void)
 {
     kn_log_set_level(KN_LOG_WARN);
-    locale_setup();
+    h_comma_locale_setup();
     Suite *s = suite_create("usarsim-client");
     TCase *t = tcase_create("init");
     tcase_add_test(t, init_at_configured_pose);
@@ -821,6 +744,6 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    locale_teardown();
+    h_comma_locale_teardown();
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

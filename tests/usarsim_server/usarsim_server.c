@@ -29,16 +29,15 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <uv.h>
 
 #include "convert.h"
-#include "linebuf.h"
+#include "kenaf_kinematics.h"
+#include "sim_server.h"
 #include "usarsim_codec.h"
 
 #define STEP_MS 5
@@ -51,22 +50,16 @@ enum { SEN_GT = 1, SEN_INS = 2, SEN_ENC = 4, SEN_ODO = 8, SEN_TOUCH = 16 };
 struct robot {
     bool spawned;
     char name[64];
-    double pos[3];          /* USARSim frame: x forward, y right, z down */
-    double rpy[3];
+    struct kin_robot m;     /* USARSim frame: x forward, y right, z down */
+    double z, roll, pitch;  /* as spawned: the model is planar */
     double wheel[2];        /* commanded spin L, R (rad/s) */
     double spin[2];         /* accumulated wheel angle L, R (rad) */
-    double flipper[KN_NFLIPPERS], flipper_target[KN_NFLIPPERS]; /* joint angles */
-    double odo[3];
+    struct kin_pose odo;    /* from the spawn pose */
 };
 
 struct client {
-    uv_tcp_t tcp;
-    struct client *next;
-    int id;
-    bool closing;
+    struct sim_client base;
     bool after_cr;          /* EOL check across reads */
-    struct kn_linebuf lb;
-    char lbuf[KN_USAR_MAX_LINE + 1];
     struct robot r;
     size_t feed_off;        /* bytes of the feed sent; feed_len: done */
     bool feeding;
@@ -80,69 +73,24 @@ struct start {
 };
 
 static struct {
-    uv_loop_t *loop;
-    uv_tcp_t server;
+    struct sim_server srv;
     uv_timer_t step;
-    uv_signal_t sig[2];
-    FILE *log;
-    struct client *clients;
-    int next_id;
     enum kn_usar_dialect dialect;
     char *feed;
     size_t feed_len, feed_chunk;
     bool feed_only, asta, no_get;
     unsigned sensors;
     unsigned sta_every, sen_every, step_no;
-    double wheel_radius, track, max_wheel, enc_res;
+    double wheel_radius, max_wheel, enc_res;
+    struct kin_params model;
     struct start starts[MAX_STARTS];
     int nstarts;
     double t;               /* game time, s since the level started */
     struct kn_usar_line line;
-    uint64_t lines, malformed, dropped, eol_violations;
+    uint64_t malformed, dropped, eol_violations;
 } S;
 
-static uint64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static void logf_(int id, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(int id, const char *fmt, ...)
-{
-    if (!S.log)
-        return;
-    fprintf(S.log, "%llu %d ", (unsigned long long)mono_us(), id);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(S.log, fmt, ap);
-    va_end(ap);
-    fputc('\n', S.log);
-    fflush(S.log);
-}
-
 /* ---- output ------------------------------------------------------------ */
-
-static void on_written(uv_write_t *req, int status)
-{
-    (void)status;
-    free(req);
-}
-
-static void send_bytes(struct client *c, const char *text, size_t len)
-{
-    if (c->closing || len == 0)
-        return;
-    uv_write_t *req = malloc(sizeof *req + len);
-    if (!req)
-        return;
-    char *copy = (char *)(req + 1);
-    memcpy(copy, text, len);
-    uv_buf_t b = uv_buf_init(copy, (unsigned)len);
-    if (uv_write(req, (uv_stream_t *)&c->tcp, &b, 1, on_written) < 0)
-        free(req);
-}
 
 /* A fed line is still half sent: a line of ours now would land inside it. */
 static bool mid_fed_line(const struct client *c)
@@ -153,7 +101,7 @@ static bool mid_fed_line(const struct client *c)
 
 static void flush_held(struct client *c)
 {
-    send_bytes(c, c->held, c->held_len);
+    sim_send(&c->base, c->held, c->held_len);
     c->held_len = 0;
 }
 
@@ -172,9 +120,9 @@ static void send_fmt(struct client *c, const char *buf, int n)
         memcpy(c->held + c->held_len, buf, (size_t)n);
         c->held_len += (size_t)n;
     } else if (n > 0)
-        send_bytes(c, buf, (size_t)n);
+        sim_send(&c->base, buf, (size_t)n);
     else
-        logf_(c->id, "#format-error %s", kn_usar_strerror((enum kn_usar_result)-n));
+        sim_log(&S.srv, c->base.id, "#format-error %s", kn_usar_strerror((enum kn_usar_result)-n));
 }
 
 static double wrap_2pi(double a)
@@ -193,7 +141,7 @@ static void send_sta(struct client *c)
     if (S.dialect == KN_USAR_UT2004) {
         s.battery = floor(1200.0 - S.t / 10.0); /* counts down, never to 0 here */
         s.flipper_mask = 0x0F;
-        memcpy(s.flipper, c->r.flipper, sizeof s.flipper);
+        memcpy(s.flipper, c->r.m.flipper, sizeof s.flipper);
     } else {
         s.battery = 99999; /* no battery item */
     }
@@ -206,10 +154,12 @@ static void send_pose_sen(struct client *c, enum kn_usar_sen_type type)
     struct kn_usar_sen s;
     memset(&s, 0, sizeof s);
     s.sen_type = type;
-    memcpy(s.location, c->r.pos, sizeof s.location);
+    const struct kin_pose *q = &c->r.m.pose;
+    const double pos[3] = { q->x, q->y, c->r.z }, rpy[3] = { c->r.roll, c->r.pitch, q->yaw };
+    memcpy(s.location, pos, sizeof s.location);
     bool udk = S.dialect != KN_USAR_UT2004;
     for (int i = 0; i < 3; i++) {
-        double w = wrap_2pi(c->r.rpy[i]);
+        double w = wrap_2pi(rpy[i]);
         /* UDK ground truth prints the raw rotator (can be negative);
          * INS and UT2004 print [0, 2pi) */
         if (type == KN_USAR_SEN_GROUNDTRUTH && udk && w > KN_PI)
@@ -261,7 +211,9 @@ static void send_odometry(struct client *c)
     s.has_time = S.dialect != KN_USAR_UT2004;
     s.time = S.t;
     s.name = kn_usar_s("Odometry");
-    memcpy(s.pose, c->r.odo, sizeof s.pose);
+    s.pose[0] = c->r.odo.x;
+    s.pose[1] = c->r.odo.y;
+    s.pose[2] = c->r.odo.yaw;
     char buf[512];
     send_fmt(c, buf, kn_usar_fmt_sen(buf, sizeof buf, &s, S.dialect));
 }
@@ -291,7 +243,7 @@ static void send_links(struct client *c)
         l.n = 1;
         l.link[0].link = 1;
         l.link[0].has_value = true;
-        l.link[0].value = c->r.flipper[k];
+        l.link[0].value = c->r.m.flipper[k];
         l.link[0].has_torque = ut;
         char buf[256];
         send_fmt(c, buf, kn_usar_fmt_links(buf, sizeof buf, ut ? KN_USAR_K_MISSTA : KN_USAR_K_ASTA,
@@ -310,10 +262,10 @@ static void send_conf_robot(struct client *c, bool geo)
     r.max_torque = 0.15;
     r.has_dimensions = r.has_cog = true;
     r.dimensions[0] = 0.40;
-    r.dimensions[1] = S.track;
+    r.dimensions[1] = S.model.track_m;
     r.has_wheel_radius = r.has_wheel_separation = r.has_wheel_base = true;
     r.wheel_radius = S.wheel_radius;
-    r.wheel_separation = S.track;
+    r.wheel_separation = S.model.track_m;
     r.wheel_base = 0.29;
     char buf[512];
     if (geo)
@@ -355,17 +307,18 @@ static void do_init(struct client *c)
     enum kn_usar_result r = kn_usar_parse_init(&S.line, &in);
     if (r != KN_USAR_OK) {
         S.malformed++;
-        logf_(c->id, "#malformed INIT: %s", kn_usar_strerror(r));
+        sim_log(&S.srv, c->base.id, "#malformed INIT: %s", kn_usar_strerror(r));
         return;
     }
     if (c->r.spawned) {
-        logf_(c->id, "#ignored second INIT");
+        sim_log(&S.srv, c->base.id, "#ignored second INIT");
         return;
     }
     double pose[6] = { 0 };
     if (in.start.n) {
         if (!find_start(in.start, pose)) {
-            logf_(c->id, "#no PlayerStart %.*s: nothing spawned", (int)in.start.n, in.start.p);
+            sim_log(&S.srv, c->base.id, "#no PlayerStart %.*s: nothing spawned", (int)in.start.n,
+                    in.start.p);
             return;
         }
     } else {
@@ -378,10 +331,12 @@ static void do_init(struct client *c)
     c->r.spawned = true;
     size_t n = in.name.n < sizeof c->r.name - 1 ? in.name.n : sizeof c->r.name - 1;
     memcpy(c->r.name, in.name.p ? in.name.p : "", n);
-    memcpy(c->r.pos, pose, sizeof c->r.pos);
-    memcpy(c->r.rpy, pose + 3, sizeof c->r.rpy);
-    logf_(c->id, "#spawn %.4f,%.4f,%.4f %.4f,%.4f,%.4f", pose[0], pose[1], pose[2], pose[3],
-          pose[4], pose[5]);
+    c->r.m.pose = (struct kin_pose){ .x = pose[0], .y = pose[1], .yaw = pose[5] };
+    c->r.z = pose[2];
+    c->r.roll = pose[3];
+    c->r.pitch = pose[4];
+    sim_log(&S.srv, c->base.id, "#spawn %.4f,%.4f,%.4f %.4f,%.4f,%.4f", pose[0], pose[1],
+            pose[2], pose[3], pose[4], pose[5]);
     c->feeding = S.feed_len > 0;
     c->feed_off = 0;
 }
@@ -392,7 +347,7 @@ static void do_drive(struct client *c)
     enum kn_usar_result r = kn_usar_parse_drive(&S.line, &d);
     if (r != KN_USAR_OK) {
         S.malformed++;
-        logf_(c->id, "#malformed DRIVE: %s", kn_usar_strerror(r));
+        sim_log(&S.srv, c->base.id, "#malformed DRIVE: %s", kn_usar_strerror(r));
         return;
     }
     if (!d.has_left || !d.has_right) /* UDK: both or nothing */
@@ -410,7 +365,7 @@ static void do_drive(struct client *c)
 
 static void set_flipper_target(struct client *c, int k, double v)
 {
-    c->r.flipper_target[k] = fmax(-FLIPPER_LIMIT_RAD, fmin(FLIPPER_LIMIT_RAD, v));
+    c->r.m.flipper_target[k] = fmax(-FLIPPER_LIMIT_RAD, fmin(FLIPPER_LIMIT_RAD, v));
 }
 
 static void do_set(struct client *c)
@@ -419,7 +374,7 @@ static void do_set(struct client *c)
     enum kn_usar_result r = kn_usar_parse_set(&S.line, &s);
     if (r != KN_USAR_OK) {
         S.malformed++;
-        logf_(c->id, "#malformed SET: %s", kn_usar_strerror(r));
+        sim_log(&S.srv, c->base.id, "#malformed SET: %s", kn_usar_strerror(r));
         return;
     }
     bool ok = false;
@@ -434,7 +389,7 @@ static void do_set(struct client *c)
         }
     }
     if (!ok)
-        logf_(c->id, "#ignored SET");
+        sim_log(&S.srv, c->base.id, "#ignored SET");
     if (S.dialect == KN_USAR_UT2004) {
         struct kn_usar_writer w;
         char buf[256];
@@ -452,14 +407,14 @@ static void do_set(struct client *c)
 static void do_multidrive(struct client *c)
 {
     if (S.dialect != KN_USAR_UT2004) {
-        logf_(c->id, "#ignored MULTIDRIVE (UDK has none)");
+        sim_log(&S.srv, c->base.id, "#ignored MULTIDRIVE (UDK has none)");
         return;
     }
     struct kn_usar_multidrive m;
     enum kn_usar_result r = kn_usar_parse_multidrive(&S.line, &m);
     if (r != KN_USAR_OK) {
         S.malformed++;
-        logf_(c->id, "#malformed MULTIDRIVE: %s", kn_usar_strerror(r));
+        sim_log(&S.srv, c->base.id, "#malformed MULTIDRIVE: %s", kn_usar_strerror(r));
         return;
     }
     for (unsigned i = 0; i < m.n; i++) {
@@ -475,7 +430,7 @@ static void do_get(struct client *c, bool geo)
     enum kn_usar_result r = kn_usar_parse_get(&S.line, &g);
     if (r != KN_USAR_OK) {
         S.malformed++;
-        logf_(c->id, "#malformed GET: %s", kn_usar_strerror(r));
+        sim_log(&S.srv, c->base.id, "#malformed GET: %s", kn_usar_strerror(r));
         return;
     }
     if (S.no_get)
@@ -502,17 +457,12 @@ static void do_startposes(struct client *c)
 static bool on_line(void *ctx, char *line, size_t len)
 {
     struct client *c = ctx;
-    if (len == 0)
-        return true;
-    S.lines++;
-    if (S.log)
-        logf_(c->id, "%.*s", (int)len, line);
     enum kn_usar_result r = kn_usar_tokenize(line, len, &S.line);
     if (r == KN_USAR_EEMPTY)
         return true;
     if (r != KN_USAR_OK) {
         S.malformed++;
-        logf_(c->id, "#malformed: %s", kn_usar_strerror(r));
+        sim_log(&S.srv, c->base.id, "#malformed: %s", kn_usar_strerror(r));
         return true;
     }
     enum kn_usar_kind k = kn_usar_kind(&S.line);
@@ -526,7 +476,7 @@ static bool on_line(void *ctx, char *line, size_t len)
     }
     if (!c->r.spawned) { /* UDK: no robot, no reply */
         S.dropped++;
-        logf_(c->id, "#dropped before spawn");
+        sim_log(&S.srv, c->base.id, "#dropped before spawn");
         return true;
     }
     switch (k) {
@@ -535,7 +485,7 @@ static bool on_line(void *ctx, char *line, size_t len)
     case KN_USAR_K_MULTIDRIVE: do_multidrive(c); break;
     case KN_USAR_K_GETCONF: do_get(c, false); break;
     case KN_USAR_K_GETGEO: do_get(c, true); break;
-    default: logf_(c->id, "#ignored"); break;
+    default: sim_log(&S.srv, c->base.id, "#ignored"); break;
     }
     return true;
 }
@@ -547,119 +497,51 @@ static void check_eol(struct client *c, const char *p, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (c->after_cr && p[i] != '\n') {
             S.eol_violations++;
-            logf_(c->id, "#eol CR without LF");
+            sim_log(&S.srv, c->base.id, "#eol CR without LF");
         }
         if (p[i] == '\n' && !c->after_cr) {
             S.eol_violations++;
-            logf_(c->id, "#eol LF without CR");
+            sim_log(&S.srv, c->base.id, "#eol LF without CR");
         }
         c->after_cr = p[i] == '\r';
     }
 }
 
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+static void on_bytes(struct sim_client *c, const char *p, size_t n)
 {
-    (void)h;
-    (void)suggested;
-    static char rbuf[65536];
-    buf->base = rbuf;
-    buf->len = sizeof rbuf;
+    check_eol((struct client *)c, p, n);
 }
 
-static void on_client_closed(uv_handle_t *h)
+static void on_connect(struct sim_client *sc)
 {
-    struct client *c = h->data;
-    for (struct client **p = &S.clients; *p; p = &(*p)->next) {
-        if (*p == c) {
-            *p = c->next;
-            break;
-        }
-    }
-    free(c->held);
-    free(c);
-}
-
-static void client_close(struct client *c)
-{
-    if (c->closing)
-        return;
-    c->closing = true;
-    /* USARSim: the connection's robot goes with it */
-    logf_(c->id, "#disconnect%s", c->r.spawned ? " (robot deleted)" : "");
-    uv_close((uv_handle_t *)&c->tcp, on_client_closed);
-}
-
-static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
-{
-    struct client *c = s->data;
-    if (n > 0) {
-        check_eol(c, buf->base, (size_t)n);
-        kn_linebuf_feed(&c->lb, buf->base, (size_t)n, on_line, c);
-    } else if (n < 0) {
-        client_close(c);
-    }
-}
-
-static void free_owner(uv_handle_t *h)
-{
-    free(h->data);
-}
-
-static void on_connection(uv_stream_t *server, int status)
-{
-    if (status < 0)
-        return;
-    struct client *c = calloc(1, sizeof *c);
-    if (!c)
-        return;
-    uv_tcp_init(S.loop, &c->tcp);
-    c->tcp.data = c;
-    if (uv_accept(server, (uv_stream_t *)&c->tcp) < 0) {
-        uv_close((uv_handle_t *)&c->tcp, free_owner);
-        return;
-    }
-    c->id = ++S.next_id;
-    kn_linebuf_init(&c->lb, c->lbuf, KN_USAR_MAX_LINE);
-    c->next = S.clients;
-    S.clients = c;
-    uv_tcp_nodelay(&c->tcp, 1);
-    logf_(c->id, "#connect");
     /* the server speaks first */
     char buf[256];
-    send_fmt(c, buf, kn_usar_fmt_nfo(buf, sizeof buf, "BotDeathMatch", "DM-KenafTest", 0));
-    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    send_fmt((struct client *)sc, buf,
+             kn_usar_fmt_nfo(buf, sizeof buf, "BotDeathMatch", "DM-KenafTest", 0));
+}
+
+static void on_close(struct sim_client *sc)
+{
+    struct client *c = (struct client *)sc;
+    /* USARSim: the connection's robot goes with it */
+    sim_log(&S.srv, sc->id, "#disconnect%s", c->r.spawned ? " (robot deleted)" : "");
+    free(c->held);
+    c->held = NULL;
+    c->held_len = c->held_cap = 0;
 }
 
 /* ---- the model ------------------------------------------------------- */
 
-static double approach(double v, double target, double step)
-{
-    if (target > v + step)
-        return v + step;
-    if (target < v - step)
-        return v - step;
-    return target;
-}
-
 static void step_robot(struct robot *r, double dt)
 {
-    double belt[2];
     for (int s = 0; s < 2; s++) {
-        belt[s] = r->wheel[s] * S.wheel_radius;
+        r->m.belt_target[s] = r->wheel[s] * S.wheel_radius;
         r->spin[s] += r->wheel[s] * dt;
     }
-    double v = (belt[KN_LEFT] + belt[KN_RIGHT]) / 2;
     /* z down: yaw grows clockwise seen from above, so a faster left belt
      * (a right turn) makes it grow */
-    double w = (belt[KN_LEFT] - belt[KN_RIGHT]) / S.track;
-    r->rpy[2] += w * dt;
-    r->pos[0] += v * cos(r->rpy[2]) * dt;
-    r->pos[1] += v * sin(r->rpy[2]) * dt;
-    r->odo[2] += w * dt;
-    r->odo[0] += v * cos(r->odo[2]) * dt;
-    r->odo[1] += v * sin(r->odo[2]) * dt;
-    for (int k = 0; k < KN_NFLIPPERS; k++)
-        r->flipper[k] = approach(r->flipper[k], r->flipper_target[k], FLIPPER_RATE_RAD_S * dt);
+    kin_step(&r->m, &S.model, dt);
+    kin_pose_step(&r->odo, r->m.v, r->m.yaw_rate, dt);
 }
 
 static void on_step(uv_timer_t *t)
@@ -669,8 +551,9 @@ static void on_step(uv_timer_t *t)
     S.t += dt;
     S.step_no++;
     bool sta = S.step_no % S.sta_every == 0, sen = S.step_no % S.sen_every == 0;
-    for (struct client *c = S.clients; c; c = c->next) {
-        if (c->closing || !c->r.spawned)
+    for (struct sim_client *sc = S.srv.clients; sc; sc = sc->next) {
+        struct client *c = (struct client *)sc;
+        if (sc->closing || !c->r.spawned)
             continue;
         step_robot(&c->r, dt);
         if (!S.feed_only) {
@@ -694,11 +577,11 @@ static void on_step(uv_timer_t *t)
         if (c->feeding) {
             size_t left = S.feed_len - c->feed_off;
             size_t n = S.feed_chunk && S.feed_chunk < left ? S.feed_chunk : left;
-            send_bytes(c, S.feed + c->feed_off, n);
+            sim_send(&c->base, S.feed + c->feed_off, n);
             c->feed_off += n;
             if (c->feed_off >= S.feed_len) {
                 c->feeding = false;
-                logf_(c->id, "#fed %zu bytes", S.feed_len);
+                sim_log(&S.srv, c->base.id, "#fed %zu bytes", S.feed_len);
             }
             if (!mid_fed_line(c))
                 flush_held(c);
@@ -715,15 +598,11 @@ static void on_signal(uv_signal_t *h, int sig)
     fprintf(stderr,
             "usarsim_server: %llu lines, %llu malformed, %llu dropped before spawn, "
             "%llu EOL violations\n",
-            (unsigned long long)S.lines, (unsigned long long)S.malformed,
+            (unsigned long long)S.srv.lines, (unsigned long long)S.malformed,
             (unsigned long long)S.dropped, (unsigned long long)S.eol_violations);
     /* close everything; the loop ends when the last handle is gone */
-    for (struct client *c = S.clients; c; c = c->next)
-        client_close(c);
-    uv_close((uv_handle_t *)&S.server, NULL);
+    sim_shutdown(&S.srv);
     uv_close((uv_handle_t *)&S.step, NULL);
-    for (int i = 0; i < 2; i++)
-        uv_close((uv_handle_t *)&S.sig[i], NULL);
 }
 
 static void usage(FILE *to)
@@ -841,7 +720,12 @@ int main(int argc, char **argv)
     S.dialect = KN_USAR_UDK;
     S.sensors = SEN_GT | SEN_INS | SEN_ENC;
     S.wheel_radius = 0.08;
-    S.track = 0.22;          /* Kenaf.uc: wheels at y = +-0.11 (flippers) */
+    S.model = (struct kin_params){
+        .track_m = 0.22,     /* Kenaf.uc: wheels at y = +-0.11 (flippers) */
+        .belt_accel_m_s2 = INFINITY,
+        .flipper_rate_rad_s = FLIPPER_RATE_RAD_S,
+        .z_down = true,
+    };
     S.max_wheel = 6.283;     /* WheelJoint MaxVelocity default */
     S.enc_res = 0.01;
     bool ok = true;
@@ -865,7 +749,7 @@ int main(int argc, char **argv)
         case 's': ok = ok && parse_sensors(optarg); break;
         case 'A': S.asta = true; break;
         case 'r': ok = ok && positive(optarg, &S.wheel_radius); break;
-        case 't': ok = ok && positive(optarg, &S.track); break;
+        case 't': ok = ok && positive(optarg, &S.model.track_m); break;
         case 'm': ok = ok && positive(optarg, &S.max_wheel); break;
         case 'E': ok = ok && positive(optarg, &S.enc_res); break;
         case 'S': ok = ok && parse_start(optarg); break;
@@ -885,44 +769,26 @@ int main(int argc, char **argv)
         return 1;
     if (S.nstarts == 0)
         parse_start("PlayerStart1=0,0,0,0,0,0");
-    signal(SIGPIPE, SIG_IGN);
-    if (logpath) {
-        S.log = fopen(logpath, "a");
-        if (!S.log) {
-            perror(logpath);
-            return 1;
-        }
-    }
-    S.t = 100.0; /* the level has been running for a while */
-    S.loop = uv_default_loop();
-    uv_tcp_init(S.loop, &S.server);
-    struct sockaddr_in a;
-    uv_ip4_addr("127.0.0.1", port, &a);
-    int rc = uv_tcp_bind(&S.server, (const struct sockaddr *)&a, 0);
-    if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&S.server, 64, on_connection);
-    if (rc < 0) {
-        fprintf(stderr, "usarsim_server: cannot listen on 127.0.0.1:%d: %s\n", port,
-                uv_strerror(rc));
+    static const struct sim_hooks hooks = {
+        .client_size = sizeof(struct client),
+        .max_line = KN_USAR_MAX_LINE,
+        .on_line = on_line,
+        .on_bytes = on_bytes,
+        .on_connect = on_connect,
+        .on_close = on_close,
+    };
+    if (!sim_open(&S.srv, "usarsim_server", &hooks, logpath))
         return 1;
-    }
-    struct sockaddr_storage ss;
-    int len = sizeof ss;
-    uv_tcp_getsockname(&S.server, (struct sockaddr *)&ss, &len);
-    printf("PORT %u\n", ntohs(((struct sockaddr_in *)&ss)->sin_port));
-    fflush(stdout);
-    logf_(0, "#listening dialect=%s", S.dialect == KN_USAR_UT2004 ? "ut2004" : "udk");
+    S.t = 100.0; /* the level has been running for a while */
+    if (!sim_listen(&S.srv, port, 64))
+        return 1;
+    sim_log(&S.srv, 0, "#listening dialect=%s", S.dialect == KN_USAR_UT2004 ? "ut2004" : "udk");
 
-    uv_timer_init(S.loop, &S.step);
+    uv_timer_init(S.srv.loop, &S.step);
     uv_timer_start(&S.step, on_step, STEP_MS, STEP_MS);
-    int sigs[2] = { SIGTERM, SIGINT };
-    for (int i = 0; i < 2; i++) {
-        uv_signal_init(S.loop, &S.sig[i]);
-        uv_signal_start(&S.sig[i], on_signal, sigs[i]);
-    }
-    uv_run(S.loop, UV_RUN_DEFAULT);
-    if (S.log)
-        fclose(S.log);
+    static const int sigs[2] = { SIGTERM, SIGINT };
+    sim_on_signals(&S.srv, sigs, 2, on_signal);
+    sim_run(&S.srv);
     free(S.feed);
     return 0;
 }

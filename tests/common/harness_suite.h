@@ -1,0 +1,21 @@
+/* Running Check cases the way the system tests do: each test in a TCase
+ * of its own with h_setup/h_teardown (harness_proc.h), so meson can run
+ * each (CK_RUN_CASE) under its own timeout. */
+#ifndef KN_TEST_HARNESS_SUITE_H
+#define KN_TEST_HARNESS_SUITE_H
+
+#include <stddef.h>
+
+#include <check.h>
+
+struct h_case {
+    const char *name;
+    const TTest *test;
+    int timeout_s;
+};
+
+/* Runs the cases as the suite `suite`; returns the process exit status
+ * (EXIT_SUCCESS when every test passed). */
+int h_run_cases(const char *suite, const struct h_case *cases, size_t ncases);
+
+#endif
