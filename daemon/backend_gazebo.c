@@ -99,6 +99,9 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     kn_conv_table_gazebo(&b->conv);
     b->conv.tracks_separation_m = cfg->backend.tracks_separation_m;
     b->conv.steering_efficiency = cfg->backend.steering_efficiency;
+    b->conv.max_linear_speed_m_s = cfg->backend.max_linear_speed_m_s;
+    b->conv.max_angular_speed_rad_s = cfg->backend.max_angular_speed_rad_s;
+    b->last_scale = 1.0;
     b->conv.counts_per_m = cfg->counts_per_m;
     const char *joints[KN_NFLIPPERS];
     for (int k = 0; k < KN_NFLIPPERS; k++) {
@@ -415,8 +418,21 @@ static void gz_send(void *be, const struct kn_command *cmd, bool reapply)
     struct gz *b = be;
     (void)reapply;
     b->cmds++;
-    double lin, ang;
-    kn_conv_belts_to_twist(&b->conv, cmd->belt_speed_m_s, &lin, &ang);
+    double belts[2], lin, ang;
+    b->last_scale = kn_conv_belts_fit_plugin(&b->conv, cmd->belt_speed_m_s, belts);
+    if (b->last_scale < 1.0) {
+        if (b->cmds_scaled++ == 0)
+            kn_warn("robot %s: belts %.3f/%.3f m/s exceed the plugin's limits (%g m/s, %g rad/s): "
+                    "sent slower on the same path (x%.3f); set gazebo.max_linear_speed_m_s and "
+                    "max_angular_speed_rad_s to the model's values (counted in the stats)",
+                    b->robot, cmd->belt_speed_m_s[0], cmd->belt_speed_m_s[1],
+                    b->conv.max_linear_speed_m_s, b->conv.max_angular_speed_rad_s,
+                    b->last_scale);
+        else
+            kn_debug("robot %s: belts scaled x%.3f to the plugin's limits", b->robot,
+                     b->last_scale);
+    }
+    kn_conv_belts_to_twist(&b->conv, belts, &lin, &ang);
     size_t n;
     if (b->twist_cmd) {
         n = kn_gz_enc_twist(b->cmd_frame, sizeof b->cmd_frame, lin, ang);
@@ -587,6 +603,8 @@ static void gz_stats(void *be, cJSON *o)
     cJSON *c = cJSON_AddObjectToObject(o, "commands");
     cJSON_AddNumberToObject(c, "sent", (double)b->cmds);
     cJSON_AddNumberToObject(c, "encode_errors", (double)b->cmd_encode_errors);
+    cJSON_AddNumberToObject(c, "scaled_to_plugin_limits", (double)b->cmds_scaled);
+    cJSON_AddNumberToObject(c, "last_scale", b->last_scale);
     cJSON_AddNumberToObject(c, "world_control", (double)b->world_controls);
     cJSON_AddNumberToObject(c, "control_socket", (double)b->ctl_commands);
 

@@ -154,6 +154,8 @@ struct gz {
     uint64_t data_frames, data_bad_frames, data_bad_msgs, data_links_opened, data_link_failures;
     uint64_t subs_accepted, subs_refused, subs_bad, pub_sent, pub_dropped, pub_write_errors;
     uint64_t cmds, cmd_encode_errors, world_controls, ctl_commands;
+    uint64_t cmds_scaled; /* belts slowed to fit the plugin's limits */
+    double last_scale;    /* factor of the last command (1: unchanged) */
     uint64_t feedback_states;
     char last_error[128];
 };

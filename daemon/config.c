@@ -673,6 +673,8 @@ static void backend_defaults(struct kn_cfg_backend *b, enum kn_backend_kind kind
     b->twist_cmd = true;
     b->tracks_separation_m = 0.23;
     b->steering_efficiency = 0.5;
+    b->max_linear_speed_m_s = 1.0; /* the tracked-vehicle plugin's defaults */
+    b->max_angular_speed_rad_s = 1.0;
 }
 
 static void robot_defaults(struct kn_cfg_robot *r)
@@ -726,6 +728,23 @@ static void load_flippers(struct ld *l, const cJSON *jb, const char *base, struc
         if (opt_number(l, jj, jp, "offset_deg", &off))
             b->flipper[k].offset_rad = deg_to_rad(off);
     }
+}
+
+/* A number in [lo, hi]; the loader checks the range itself because a
+ * schema file given on the command line may not. */
+static void opt_ranged(struct ld *l, const cJSON *obj, const char *base, const char *key, double lo,
+                       double hi, double *out)
+{
+    double v;
+    if (!opt_number(l, obj, base, key, &v))
+        return;
+    if (v < lo || v > hi) {
+        char p[256];
+        join(p, sizeof p, base, key);
+        errs_add(l->e, p, "expected number %g..%g, got %g", lo, hi, v);
+        return;
+    }
+    *out = v;
 }
 
 static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struct kn_cfg_backend *b)
@@ -809,24 +828,9 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
             b->twist_cmd = c == 0;
         opt_number(l, jg, sp, "tracks_separation_m", &b->tracks_separation_m);
         opt_number(l, jg, sp, "steering_efficiency", &b->steering_efficiency);
+        opt_ranged(l, jg, sp, "max_linear_speed_m_s", 0.001, 10, &b->max_linear_speed_m_s);
+        opt_ranged(l, jg, sp, "max_angular_speed_rad_s", 0.001, 100, &b->max_angular_speed_rad_s);
     }
-}
-
-/* A number in [lo, hi]; the loader checks the range itself because a
- * schema file given on the command line may not. */
-static void opt_ranged(struct ld *l, const cJSON *obj, const char *base, const char *key, double lo,
-                       double hi, double *out)
-{
-    double v;
-    if (!opt_number(l, obj, base, key, &v))
-        return;
-    if (v < lo || v > hi) {
-        char p[256];
-        join(p, sizeof p, base, key);
-        errs_add(l->e, p, "expected number %g..%g, got %g", lo, hi, v);
-        return;
-    }
-    *out = v;
 }
 
 static void load_fault_link(struct ld *l, const cJSON *jf, const char *base, const char *key,
@@ -1161,6 +1165,8 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
         add_str(j, g, "command", b->twist_cmd ? "twist" : "pose");
         add_num(j, g, "tracks_separation_m", b->tracks_separation_m);
         add_num(j, g, "steering_efficiency", b->steering_efficiency);
+        add_num(j, g, "max_linear_speed_m_s", b->max_linear_speed_m_s);
+        add_num(j, g, "max_angular_speed_rad_s", b->max_angular_speed_rad_s);
     }
 }
 
@@ -1342,7 +1348,9 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
            strcmp(a->engine_path, b->engine_path) == 0 && strcmp(a->terrain, b->terrain) == 0 &&
            strcmp(a->model, b->model) == 0 && a->twist_cmd == b->twist_cmd &&
            a->tracks_separation_m == b->tracks_separation_m &&
-           a->steering_efficiency == b->steering_efficiency;
+           a->steering_efficiency == b->steering_efficiency &&
+           a->max_linear_speed_m_s == b->max_linear_speed_m_s &&
+           a->max_angular_speed_rad_s == b->max_angular_speed_rad_s;
 }
 
 static bool faults_equal(const struct kn_cfg_faults *a, const struct kn_cfg_faults *b)

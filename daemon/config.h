@@ -61,6 +61,8 @@ struct kn_cfg_backend {
     bool twist_cmd;             /* cmd_vel_twist (Twist) vs cmd_vel (Pose) */
     double tracks_separation_m;
     double steering_efficiency;
+    double max_linear_speed_m_s;    /* the plugin's limits: commands are */
+    double max_angular_speed_rad_s; /* scaled to fit them, path kept */
 };
 
 /* Seeded fault injection on one link (daemon/faults.h): each datagram

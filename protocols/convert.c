@@ -541,6 +541,34 @@ int kn_conv_twist_to_belts(const struct kn_conv_table *t, double linear_x, doubl
     return changed;
 }
 
+/* The factor that brings |x| down to lim (x itself is finite). */
+static double fit_factor(double s, double x, double lim)
+{
+    double a = fabs(x);
+    return a * s > lim ? lim / a : s;
+}
+
+double kn_conv_belts_fit_plugin(const struct kn_conv_table *t, const double in_m_s[2],
+                                double out_m_s[2])
+{
+    double b[2] = {finite_or_zero(in_m_s[KN_LEFT]), finite_or_zero(in_m_s[KN_RIGHT])};
+    double v, w;
+    kn_conv_belts_to_twist(t, b, &v, &w);
+    double ml = t->max_linear_speed_m_s, ma = t->max_angular_speed_rad_s;
+    double s = 1.0;
+    s = fit_factor(s, v, ml);
+    s = fit_factor(s, w, ma);
+    s = fit_factor(s, b[KN_LEFT], ml);
+    s = fit_factor(s, b[KN_RIGHT], ml);
+    /* The plugin recomputes the tracks from (s v, s w); one part in 1e12
+     * of head-room keeps its rounding from landing a hair over a limit. */
+    if (s < 1.0)
+        s *= 1.0 - 1e-12;
+    out_m_s[KN_LEFT] = b[KN_LEFT] * s;
+    out_m_s[KN_RIGHT] = b[KN_RIGHT] * s;
+    return s;
+}
+
 void kn_conv_twist_to_pose_cmd(double linear_x, double angular_z, double pos[3], double q[4])
 {
     pos[0] = finite_or_zero(linear_x);

@@ -221,6 +221,15 @@ int64_t kn_conv_tick_delta(int64_t prev, int64_t now, int64_t modulus);
 void kn_conv_belts_to_twist(const struct kn_conv_table *t, const double belt_m_s[2],
                             double *linear_x, double *angular_z);
 
+/* Fits belt speeds (L, R, m/s) inside the plugin's limits by scaling
+ * both by one factor s in [0, 1], the largest for which the plugin would
+ * clamp neither linear.x, angular.z nor a track. The plugin clamps linear
+ * and angular speed separately, which bends the commanded path; one
+ * common factor keeps the curvature (the ratio L : R) and only slows the
+ * robot. Returns s (1: unchanged); out may equal in. */
+double kn_conv_belts_fit_plugin(const struct kn_conv_table *t, const double in_m_s[2],
+                                double out_m_s[2]);
+
 /* What the plugin does with a command: clamps linear.x to
  * +-max_linear_speed and angular.z to +-max_angular_speed, then
  * L = v + w * tracks_separation / 2 / steering_efficiency,

@@ -311,7 +311,7 @@ START_TEST(round_trip_unusual_values)
         "   \"location_m\": [-1e5, 0.000001, 99999.5], \"rotation_deg\": [359.99, -360, 0.01]}}},"
         "{\"name\": \"g\", \"listen\": \"[::]:0\", \"backend\": {\"type\": \"gazebo\", \"address\": \"sim.example\","
         "  \"gazebo\": {\"command\": \"pose\", \"model\": \"m\", \"tracks_separation_m\": 10,"
-        "  \"steering_efficiency\": 1}}},"
+        "  \"steering_efficiency\": 1, \"max_linear_speed_m_s\": 0.001, \"max_angular_speed_rad_s\": 100}}},"
         "{\"name\": \"s\", \"listen\": \"127.0.0.1:1\", \"backend\": {\"type\": \"standin\","
         "  \"address\": \"127.0.0.1:65535\"}}]}";
     struct kn_config *a = parse_ok(text, "unusual");
@@ -319,6 +319,8 @@ START_TEST(round_trip_unusual_values)
     ck_assert_double_eq_tol(a->robots[0].backend.flipper[KN_FR].offset_rad, -12.34 * M_PI / 180, 1e-12);
     ck_assert(!a->robots[1].backend.twist_cmd);
     ck_assert_uint_eq(a->robots[1].backend.port, 11345);
+    ck_assert(a->robots[1].backend.max_linear_speed_m_s == 0.001);
+    ck_assert(a->robots[1].backend.max_angular_speed_rad_s == 100);
     char *out = kn_config_to_json(a);
     struct kn_config *b = parse_ok(out, "unusual-2");
     assert_configs_equal(a, b);
@@ -413,7 +415,7 @@ END_TEST
 
 struct bad_case {
     const char *file;
-    const char *want[4];
+    const char *want[5];
 };
 
 static const struct bad_case bad_cases[] = {
@@ -487,7 +489,9 @@ static const struct bad_case bad_cases[] = {
         "bad/many-errors.json: $.robots[0].counts_per_m: expected integer, got number 1.5",
         "bad/many-errors.json: $.robots[0].limits.max_speed_mm_s: expected integer 1..5000, got 9000",
         "bad/many-errors.json: $.robots[0].backend.gazebo.steering_efficiency: expected number > 0 and "
-        "<= 1, got 0" } },
+        "<= 1, got 0",
+        "bad/many-errors.json: $.robots[0].backend.gazebo.max_angular_speed_rad_s: expected number "
+        "0.001..100, got 0" } },
     { "huge-number.json",
       { "bad/huge-number.json: $.robots[0].watchdog_ms: expected a finite number, got a number too "
         "large to represent" } },
@@ -527,7 +531,7 @@ START_TEST(many_errors_are_all_reported)
     size_t lines = 1;
     for (const char *p = err; *p; p++)
         lines += *p == '\n';
-    ck_assert_uint_eq(lines, 9);
+    ck_assert_uint_eq(lines, 10);
     free(cfg);
 }
 END_TEST
@@ -965,12 +969,14 @@ START_TEST(robot_equality)
             ck_assert_msg(!kn_config_robot_equal(&a, &b), "robot %zu, change %d not seen", i, f);
             ck_assert(!kn_config_robot_equal(&b, &a));
         }
-        for (int g = 0; g < 4; g++) {
+        for (int g = 0; g < 6; g++) {
             b = a;
             if (g == 0) strcpy(b.backend.model, "other");
             if (g == 1) b.backend.twist_cmd = !b.backend.twist_cmd;
             if (g == 2) b.backend.tracks_separation_m += 0.01;
             if (g == 3) b.backend.steering_efficiency /= 2;
+            if (g == 4) b.backend.max_linear_speed_m_s *= 2;
+            if (g == 5) b.backend.max_angular_speed_rad_s *= 2;
             ck_assert_msg(!kn_config_robot_equal(&a, &b), "gazebo change %d not seen", g);
         }
         /* bytes after a string's NUL do not count */

@@ -1000,6 +1000,84 @@ START_TEST(twist_round_trips)
 }
 END_TEST
 
+/* kn_conv_belts_fit_plugin: inside the limits nothing changes; beyond
+ * them one factor keeps L : R, and the plugin then clamps nothing. */
+START_TEST(fit_plugin_keeps_curvature)
+{
+    struct kn_conv_table t;
+    kn_conv_table_gazebo(&t);
+    t.tracks_separation_m = 0.23;
+    t.steering_efficiency = 0.5;
+    t.max_linear_speed_m_s = 1.0;
+    t.max_angular_speed_rad_s = 1.0;
+    double out[2];
+    /* inside: bit for bit */
+    const double in[2] = {0.3, 0.2};
+    ck_assert(kn_conv_belts_fit_plugin(&t, in, out) == 1.0);
+    ck_assert(out[0] == in[0] && out[1] == in[1]);
+    /* spin in place at 0.8 m/s asks for 3.48 rad/s: scaled to 1 rad/s */
+    const double spin[2] = {0.8, -0.8};
+    double s = kn_conv_belts_fit_plugin(&t, spin, out);
+    ASSERT_NEAR(s, 0.23 / 0.8, 1e-9);
+    ASSERT_NEAR(out[0], 0.23, 1e-9);
+    ASSERT_NEAR(out[1], -0.23, 1e-9);
+    /* one belt stopped: the plugin alone would give (0.63, 0.17), a wider
+     * curve; the fitted command keeps the right belt at 0 */
+    const double pivot[2] = {0.8, 0.0};
+    double clipped[2], v, w;
+    kn_conv_belts_to_twist(&t, pivot, &v, &w);
+    ck_assert_int_eq(kn_conv_twist_to_belts(&t, v, w, clipped), 1);
+    ASSERT_NEAR(clipped[0], 0.63, 1e-9);
+    ASSERT_NEAR(clipped[1], 0.17, 1e-9);
+    kn_conv_belts_fit_plugin(&t, pivot, out);
+    ASSERT_NEAR(out[0], 0.46, 1e-9);
+    ck_assert(out[1] == 0.0);
+    /* straight beyond max_linear_speed */
+    const double fast[2] = {1.5, 1.5};
+    ASSERT_NEAR(kn_conv_belts_fit_plugin(&t, fast, out), 1 / 1.5, 1e-9);
+    ASSERT_NEAR(out[0], 1.0, 1e-9);
+    /* not a number: stop, like every other conversion */
+    const double bad[2] = {NAN, INFINITY};
+    kn_conv_belts_fit_plugin(&t, bad, out);
+    ck_assert(out[0] == 0.0 && out[1] == 0.0);
+    /* in place */
+    double io[2] = {0.8, -0.8};
+    kn_conv_belts_fit_plugin(&t, io, io);
+    ASSERT_NEAR(io[0], 0.23, 1e-9);
+}
+END_TEST
+
+START_TEST(fit_plugin_random)
+{
+    struct kn_conv_table t;
+    kn_conv_table_gazebo(&t);
+    rng_seed(21);
+    for (int i = 0; i < ROUNDS; i++) {
+        t.tracks_separation_m = rng_uniform(0.1, 1.0);
+        t.steering_efficiency = rng_uniform(0.1, 1.0);
+        t.max_linear_speed_m_s = rng_uniform(0.1, 2.0);
+        t.max_angular_speed_rad_s = rng_uniform(0.1, 5.0);
+        double in[2] = {rng_uniform(-3, 3), rng_uniform(-3, 3)}, out[2], v, w, got[2];
+        double s = kn_conv_belts_fit_plugin(&t, in, out);
+        ck_assert(s > 0 && s <= 1);
+        /* same direction and ratio */
+        ASSERT_NEAR(out[0], in[0] * s, 0);
+        ASSERT_NEAR(out[1], in[1] * s, 0);
+        /* the plugin passes it through unchanged */
+        kn_conv_belts_to_twist(&t, out, &v, &w);
+        ck_assert_int_eq(kn_conv_twist_to_belts(&t, v, w, got), 0);
+        ASSERT_NEAR(got[0], out[0], 1e-12);
+        ASSERT_NEAR(got[1], out[1], 1e-12);
+        /* and the factor is the largest: a little more would be clamped */
+        if (s < 1) {
+            double more[2] = {in[0] * s * (1 + 1e-9), in[1] * s * (1 + 1e-9)};
+            kn_conv_belts_to_twist(&t, more, &v, &w);
+            ck_assert_int_eq(kn_conv_twist_to_belts(&t, v, w, got), 1);
+        }
+    }
+}
+END_TEST
+
 /* ---- flippers ----------------------------------------------------------- */
 
 START_TEST(flipper_sign_offset)
@@ -1274,6 +1352,8 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, quat_near_gimbal_lock);
     tcase_add_test(tc, twist_golden_and_clamps);
     tcase_add_test(tc, twist_round_trips);
+    tcase_add_test(tc, fit_plugin_keeps_curvature);
+    tcase_add_test(tc, fit_plugin_random);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("flippers");

@@ -22,8 +22,12 @@ const char *gz_robots_json(int port, const char *gazebo_extra)
              "\"RL\":{\"joint\":\"rear_left_flipper_joint\"},"
              "\"RR\":{\"joint\":\"rear_right_flipper_joint\"}},"
              "\"gazebo\":{\"model\":\"kenaf\",\"tracks_separation_m\":0.23,"
-             "\"steering_efficiency\":0.5%s%s}}}]",
-             port, gazebo_extra[0] ? "," : "", gazebo_extra);
+             "\"steering_efficiency\":0.5%s%s%s}}}]",
+             port,
+             /* gazebo_standin's plugin limit unless the test sets its own */
+             strstr(gazebo_extra, "max_angular_speed_rad_s") ? ""
+                                                             : ",\"max_angular_speed_rad_s\":8",
+             gazebo_extra[0] ? "," : "", gazebo_extra);
     return buf;
 }
 
@@ -32,7 +36,7 @@ void gz_test_table(struct kn_conv_table *t)
     kn_conv_table_gazebo(t);
     t->tracks_separation_m = 0.23;
     t->steering_efficiency = 0.5;
-    /* gazebo_standin's plugin limits (the daemon never clamps: the plugin does) */
+    /* gazebo_standin's plugin limits, which the tests' configs give kenaf-simd too */
     t->max_angular_speed_rad_s = 8.0;
     /* the config's default flipper mapping: front -1, rear +1, no offset */
     t->flipper_sign[0] = t->flipper_sign[1] = -1;

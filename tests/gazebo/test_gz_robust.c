@@ -31,7 +31,8 @@ static const char *robots(int port)
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"gazebo\","
              "\"address\":\"127.0.0.1:%d\",\"reconnect_max_s\":0.1,"
              "\"flippers\":{\"FL\":{\"joint\":\"fl_joint\"}},"
-             "\"gazebo\":{\"model\":\"kenaf\",\"tracks_separation_m\":0.23}}}]",
+             "\"gazebo\":{\"model\":\"kenaf\",\"tracks_separation_m\":0.23,"
+             "\"max_angular_speed_rad_s\":8}}}]",
              port);
     return b;
 }

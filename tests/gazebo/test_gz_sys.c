@@ -3,7 +3,8 @@
  * in its own process), over real UDP and TCP sockets. KRP/1 CRAWLER and
  * FLIPPER datagrams must arrive at the world as exactly the Twist (or
  * Pose) and JointCmd values the conversions give, STATUS must show the
- * world's pose, a restarted master must see the daemon advertise again
+ * world's pose, commands beyond the plugin's limits must arrive slowed on
+ * the same path, a restarted master must see the daemon advertise again
  * within 2 s, world control must pause, step and reset the world, and
  * broken masters and publishers are counted and survived. */
 #include <check.h>
@@ -413,6 +414,63 @@ START_TEST(pose_command_form)
 }
 END_TEST
 
+/* ---- the plugin's speed limits ---- */
+
+/* A world whose plugin keeps the default max_angular_speed of 1 rad/s,
+ * and a daemon told so. */
+static void setup_limits(void)
+{
+    static const char *const slow_turns[] = { "--max-angular", "1", NULL };
+    h_setup();
+    start_all_sim("\"max_angular_speed_rad_s\":1", NULL, slow_turns);
+    conv.max_angular_speed_rad_s = 1.0;
+}
+
+START_TEST(commands_scaled_to_plugin_limits)
+{
+    /* a pivot about the stopped right track asks for 1.74 rad/s: the plugin
+     * alone would clamp the turn and run the right track at 0.17 m/s; the
+     * daemon sends it slower instead, right track still stopped */
+    h_crawler(&ctl, 0, 0, 800, 0);
+    const double in[2] = { 0.8, 0.0 };
+    double fit[2], lin, ang;
+    double scale = kn_conv_belts_fit_plugin(&conv, in, fit);
+    ck_assert_double_eq_tol(scale, 0.23 / 0.4, 1e-9);
+    kn_conv_belts_to_twist(&conv, fit, &lin, &ang);
+    int k = wait_twist(0, lin, ang);
+    ck_assert_double_eq_tol(twists[k].belts[0], 0.46, 1e-9);
+    ck_assert_double_eq_tol(twists[k].belts[1], 0.0, 1e-12);
+    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.commands.scaled_to_plugin_limits", 1,
+                          H_LONG_MS));
+    ck_assert_double_eq_tol(STAT("gazebo.commands.last_scale"), scale, 1e-12);
+    /* within the limits: sent exactly as commanded */
+    h_crawler(&ctl, 0, 0, 300, 250);
+    const double ok[2] = { 0.3, 0.25 };
+    kn_conv_belts_to_twist(&conv, ok, &lin, &ang);
+    k = wait_twist(k + 1, lin, ang);
+    ck_assert_double_eq_tol(twists[k].belts[0], 0.3, 1e-12);
+    ck_assert_double_eq_tol(twists[k].belts[1], 0.25, 1e-12);
+    ck_assert(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.commands.last_scale", 1, H_LONG_MS));
+    /* spin in place, twice: both slowed to +-0.23 m/s, counted, one warning */
+    static const int32_t spins[2] = { 800, 700 };
+    for (int i = 0; i < 2; i++) {
+        h_crawler(&ctl, 0, 0, -spins[i], spins[i]);
+        const double spin[2] = { -spins[i] / 1000.0, spins[i] / 1000.0 };
+        kn_conv_belts_fit_plugin(&conv, spin, fit);
+        kn_conv_belts_to_twist(&conv, fit, &lin, &ang);
+        k = wait_twist(k + 1, lin, ang);
+        ck_assert_double_eq_tol(twists[k].belts[0], -0.23, 1e-9);
+        ck_assert_double_eq_tol(twists[k].belts[1], 0.23, 1e-9);
+    }
+    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.commands.scaled_to_plugin_limits", 3,
+                          H_LONG_MS));
+    const char *err = h_stderr(&simd.proc);
+    const char *w = strstr(err, "exceed the plugin's limits");
+    ck_assert_msg(w != NULL, "no warning in: %s", err);
+    ck_assert_ptr_null(strstr(w + 1, "exceed the plugin's limits"));
+}
+END_TEST
+
 /* ---- GAZEBO_MASTER_URI and GAZEBO_IP, as Gazebo's own tools read them ---- */
 
 START_TEST(master_from_environment)
@@ -460,6 +518,11 @@ int main(void)
     tcase_set_timeout(tp, 60);
     tcase_add_test(tp, pose_command_form);
     suite_add_tcase(s, tp);
+    TCase *tl = tcase_create("plugin limits");
+    tcase_add_checked_fixture(tl, setup_limits, teardown);
+    tcase_set_timeout(tl, 60);
+    tcase_add_test(tl, commands_scaled_to_plugin_limits);
+    suite_add_tcase(s, tl);
     TCase *te = tcase_create("environment");
     tcase_add_checked_fixture(te, h_setup, teardown);
     tcase_set_timeout(te, 60);
