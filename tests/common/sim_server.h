@@ -2,9 +2,10 @@
  * tests/usarsim_server): listening on 127.0.0.1 and printing "PORT n",
  * clients with a line buffer each, writes that copy their bytes, signal
  * handles, and the log the tests read: every line received and every
- * event ("#..."), as "<CLOCK_MONOTONIC us> <client> <text>". A simulator keeps its own per-client state in
- * a struct that starts with a struct sim_client, and says what to do with
- * what arrives through the hooks. Built on libuv's default loop. */
+ * event ("#..."), as "<CLOCK_MONOTONIC us> <client> <text>". A simulator
+ * keeps its own per-client state in a struct that starts with a struct
+ * sim_client, and says what to do with what arrives through the hooks.
+ * Built on libuv's default loop. */
 #ifndef KN_TEST_SIM_SERVER_H
 #define KN_TEST_SIM_SERVER_H
 
