@@ -103,8 +103,9 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     b->conv.max_angular_speed_rad_s = cfg->backend.max_angular_speed_rad_s;
     b->last_scale = 1.0;
     b->conv.counts_per_m = cfg->counts_per_m;
-    const char *joints[KN_NFLIPPERS];
+    const char *joints[KN_NFLIPPERS], *links[KN_NFLIPPERS];
     for (int k = 0; k < KN_NFLIPPERS; k++) {
+        links[k] = cfg->backend.flipper[k].link;
         b->conv.flipper_sign[k] = cfg->backend.flipper[k].sign;
         b->conv.flipper_offset_rad[k] = cfg->backend.flipper[k].offset_rad;
         joints[k] = cfg->backend.flipper[k].name;
@@ -121,7 +122,7 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         free(b);
         return NULL;
     }
-    kn_gz_fb_init(&b->fb, &b->conv, b->model, joints);
+    kn_gz_fb_init(&b->fb, &b->conv, b->model, joints, links);
 
     b->mbuf = malloc(GZ_MASTER_FRAME_MAX);
     b->arena_mem = malloc(GZ_ARENA_BYTES);

@@ -78,11 +78,12 @@ struct kn_gz_fb {
 };
 
 /* joints: the configured joint names (FL, FR, RL, RR), scoped
- * ("model::joint") or not. A joint's link is found under the joint's name
- * without a trailing "_joint", "_jnt", "_j", "Joint" or "_hinge", or under
- * the joint's own name. */
+ * ("model::joint") or not. A flipper's link is links[k] when given (not
+ * NULL or ""; "model::" added unless scoped), else it is found under the
+ * joint's name without a trailing "_joint", "_jnt", "_j", "Joint" or
+ * "_hinge", or under the joint's own name. links may be NULL. */
 void kn_gz_fb_init(struct kn_gz_fb *f, const struct kn_conv_table *t, const char *model,
-                   const char *const joints[KN_NFLIPPERS]);
+                   const char *const joints[KN_NFLIPPERS], const char *const links[KN_NFLIPPERS]);
 
 /* A new connection: the derivation histories go, belt travel and the last
  * values stay (a reconnect is no reason for encoders to jump). */

@@ -38,7 +38,7 @@ static bool ends_with(const char *s, const char *suffix, size_t *stem)
 }
 
 void kn_gz_fb_init(struct kn_gz_fb *f, const struct kn_conv_table *t, const char *model,
-                   const char *const joints[KN_NFLIPPERS])
+                   const char *const joints[KN_NFLIPPERS], const char *const links[KN_NFLIPPERS])
 {
     static const char *const suffixes[] = { "_joint", "_jnt", "_j", "Joint", "_hinge" };
     memset(f, 0, sizeof *f);
@@ -46,6 +46,17 @@ void kn_gz_fb_init(struct kn_gz_fb *f, const struct kn_conv_table *t, const char
     snprintf(f->model, sizeof f->model, "%s", model);
     size_t ml = strlen(f->model);
     for (int k = 0; k < KN_NFLIPPERS; k++) {
+        const char *lk = links ? links[k] : NULL;
+        if (lk && lk[0]) {
+            /* named in the config: that link only */
+            if (strstr(lk, "::"))
+                snprintf(f->flipper_link[k][0], sizeof f->flipper_link[k][0], "%s", lk);
+            else
+                snprintf(f->flipper_link[k][0], sizeof f->flipper_link[k][0], "%s::%s", f->model,
+                         lk);
+            memcpy(f->flipper_link[k][1], f->flipper_link[k][0], sizeof f->flipper_link[k][1]);
+            continue;
+        }
         const char *j = joints[k];
         if (strncmp(j, f->model, ml) == 0 && strncmp(j + ml, "::", 2) == 0)
             j += ml + 2;

@@ -691,15 +691,16 @@ static void robot_defaults(struct kn_cfg_robot *r)
     backend_defaults(&r->backend, KN_BACKEND_ENGINE);
 }
 
-static void section_fits(struct ld *l, const cJSON *jb, const char *base, const char *key,
-                         enum kn_backend_kind kind, bool fits, const char *applies_to)
+static void part_fits(struct ld *l, const cJSON *jb, const char *base, const char *key,
+                      const char *noun, enum kn_backend_kind kind, bool fits,
+                      const char *applies_to)
 {
     if (member(jb, key) == NULL || fits)
         return;
     char p[256];
     join(p, sizeof p, base, key);
-    errs_add(l->e, p, "expected no \"%s\" section for backend type \"%s\" (it applies to %s), got one",
-             key, backend_names[kind], applies_to);
+    errs_add(l->e, p, "expected no \"%s\" %s for backend type \"%s\" (it applies to %s), got one",
+             key, noun, backend_names[kind], applies_to);
 }
 
 static void load_flippers(struct ld *l, const cJSON *jb, const char *base, struct kn_cfg_backend *b)
@@ -714,6 +715,9 @@ static void load_flippers(struct ld *l, const cJSON *jb, const char *base, struc
         if (jj == NULL)
             continue;
         opt_string(l, jj, jp, "joint", b->flipper[k].name, sizeof b->flipper[k].name);
+        part_fits(l, jj, jp, "link", "key", b->kind, b->kind == KN_BACKEND_GAZEBO, "gazebo");
+        if (b->kind == KN_BACKEND_GAZEBO)
+            opt_string(l, jj, jp, "link", b->flipper[k].link, sizeof b->flipper[k].link);
         double sign;
         if (opt_number(l, jj, jp, "sign", &sign)) {
             if (sign == 1.0 || sign == -1.0) {
@@ -791,10 +795,10 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
 
     bool usar = kind == KN_BACKEND_USARSIM || kind == KN_BACKEND_ENGINE;
     bool spawned = kind == KN_BACKEND_ENGINE && b->host[0] == '\0';
-    section_fits(l, jb, base, "usarsim", kind, usar, "usarsim and engine");
-    section_fits(l, jb, base, "engine", kind, spawned,
-                 "engine when kenaf-simd spawns it, that is without address");
-    section_fits(l, jb, base, "gazebo", kind, kind == KN_BACKEND_GAZEBO, "gazebo");
+    part_fits(l, jb, base, "usarsim", "section", kind, usar, "usarsim and engine");
+    part_fits(l, jb, base, "engine", "section", kind, spawned,
+              "engine when kenaf-simd spawns it, that is without address");
+    part_fits(l, jb, base, "gazebo", "section", kind, kind == KN_BACKEND_GAZEBO, "gazebo");
 
     char sp[160];
     join(sp, sizeof sp, base, "usarsim");
@@ -1140,6 +1144,8 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         cJSON *f = add(j, fl, flipper_keys[k], cJSON_CreateObject());
         add_str(j, f, "joint", b->flipper[k].name);
+        if (b->flipper[k].link[0] != '\0')
+            add_str(j, f, "link", b->flipper[k].link);
         add_num(j, f, "sign", b->flipper[k].sign);
         add_num(j, f, "offset_deg", rad_to_deg(b->flipper[k].offset_rad));
     }
@@ -1328,7 +1334,8 @@ char *kn_config_to_json(const struct kn_config *cfg)
 
 static bool joint_equal(const struct kn_cfg_joint *a, const struct kn_cfg_joint *b)
 {
-    return strcmp(a->name, b->name) == 0 && a->sign == b->sign && a->offset_rad == b->offset_rad;
+    return strcmp(a->name, b->name) == 0 && strcmp(a->link, b->link) == 0 && a->sign == b->sign &&
+           a->offset_rad == b->offset_rad;
 }
 
 static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_backend *b)

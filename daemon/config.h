@@ -30,6 +30,7 @@ enum kn_usarsim_dialect { KN_USARSIM_UDK = 0, KN_USARSIM_UT2004 };
 /* Per-joint flipper mapping onto a simulator joint: sim = sign * krp + offset. */
 struct kn_cfg_joint {
     char name[64];
+    char link[64];      /* gazebo: the flipper's link; "" = from the joint name */
     double sign;        /* +1 or -1 */
     double offset_rad;
 };

@@ -310,6 +310,7 @@ START_TEST(round_trip_unusual_values)
         "  \"usarsim\": {\"dialect\": \"ut2004\", \"class_name\": \"USARBot.kenaf\", \"start\": \"P-1\","
         "   \"location_m\": [-1e5, 0.000001, 99999.5], \"rotation_deg\": [359.99, -360, 0.01]}}},"
         "{\"name\": \"g\", \"listen\": \"[::]:0\", \"backend\": {\"type\": \"gazebo\", \"address\": \"sim.example\","
+        "  \"flippers\": {\"RL\": {\"joint\": \"rl_hinge\", \"link\": \"m2::rl_arm\"}},"
         "  \"gazebo\": {\"command\": \"pose\", \"model\": \"m\", \"tracks_separation_m\": 10,"
         "  \"steering_efficiency\": 1, \"max_linear_speed_m_s\": 0.001, \"max_angular_speed_rad_s\": 100}}},"
         "{\"name\": \"s\", \"listen\": \"127.0.0.1:1\", \"backend\": {\"type\": \"standin\","
@@ -321,6 +322,8 @@ START_TEST(round_trip_unusual_values)
     ck_assert_uint_eq(a->robots[1].backend.port, 11345);
     ck_assert(a->robots[1].backend.max_linear_speed_m_s == 0.001);
     ck_assert(a->robots[1].backend.max_angular_speed_rad_s == 100);
+    ck_assert_str_eq(a->robots[1].backend.flipper[KN_RL].link, "m2::rl_arm");
+    ck_assert_str_eq(a->robots[1].backend.flipper[KN_FL].link, "");
     char *out = kn_config_to_json(a);
     struct kn_config *b = parse_ok(out, "unusual-2");
     assert_configs_equal(a, b);
@@ -474,7 +477,9 @@ static const struct bad_case bad_cases[] = {
     { "wrong-section.json",
       { "bad/wrong-section.json: $.robots[0].backend.gazebo: expected no \"gazebo\" section for "
         "backend type \"usarsim\"",
-        "bad/wrong-section.json: $.robots[1].backend.engine: expected no \"engine\" section" } },
+        "bad/wrong-section.json: $.robots[1].backend.engine: expected no \"engine\" section",
+        "bad/wrong-section.json: $.robots[1].backend.flippers.RL.link: expected no \"link\" key for "
+        "backend type \"engine\" (it applies to gazebo), got one" } },
     { "standin-no-address.json",
       { "bad/standin-no-address.json: $.robots[0].backend.address: expected an address for backend "
         "type \"standin\", got none" } },
@@ -915,7 +920,7 @@ END_TEST
 
 /* ---- robot equality ------------------------------------------------------ */
 
-#define N_MUTATIONS 36
+#define N_MUTATIONS 40
 
 static void mutate(struct kn_cfg_robot *r, int f)
 {
@@ -954,6 +959,9 @@ static void mutate(struct kn_cfg_robot *r, int f)
     case 33: b->spawn_rpy_rad[1] += 0.1; break;
     case 34: strcpy(b->engine_path, "/opt/engine"); break;
     case 35: strcpy(b->terrain, "ramp"); break;
+    case 36: case 37: case 38: case 39:
+        strcat(b->flipper[f - 36].link, "l");
+        break;
     }
 }
 

@@ -170,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         init = true;
     }
     kn_conv_table_gazebo(&t);
-    kn_gz_fb_init(&fb, &t, "kenaf", joints);
+    kn_gz_fb_init(&fb, &t, "kenaf", joints, NULL);
     if (size == 0)
         return 0;
 

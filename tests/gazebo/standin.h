@@ -94,6 +94,7 @@ struct world_opts {
     const char *world;
     const char *model;
     const char *joints[4];        /* FL, FR, RL, RR joint names (unscoped) */
+    const char *links[4];         /* their links; NULL: the joint name without "_joint" */
     double tracks_separation;
     double steering_efficiency;
     double max_linear;

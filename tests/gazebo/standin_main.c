@@ -3,7 +3,7 @@
  * part does).
  *
  *   gazebo_standin [--port N] [--log FILE] [--world NAME] [--model NAME]
- *                  [--joints FL,FR,RL,RR] [--tracks-separation M]
+ *                  [--joints FL,FR,RL,RR] [--links FL,FR,RL,RR] [--tracks-separation M]
  *                  [--steering-efficiency E] [--max-linear V] [--max-angular W]
  *                  [--version TEXT] [--no-world]
  *
@@ -11,7 +11,8 @@
  * choose; a restarted stand-in gets the same N back at once), and the
  * program prints "PORT <n>" on stdout. --no-world runs the master alone.
  * The defaults describe the Kenaf of README.md, "Gazebo backend": world "default",
- * model "kenaf", joints front_left_flipper_joint ..., tracks_separation
+ * model "kenaf", joints front_left_flipper_joint ... with links named
+ * like them without "_joint" (--links names them instead), tracks_separation
  * 0.23, steering_efficiency 0.5, max_linear_speed 1, max_angular_speed 8.
  * SIGTERM or SIGINT: exit 0. */
 #include <getopt.h>
@@ -33,8 +34,9 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: gazebo_standin [--port N] [--log FILE] [--world NAME] [--model NAME]\n"
-            "       [--joints FL,FR,RL,RR] [--tracks-separation M] [--steering-efficiency E]\n"
-            "       [--max-linear V] [--max-angular W] [--version TEXT] [--no-world]\n");
+            "       [--joints FL,FR,RL,RR] [--links FL,FR,RL,RR] [--tracks-separation M]\n"
+            "       [--steering-efficiency E] [--max-linear V] [--max-angular W] [--version TEXT]\n"
+            "       [--no-world]\n");
     exit(2);
 }
 
@@ -47,9 +49,21 @@ static double number(const char *s)
     return v;
 }
 
+/* "A,B,C,D" into four names pointing into buf. */
+static void four_names(const char *arg, char *buf, size_t len, const char *out[4])
+{
+    snprintf(buf, len, "%s", arg);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    for (int k = 0; k < 4; k++, tok = strtok_r(NULL, ",", &save)) {
+        if (!tok)
+            usage();
+        out[k] = tok;
+    }
+}
+
 int main(int argc, char **argv)
 {
-    static char joints_buf[512];
+    static char joints_buf[512], links_buf[512];
     struct world_opts w = {
         .world = "default",
         .model = "kenaf",
@@ -71,6 +85,7 @@ int main(int argc, char **argv)
         { "world", required_argument, NULL, 'w' },
         { "model", required_argument, NULL, 'm' },
         { "joints", required_argument, NULL, 'j' },
+        { "links", required_argument, NULL, 'k' },
         { "tracks-separation", required_argument, NULL, 's' },
         { "steering-efficiency", required_argument, NULL, 'e' },
         { "max-linear", required_argument, NULL, 'L' },
@@ -94,16 +109,12 @@ int main(int argc, char **argv)
         case 'm':
             w.model = optarg;
             break;
-        case 'j': {
-            snprintf(joints_buf, sizeof joints_buf, "%s", optarg);
-            char *save = NULL, *tok = strtok_r(joints_buf, ",", &save);
-            for (int k = 0; k < 4; k++, tok = strtok_r(NULL, ",", &save)) {
-                if (!tok)
-                    usage();
-                w.joints[k] = tok;
-            }
+        case 'j':
+            four_names(optarg, joints_buf, sizeof joints_buf, w.joints);
             break;
-        }
+        case 'k':
+            four_names(optarg, links_buf, sizeof links_buf, w.links);
+            break;
         case 's':
             w.tracks_separation = number(optarg);
             break;

@@ -366,7 +366,10 @@ void world_start(uv_loop_t *loop, int master_port, const struct world_opts *o)
         size_t n = strlen(j);
         size_t stem = n > 6 && strcmp(j + n - 6, "_joint") == 0 ? n - 6 : n;
         snprintf(W.joint[k], sizeof W.joint[k], "%s::%s", o->model, j);
-        snprintf(W.link[k], sizeof W.link[k], "%s::%.*s", o->model, (int)stem, j);
+        if (o->links[k])
+            snprintf(W.link[k], sizeof W.link[k], "%s::%s", o->model, o->links[k]);
+        else
+            snprintf(W.link[k], sizeof W.link[k], "%s::%.*s", o->model, (int)stem, j);
     }
     W.node = node_start(loop, master_port, W.ns_list, on_ready, NULL);
     if (!W.node) {

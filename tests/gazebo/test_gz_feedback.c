@@ -21,7 +21,7 @@ static void setup(void)
 {
     kn_conv_table_gazebo(&conv);
     conv.tracks_separation_m = 0.23;
-    kn_gz_fb_init(&fb, &conv, "kenaf", joints);
+    kn_gz_fb_init(&fb, &conv, "kenaf", joints, NULL);
 }
 
 static Gazebo__Msgs__Time tm_(double s)
@@ -256,6 +256,31 @@ START_TEST(flippers_from_links)
 }
 END_TEST
 
+/* links named in the config win over the names derived from the joints */
+START_TEST(flippers_from_configured_links)
+{
+    const char *const cfg_links[4] = { "fl_arm", "kenaf::fr_arm", "", NULL };
+    kn_gz_fb_init(&fb, &conv, "kenaf", joints, cfg_links);
+    ck_assert_str_eq(fb.flipper_link[0][0], "kenaf::fl_arm");
+    ck_assert_str_eq(fb.flipper_link[0][1], "kenaf::fl_arm");
+    ck_assert_str_eq(fb.flipper_link[1][0], "kenaf::fr_arm");
+    ck_assert_str_eq(fb.flipper_link[2][0], "kenaf::RLFlipper"); /* "" and NULL: derived */
+    ck_assert_str_eq(fb.flipper_link[3][0], "kenaf::rear_right");
+    const double joint[4] = { 0.5, -0.25, 0.75, -1.0 };
+    /* the derived names no longer count for the configured flippers */
+    const char *const derived[4] = { "kenaf::front_left_flipper", "kenaf::front_right_flipper",
+                                     "kenaf::RLFlipper", "kenaf::rear_right" };
+    ck_assert(poses(1.0, ORIGIN, LEVEL, derived, joint, "kenaf"));
+    ck_assert(!(fb.st.have & KN_HAVE_FLIPPER));
+    const char *const named[4] = { "kenaf::fl_arm", "kenaf::fr_arm", "kenaf::RLFlipper",
+                                   "kenaf::rear_right" };
+    ck_assert(poses(1.1, ORIGIN, LEVEL, named, joint, "kenaf"));
+    ck_assert(fb.st.have & KN_HAVE_FLIPPER);
+    ck_assert_double_eq_tol(fb.st.flipper_rad[0], -0.5, 1e-12);
+    ck_assert_double_eq_tol(fb.st.flipper_rad[1], 0.25, 1e-12);
+}
+END_TEST
+
 START_TEST(other_models_and_bad_numbers)
 {
     ck_assert(!poses(1.0, ORIGIN, LEVEL, NULL, NULL, "other_robot"));
@@ -300,6 +325,7 @@ int main(void)
     tcase_add_test(tc, acceleration);
     tcase_add_test(tc, at_rest);
     tcase_add_test(tc, flippers_from_links);
+    tcase_add_test(tc, flippers_from_configured_links);
     tcase_add_test(tc, other_models_and_bad_numbers);
     tcase_add_test(tc, restart_keeps_travel);
     suite_add_tcase(s, tc);

@@ -4,7 +4,8 @@
  * FLIPPER datagrams must arrive at the world as exactly the Twist (or
  * Pose) and JointCmd values the conversions give, STATUS must show the
  * world's pose, commands beyond the plugin's limits must arrive slowed on
- * the same path, a restarted master must see the daemon advertise again
+ * the same path, flipper angles must come from links named in the config,
+ * a restarted master must see the daemon advertise again
  * within 2 s, world control must pause, step and reset the world, and
  * broken masters and publishers are counted and survived. */
 #include <check.h>
@@ -86,6 +87,23 @@ static int wait_joint(int from, const char *name, double target)
         ck_assert_msg(h_now_us() < end, "no JointCmd %s -> %.17g reached the world", name, target);
         h_sleep_ms(10);
     }
+}
+
+/* Polls STATUS until its flipper angles are want[] (within 0.01 deg). */
+static void wait_status_flippers(const int32_t want[4])
+{
+    struct kn_krp_status s;
+    uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
+    bool ok;
+    do {
+        h_sleep_ms(50);
+        s = h_status(&ctl);
+        ok = true;
+        for (int k = 0; k < 4; k++)
+            ok &= abs(s.flipper_cdeg[k] - want[k]) <= 1;
+    } while (!ok && h_now_us() < end);
+    ck_assert_msg(ok, "flippers at %d %d %d %d", s.flipper_cdeg[0], s.flipper_cdeg[1],
+                  s.flipper_cdeg[2], s.flipper_cdeg[3]);
 }
 
 static const char *const joint_names[4] = {
@@ -171,18 +189,7 @@ START_TEST(flipper_becomes_exact_joint_cmd)
 
     /* the world turns the joints; STATUS reads them back from the link poses */
     int32_t want[4] = { 3000, -1500, 4500, 1234 };
-    struct kn_krp_status s;
-    uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
-    bool ok;
-    do {
-        h_sleep_ms(50);
-        s = h_status(&ctl);
-        ok = true;
-        for (int k = 0; k < 4; k++)
-            ok &= abs(s.flipper_cdeg[k] - want[k]) <= 1;
-    } while (!ok && h_now_us() < end);
-    ck_assert_msg(ok, "flippers at %d %d %d %d", s.flipper_cdeg[0], s.flipper_cdeg[1],
-                  s.flipper_cdeg[2], s.flipper_cdeg[3]);
+    wait_status_flippers(want);
 }
 END_TEST
 
@@ -471,6 +478,42 @@ START_TEST(commands_scaled_to_plugin_limits)
 }
 END_TEST
 
+/* ---- flipper links that are not named after their joints ---- */
+
+static void setup_links(void)
+{
+    static const char *const arms[] = { "--links", "arm_fl,arm_fr,arm_rl,arm_rr", NULL };
+    h_setup();
+    gz_test_table(&conv);
+    gz_sim_start(&sim, 0, "world", arms);
+    static char cfg[1024];
+    snprintf(cfg, sizeof cfg,
+             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"gazebo\","
+             "\"address\":\"127.0.0.1:%d\",\"flippers\":{"
+             "\"FL\":{\"joint\":\"front_left_flipper_joint\",\"link\":\"arm_fl\"},"
+             "\"FR\":{\"joint\":\"front_right_flipper_joint\",\"link\":\"kenaf::arm_fr\"},"
+             "\"RL\":{\"joint\":\"rear_left_flipper_joint\",\"link\":\"arm_rl\"},"
+             "\"RR\":{\"joint\":\"rear_right_flipper_joint\",\"link\":\"arm_rr\"}},"
+             "\"gazebo\":{\"model\":\"kenaf\",\"max_angular_speed_rad_s\":8}}}]",
+             sim.port);
+    h_daemon_start(&simd, cfg);
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS);
+    h_udp_open(&ctl, simd.port[0]);
+}
+
+START_TEST(flipper_angles_from_configured_links)
+{
+    int32_t cdeg[4] = { 2000, -1000, 3000, -4000 };
+    h_flipper(&ctl, 0, 0, 0x0f, cdeg);
+    wait_status_flippers(cdeg);
+    for (int k = 0; k < 4; k++) {
+        char path[96];
+        snprintf(path, sizeof path, "robots.0.backend.gazebo.feedback.flipper_links.%d", k);
+        ck_assert_str_eq(h_stat_str(&simd, path), "found");
+    }
+}
+END_TEST
+
 /* ---- GAZEBO_MASTER_URI and GAZEBO_IP, as Gazebo's own tools read them ---- */
 
 START_TEST(master_from_environment)
@@ -523,6 +566,11 @@ int main(void)
     tcase_set_timeout(tl, 60);
     tcase_add_test(tl, commands_scaled_to_plugin_limits);
     suite_add_tcase(s, tl);
+    TCase *tk = tcase_create("configured links");
+    tcase_add_checked_fixture(tk, setup_links, teardown);
+    tcase_set_timeout(tk, 60);
+    tcase_add_test(tk, flipper_angles_from_configured_links);
+    suite_add_tcase(s, tk);
     TCase *te = tcase_create("environment");
     tcase_add_checked_fixture(te, h_setup, teardown);
     tcase_set_timeout(te, 60);
