@@ -241,6 +241,8 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
     u->t.wheel_radius_m = b->wheel_radius_m;
     u->t.counts_per_m = cfg->counts_per_m;
     u->t.counts_per_tick = b->counts_per_tick;
+    u->t.tick_sign[KN_LEFT] = b->encoder_sign[0];
+    u->t.tick_sign[KN_RIGHT] = b->encoder_sign[1];
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         const char *name = b->flipper[k].name[0] ? b->flipper[k].name : kn_usar_flipper_name(k);
         snprintf(u->joint[k], sizeof u->joint[k], "%s", name);

@@ -618,24 +618,25 @@ static double rad_to_deg(double rad)
     return kn_conv_cdeg_to_deg(kn_conv_rad_to_cdeg(rad));
 }
 
-static bool opt_vec3(struct ld *l, const cJSON *obj, const char *base, const char *key, double out[3])
+static bool opt_vec(struct ld *l, const cJSON *obj, const char *base, const char *key, int n,
+                    double *out)
 {
     const cJSON *v = member(obj, key);
     if (v == NULL)
         return false;
     char p[256], g[400];
     join(p, sizeof p, base, key);
-    bool ok = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3;
-    for (int i = 0; ok && i < 3; i++) {
+    bool ok = cJSON_IsArray(v) && cJSON_GetArraySize(v) == n;
+    for (int i = 0; ok && i < n; i++) {
         const cJSON *x = cJSON_GetArrayItem(v, i);
         ok = cJSON_IsNumber(x) && isfinite(x->valuedouble);
     }
     if (!ok) {
         got(v, g, sizeof g);
-        errs_add(l->e, p, "expected an array of 3 numbers, got %s", g);
+        errs_add(l->e, p, "expected an array of %d numbers, got %s", n, g);
         return false;
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < n; i++)
         out[i] = cJSON_GetArrayItem(v, i)->valuedouble;
     return true;
 }
@@ -658,6 +659,7 @@ static void backend_defaults(struct kn_cfg_backend *b, enum kn_backend_kind kind
     }
     b->connect_timeout_s = 1.0;
     b->reconnect_max_s = 1.0;
+    b->encoder_sign[0] = b->encoder_sign[1] = 1.0;
     b->stale_ms = 500.0;
     b->wheel_radius_m = 0.08;
     b->counts_per_tick = 1.0;
@@ -809,11 +811,22 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
             b->dialect = (enum kn_usarsim_dialect)d;
         opt_string(l, ju, sp, "class_name", b->class_name, sizeof b->class_name);
         opt_string(l, ju, sp, "start", b->start_tag, sizeof b->start_tag);
-        opt_vec3(l, ju, sp, "location_m", b->spawn_location_m);
+        opt_vec(l, ju, sp, "location_m", 3, b->spawn_location_m);
         double rot[3];
-        if (opt_vec3(l, ju, sp, "rotation_deg", rot))
+        if (opt_vec(l, ju, sp, "rotation_deg", 3, rot))
             for (int i = 0; i < 3; i++)
                 b->spawn_rpy_rad[i] = deg_to_rad(rot[i]);
+        double sg[2];
+        if (opt_vec(l, ju, sp, "encoder_sign", 2, sg)) {
+            if ((sg[0] == 1 || sg[0] == -1) && (sg[1] == 1 || sg[1] == -1)) {
+                b->encoder_sign[0] = sg[0];
+                b->encoder_sign[1] = sg[1];
+            } else {
+                char p[256];
+                join(p, sizeof p, sp, "encoder_sign");
+                errs_add(l->e, p, "expected [L, R] of -1 or 1 each, got [%g, %g]", sg[0], sg[1]);
+            }
+        }
     }
 
     join(sp, sizeof sp, base, "engine");
@@ -1116,9 +1129,9 @@ static void add_str(struct jb *j, cJSON *obj, const char *key, const char *s)
     add(j, obj, key, cJSON_CreateString(s));
 }
 
-static void add_vec3(struct jb *j, cJSON *obj, const char *key, const double v[3])
+static void add_vec(struct jb *j, cJSON *obj, const char *key, const double *v, int n)
 {
-    add(j, obj, key, cJSON_CreateDoubleArray(v, 3));
+    add(j, obj, key, cJSON_CreateDoubleArray(v, n));
 }
 
 static const char *name_of(const char *const *names, size_t n, int i, const char *fallback)
@@ -1154,11 +1167,12 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
         add_str(j, u, "dialect", name_of(dialect_names, 2, (int)b->dialect, "udk"));
         add_str(j, u, "class_name", b->class_name);
         add_str(j, u, "start", b->start_tag);
-        add_vec3(j, u, "location_m", b->spawn_location_m);
+        add_vec(j, u, "location_m", b->spawn_location_m, 3);
         double rot[3];
         for (int i = 0; i < 3; i++)
             rot[i] = rad_to_deg(b->spawn_rpy_rad[i]);
-        add_vec3(j, u, "rotation_deg", rot);
+        add_vec(j, u, "rotation_deg", rot, 3);
+        add_vec(j, u, "encoder_sign", b->encoder_sign, 2);
     }
     if (b->kind == KN_BACKEND_ENGINE && b->host[0] == '\0') {
         cJSON *e = add(j, o, "engine", cJSON_CreateObject());
@@ -1347,6 +1361,8 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
         if (a->spawn_location_m[i] != b->spawn_location_m[i] ||
             a->spawn_rpy_rad[i] != b->spawn_rpy_rad[i])
             return false;
+    if (a->encoder_sign[0] != b->encoder_sign[0] || a->encoder_sign[1] != b->encoder_sign[1])
+        return false;
     return a->kind == b->kind && strcmp(a->host, b->host) == 0 && a->port == b->port &&
            a->connect_timeout_s == b->connect_timeout_s && a->reconnect_max_s == b->reconnect_max_s &&
            a->stale_ms == b->stale_ms && a->wheel_radius_m == b->wheel_radius_m &&

@@ -52,6 +52,7 @@ struct kn_cfg_backend {
     char start_tag[64];         /* spawn at a PlayerStart, or "" */
     double spawn_location_m[3]; /* KRP world frame (z up) */
     double spawn_rpy_rad[3];
+    double encoder_sign[2];     /* L, R: -1 where forward belts count down */
 
     /* engine only */
     char engine_path[KN_CFG_PATH_LEN]; /* "" = next to kenaf-simd, then PATH */

@@ -308,7 +308,8 @@ START_TEST(round_trip_unusual_values)
         "  \"wheel_radius_m\": 0.1234567890123, \"counts_per_tick\": 1e-6,"
         "  \"flippers\": {\"FR\": {\"joint\": \"a::b/c\", \"sign\": 1, \"offset_deg\": -12.34}},"
         "  \"usarsim\": {\"dialect\": \"ut2004\", \"class_name\": \"USARBot.kenaf\", \"start\": \"P-1\","
-        "   \"location_m\": [-1e5, 0.000001, 99999.5], \"rotation_deg\": [359.99, -360, 0.01]}}},"
+        "   \"location_m\": [-1e5, 0.000001, 99999.5], \"rotation_deg\": [359.99, -360, 0.01],"
+        "   \"encoder_sign\": [1, -1]}}},"
         "{\"name\": \"g\", \"listen\": \"[::]:0\", \"backend\": {\"type\": \"gazebo\", \"address\": \"sim.example\","
         "  \"flippers\": {\"RL\": {\"joint\": \"rl_hinge\", \"link\": \"m2::rl_arm\"}},"
         "  \"gazebo\": {\"command\": \"pose\", \"model\": \"m\", \"tracks_separation_m\": 10,"
@@ -317,6 +318,9 @@ START_TEST(round_trip_unusual_values)
         "  \"address\": \"127.0.0.1:65535\"}}]}";
     struct kn_config *a = parse_ok(text, "unusual");
     ck_assert_int_eq(a->robots[0].flipper_min_cdeg, -1);
+    ck_assert(a->robots[0].backend.encoder_sign[0] == 1);
+    ck_assert(a->robots[0].backend.encoder_sign[1] == -1);
+    ck_assert(a->robots[1].backend.encoder_sign[1] == 1); /* default */
     ck_assert_double_eq_tol(a->robots[0].backend.flipper[KN_FR].offset_rad, -12.34 * M_PI / 180, 1e-12);
     ck_assert(!a->robots[1].backend.twist_cmd);
     ck_assert_uint_eq(a->robots[1].backend.port, 11345);
@@ -484,6 +488,11 @@ static const struct bad_case bad_cases[] = {
       { "bad/standin-no-address.json: $.robots[0].backend.address: expected an address for backend "
         "type \"standin\", got none" } },
     { "not-object.json", { "bad/not-object.json: $: expected object, got an array" } },
+    { "bad-encoder-sign.json",
+      { "bad/bad-encoder-sign.json: $.robots[0].backend.usarsim.encoder_sign[1]: expected one of -1, "
+        "1, got 0",
+        "bad/bad-encoder-sign.json: $.robots[1].backend.usarsim.encoder_sign: expected exactly 2 "
+        "items, got 1" } },
     { "bad-flipper.json",
       { "bad/bad-flipper.json: $.robots[0].backend.flippers.FL.sign: expected one of -1, 1, got 2",
         "bad/bad-flipper.json: $.robots[0].backend.flippers.XX: unknown key (expected one of \"FL\", "
@@ -920,7 +929,7 @@ END_TEST
 
 /* ---- robot equality ------------------------------------------------------ */
 
-#define N_MUTATIONS 40
+#define N_MUTATIONS 42
 
 static void mutate(struct kn_cfg_robot *r, int f)
 {
@@ -962,6 +971,7 @@ static void mutate(struct kn_cfg_robot *r, int f)
     case 36: case 37: case 38: case 39:
         strcat(b->flipper[f - 36].link, "l");
         break;
+    case 40: case 41: b->encoder_sign[f - 40] = -b->encoder_sign[f - 40]; break;
     }
 }
 

@@ -380,6 +380,64 @@ START_TEST(server_restart_respawns_where_it_was)
 }
 END_TEST
 
+/* ---- a mirrored encoder ---- */
+
+/* The server's right encoder counts down going forward. The robot told so
+ * (usarsim.encoder_sign [1, -1]) counts up on both sides; the same robot
+ * without it counts the right side down. */
+START_TEST(mirrored_right_encoder)
+{
+    struct h_standin sim;
+    struct h_daemon d;
+    static const char *const mirrored[] = { "--encoder-sign", "1,-1", NULL };
+    start_server(&sim, 0, "usarsim", mirrored);
+    char robots[1024];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"told\",\"listen\":\"127.0.0.1:0\",\"counts_per_m\":4000,"
+             "\"backend\":{\"type\":\"usarsim\",\"address\":\"127.0.0.1:%d\","
+             "\"counts_per_tick\":3.2,"
+             "\"usarsim\":{\"encoder_sign\":[1,-1],\"location_m\":[0,0,0]}}},"
+             "{\"name\":\"untold\",\"listen\":\"127.0.0.1:0\",\"counts_per_m\":4000,"
+             "\"backend\":{\"type\":\"usarsim\",\"address\":\"127.0.0.1:%d\","
+             "\"counts_per_tick\":3.2,\"usarsim\":{\"location_m\":[0,5,0]}}}]",
+             sim.port, sim.port);
+    h_daemon_start(&d, robots);
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
+    h_wait_backend_fresh(&d, 1, H_LONG_MS);
+    struct h_udp u[2];
+    int32_t c0[2][2];
+    for (int r = 0; r < 2; r++) {
+        h_udp_open(&u[r], d.port[r]);
+        struct kn_krp_status st = h_status(&u[r]);
+        c0[r][0] = st.crawler_count[0];
+        c0[r][1] = st.crawler_count[1];
+    }
+    /* 0.2 m/s for about a second: about 800 counts a side */
+    uint64_t end = h_now_us() + 1000000;
+    while (h_now_us() < end) {
+        for (int r = 0; r < 2; r++)
+            h_crawler(&u[r], 0, 0, 200, 200);
+        h_sleep_ms(50);
+    }
+    for (int r = 0; r < 2; r++)
+        h_simple(&u[r], 0, KN_KRP_STOP, 0);
+    h_sleep_ms(300);
+    int32_t dl[2], dr[2];
+    for (int r = 0; r < 2; r++) {
+        struct kn_krp_status st = h_status(&u[r]);
+        dl[r] = st.crawler_count[0] - c0[r][0];
+        dr[r] = st.crawler_count[1] - c0[r][1];
+    }
+    ck_assert_msg(dl[0] > 400 && dr[0] > 400 && abs(dl[0] - dr[0]) < 100,
+                  "told: left %d, right %d counts", dl[0], dr[0]);
+    ck_assert_msg(dl[1] > 400 && dr[1] < -400 && abs(dl[1] + dr[1]) < 100,
+                  "untold: left %d, right %d counts", dl[1], dr[1]);
+    assert_daemon_alive(&d);
+    for (int r = 0; r < 2; r++)
+        h_udp_close(&u[r]);
+}
+END_TEST
+
 /* ---- an unchanged controller ---- */
 
 START_TEST(square_completes)
@@ -418,6 +476,7 @@ int main(void)
     tcase_add_test(tc, fed_real_lines);
     tcase_add_test(tc, server_restart_respawns_where_it_was);
     tcase_add_test(tc, square_completes);
+    tcase_add_test(tc, mirrored_right_encoder);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -11,7 +11,8 @@
  *                  [--feed FILE] [--feed-only] [--feed-chunk N]
  *                  [--sta-ms N] [--sen-ms N] [--sensors LIST] [--asta]
  *                  [--wheel-radius M] [--track-width M] [--max-wheel RAD_S]
- *                  [--encoder-res RAD] [--start TAG=x,y,z,r,p,y] [--no-get]
+ *                  [--encoder-res RAD] [--encoder-sign L,R] [--start TAG=x,y,z,r,p,y]
+ *                  [--no-get]
  *
  * Prints "PORT <n>" once it listens (--port 0: any free port; a restart
  * can take its old port back). --log records every line received, as
@@ -25,6 +26,7 @@
  * groundtruth,ins,encoder,odometry,touch (default groundtruth,ins,encoder).
  * --asta adds one ASTA (UT2004: MISSTA) line per flipper joint. --no-get
  * never answers GETCONF/GETGEO (UDK's reply when nothing matches).
+ * --encoder-sign 1,-1 makes the right encoder count down going forward.
  * SIGTERM/SIGINT exit 0. */
 #include <getopt.h>
 #include <math.h>
@@ -82,6 +84,7 @@ static struct {
     unsigned sensors;
     unsigned sta_every, sen_every, step_no;
     double wheel_radius, max_wheel, enc_res;
+    double enc_sign[2];     /* L, R: -1 = an encoder mounted mirrored */
     struct kin_params model;
     struct start starts[MAX_STARTS];
     int nstarts;
@@ -180,7 +183,8 @@ static void send_pose_sen(struct client *c, enum kn_usar_sen_type type)
 /* UDK's Encoder: tick = int((spin mod 2pi) / Resolution), so one turn is
  * 2pi/Resolution ticks and the count starts over; UDK names driven wheel
  * joint i "W<i>" (the Kenaf's W0 is FRWheelRoll, W1 FLWheelRoll), UT2004
- * ECLeft/ECRight. Forward spin counts up on both sides. */
+ * ECLeft/ECRight. Forward spin counts up on both sides unless
+ * --encoder-sign mirrors one. */
 static void send_encoder(struct client *c)
 {
     struct kn_usar_sen s;
@@ -196,7 +200,8 @@ static void send_encoder(struct client *c)
         int side = udk ? side_order[i] : (i == 0 ? KN_LEFT : KN_RIGHT);
         s.ticks[i].name = kn_usar_s(udk ? (side == KN_RIGHT ? "W0" : "W1")
                                         : (side == KN_LEFT ? "ECLeft" : "ECRight"));
-        s.ticks[i].tick = (int64_t)(fmod(c->r.spin[side], 2 * KN_PI) / S.enc_res);
+        s.ticks[i].tick =
+            (int64_t)(fmod(S.enc_sign[side] * c->r.spin[side], 2 * KN_PI) / S.enc_res);
     }
     s.n_ticks = 2;
     char buf[512];
@@ -611,7 +616,8 @@ static void usage(FILE *to)
             "usage: usarsim_server [--port N] [--log FILE] [--dialect udk|ut2004] [--feed FILE]\n"
             "         [--feed-only] [--feed-chunk N] [--sta-ms N] [--sen-ms N] [--sensors LIST]\n"
             "         [--asta] [--wheel-radius M] [--track-width M] [--max-wheel RAD_S]\n"
-            "         [--encoder-res RAD] [--start TAG=x,y,z,r,p,y] [--no-get]\n");
+            "         [--encoder-res RAD] [--encoder-sign L,R] [--start TAG=x,y,z,r,p,y]\n"
+            "         [--no-get]\n");
 }
 
 static bool read_feed(const char *path)
@@ -693,6 +699,18 @@ static bool positive(const char *s, double *out)
     return true;
 }
 
+/* "L,R", each 1 or -1 */
+static bool parse_signs(const char *s)
+{
+    int l, r, n = 0;
+    if (sscanf(s, "%d,%d%n", &l, &r, &n) != 2 || s[n] || (l != 1 && l != -1) ||
+        (r != 1 && r != -1))
+        return false;
+    S.enc_sign[KN_LEFT] = l;
+    S.enc_sign[KN_RIGHT] = r;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -710,6 +728,7 @@ int main(int argc, char **argv)
         { "track-width", required_argument, NULL, 't' },
         { "max-wheel", required_argument, NULL, 'm' },
         { "encoder-res", required_argument, NULL, 'E' },
+        { "encoder-sign", required_argument, NULL, 'g' },
         { "start", required_argument, NULL, 'S' },
         { "no-get", no_argument, NULL, 'n' },
         { "help", no_argument, NULL, 'h' },
@@ -728,6 +747,7 @@ int main(int argc, char **argv)
     };
     S.max_wheel = 6.283;     /* WheelJoint MaxVelocity default */
     S.enc_res = 0.01;
+    S.enc_sign[KN_LEFT] = S.enc_sign[KN_RIGHT] = 1;
     bool ok = true;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
@@ -752,6 +772,7 @@ int main(int argc, char **argv)
         case 't': ok = ok && positive(optarg, &S.model.track_m); break;
         case 'm': ok = ok && positive(optarg, &S.max_wheel); break;
         case 'E': ok = ok && positive(optarg, &S.enc_res); break;
+        case 'g': ok = ok && parse_signs(optarg); break;
         case 'S': ok = ok && parse_start(optarg); break;
         case 'n': S.no_get = true; break;
         case 'h': usage(stdout); return 0;
