@@ -10,7 +10,8 @@ int h_run_cases(const char *suite, const struct h_case *cases, size_t ncases)
     Suite *s = suite_create(suite);
     for (size_t i = 0; i < ncases; i++) {
         TCase *tc = tcase_create(cases[i].name);
-        tcase_add_checked_fixture(tc, h_setup, h_teardown);
+        tcase_add_checked_fixture(tc, cases[i].setup ? cases[i].setup : h_setup,
+                                  cases[i].teardown ? cases[i].teardown : h_teardown);
         tcase_set_timeout(tc, cases[i].timeout_s);
         tcase_add_test(tc, cases[i].test);
         suite_add_tcase(s, tc);

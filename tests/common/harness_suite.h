@@ -1,6 +1,6 @@
 /* Running Check cases the way the system tests do: each test in a TCase
- * of its own with h_setup/h_teardown (harness_proc.h), so meson can run
- * each (CK_RUN_CASE) under its own timeout. */
+ * of its own with h_setup/h_teardown (harness_proc.h) or a fixture of the
+ * test's own, so meson can run each (CK_RUN_CASE) under its own timeout. */
 #ifndef KN_TEST_HARNESS_SUITE_H
 #define KN_TEST_HARNESS_SUITE_H
 
@@ -12,6 +12,7 @@ struct h_case {
     const char *name;
     const TTest *test;
     int timeout_s;
+    SFun setup, teardown; /* checked fixture; NULL: h_setup, h_teardown */
 };
 
 /* Runs the cases as the suite `suite`; returns the process exit status

@@ -552,19 +552,19 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"nfo", nfo_first, 30},
-        {"before-init", before_init_dropped, 30},
-        {"init-sta", init_then_sta, 30},
-        {"groundtruth", groundtruth_frame, 30},
-        {"drive", drive_forward, 40},
-        {"flippers", flippers_sign, 40},
-        {"two-robots", two_robots_collide, 40},
-        {"close", close_removes_robot, 30},
-        {"extensions", extensions, 40},
-        {"malformed", malformed_counted, 60},
-        {"drift", pacing_drift, 40},
-        {"lockstep", lockstep, 40},
-        {"conf-geo", conf_geo, 30},
+        {"nfo", nfo_first, 30, NULL, NULL},
+        {"before-init", before_init_dropped, 30, NULL, NULL},
+        {"init-sta", init_then_sta, 30, NULL, NULL},
+        {"groundtruth", groundtruth_frame, 30, NULL, NULL},
+        {"drive", drive_forward, 40, NULL, NULL},
+        {"flippers", flippers_sign, 40, NULL, NULL},
+        {"two-robots", two_robots_collide, 40, NULL, NULL},
+        {"close", close_removes_robot, 30, NULL, NULL},
+        {"extensions", extensions, 40, NULL, NULL},
+        {"malformed", malformed_counted, 60, NULL, NULL},
+        {"drift", pacing_drift, 40, NULL, NULL},
+        {"lockstep", lockstep, 40, NULL, NULL},
+        {"conf-geo", conf_geo, 30, NULL, NULL},
     };
     return h_run_cases("kenaf-engine server", cases, sizeof cases / sizeof cases[0]);
 }

@@ -155,9 +155,9 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"square", square_in_engine, 100},
-        {"kill", engine_killed_and_restarted, 100},
-        {"reload", reload_removes_engine, 100},
+        {"square", square_in_engine, 100, NULL, NULL},
+        {"kill", engine_killed_and_restarted, 100, NULL, NULL},
+        {"reload", reload_removes_engine, 100, NULL, NULL},
     };
     return h_run_cases("kenaf-simd with the built-in engine", cases,
                        sizeof cases / sizeof cases[0]);

@@ -132,8 +132,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"standin", standin, 60},
-        {"engine", engine, 90},
+        {"standin", standin, 60, NULL, NULL},
+        {"engine", engine, 90, NULL, NULL},
     };
     return h_run_cases("controller killed mid-motion", cases, 2);
 }

@@ -132,6 +132,6 @@ END_TEST
 
 int main(void)
 {
-    const struct h_case cases[] = {{"kill", killed, 120}, {"term", restarted, 120}};
+    const struct h_case cases[] = {{"kill", killed, 120, NULL, NULL}, {"term", restarted, 120, NULL, NULL}};
     return h_run_cases("daemon restarted under a controller", cases, 2);
 }

@@ -358,6 +358,6 @@ END_TEST
 
 int main(void)
 {
-    const struct h_case cases[] = {{"flood", flood, 280}};
+    const struct h_case cases[] = {{"flood", flood, 280, NULL, NULL}};
     return h_run_cases("datagram flood", cases, 1);
 }

@@ -331,9 +331,9 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"engine", engine_killed, 120},
-        {"usarsim", usarsim_killed, 120},
-        {"stop-restoring", stop_while_restoring, 120},
+        {"engine", engine_killed, 120, NULL, NULL},
+        {"usarsim", usarsim_killed, 120, NULL, NULL},
+        {"stop-restoring", stop_while_restoring, 120, NULL, NULL},
     };
     return h_run_cases("simulator killed mid-motion", cases, 3);
 }

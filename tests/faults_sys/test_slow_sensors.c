@@ -107,8 +107,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"engine", engine_encoder_5hz, 240},
-        {"usarsim", usarsim_sensors_5hz, 240},
+        {"engine", engine_encoder_5hz, 240, NULL, NULL},
+        {"usarsim", usarsim_sensors_5hz, 240, NULL, NULL},
     };
     return h_run_cases("motions with slow sensors", cases, 2);
 }

@@ -331,6 +331,6 @@ END_TEST
 
 int main(void)
 {
-    const struct h_case cases[] = {{"hung", hung, 120}, {"streaming", streaming, 120}};
+    const struct h_case cases[] = {{"hung", hung, 120, NULL, NULL}, {"streaming", streaming, 120, NULL, NULL}};
     return h_run_cases("stalled simulator", cases, 2);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "gz_harness.h"
+#include "harness_suite.h"
 
 static struct h_standin sim;
 static uint8_t buf[1 << 20];
@@ -232,20 +233,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("gazebo_standin against raw clients");
-    TCase *tm = tcase_create("master");
-    tcase_add_checked_fixture(tm, setup_master, h_teardown);
-    tcase_set_timeout(tm, 60);
-    tcase_add_test(tm, master_routes_like_gazebo);
-    suite_add_tcase(s, tm);
-    TCase *tw = tcase_create("world");
-    tcase_add_checked_fixture(tw, setup_world, h_teardown);
-    tcase_set_timeout(tw, 60);
-    tcase_add_test(tw, world_serves_and_subscribes);
-    suite_add_tcase(s, tw);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    const struct h_case cases[] = {
+        { "master", master_routes_like_gazebo, 60, setup_master, h_teardown },
+        { "world", world_serves_and_subscribes, 60, setup_world, h_teardown },
+    };
+    return h_run_cases("gazebo_standin against raw clients", cases, sizeof cases / sizeof cases[0]);
 }

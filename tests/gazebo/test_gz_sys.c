@@ -18,6 +18,7 @@
 
 #include "backend_gazebo.h"
 #include "gz_harness.h"
+#include "harness_suite.h"
 
 #define MAXLOG 20000
 
@@ -541,44 +542,18 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("gazebo backend against gazebo_standin");
-    TCase *tc = tcase_create("krp");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, hello_names_gazebo);
-    tcase_add_test(tc, crawler_becomes_exact_twist);
-    tcase_add_test(tc, flipper_becomes_exact_joint_cmd);
-    tcase_add_test(tc, status_shows_the_world_pose);
-    tcase_add_test(tc, master_restart_readvertises);
-    suite_add_tcase(s, tc);
-    TCase *tw = tcase_create("world control");
-    tcase_add_checked_fixture(tw, setup_ctl, teardown_ctl);
-    tcase_set_timeout(tw, 60);
-    tcase_add_test(tw, world_control_pause_step_reset);
-    suite_add_tcase(s, tw);
-    TCase *tp = tcase_create("pose command");
-    tcase_add_checked_fixture(tp, setup_pose, teardown);
-    tcase_set_timeout(tp, 60);
-    tcase_add_test(tp, pose_command_form);
-    suite_add_tcase(s, tp);
-    TCase *tl = tcase_create("plugin limits");
-    tcase_add_checked_fixture(tl, setup_limits, teardown);
-    tcase_set_timeout(tl, 60);
-    tcase_add_test(tl, commands_scaled_to_plugin_limits);
-    suite_add_tcase(s, tl);
-    TCase *tk = tcase_create("configured links");
-    tcase_add_checked_fixture(tk, setup_links, teardown);
-    tcase_set_timeout(tk, 60);
-    tcase_add_test(tk, flipper_angles_from_configured_links);
-    suite_add_tcase(s, tk);
-    TCase *te = tcase_create("environment");
-    tcase_add_checked_fixture(te, h_setup, teardown);
-    tcase_set_timeout(te, 60);
-    tcase_add_test(te, master_from_environment);
-    suite_add_tcase(s, te);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    const struct h_case cases[] = {
+        { "hello", hello_names_gazebo, 60, setup, teardown },
+        { "crawler", crawler_becomes_exact_twist, 60, setup, teardown },
+        { "flipper", flipper_becomes_exact_joint_cmd, 60, setup, teardown },
+        { "status", status_shows_the_world_pose, 60, setup, teardown },
+        { "master restart", master_restart_readvertises, 60, setup, teardown },
+        { "world control", world_control_pause_step_reset, 60, setup_ctl, teardown_ctl },
+        { "pose command", pose_command_form, 60, setup_pose, teardown },
+        { "plugin limits", commands_scaled_to_plugin_limits, 60, setup_limits, teardown },
+        { "configured links", flipper_angles_from_configured_links, 60, setup_links, teardown },
+        { "environment", master_from_environment, 60, h_setup, teardown },
+    };
+    return h_run_cases("gazebo backend against gazebo_standin", cases,
+                       sizeof cases / sizeof cases[0]);
 }
