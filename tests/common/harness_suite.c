@@ -1,9 +1,18 @@
-/* Check cases for the system tests: see harness_suite.h. */
+/* Running Check suites and the system tests' cases: see harness_suite.h. */
 #include "harness_suite.h"
 
 #include <stdlib.h>
 
 #include "harness_proc.h"
+
+int h_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
 
 int h_run_cases(const char *suite, const struct h_case *cases, size_t ncases)
 {
@@ -16,9 +25,5 @@ int h_run_cases(const char *suite, const struct h_case *cases, size_t ncases)
         tcase_add_test(tc, cases[i].test);
         suite_add_tcase(s, tc);
     }
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

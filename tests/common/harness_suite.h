@@ -1,6 +1,8 @@
-/* Running Check cases the way the system tests do: each test in a TCase
- * of its own with h_setup/h_teardown (harness_proc.h) or a fixture of the
- * test's own, so meson can run each (CK_RUN_CASE) under its own timeout. */
+/* Running Check suites: h_run_suite is the `main` of a test that builds
+ * its own Suite; h_run_cases runs cases the way the system tests do, each
+ * test in a TCase of its own with h_setup/h_teardown (harness_proc.h) or a
+ * fixture of the test's own, so meson can run each (CK_RUN_CASE) under its
+ * own timeout. */
 #ifndef KN_TEST_HARNESS_SUITE_H
 #define KN_TEST_HARNESS_SUITE_H
 
@@ -14,6 +16,10 @@ struct h_case {
     int timeout_s;
     SFun setup, teardown; /* checked fixture; NULL: h_setup, h_teardown */
 };
+
+/* Runs every test of `s` (CK_NORMAL output), frees it; returns the process
+ * exit status (EXIT_SUCCESS when every test passed). */
+int h_run_suite(Suite *s);
 
 /* Runs the cases as the suite `suite`; returns the process exit status
  * (EXIT_SUCCESS when every test passed). */
