@@ -1,6 +1,7 @@
 /* kenaf-console system-test helpers: see console_harness.h. */
 #include "console_harness.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -188,6 +189,63 @@ int c_wait_exit(struct c_console *c, int timeout_ms)
 const char *c_stderr(struct c_console *c)
 {
     return h_file_text(c->err);
+}
+
+/* The parent pid and command name of pid from /proc; false when gone. */
+static bool proc_parent(int pid, int *ppid, char *comm, size_t len)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* "pid (comm) state ppid ...": comm may hold spaces, so split at the
+     * last ')' */
+    char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+    if (!open || !close || close < open)
+        return false;
+    snprintf(comm, len, "%.*s", (int)(close - open - 1), open + 1);
+    char state;
+    return sscanf(close + 1, " %c %d", &state, ppid) == 2;
+}
+
+int c_console_pid(struct c_console *c)
+{
+    char out[64];
+    if (tmux(c, out, sizeof out, "display-message", "-p", "-t", "kc", "#{pane_pid}", NULL, NULL,
+             NULL, NULL) != 0)
+        return -1;
+    int pane = atoi(out);
+    DIR *dir = opendir("/proc");
+    if (!dir || pane <= 0) {
+        if (dir)
+            closedir(dir);
+        return -1;
+    }
+    int found = -1;
+    struct dirent *e;
+    while (found < 0 && (e = readdir(dir))) {
+        int pid = atoi(e->d_name), ppid;
+        char comm[64];
+        if (pid <= 0 || !proc_parent(pid, &ppid, comm, sizeof comm) ||
+            strcmp(comm, "kenaf-console") != 0)
+            continue;
+        /* one of the pane's descendants (shell -> timeout -> console) */
+        for (int up = ppid, hops = 0; up > 1 && hops < 8; hops++) {
+            if (up == pane) {
+                found = pid;
+                break;
+            }
+            char pc[64];
+            if (!proc_parent(up, &up, pc, sizeof pc))
+                break;
+        }
+    }
+    closedir(dir);
+    return found;
 }
 
 void c_daemon_engine(struct h_daemon *d)

@@ -46,6 +46,9 @@ bool c_wait_screen_gone(struct c_console *c, const char *needle, int timeout_ms)
 int c_wait_exit(struct c_console *c, int timeout_ms);
 /* The console's stderr so far (static buffer). */
 const char *c_stderr(struct c_console *c);
+/* The running console's process id (the kenaf-console process under the
+ * window's shell), or -1. */
+int c_console_pid(struct c_console *c);
 
 /* Engine-backed kenaf-simd (it spawns kenaf-engine), up and fresh. */
 void c_daemon_engine(struct h_daemon *d);

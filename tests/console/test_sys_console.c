@@ -129,13 +129,15 @@ START_TEST(panel_shows_state_and_keys_drive)
                   "holding w did not drive:\n%s", c_screen(&con));
     ck_assert_msg(c_hold_until(&con, "w", true, screen_has, "set-point      +300     +300  mm/s", 5000),
                   "set-point not shown:\n%s", c_screen(&con));
-    /* keys stop arriving: the belts decay to 0 without a STOP */
+    /* keys stop arriving: the belts ramp down to 0, then a STOP keeps the
+     * robot stopped */
     ck_assert_msg(belts_still(), "belts did not decay to 0");
     struct kn_krp_status after = st();
     ck_assert_int_gt(after.pos_mm[0] - before.pos_mm[0], 100);
     ck_assert_int_lt(abs(after.pos_mm[1] - before.pos_mm[1]), 40);
     ck_assert_double_ge(stat_in("CRAWLER"), crawler0 + 5);
-    ck_assert_double_eq(stat_in("STOP"), stop0);
+    ck_assert_msg(h_wait_stat(&d, "robots.0.datagrams_in.STOP", stop0 + 1, 3000),
+                  "no STOP after the ramp reached 0");
     ck_assert_msg(c_wait_screen(&con, "set-point        +0       +0  mm/s", 3000), "%s", c_screen(&con));
 
     /* hold the left arrow: a pivot to the left, the yaw grows */
@@ -160,6 +162,55 @@ START_TEST(panel_shows_state_and_keys_drive)
     ck_assert_msg(c_wait_screen(&con, "speed level 350", 3000), "%s", c_screen(&con));
     c_keys(&con, "q", true);
     ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+}
+END_TEST
+
+static double watchdog_trips(void)
+{
+    return h_stat(&d, "robots.0.rules.watchdog_trips");
+}
+
+/* Hold-to-drive, release, wait: the robot was told to stop, so neither
+ * the robot nor the screen shows WATCHDOG (an operator would read it as a
+ * fault). */
+START_TEST(release_leaves_no_watchdog)
+{
+    start_all();
+    double trips0 = watchdog_trips();
+    int v = 250;
+    ck_assert_msg(c_hold_until(&con, "w", true, both_belts_at_least, &v, 20000),
+                  "holding w did not drive:\n%s", c_screen(&con));
+    ck_assert_msg(belts_still(), "belts did not decay to 0");
+    uint64_t end = h_now_us() + 3000000u;
+    while (h_now_us() < end) {
+        const char *s = c_screen(&con);
+        ck_assert_msg(!strstr(s, " WATCHDOG "), "WATCHDOG after a released key:\n%s", s);
+        ck_assert_msg(strstr(s, " watchdog "), "no watchdog flag on the screen:\n%s", s);
+        ck_assert_msg(!(st().flags & KN_KRP_ST_WATCHDOG), "the robot reports WATCHDOG");
+        h_sleep_ms(100);
+    }
+    ck_assert_double_eq(watchdog_trips(), trips0);
+    ck_assert_double_eq(h_stat(&d, "robots.0.flags.WATCHDOG"), 0);
+    c_keys(&con, "q", true);
+    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+}
+END_TEST
+
+/* A console killed mid-drive cannot stop the robot: the watchdog must. */
+START_TEST(killed_console_trips_watchdog)
+{
+    start_all();
+    double trips0 = watchdog_trips();
+    int v = 250;
+    ck_assert(c_hold_until(&con, "w", true, both_belts_at_least, &v, 20000));
+    int pid = c_console_pid(&con);
+    ck_assert_int_gt(pid, 1);
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    ck_assert_msg(h_wait_stat(&d, "robots.0.rules.watchdog_trips", trips0 + 1, H_LONG_MS),
+                  "the watchdog did not trip after the console was killed");
+    ck_assert_msg(belts_still(), "the robot drove on after its console was killed");
+    ck_assert_double_eq(h_stat(&d, "robots.0.flags.WATCHDOG"), 1);
+    ck_assert(st().flags & KN_KRP_ST_WATCHDOG);
 }
 END_TEST
 
@@ -355,6 +406,8 @@ int main(void)
     tcase_set_timeout(tc, 150);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, panel_shows_state_and_keys_drive);
+    tcase_add_test(tc, release_leaves_no_watchdog);
+    tcase_add_test(tc, killed_console_trips_watchdog);
     tcase_add_test(tc, flipper_keys_and_presets);
     tcase_add_test(tc, estop_latches_the_robot);
     tcase_add_test(tc, closing_the_terminal_stops_the_robot);

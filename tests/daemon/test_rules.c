@@ -489,6 +489,29 @@ START_TEST(watchdog_trips_and_clears)
 }
 END_TEST
 
+/* A STOP disarms the watchdog until the next CRAWLER: a robot told to
+ * stand still is not guarded (kenaf-console stops this way when a key is
+ * released, and must not see WATCHDOG afterwards), while the next
+ * set-point arms it again. */
+START_TEST(stop_disarms_watchdog)
+{
+    crawler(1, 1, 0, 300, 300);
+    advance(200 * MS);
+    simple(1, KN_KRP_STOP, 2, 0);
+    advance(3000 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+    cap.rd = cap.nout;
+    ck_assert(!(status_of(1, 3).flags & KN_KRP_ST_WATCHDOG));
+    crawler(1, 4, 0, 300, 300);
+    advance(499 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+    advance(1 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+    cap.rd = cap.nout;
+    ck_assert(status_of(1, 5).flags & KN_KRP_ST_WATCHDOG);
+}
+END_TEST
+
 START_TEST(watchdog_configurable)
 {
     kn_rules_free(R);
@@ -848,6 +871,7 @@ static Suite *suite(void)
     tcase_add_test(tc, seq_mark_forgotten_on_hello_and_silence);
     tcase_add_test(tc, ignored_setpoint_does_not_feed_watchdog);
     tcase_add_test(tc, watchdog_trips_and_clears);
+    tcase_add_test(tc, stop_disarms_watchdog);
     tcase_add_test(tc, watchdog_configurable);
     tcase_add_test(tc, estop_latch);
     tcase_add_test(tc, subscribe_push_and_cancel);

@@ -184,14 +184,20 @@ static void stop_now(struct app *a)
 }
 
 /* Gives the ramped set-point to the library. While it is non-zero it goes
- * every tick; a zero goes once (the library repeats it, then falls quiet,
- * so an idle console never fights another controller). */
+ * every tick. When the ramp reaches zero the console stops the robot with
+ * hrt_stop (KRP/1 STOP) instead of a zero set-point: the library repeats a
+ * zero only briefly and then falls quiet (so an idle console never fights
+ * another controller), and the robot's watchdog, armed by every set-point,
+ * would then trip and raise WATCHDOG over a robot that was simply told to
+ * stand still. A STOP disarms the watchdog until the next set-point and
+ * clears the flag, so a released key leaves no alarm behind, while a
+ * console that dies mid-drive still trips it (docs/protocol.md, watchdog). */
 static void send_belts(struct app *a)
 {
     double l = round(a->drive.cmd[0]), r = round(a->drive.cmd[1]);
     if (l == 0 && r == 0 && a->sent[0] == 0 && a->sent[1] == 0)
         return;
-    int rc = hrt_set_crawler_speed(l, r);
+    int rc = l == 0 && r == 0 ? hrt_stop() : hrt_set_crawler_speed(l, r);
     a->sent[0] = l;
     a->sent[1] = r;
     if (rc != a->belt_rc && rc < 0)
