@@ -1,6 +1,8 @@
-/* KRP/1 codec tests: golden datagrams written byte by byte from
- * kenaf-udp.md, round trips for every type, and every envelope error. */
+/* KRP/1 codec tests: golden datagrams written byte by byte from the
+ * protocol (docs/protocol.md), the doc's worked example, round trips for
+ * every type, and every envelope error. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -422,6 +424,148 @@ START_TEST(truncations_and_corruptions)
 }
 END_TEST
 
+/* ---- the worked example of docs/protocol.md ------------------------- */
+
+/* The doc's datagrams, byte for byte. The test decodes each, checks every
+ * field the doc's tables annotate, re-encodes it, and finds its hex dump
+ * (16 bytes a line, as the doc prints it) in docs/protocol.md, so neither
+ * the doc nor the codec can change alone. */
+static const uint8_t doc_hello[] = {
+    0x4B, 0x4E, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
+    0x73, 0x71, 0x75, 0x61, 0x72, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00,
+};
+static const uint8_t doc_hello_ack[] = {
+    0x4B, 0x4E, 0x01, 0x81, 0x01, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x01, 0x01, 0x6B, 0x65, 0x6E, 0x61, 0x66, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+    0xA0, 0x0F, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x52, 0xD1, 0xFF, 0xFF,
+    0xAE, 0x2E, 0x00, 0x00,
+};
+static const uint8_t doc_crawler[] = {
+    0x4B, 0x4E, 0x01, 0x02, 0x9A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x00,
+    0x6A, 0xFF, 0xFF, 0xFF, 0x96, 0x00, 0x00, 0x00,
+};
+static const uint8_t doc_ack[] = {
+    0x4B, 0x4E, 0x01, 0x80, 0x76, 0x02, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00,
+    0x9A, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+};
+static const uint8_t doc_error[] = {
+    0x4B, 0x4E, 0x01, 0xFF, 0x79, 0x02, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00,
+    0x9C, 0x00, 0x00, 0x00, 0x02, 0x05, 0x00, 0x00,
+};
+static const uint8_t doc_status[] = {
+    0x4B, 0x4E, 0x01, 0x85, 0x77, 0x02, 0x00, 0x00, 0x70, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x20, 0xBC, 0xBE, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x7C, 0x01, 0x00, 0x00, 0xA4, 0x01, 0x00, 0x00, 0x6C, 0xFF, 0xFF, 0xFF,
+    0x97, 0x00, 0x00, 0x00, 0xB8, 0x0B, 0x00, 0x00, 0xB8, 0x0B, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x02, 0x00, 0x00, 0x00, 0xFB, 0xFF, 0xFF, 0xFF, 0xF9, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x24, 0x01, 0x00,
+    0xFD, 0xFF, 0xFF, 0xFF, 0x12, 0x00, 0x00, 0x00, 0x4F, 0x26, 0x00, 0x00,
+    0x64, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x50, 0x00, 0x00, 0x00,
+    0xC0, 0x5D, 0x06, 0x00,
+};
+
+static char *read_doc(void)
+{
+    const char *path = getenv("KN_PROTOCOL_DOC");
+    ck_assert_msg(path != NULL, "KN_PROTOCOL_DOC not set (meson sets it to docs/protocol.md)");
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    static char doc[256 * 1024];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    return doc;
+}
+
+/* The datagram as the doc prints it: lower-case hex, 16 bytes a line. */
+static void assert_in_doc(const char *doc, const uint8_t *b, size_t n, const char *what)
+{
+    char dump[4 * KN_KRP_MAX_DGRAM];
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        w += (size_t)snprintf(dump + w, sizeof dump - w, "%02x%s", b[i],
+                              i + 1 == n ? "\n" : i % 16 == 15 ? "\n" : " ");
+    ck_assert_msg(strstr(doc, dump) != NULL, "docs/protocol.md lacks the %s bytes:\n%s", what,
+                  dump);
+}
+
+/* One of the doc's datagrams: decodes as the given type and seq,
+ * re-encodes to the same bytes, and appears in the doc. */
+static struct kn_krp_msg doc_datagram(const char *doc, const uint8_t *b, size_t n, uint8_t type,
+                                      uint32_t seq)
+{
+    struct kn_krp_msg m = decode_ok(b, n);
+    ck_assert_uint_eq(m.h.type, type);
+    ck_assert_uint_eq(m.h.seq, seq);
+    assert_encodes_to(&m, b, n);
+    assert_in_doc(doc, b, n, kn_krp_type_name(type));
+    return m;
+}
+
+START_TEST(doc_examples)
+{
+    const char *doc = read_doc();
+
+    struct kn_krp_msg m = doc_datagram(doc, doc_hello, sizeof doc_hello, KN_KRP_HELLO, 1);
+    ck_assert_uint_eq(m.h.flags, 0);
+    ck_assert_str_eq(m.u.hello.name, "square");
+
+    m = doc_datagram(doc, doc_hello_ack, sizeof doc_hello_ack, KN_KRP_HELLO_ACK, 1);
+    const struct kn_krp_hello_ack *a = &m.u.hello_ack;
+    ck_assert_uint_eq(a->protocol, 1);
+    ck_assert_uint_eq(a->simulated, 1);
+    ck_assert_uint_eq(a->backend, KN_KRP_BACKEND_ENGINE);
+    ck_assert_str_eq(a->robot_name, "kenaf");
+    ck_assert_uint_eq(a->capabilities, KN_KRP_CAP_GROUND_TRUTH);
+    ck_assert_int_eq(a->counts_per_m, 4000);
+    ck_assert_int_eq(a->max_speed_mm_s, 800);
+    ck_assert_int_eq(a->flipper_min_cdeg, -11950);
+    ck_assert_int_eq(a->flipper_max_cdeg, 11950);
+
+    m = doc_datagram(doc, doc_crawler, sizeof doc_crawler, KN_KRP_CRAWLER, 154);
+    ck_assert_uint_eq(m.h.flags, KN_KRP_F_ACK_REQ);
+    ck_assert_int_eq(m.u.crawler.left_mm_s, -150);
+    ck_assert_int_eq(m.u.crawler.right_mm_s, 150);
+
+    m = doc_datagram(doc, doc_ack, sizeof doc_ack, KN_KRP_ACK, 630);
+    ck_assert_uint_eq(m.u.ack.acked_seq, 154);
+    ck_assert_uint_eq(m.u.ack.acked_type, KN_KRP_CRAWLER);
+
+    m = doc_datagram(doc, doc_error, sizeof doc_error, KN_KRP_ERROR, 633);
+    ck_assert_uint_eq(m.u.error.offending_seq, 156);
+    ck_assert_uint_eq(m.u.error.offending_type, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(m.u.error.code, KN_KRP_ERR_RANGE);
+
+    m = doc_datagram(doc, doc_status, sizeof doc_status, KN_KRP_STATUS, 631);
+    const struct kn_krp_status *s = &m.u.status;
+    ck_assert_uint_eq(s->req_seq, 0);
+    ck_assert_uint_eq(s->time_us, 12500000u);
+    ck_assert_int_eq(s->crawler_count[0], 380);
+    ck_assert_int_eq(s->crawler_count[1], 420);
+    ck_assert_int_eq(s->crawler_speed_mm_s[0], -148);
+    ck_assert_int_eq(s->crawler_speed_mm_s[1], 151);
+    static const int32_t flippers[4] = {3000, 3000, 0, 0};
+    for (int k = 0; k < 4; k++) {
+        ck_assert_int_eq(s->flipper_cdeg[k], flippers[k]);
+        ck_assert_int_eq(s->flipper_torque_mnm[k], 0);
+    }
+    static const int32_t rpy[3] = {2, -5, 249}, rate[3] = {0, 0, 74800};
+    static const int32_t acc[3] = {-3, 18, 9807}, pos[3] = {100, 1, 80};
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(s->rpy_cdeg[i], rpy[i]);
+        ck_assert_int_eq(s->rate_mdeg_s[i], rate[i]);
+        ck_assert_int_eq(s->accel_mm_s2[i], acc[i]);
+        ck_assert_int_eq(s->pos_mm[i], pos[i]);
+    }
+    ck_assert_uint_eq(s->battery_mv, 24000);
+    ck_assert_uint_eq(s->flags, KN_KRP_ST_BACKEND_UP | KN_KRP_ST_SIMULATED);
+}
+END_TEST
+
 static Suite *krp_suite(void)
 {
     Suite *s = suite_create("krp");
@@ -436,6 +580,7 @@ static Suite *krp_suite(void)
     tcase_add_test(g, golden_hello_ack);
     tcase_add_test(g, golden_status);
     tcase_add_test(g, status_time_uses_all_64_bits);
+    tcase_add_test(g, doc_examples);
     suite_add_tcase(s, g);
     TCase *r = tcase_create("roundtrip");
     tcase_add_loop_test(r, round_trip_every_type, 0, (int)sizeof all_types);
