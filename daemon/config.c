@@ -21,6 +21,7 @@
 
 #include "convert.h"
 #include "jsonschema.h"
+#include "sockdir.h"
 
 /* Generated from config/kenaf-simd.schema.json by embed_file.c. */
 extern const char kn_config_schema_json[];
@@ -45,7 +46,24 @@ struct errs {
     size_t cap;
     size_t len;
     size_t n;           /* problems recorded (those past the cap included) */
+    /* The schema pass and the loader both look at every value: a path the
+     * schema already reported is not reported again by the loader. */
+    bool recording;     /* schema pass: remember the paths */
+    size_t nseen;
+    char seen[KN_CFG_MAX_ERRORS][160];
 };
+
+/* path is seen, or lies inside a value that is ("$.a" covers "$.a.b"). */
+static bool errs_covered(const struct errs *e, const char *path)
+{
+    for (size_t i = 0; i < e->nseen; i++) {
+        size_t n = strlen(e->seen[i]);
+        if (strncmp(path, e->seen[i], n) == 0 &&
+            (path[n] == '\0' || path[n] == '.' || path[n] == '['))
+            return true;
+    }
+    return false;
+}
 
 static void errs_append(struct errs *e, const char *line)
 {
@@ -76,6 +94,10 @@ static void errs_append(struct errs *e, const char *line)
 __attribute__((format(printf, 3, 4)))
 static void errs_add(struct errs *e, const char *path, const char *fmt, ...)
 {
+    if (path != NULL && !e->recording && errs_covered(e, path))
+        return;
+    if (path != NULL && e->recording && e->nseen < KN_CFG_MAX_ERRORS)
+        snprintf(e->seen[e->nseen++], sizeof e->seen[0], "%s", path);
     e->n++;
     if (e->n > KN_CFG_MAX_ERRORS)
         return;
@@ -671,6 +693,7 @@ static void backend_defaults(struct kn_cfg_backend *b, enum kn_backend_kind kind
     b->dialect = KN_USARSIM_UDK;
     strcpy(b->class_name, "USARBot.Kenaf");
     strcpy(b->terrain, "flat");
+    strcpy(b->robot, "kenaf");
     strcpy(b->model, "kenaf");
     b->twist_cmd = true;
     b->tracks_separation_m = 0.23;
@@ -834,6 +857,7 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
     if (je != NULL && spawned) {
         opt_string(l, je, sp, "path", b->engine_path, sizeof b->engine_path);
         opt_string(l, je, sp, "terrain", b->terrain, sizeof b->terrain);
+        opt_string(l, je, sp, "robot", b->robot, sizeof b->robot);
     }
 
     join(sp, sizeof sp, base, "gazebo");
@@ -1000,7 +1024,14 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
     int lv;
     if (opt_enum(l, doc, "$", "log_level", log_level_names, 4, &lv))
         cfg->log_level = (enum kn_log_level)lv;
-    opt_string(l, doc, "$", "stats_socket", cfg->stats_socket, sizeof cfg->stats_socket);
+    if (member(doc, "stats_socket") != NULL) {
+        opt_string(l, doc, "$", "stats_socket", cfg->stats_socket, sizeof cfg->stats_socket);
+    } else {
+        cfg->stats_socket_default = true;
+        if (kn_sockdir_default(cfg->stats_socket, sizeof cfg->stats_socket) < 0)
+            errs_add(l->e, "$.stats_socket", "expected a default stats socket path of at most "
+                     "%zu bytes, got a longer one (set \"stats_socket\")", sizeof cfg->stats_socket - 1);
+    }
     const cJSON *robots = member(doc, "robots");
     if (robots == NULL) {
         errs_add(l->e, "$", "missing required key \"robots\"");
@@ -1023,9 +1054,15 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
 
 /* ---- public ----------------------------------------------------------- */
 
+/* partial: fill *out with what loaded even when there are problems. */
 static int parse_checked(const char *json, size_t len, struct errs *e, const char *schema_path,
-                         struct kn_config *out)
+                         struct kn_config *out, bool partial)
 {
+    if (partial) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->source, sizeof out->source, "%s", e->name);
+        out->log_level = KN_LOG_INFO;
+    }
     if (json == NULL && len > 0) {
         errs_add(e, NULL, "no data");
         return -1;
@@ -1045,12 +1082,12 @@ static int parse_checked(const char *json, size_t len, struct errs *e, const cha
         cJSON_Delete(doc);
         return -1;
     }
-    size_t n = kn_jsonschema_validate(schema, doc, errs_room(e), report_cb, e);
+    /* schema problems do not stop the loader: its rules (and the checks
+     * after it) report what the schema cannot see, in the same run */
+    e->recording = true;
+    kn_jsonschema_validate(schema, doc, errs_room(e), report_cb, e);
+    e->recording = false;
     cJSON_Delete(schema);
-    if (n > 0) {
-        cJSON_Delete(doc);
-        return -1;
-    }
     struct kn_config *cfg = calloc(1, sizeof *cfg);
     if (cfg == NULL) {
         cJSON_Delete(doc);
@@ -1062,7 +1099,7 @@ static int parse_checked(const char *json, size_t len, struct errs *e, const cha
     struct ld l = { e };
     load_config(&l, doc, cfg);
     cJSON_Delete(doc);
-    if (e->n == 0)
+    if (e->n == 0 || partial)
         memcpy(out, cfg, sizeof *cfg);
     free(cfg);
     return e->n > 0 ? -1 : 0;
@@ -1083,23 +1120,40 @@ int kn_config_parse(const char *json, size_t len, const char *name, const char *
 {
     struct errs e;
     errs_init(&e, name, err, errlen);
-    return parse_checked(json, len, &e, schema_path, out);
+    return parse_checked(json, len, &e, schema_path, out, false);
+}
+
+static size_t load_file(const char *path, const char *schema_path, struct kn_config *out,
+                        char *err, size_t errlen, bool partial)
+{
+    struct errs e;
+    errs_init(&e, path, err, errlen);
+    if (partial) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->source, sizeof out->source, "%s", e.name);
+    }
+    if (path == NULL) {
+        errs_add(&e, NULL, "no config file given");
+        return e.n;
+    }
+    size_t len = 0;
+    char *text = read_file(path, &len, &e);
+    if (text != NULL)
+        parse_checked(text, len, &e, schema_path, out, partial);
+    free(text);
+    return e.n;
 }
 
 int kn_config_load(const char *path, const char *schema_path, struct kn_config *out, char *err,
                    size_t errlen)
 {
-    struct errs e;
-    errs_init(&e, path, err, errlen);
-    if (path == NULL) {
-        errs_add(&e, NULL, "no config file given");
-        return -1;
-    }
-    size_t len = 0;
-    char *text = read_file(path, &len, &e);
-    int rc = text != NULL ? parse_checked(text, len, &e, schema_path, out) : -1;
-    free(text);
-    return rc;
+    return load_file(path, schema_path, out, err, errlen, false) > 0 ? -1 : 0;
+}
+
+size_t kn_config_load_all(const char *path, const char *schema_path, struct kn_config *out,
+                          char *err, size_t errlen)
+{
+    return load_file(path, schema_path, out, err, errlen, true);
 }
 
 /* ---- effective config as JSON ----------------------------------------- */
@@ -1178,6 +1232,7 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
         cJSON *e = add(j, o, "engine", cJSON_CreateObject());
         add_str(j, e, "path", b->engine_path);
         add_str(j, e, "terrain", b->terrain);
+        add_str(j, e, "robot", b->robot);
     }
     if (b->kind == KN_BACKEND_GAZEBO) {
         cJSON *g = add(j, o, "gazebo", cJSON_CreateObject());
@@ -1369,6 +1424,7 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
            a->counts_per_tick == b->counts_per_tick && a->dialect == b->dialect &&
            strcmp(a->class_name, b->class_name) == 0 && strcmp(a->start_tag, b->start_tag) == 0 &&
            strcmp(a->engine_path, b->engine_path) == 0 && strcmp(a->terrain, b->terrain) == 0 &&
+           strcmp(a->robot, b->robot) == 0 &&
            strcmp(a->model, b->model) == 0 && a->twist_cmd == b->twist_cmd &&
            a->tracks_separation_m == b->tracks_separation_m &&
            a->steering_efficiency == b->steering_efficiency &&

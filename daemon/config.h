@@ -56,7 +56,8 @@ struct kn_cfg_backend {
 
     /* engine only */
     char engine_path[KN_CFG_PATH_LEN]; /* "" = next to kenaf-simd, then PATH */
-    char terrain[KN_CFG_PATH_LEN];     /* terrain file for a spawned engine */
+    char terrain[KN_CFG_PATH_LEN];     /* terrain name or file for a spawned engine */
+    char robot[KN_CFG_PATH_LEN];       /* robot name or file for a spawned engine */
 
     /* gazebo only */
     char model[64];
@@ -99,6 +100,7 @@ struct kn_config {
     char source[KN_CFG_PATH_LEN];     /* file it came from */
     enum kn_log_level log_level;
     char stats_socket[KN_CFG_PATH_LEN]; /* "" = no stats socket */
+    bool stats_socket_default;        /* not in the file: the default (sockdir.h) */
     double notify_watchdog_s;         /* informational; systemd sets the real one */
     size_t n_robots;
     struct kn_cfg_robot robots[KN_CFG_MAX_ROBOTS];
@@ -111,6 +113,15 @@ struct kn_config {
  * schema_path NULL: the built-in schema; otherwise that schema file. */
 int kn_config_load(const char *path, const char *schema_path,
                    struct kn_config *out, char *err, size_t errlen);
+
+/* Like kn_config_load, but *out is always filled: with the config when
+ * it is valid, else with what did load (defaults where a value was
+ * refused, no robots when the file could not be parsed), so that further
+ * checks can look at the rest. Schema and rule problems are reported
+ * together, one line per JSON path. Returns the number of problems (0:
+ * valid; those past KN_CFG_MAX_ERRORS count too). */
+size_t kn_config_load_all(const char *path, const char *schema_path, struct kn_config *out,
+                          char *err, size_t errlen);
 
 /* Same, from a buffer of len bytes (need not be NUL-terminated; any bytes
  * are safe); name is used in messages. */

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "jsonschema.h"
+#include "sockdir.h"
 
 #define SRC KN_SOURCE_ROOT
 #define DEFAULT_CONFIG SRC "/config/kenaf-simd.json"
@@ -154,7 +155,10 @@ START_TEST(default_config_loads)
     struct kn_config *c = load_ok(DEFAULT_CONFIG);
     ck_assert_str_eq(c->source, DEFAULT_CONFIG);
     ck_assert_int_eq(c->log_level, KN_LOG_INFO);
-    ck_assert_str_eq(c->stats_socket, "/run/kenaf-simd/stats.sock");
+    char def[KN_CFG_PATH_LEN];
+    ck_assert_int_eq(kn_sockdir_default(def, sizeof def), 0);
+    ck_assert_str_eq(c->stats_socket, def);   /* no "stats_socket": the default */
+    ck_assert(c->stats_socket_default);
     ck_assert_uint_eq(c->n_robots, 1);
     const struct kn_cfg_robot *r = &c->robots[0];
     ck_assert_str_eq(r->name, "kenaf");
@@ -185,6 +189,7 @@ START_TEST(default_config_loads)
     ck_assert_str_eq(b->class_name, "USARBot.Kenaf");
     ck_assert_str_eq(b->terrain, "flat");
     ck_assert_str_eq(b->engine_path, "");
+    ck_assert_str_eq(b->robot, "kenaf");
     free(c);
 }
 END_TEST
@@ -405,7 +410,7 @@ START_TEST(schema_defaults_match_loader)
         free(out);
         free(c);
     }
-    /* stats_socket's default is "", and so is the effective value */
+    /* stats_socket has no schema default: it depends on the environment */
     for (size_t i = 0; i < all->n; i++) {
         bool found = false;
         for (size_t j = 0; j < compared->n && !found; j++)
@@ -546,6 +551,58 @@ START_TEST(many_errors_are_all_reported)
     for (const char *p = err; *p; p++)
         lines += *p == '\n';
     ck_assert_uint_eq(lines, 10);
+    free(cfg);
+}
+END_TEST
+
+/* The schema pass does not hide the loader's rules: type errors and rule
+ * errors come out of one run, each path once. */
+START_TEST(schema_and_rule_errors_together)
+{
+    const char *text =
+        "{\"robots\": ["
+        "{\"name\": \"a\", \"listen\": \"127.0.0.1:9750\", \"watchdog_ms\": \"500\","
+        " \"backend\": {\"type\": \"engine\"}},"
+        "{\"name\": \"A\", \"listen\": \"127.0.0.1:9750\","
+        " \"limits\": {\"flipper_min_deg\": 10, \"flipper_max_deg\": -10},"
+        " \"backend\": {\"type\": \"engine\"}}]}";
+    const char *const want[] = {
+        "t.json: $.robots[0].watchdog_ms: expected number, got string \"500\"",
+        "t.json: $.robots[1].name: expected a name no other robot has",
+        "t.json: $.robots[1].listen: expected an address and port no other robot listens on",
+        "t.json: $.robots[1].limits: expected flipper_min_deg < flipper_max_deg",
+        NULL,
+    };
+    parse_fails(text, want);
+    size_t lines = 1;
+    for (const char *p = err; *p; p++)
+        lines += *p == '\n';
+    ck_assert_msg(lines == 4, "expected 4 lines (each path once), got:\n%s", err);
+}
+END_TEST
+
+/* kn_config_load_all keeps what loaded, for the checks after the loader. */
+START_TEST(load_all_keeps_the_rest)
+{
+    char path[] = "/tmp/kn-config-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *text =
+        "{\"log_level\": \"loud\", \"robots\": [{\"name\": \"a\", \"listen\": \"127.0.0.1:1\","
+        " \"backend\": {\"type\": \"engine\", \"engine\": {\"terrain\": \"moon\"}}}]}";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    struct kn_config *cfg = calloc(1, sizeof *cfg);
+    ck_assert_uint_eq(kn_config_load_all(path, NULL, cfg, err, sizeof err), 1);
+    ck_assert_ptr_nonnull(strstr(err, "$.log_level: expected one of"));
+    ck_assert_uint_eq(cfg->n_robots, 1);
+    ck_assert_str_eq(cfg->robots[0].backend.terrain, "moon");
+    ck_assert_uint_eq(cfg->robots[0].port, 1);
+    /* a file that cannot be read: no robots, one problem */
+    unlink(path);
+    ck_assert_uint_eq(kn_config_load_all(path, NULL, cfg, err, sizeof err), 1);
+    ck_assert_uint_eq(cfg->n_robots, 0);
+    ck_assert_ptr_nonnull(strstr(err, "cannot open: No such file or directory"));
     free(cfg);
 }
 END_TEST
@@ -1170,6 +1227,8 @@ static Suite *config_suite(void)
     tcase_add_test(tc, schema_defaults_match_loader);
     tcase_add_test(tc, bad_files_fail_with_clear_errors);
     tcase_add_test(tc, many_errors_are_all_reported);
+    tcase_add_test(tc, schema_and_rule_errors_together);
+    tcase_add_test(tc, load_all_keeps_the_rest);
     tcase_add_test(tc, error_count_is_capped);
     tcase_add_test(tc, too_many_robots);
     tcase_add_test(tc, file_size_limit);
