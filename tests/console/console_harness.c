@@ -127,6 +127,14 @@ void c_close_window(struct c_console *c)
     tmux(c, NULL, 0, "kill-session", "-t", "kc", NULL, NULL, NULL, NULL, NULL, NULL);
 }
 
+void c_resize(struct c_console *c, int cols, int rows)
+{
+    char x[16], y[16];
+    snprintf(x, sizeof x, "%d", cols);
+    snprintf(y, sizeof y, "%d", rows);
+    ck_assert_int_eq(tmux(c, NULL, 0, "resize-window", "-t", "kc", "-x", x, "-y", y, NULL, NULL), 0);
+}
+
 void c_keys(struct c_console *c, const char *keys, bool literal)
 {
     if (literal)

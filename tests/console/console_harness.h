@@ -33,6 +33,9 @@ void c_console_restart(struct c_console *c);
 /* Closes the console's window (tmux kill-session), as an operator closing
  * the terminal: the console gets SIGHUP. */
 void c_close_window(struct c_console *c);
+/* Resizes the console's window (tmux resize-window), as an operator
+ * dragging the terminal's corner: the console gets SIGWINCH. */
+void c_resize(struct c_console *c, int cols, int rows);
 /* send-keys: a key name ("Space", "Up") or, literal, characters. */
 void c_keys(struct c_console *c, const char *keys, bool literal);
 /* The screen as text (static buffer). */

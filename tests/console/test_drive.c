@@ -5,6 +5,7 @@
 #include <curses.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "conf.h"
 #include "drive.h"
@@ -186,7 +187,15 @@ START_TEST(key_map)
     ck_assert_int_eq(kn_keys_lookup('z', 3).act, KN_ACT_NONE);
     ck_assert_int_eq(kn_keys_lookup(KEY_F(1), 3).act, KN_ACT_NONE);
     ck_assert_int_eq(kn_keys_lookup(-1, 3).act, KN_ACT_NONE);
+    ck_assert_int_eq(kn_keys_lookup('?', 3).act, KN_ACT_HELP);
     ck_assert_ptr_nonnull(kn_keys_help(true)[0]);
+    /* the help screen's key table ends in the presets line */
+    const char *const *h = kn_keys_help_screen(false);
+    int n = 0;
+    while (h[n])
+        n++;
+    ck_assert_int_gt(n, 1);
+    ck_assert_ptr_nonnull(strstr(h[n - 1], "presets:"));
 }
 END_TEST
 

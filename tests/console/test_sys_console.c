@@ -95,6 +95,13 @@ static bool screen_has(void *needle)
     return strstr(c_screen(&con), needle) != NULL;
 }
 
+/* q: the console stops the robot and ends with status 0. */
+static void quit_console(void)
+{
+    c_keys(&con, "q", true);
+    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+}
+
 static void start_all(void)
 {
     c_daemon_engine(&d);
@@ -160,8 +167,7 @@ START_TEST(panel_shows_state_and_keys_drive)
     /* speed level */
     c_keys(&con, "+", true);
     ck_assert_msg(c_wait_screen(&con, "speed level 350", 3000), "%s", c_screen(&con));
-    c_keys(&con, "q", true);
-    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+    quit_console();
 }
 END_TEST
 
@@ -191,8 +197,7 @@ START_TEST(release_leaves_no_watchdog)
     }
     ck_assert_double_eq(watchdog_trips(), trips0);
     ck_assert_double_eq(h_stat(&d, "robots.0.flags.WATCHDOG"), 0);
-    c_keys(&con, "q", true);
-    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+    quit_console();
 }
 END_TEST
 
@@ -211,6 +216,69 @@ START_TEST(killed_console_trips_watchdog)
     ck_assert_msg(belts_still(), "the robot drove on after its console was killed");
     ck_assert_double_eq(h_stat(&d, "robots.0.flags.WATCHDOG"), 1);
     ck_assert(st().flags & KN_KRP_ST_WATCHDOG);
+}
+END_TEST
+
+/* Below 80x24 the panel would be cut off: a clear screen says so, the
+ * robot is stopped and not driven, and the panel comes back on resize. */
+START_TEST(terminal_too_small)
+{
+    start_all();
+    int v = 200;
+    ck_assert(c_hold_until(&con, "w", true, both_belts_at_least, &v, 20000));
+    double stop0 = stat_in("STOP");
+    c_resize(&con, 70, 20);
+    ck_assert_msg(c_wait_screen(&con, "terminal too small (need 80\u00d724)", 3000), "%s",
+                  c_screen(&con));
+    ck_assert(strstr(c_screen(&con), "this one is 70\u00d720"));
+    ck_assert_msg(belts_still(), "the robot drove on with the panel cut off");
+    ck_assert_double_ge(stat_in("STOP"), stop0 + 1);
+    /* drive keys are refused and send nothing; the stop keys still work */
+    double crawler0 = stat_in("CRAWLER");
+    for (int i = 0; i < 15; i++) {
+        c_keys(&con, "w", true);
+        h_sleep_ms(40);
+    }
+    ck_assert_msg(c_wait_screen(&con, "driving refused: terminal too small", 3000), "%s",
+                  c_screen(&con));
+    ck_assert_double_eq(stat_in("CRAWLER"), crawler0);
+    ck_assert_int_eq(st().crawler_speed_mm_s[0], 0);
+    c_keys(&con, "?", true); /* help would be cut off too: still the too-small screen */
+    h_sleep_ms(200);
+    ck_assert_msg(strstr(c_screen(&con), "terminal too small"), "%s", c_screen(&con));
+
+    c_resize(&con, 80, 24);
+    ck_assert_msg(c_wait_screen(&con, "flippers up/down", 3000), "key map missing at 80x24:\n%s",
+                  c_screen(&con));
+    ck_assert(strstr(c_screen(&con), "LINK OK") && !strstr(c_screen(&con), "terminal too small"));
+    ck_assert(c_hold_until(&con, "w", true, both_belts_at_least, &v, 20000));
+    quit_console();
+}
+END_TEST
+
+/* ? shows the keys and what the flags mean until any key; that key does
+ * not drive. */
+START_TEST(help_screen)
+{
+    start_all();
+    c_keys(&con, "?", true);
+    ck_assert_msg(c_wait_screen(&con, "KENAF CONSOLE - HELP", 3000), "%s", c_screen(&con));
+    const char *s = c_screen(&con);
+    ck_assert_msg(strstr(s, "forward (hold)") && strstr(s, "E-STOP on / off") &&
+                      strstr(s, "flipper presets: 1 flat 2 stairs 3 turn") &&
+                      strstr(s, "WATCHDOG ") && strstr(s, "set-points stopped arriving") &&
+                      strstr(s, "LINK LOST"),
+                  "help incomplete:\n%s", s);
+    ck_assert(!strstr(s, "BELTS"));
+    double crawler0 = stat_in("CRAWLER");
+    c_keys(&con, "w", true); /* leaves the help, does not drive */
+    ck_assert_msg(c_wait_screen(&con, "BELTS", 3000), "%s", c_screen(&con));
+    h_sleep_ms(300);
+    ck_assert_double_eq(stat_in("CRAWLER"), crawler0);
+    c_keys(&con, "?", true);
+    ck_assert(c_wait_screen(&con, "KENAF CONSOLE - HELP", 3000));
+    c_keys(&con, "q", true); /* the stop keys act from the help screen too */
+    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
 }
 END_TEST
 
@@ -243,8 +311,7 @@ START_TEST(flipper_keys_and_presets)
         c_keys(&con, "p", true);
     ck_assert_msg(c_wait_screen(&con, "set-point  +119.5  +119.5  +119.5  +119.5 deg", 5000), "%s",
                   c_screen(&con));
-    c_keys(&con, "q", true);
-    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+    quit_console();
 }
 END_TEST
 
@@ -271,8 +338,7 @@ START_TEST(estop_latches_the_robot)
     h_expect_error(&u, KN_KRP_ERR_ESTOP, seq, KN_KRP_CRAWLER);
 
     /* quit while engaged: the latch stays on the robot */
-    c_keys(&con, "q", true);
-    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+    quit_console();
     ck_assert_double_eq(h_stat(&d, "robots.0.flags.ESTOP"), 1);
 
     /* a new console starts latched; one e releases */
@@ -288,8 +354,7 @@ START_TEST(estop_latches_the_robot)
 
     /* q stops the robot before leaving */
     double stop0 = stat_in("STOP");
-    c_keys(&con, "q", true);
-    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+    quit_console();
     ck_assert(belts_still());
     ck_assert_double_ge(stat_in("STOP"), stop0 + 1);
     ck_assert_msg(strstr(c_stderr(&con), "stopped the robot and quit"), "%s", c_stderr(&con));
@@ -337,8 +402,7 @@ START_TEST(banners_for_simulator_down_and_link_lost)
 
     /* quitting with the robot gone is still prompt */
     uint64_t t0 = h_now_us();
-    c_keys(&con, "q", true);
-    ck_assert_int_eq(c_wait_exit(&con, H_LONG_MS), 0);
+    quit_console();
     ck_assert_uint_lt(h_now_us() - t0, 8000000u);
 }
 END_TEST
@@ -408,6 +472,8 @@ int main(void)
     tcase_add_test(tc, panel_shows_state_and_keys_drive);
     tcase_add_test(tc, release_leaves_no_watchdog);
     tcase_add_test(tc, killed_console_trips_watchdog);
+    tcase_add_test(tc, terminal_too_small);
+    tcase_add_test(tc, help_screen);
     tcase_add_test(tc, flipper_keys_and_presets);
     tcase_add_test(tc, estop_latches_the_robot);
     tcase_add_test(tc, closing_the_terminal_stops_the_robot);

@@ -39,6 +39,7 @@ struct kn_action kn_keys_lookup(int ch, int npresets)
     case ' ': return (struct kn_action){ KN_ACT_STOP, 0, 0 };
     case 'e': return (struct kn_action){ KN_ACT_ESTOP, 0, 0 };
     case 'q': return (struct kn_action){ KN_ACT_QUIT, 0, 0 };
+    case '?': return (struct kn_action){ KN_ACT_HELP, 0, 0 };
     case '+':
     case '=': return (struct kn_action){ KN_ACT_FASTER, 0, 0 };
     case '-':
@@ -64,17 +65,52 @@ struct kn_action kn_keys_lookup(int ch, int npresets)
 const char *const *kn_keys_help(bool utf8)
 {
     static const char *const help_utf8[] = {
-        "e E-STOP on/off   q quit (stops)   presets:",
+        "e E-STOP on/off   q quit (stops)   ? help   presets:",
         "drive (hold): w/\u2191 fwd  s/\u2193 back  a/\u2190 left  d/\u2192 right   "
         "space STOP   +/- speed",
         "flippers up/down: FL r/f  FR t/g  RL y/h  RR u/j  front i/k  rear o/l  all p/;",
         NULL,
     };
     static const char *const help_ascii[] = {
-        "e E-STOP on/off   q quit (stops)   presets:",
+        "e E-STOP on/off   q quit (stops)   ? help   presets:",
         "drive (hold): w/Up fwd  s/Down back  a/Left d/Right turn  space STOP  +/- speed",
         "flippers up/down: FL r/f  FR t/g  RL y/h  RR u/j  front i/k  rear o/l  all p/;",
         NULL,
     };
     return utf8 ? help_utf8 : help_ascii;
+}
+
+const char *kn_keys_help_short(void)
+{
+    return "? all keys   e E-STOP   space STOP   q quit";
+}
+
+const char *const *kn_keys_help_screen(bool utf8)
+{
+    /* two columns; the panel lists the presets after the last line */
+    static const char *const keys_utf8[] = {
+        "w / \u2191   forward (hold)            r / f   FL flipper up / down",
+        "s / \u2193   backward (hold)           t / g   FR flipper up / down",
+        "a / \u2190   turn left (hold)          y / h   RL flipper up / down",
+        "d / \u2192   turn right (hold)         u / j   RR flipper up / down",
+        "space   STOP: belts to 0 now      i / k   front pair up / down",
+        "e       E-STOP on / off           o / l   rear pair up / down",
+        "+ / -   speed level up / down     p / ;   all four up / down",
+        "q       stop the robot and quit   ?       this help",
+        "1..9    flipper presets:",
+        NULL,
+    };
+    static const char *const keys_ascii[] = {
+        "w / Up    forward (hold)            r / f   FL flipper up / down",
+        "s / Down  backward (hold)           t / g   FR flipper up / down",
+        "a / Left  turn left (hold)          y / h   RL flipper up / down",
+        "d / Right turn right (hold)         u / j   RR flipper up / down",
+        "space     STOP: belts to 0 now      i / k   front pair up / down",
+        "e         E-STOP on / off           o / l   rear pair up / down",
+        "+ / -     speed level up / down     p / ;   all four up / down",
+        "q         stop the robot and quit   ?       this help",
+        "1..9      flipper presets:",
+        NULL,
+    };
+    return utf8 ? keys_utf8 : keys_ascii;
 }

@@ -15,5 +15,10 @@ struct kn_action kn_keys_lookup(int ch, int npresets);
 /* The help lines shown at the bottom of the panel (NULL-terminated); the
  * first ends in "presets:" for the panel to list them. */
 const char *const *kn_keys_help(bool utf8);
+/* One line for a panel without room for the full map. */
+const char *kn_keys_help_short(void);
+/* The key table of the help screen (NULL-terminated); the last line ends
+ * in "presets:" for the panel to list them. */
+const char *const *kn_keys_help_screen(bool utf8);
 
 #endif

@@ -61,6 +61,8 @@ struct app {
     bool latched;              /* the console's own e-stop */
     bool pad_driving;          /* the sticks gave the belt targets last tick */
     bool quit;
+    bool help;                 /* the help screen covers the panel */
+    bool too_small;            /* the terminal cannot hold the panel */
     hrt_status st;
     int status_rc;
     double sent[2];            /* last belt set-point given to the library */
@@ -111,6 +113,10 @@ static const char *const flipper_names[4] = { "FL", "FR", "RL", "RR" };
 
 static bool refuse_if_stopped(struct app *a, const char *what)
 {
+    if (a->too_small) {
+        say(a, "%s refused: terminal too small", what);
+        return true;
+    }
     if (a->latched) {
         say(a, "%s refused: e-stop engaged (press e to release)", what);
         return true;
@@ -230,6 +236,12 @@ static void estop_toggle(struct app *a, double now)
 static void act(struct app *a, const struct kn_action *ac, double now)
 {
     char name[64];
+    if (a->help) {
+        /* any key leaves the help screen; the keys that stop act too */
+        a->help = false;
+        if (ac->act != KN_ACT_STOP && ac->act != KN_ACT_ESTOP && ac->act != KN_ACT_QUIT)
+            return;
+    }
     switch (ac->act) {
     case KN_ACT_FORWARD:
     case KN_ACT_BACK:
@@ -265,6 +277,9 @@ static void act(struct app *a, const struct kn_action *ac, double now)
     case KN_ACT_PRESET:
         preset(a, ac->preset);
         break;
+    case KN_ACT_HELP:
+        a->help = !a->too_small; /* it would be cut off as well */
+        break;
     case KN_ACT_NONE:
         break;
     }
@@ -275,12 +290,29 @@ static void on_pad_press(void *ctx, const struct kn_action *ac)
     act(ctx, ac, now_s());
 }
 
+/* Follows the terminal's size: below the panel's minimum the operator
+ * cannot see the robot, so the console does not drive it (the tick stops
+ * belts it was driving). */
+static void check_size(struct app *a)
+{
+    bool small = !kn_panel_fits();
+    if (small == a->too_small)
+        return;
+    a->too_small = small;
+    if (small)
+        a->help = false;
+    say(a, "%s", small ? "terminal too small: driving off"
+                       : "terminal large enough again: driving on");
+}
+
 static void read_keys(struct app *a, double now)
 {
     int ch;
     while ((ch = getch()) != ERR) {
-        if (ch == KEY_RESIZE)
+        if (ch == KEY_RESIZE) {
+            check_size(a);
             continue;
+        }
         struct kn_action ac = kn_keys_lookup(ch, a->conf.npresets);
         act(a, &ac, now);
     }
@@ -313,6 +345,7 @@ static void pad_flippers(struct app *a, double dt)
 
 static void tick(struct app *a, double now, double dt)
 {
+    check_size(a);
     a->status_rc = hrt_get_status(&a->st);
     if (kn_joydev_try_open(&a->joydev, &a->joy, now))
         say(a, "joystick %s \"%s\" connected", a->joydev.path, a->joydev.name);
@@ -322,7 +355,7 @@ static void tick(struct app *a, double now, double dt)
                   kn_joy_belts(&a->joy, a->drive.speed, a->drive.conf.max_speed_mm_s, pad);
     a->pad_driving = pad_on;
     kn_drive_step(&a->drive, now, dt, pad_on ? pad : NULL);
-    if (a->latched || (a->st.flags & HRT_FLAG_ESTOP))
+    if (a->latched || (a->st.flags & HRT_FLAG_ESTOP) || a->too_small || a->help)
         kn_drive_stop(&a->drive);
     send_belts(a);
     pad_flippers(a, dt);
@@ -349,6 +382,7 @@ static void tick(struct app *a, double now, double dt)
     kn_joydev_describe(&a->joydev, v.joy_line, sizeof v.joy_line);
     snprintf(v.msg, sizeof v.msg, "%s", a->msg);
     v.utf8 = a->utf8;
+    v.help = a->help;
     kn_panel_draw(&v);
 }
 

@@ -137,39 +137,54 @@ static void fmt_deg(char *buf, size_t len, double v)
         snprintf(buf, len, "%7s", "--");
 }
 
-void kn_panel_draw(const struct kn_view *v)
+bool kn_panel_fits(void)
 {
-    const hrt_status *st = &v->st;
-    bool link_lost = v->status_rc == HRT_ETIMEOUT;
-    bool sim = st->flags & HRT_FLAG_SIMULATED;
-    bool backend_up = st->flags & HRT_FLAG_BACKEND_UP;
-    bool robot_estop = st->flags & HRT_FLAG_ESTOP;
-    erase();
+    return COLS >= KN_PANEL_MIN_COLS && LINES >= KN_PANEL_MIN_ROWS;
+}
 
-    /* header */
-    int y = 0;
+/* A bold section label. */
+static void label(int y, int x, const char *s)
+{
+    attron(A_BOLD);
+    put(y, x, s);
+    attroff(A_BOLD);
+}
+
+/* ---- the panel, top to bottom ---- */
+
+static void draw_header(const struct kn_view *v, int y)
+{
     fill_line(y, A_REVERSE);
     attron(A_REVERSE | A_BOLD);
     putf(y, 0, " KENAF CONSOLE  robot %s  %s  clock %.2f s", v->robot,
-                 v->simulated == 1 ? "simulation" : v->simulated == 0 ? "HARDWARE" : "?",
-                 isfinite(v->clock_s) ? v->clock_s : 0.0);
-    attroff(A_REVERSE | A_BOLD);
+         v->simulated == 1 ? "simulation" : v->simulated == 0 ? "HARDWARE" : "?",
+         isfinite(v->clock_s) ? v->clock_s : 0.0);
+    attroff(A_BOLD | A_REVERSE);
+}
 
-    /* flags */
-    y = 1;
+/* The flag line; returns the column after it. */
+static int draw_flags(const struct kn_view *v, int y)
+{
+    const hrt_status *st = &v->st;
+    bool sim = st->flags & HRT_FLAG_SIMULATED;
+    bool backend_up = st->flags & HRT_FLAG_BACKEND_UP;
+    bool link_lost = v->status_rc == HRT_ETIMEOUT;
     int x = 1;
     /* SIMULATED clear means the real robot, BACKEND_UP clear a robot
      * without its simulator: both are loud when clear, not dim */
     x = cell(y, x, sim ? "SIMULATED" : "HARDWARE", sim ? style(C_SIM) : style(C_WARN));
     x = cell(y, x, backend_up ? "BACKEND_UP" : "BACKEND_DOWN", style(backend_up ? C_GOOD : C_ALARM));
     x = flag(y, x, st->flags & HRT_FLAG_WATCHDOG, "WATCHDOG", "watchdog", C_WARN);
-    x = flag(y, x, robot_estop, "ESTOP", "estop", C_ALARM);
+    x = flag(y, x, st->flags & HRT_FLAG_ESTOP, "ESTOP", "estop", C_ALARM);
     x = flag(y, x, st->flags & HRT_FLAG_STALE, "STALE", "stale", C_WARN);
     x = flag(y, x, st->flags & HRT_FLAG_CLAMPED, "CLAMPED", "clamped", C_WARN);
-    cell(y, x, link_lost ? "LINK LOST" : "LINK OK", style(link_lost ? C_ALARM : C_GOOD));
+    return cell(y, x, link_lost ? "LINK LOST" : "LINK OK", style(link_lost ? C_ALARM : C_GOOD));
+}
 
-    /* e-stop state */
-    y = 2;
+static void draw_estop_state(const struct kn_view *v, int y)
+{
+    bool robot_estop = v->st.flags & HRT_FLAG_ESTOP;
+    int x;
     if (v->latched) {
         attron(style(C_ALARM));
         x = put(y, 1, " CONSOLE E-STOP ENGAGED ");
@@ -183,25 +198,25 @@ void kn_panel_draw(const struct kn_view *v)
     else
         putf(y, x + 2, "robot latch: %s (not sent from here: --no-robot-estop)",
              robot_estop ? "ENGAGED" : "released");
+}
 
-    /* alarms */
-    const char *alarms[3];
-    int na = 0;
-    if (v->latched || robot_estop)
-        alarms[na++] = "!!  EMERGENCY STOP  !!  robot stopped, commands refused - press e to release";
-    if (link_lost)
-        alarms[na++] = "!!  LINK LOST  !!  the robot does not answer - values below are the last known";
-    else if (!backend_up)
-        alarms[na++] = "!!  SIMULATOR DOWN  !!  the robot has no simulator connected";
-    y = banner(3, alarms, na);
+/* How many alarm banner lines the view calls for, into lines[2]. */
+static int alarms(const struct kn_view *v, const char *lines[2])
+{
+    int n = 0;
+    if (v->latched || (v->st.flags & HRT_FLAG_ESTOP))
+        lines[n++] = "!!  EMERGENCY STOP  !!  robot stopped, commands refused - press e to release";
+    if (v->status_rc == HRT_ETIMEOUT)
+        lines[n++] = "!!  LINK LOST  !!  the robot does not answer - values below are the last known";
+    else if (!(v->st.flags & HRT_FLAG_BACKEND_UP))
+        lines[n++] = "!!  SIMULATOR DOWN  !!  the robot has no simulator connected";
+    return n;
+}
 
-    /* values, left column */
-    int top = y;
-    y = top;
-    char a[16], b[16], c[16], d[16];
-    attron(A_BOLD);
-    put(y, 1, "BELTS            left    right");
-    attroff(A_BOLD);
+static int draw_belts(const struct kn_view *v, int y)
+{
+    const hrt_status *st = &v->st;
+    label(y, 1, "BELTS            left    right");
     putf(y++, 33, "speed level %.0f", v->speed_level);
     putf(y++, 1, "  measured   %+8.0f %+8.0f  mm/s", (double)st->crawler_speed[0],
          (double)st->crawler_speed[1]);
@@ -209,70 +224,90 @@ void kn_panel_draw(const struct kn_view *v)
          v->joy_driving ? "  (joystick)" : "");
     putf(y++, 1, "  target     %+8.0f %+8.0f  mm/s", round(v->target[0]), round(v->target[1]));
     putf(y++, 1, "  encoder    %8d %8d  counts", (int)st->crawler_count[0], (int)st->crawler_count[1]);
-    y++;
-    attron(A_BOLD);
-    put(y++, 1, "FLIPPERS         FL      FR      RL      RR");
-    attroff(A_BOLD);
-    fmt_deg(a, sizeof a, st->flipper_angle[0]);
-    fmt_deg(b, sizeof b, st->flipper_angle[1]);
-    fmt_deg(c, sizeof c, st->flipper_angle[2]);
-    fmt_deg(d, sizeof d, st->flipper_angle[3]);
-    putf(y++, 1, "  angle     %s %s %s %s deg", a, b, c, d);
+    return y + 1;
+}
+
+/* One row of four flipper values (NaN shows "--"). */
+static void flipper_row(int y, const char *name, const double deg[4])
+{
+    char f[4][16];
+    for (int k = 0; k < 4; k++)
+        fmt_deg(f[k], sizeof f[k], deg[k]);
+    putf(y, 1, "  %-9s %s %s %s %s deg", name, f[0], f[1], f[2], f[3]);
+}
+
+static int draw_flippers(const struct kn_view *v, int y)
+{
+    const hrt_status *st = &v->st;
+    label(y++, 1, "FLIPPERS         FL      FR      RL      RR");
+    flipper_row(y++, "angle", st->flipper_angle);
     double set[4];
     for (int k = 0; k < 4; k++)
         set[k] = v->flip_commanded[k] ? v->flip_target[k] : NAN;
-    fmt_deg(a, sizeof a, set[0]);
-    fmt_deg(b, sizeof b, set[1]);
-    fmt_deg(c, sizeof c, set[2]);
-    fmt_deg(d, sizeof d, set[3]);
-    putf(y++, 1, "  set-point %s %s %s %s deg", a, b, c, d);
+    flipper_row(y++, "set-point", set);
     putf(y++, 1, "  torque    %+7.2f %+7.2f %+7.2f %+7.2f N*m", st->flipper_torque[0],
          st->flipper_torque[1], st->flipper_torque[2], st->flipper_torque[3]);
-    y++;
-    attron(A_BOLD);
-    put(y, 1, "ATTITUDE");
-    attroff(A_BOLD);
+    return y + 1;
+}
+
+/* Attitude, battery and (in simulation) the position. */
+static int draw_body(const struct kn_view *v, int y)
+{
+    const hrt_status *st = &v->st;
+    label(y, 1, "ATTITUDE");
     putf(y++, 11, "roll %+.1f  pitch %+.1f  yaw %+.1f deg", st->roll, st->pitch, st->yaw);
-    attron(A_BOLD);
-    put(y, 1, "BATTERY");
-    attroff(A_BOLD);
+    label(y, 1, "BATTERY");
     bool low = st->battery > 0 && st->battery < 20.0;
     if (low)
         attron(style(C_WARN));
-    putf(y, 11, "%.2f V", st->battery);
+    putf(y++, 11, "%.2f V", st->battery);
     if (low)
         attroff(style(C_WARN));
-    y++;
-    if (sim) {
-        attron(A_BOLD);
-        put(y, 1, "POSITION");
-        attroff(A_BOLD);
+    if (st->flags & HRT_FLAG_SIMULATED) {
+        label(y, 1, "POSITION");
         putf(y, 11, "x %.0f  y %.0f  z %.0f mm", st->position[0], st->position[1], st->position[2]);
     }
-    y++;
+    return y + 1;
+}
 
-    /* side views, right column */
-    int ax = 50, ay = top;
-    struct kn_art art;
+/* The two side views in the right column from row y; returns the row
+ * after them. */
+static int draw_side_views(const struct kn_view *v, int y)
+{
+    enum { AX = 50 };
     static const struct {
         const char *label;
         int front, rear;
     } sides[2] = { { "left side  FL/RL", HRT_FLIPPER_FL, HRT_FLIPPER_RL },
                    { "right side FR/RR", HRT_FLIPPER_FR, HRT_FLIPPER_RR } };
+    struct kn_art art;
     for (int s = 0; s < 2; s++) {
         attron(A_BOLD);
-        putf(ay++, ax, "%s   %s", sides[s].label, v->utf8 ? "front \u25b6" : "front >");
+        putf(y++, AX, "%s   %s", sides[s].label, v->utf8 ? "front \u25b6" : "front >");
         attroff(A_BOLD);
-        kn_art_side(&art, st->flipper_angle[sides[s].front], st->flipper_angle[sides[s].rear], v->utf8);
+        kn_art_side(&art, v->st.flipper_angle[sides[s].front], v->st.flipper_angle[sides[s].rear],
+                    v->utf8);
         for (int r = 0; r < KN_ART_ROWS; r++) {
             char row[KN_ART_COLS * 4 + 1];
             kn_art_row(&art, r, row, sizeof row);
-            put(ay++, ax, row);
+            put(y++, AX, row);
         }
     }
+    return y;
+}
 
-    /* joystick, message and keys */
-    y = y > ay ? y : ay;
+/* The presets after a line that ends in "presets:"; returns the column. */
+static int draw_presets(const struct kn_view *v, int y, int x)
+{
+    for (int k = 0; k < v->conf->npresets; k++)
+        x = putf(y, x, " %d %s", k + 1, v->conf->presets[k].name);
+    return x;
+}
+
+/* Joystick, last message and the key map (in full when there is room,
+ * else one line that points at the help screen). */
+static void draw_footer(const struct kn_view *v, int y)
+{
     put(y++, 1, v->joy_line);
     if (v->msg[0]) {
         attron(A_BOLD);
@@ -280,13 +315,99 @@ void kn_panel_draw(const struct kn_view *v)
         attroff(A_BOLD);
     }
     y++;
-    const char *const *help = kn_keys_help(v->utf8);
-    for (int i = 0; help[i]; i++) {
-        x = put(y, 1, help[i]);
-        if (i == 0) /* the line that ends in "presets:" */
-            for (int k = 0; k < v->conf->npresets; k++)
-                x = putf(y, x, " %d %s", k + 1, v->conf->presets[k].name);
-        y++;
+    const char *const *keys = kn_keys_help(v->utf8);
+    int n = 0;
+    while (keys[n])
+        n++;
+    if (LINES - y < n) {
+        put(y, 1, kn_keys_help_short());
+        return;
     }
+    for (int i = 0; i < n; i++, y++) {
+        int x = put(y, 1, keys[i]);
+        if (i == 0) /* the line that ends in "presets:" */
+            draw_presets(v, y, x);
+    }
+}
+
+static void draw_panel(const struct kn_view *v)
+{
+    draw_header(v, 0);
+    draw_flags(v, 1);
+    draw_estop_state(v, 2);
+    const char *lines[2];
+    int top = banner(3, lines, alarms(v, lines));
+    int y = draw_belts(v, top);
+    y = draw_flippers(v, y);
+    y = draw_body(v, y);
+    int ay = draw_side_views(v, top);
+    draw_footer(v, y > ay ? y : ay);
+}
+
+/* ---- the screens that replace the panel ---- */
+
+/* Below the minimum size the panel would be cut off: say so, with what
+ * still works, and the robot's essentials. */
+static void draw_too_small(const struct kn_view *v)
+{
+    const char *x = v->utf8 ? "\u00d7" : "x";
+    attron(style(C_WARN));
+    putf(0, 0, " terminal too small (need %d%s%d) ", KN_PANEL_MIN_COLS, x, KN_PANEL_MIN_ROWS);
+    attroff(style(C_WARN));
+    putf(1, 1, "this one is %d%s%d: enlarge it", COLS, x, LINES);
+    put(2, 1, "driving is off until then");
+    put(3, 1, "space STOP  e E-STOP  q quit");
+    draw_flags(v, 5); /* the robot's state on one line, cut at the edge */
+    if (v->latched || (v->st.flags & HRT_FLAG_ESTOP))
+        cell(6, 1, "EMERGENCY STOP", style(C_ALARM));
+    if (v->msg[0])
+        putf(7, 1, "> %s", v->msg);
+}
+
+static const char *const flag_help[] = {
+    "SIMULATED / HARDWARE  the robot is the simulation / the real robot",
+    "BACKEND_UP / _DOWN    its simulator is connected / not connected",
+    "WATCHDOG              it stopped itself: set-points stopped arriving",
+    "ESTOP                 its emergency stop is engaged: it will not move",
+    "STALE                 its sensor values are older than 500 ms",
+    "CLAMPED               the last set-point was beyond a limit, cut to it",
+    "LINK OK / LINK LOST   the robot answers / does not answer",
+    NULL,
+};
+
+static void draw_help(const struct kn_view *v)
+{
+    int y = 0;
+    fill_line(y, A_REVERSE);
+    attron(A_REVERSE | A_BOLD);
+    put(y++, 0, " KENAF CONSOLE - HELP        any key returns to the panel");
+    attroff(A_BOLD | A_REVERSE);
+    y++;
+    label(y++, 1, "KEYS");
+    const char *const *keys = kn_keys_help_screen(v->utf8);
+    for (int i = 0; keys[i]; i++, y++) {
+        int x = put(y, 3, keys[i]);
+        if (!keys[i + 1]) /* the last line ends in "presets:" */
+            draw_presets(v, y, x);
+    }
+    y++;
+    label(y, 1, "FLAGS");
+    put(y++, 7, "  capitals, highlighted: set; small, dim: clear");
+    for (int i = 0; flag_help[i]; i++)
+        put(y++, 3, flag_help[i]);
+    y++;
+    put(y++, 1, "Drive keys act while held; on release the belts ramp down and the robot");
+    put(y++, 1, "is stopped. While this screen shows, nothing drives.");
+}
+
+void kn_panel_draw(const struct kn_view *v)
+{
+    erase();
+    if (!kn_panel_fits())
+        draw_too_small(v);
+    else if (v->help)
+        draw_help(v);
+    else
+        draw_panel(v);
     refresh();
 }

@@ -2,7 +2,10 @@
  * from hrt_get_status and its own state; the panel only draws it. Flags
  * are written in capitals and highlighted when set, in small letters and
  * dim when clear; an emergency stop, a lost link or a missing simulator
- * also get a full-width banner. */
+ * also get a full-width banner. Two screens replace the panel: the help
+ * screen (keys, what the flags mean) while the view asks for it, and a
+ * "terminal too small" screen below KN_PANEL_MIN_COLS x _ROWS, where the
+ * panel would be cut off (the main loop does not drive meanwhile). */
 #ifndef KN_CONSOLE_PANEL_H
 #define KN_CONSOLE_PANEL_H
 
@@ -10,6 +13,10 @@
 
 #include "conf.h"
 #include "kenaf.h"
+
+/* The smallest terminal the whole panel fits in. */
+#define KN_PANEL_MIN_COLS 80
+#define KN_PANEL_MIN_ROWS 24
 
 struct kn_view {
     const struct kn_conf *conf;
@@ -29,10 +36,14 @@ struct kn_view {
     char joy_line[768];
     char msg[256];
     bool utf8;
+    bool help;                /* show the help screen instead of the panel */
 };
 
 /* Screen set up (after initscr). */
 void kn_panel_init(void);
+/* True when the terminal is at least the minimum size. */
+bool kn_panel_fits(void);
+/* The panel, the help screen or the too-small screen. */
 void kn_panel_draw(const struct kn_view *v);
 
 #endif
