@@ -1,6 +1,6 @@
 /* The "standin" backend: a plain JSON-lines link over TCP to the test
  * stand-in simulator (tests/daemon/standin_sim.c) or any custom simulator
- * that speaks it (protocols/PROTOCOL-NOTES.md). State lines in, command
+ * that speaks it (docs/custom-simulator.md). State lines in, command
  * lines out, neutral SI units both ways. A malformed line is counted and
  * skipped; it never drops the link. */
 #include "backend_standin.h"
@@ -283,7 +283,8 @@ const struct kn_backend_ops kn_backend_standin = {
     .name = "standin",
     .kind = KN_BACKEND_STANDIN,
     /* KRP/1 has no id for "other simulator"; the stand-in ships with
-     * kenaf-sim, so it reports the built-in one (PROTOCOL-NOTES.md). */
+     * kenaf-sim, so it reports the built-in one (docs/protocol.md,
+     * "HELLO_ACK"). */
     .krp_id = KN_KRP_BACKEND_ENGINE,
     .capabilities = KN_KRP_CAP_GROUND_TRUTH,
     .default_port = 0,

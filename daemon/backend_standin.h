@@ -1,4 +1,4 @@
-/* The stand-in backend's JSON-lines link (protocols/PROTOCOL-NOTES.md):
+/* The stand-in backend's JSON-lines link (docs/custom-simulator.md):
  * the pure parts, parsing simulator lines and formatting daemon lines,
  * exposed for the unit tests. Neutral SI units on both sides, so nothing
  * is converted here. */

@@ -1,5 +1,5 @@
-/* KRP/1 robot rules: see rules.h for the contract and
- * protocols/PROTOCOL-NOTES.md for the readings of the spec taken here. */
+/* KRP/1 robot rules: see rules.h for the contract and docs/protocol.md
+ * ("Choices kenaf-simd makes") for where the protocol leaves a choice. */
 #include "rules.h"
 
 #include <math.h>
@@ -260,7 +260,7 @@ static void expire_subs(struct kn_rules *r, uint64_t now)
 
 /* The sender's entry, created if needed. NULL when the table is full of
  * peers heard from within the last 5 s: the datagram is then handled
- * without per-peer state (see PROTOCOL-NOTES.md). */
+ * without per-peer state (docs/protocol.md, "Peers"). */
 static struct kn_peer *peer_get(struct kn_rules *r, const struct kn_addr *from, uint64_t now)
 {
     struct kn_peer *p = kn_peers_find(&r->peers, from);
@@ -513,7 +513,7 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
 
     if (res != KN_KRP_OK) {
         /* m.h is zero when the header is incomplete or, over 512 bytes,
-         * not trusted (protocols/README.md): ERROR then names seq 0, type 0. */
+         * not trusted (docs/protocol.md): ERROR then names seq 0, type 0. */
         send_error(r, p, from, m.h.seq, m.h.type, kn_krp_error_code(res), now);
         return;
     }

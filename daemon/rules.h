@@ -1,4 +1,4 @@
-/* The KRP/1 robot rules of shared/protocol/kenaf-udp.md, without I/O: feed
+/* The KRP/1 robot rules of docs/protocol.md, without I/O: feed
  * it decoded datagrams, simulator state and the time, and it answers
  * through two callbacks (datagrams to send, commands for the simulator).
  * One instance per robot. Everything the robot side decides lives here

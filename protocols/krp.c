@@ -1,5 +1,5 @@
 /* KRP/1 codec: little-endian field packing and the envelope checks of
- * kenaf-udp.md, in the order that decides which ERROR a datagram earns. */
+ * docs/protocol.md, in the order that decides which ERROR a datagram earns. */
 #include "krp.h"
 
 #include <string.h>

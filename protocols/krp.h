@@ -1,5 +1,5 @@
-/* KRP/1 wire codec: the robot's UDP protocol (shared/protocol/kenaf-udp.md)
- * as plain structs. Sans-I/O: bytes in, structs out and back; no sockets,
+/* KRP/1 wire codec: the robot's UDP protocol (docs/protocol.md) as plain
+ * structs. Sans-I/O: bytes in, structs out and back; no sockets,
  * no clocks, no allocation. Both sides (library and daemon) use it. */
 #ifndef KN_KRP_H
 #define KN_KRP_H

@@ -1,6 +1,6 @@
 /* standin_sim: the stand-in simulator kenaf-simd's system tests run
  * against, and a reference peer for the "standin" JSON-lines link
- * (protocols/PROTOCOL-NOTES.md). A TCP server that integrates a kinematic
+ * (docs/custom-simulator.md). A TCP server that integrates a kinematic
  * skid-steer Kenaf (tests/common/kenaf_kinematics.h: belts with an
  * acceleration limit, flippers slewing to their targets, planar pose and
  * yaw), streams state lines, and records every line it receives, with a

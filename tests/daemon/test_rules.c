@@ -1,5 +1,5 @@
 /* Unit tests of the sans-I/O KRP/1 rule engine (daemon/rules.c): every rule
- * of shared/protocol/kenaf-udp.md, driven with encoded datagrams and a
+ * of docs/protocol.md, driven with encoded datagrams and a
  * hand-held clock, answers and simulator commands captured. */
 #include <check.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* stall_sim: a simulator that hangs, for the stalled-simulator tests. It
- * speaks just enough of the stand-in link (protocols/README.md) to bring
+ * speaks just enough of the stand-in link (docs/custom-simulator.md) to bring
  * kenaf-simd's link up: it reads the hello line, answers "ready" and one
  * state line, and then reads nothing more until SIGUSR2. From then on it
  * reads everything and records each line as standin_sim does:

@@ -1,5 +1,5 @@
 -- Wireshark dissector for KRP/1, the Kenaf robot's UDP protocol
--- (shared/protocol/kenaf-udp.md): every field of every message type with
+-- (docs/protocol.md): every field of every message type with
 -- its name and unit, ERROR codes, STATUS and capability flags, and expert
 -- info for every envelope fault the robot answers with ERROR.
 --
