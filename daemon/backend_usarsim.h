@@ -4,7 +4,7 @@
  * target drive it directly: bytes and commands in, lines and neutral
  * state out through the callbacks below, the clock passed in by the
  * caller. backend_usarsim.c wraps it into the link's ops.
- * docs/USARSIM-BACKEND.md explains the choices (when INIT goes out, what
+ * docs/usarsim.md explains the choices (when INIT goes out, what
  * makes the link ready, which sensor feeds which field, what is derived). */
 #ifndef KN_BACKEND_USARSIM_H
 #define KN_BACKEND_USARSIM_H

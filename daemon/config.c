@@ -668,7 +668,8 @@ static void backend_defaults(struct kn_cfg_backend *b, enum kn_backend_kind kind
     static const char *const joints[KN_NFLIPPERS] = { "FLFlipper", "FRFlipper", "RLFlipper",
                                                       "RRFlipper" };
     /* USARSim Kenaf: front joints turn the other way from the rear ones
-     * for the same tip motion (research/usarsim.md section 3.4). */
+     * for the same tip motion (published clients drive the Kenaf's
+     * flippers with -h front, +h rear; docs/usarsim.md). */
     static const double signs[KN_NFLIPPERS] = { -1.0, -1.0, 1.0, 1.0 };
     memset(b, 0, sizeof *b);
     b->kind = kind;

@@ -1,6 +1,6 @@
 /* kenaf-engine's server mode: the built-in simulator serving the USARSim
- * TCP protocol (research/usarsim.md) plus a few extension commands
- * (protocols/README.md, "kenaf-engine: USARSim protocol extensions"), so kenaf-simd reaches it exactly as it reaches
+ * TCP protocol (docs/usarsim.md) plus a few extension commands
+ * (docs/engine.md, "USARSim protocol extensions"), so kenaf-simd reaches it exactly as it reaches
  * USARSim. One robot per connection, all robots in one world. */
 #ifndef KN_ENGINE_SERVER_H
 #define KN_ENGINE_SERVER_H

@@ -1,5 +1,5 @@
 /* USARSim commands from a client, as UDK's BotConnection handles them
- * (research/usarsim.md sec. 1 and 3): INIT and GETSTARTPOSES at any time;
+ * (USARSim's BotConnection.uc; docs/usarsim.md): INIT and GETSTARTPOSES at any time;
  * DRIVE, SET, MULTIDRIVE, GETCONF, GETGEO only once the connection's
  * robot exists (before that they are dropped without reply, and
  * counted). No INIT acknowledgement and no error replies, like UDK;

@@ -1,4 +1,4 @@
-/* The KENAF extension commands (protocols/README.md, "kenaf-engine: USARSim protocol extensions"): reset, terrain,
+/* The KENAF extension commands (docs/engine.md, "USARSim protocol extensions"): reset, terrain,
  * pause/resume, pace, lockstep Step and Stats. Real USARSim ignores the
  * head, so a client may send them to either. Every request gets exactly
  * one reply line "KENAF {Cmd X} {Status OK|Failed} ...". */

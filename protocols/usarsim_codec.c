@@ -1,7 +1,7 @@
 /* USARSim text protocol codec: the tokenizer, locale-free number reading
  * and writing, typed parsers for both directions and the line writer the
- * formatters share. The grammar and its quirks are in research/usarsim.md
- * sections 2 and 6.3; what this file accepts and emits is in USARSIM.md. */
+ * formatters share. The grammar, its quirks, and what this file accepts
+ * and emits are in docs/usarsim.md ("The text protocol codec"). */
 #include "usarsim_codec.h"
 
 #include <errno.h>

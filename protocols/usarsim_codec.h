@@ -1,4 +1,4 @@
-/* USARSim text protocol codec (research/usarsim.md): one line in, plain
+/* USARSim text protocol codec (docs/usarsim.md): one line in, plain
  * structs out; structs in, one CR LF terminated line out. Used on both
  * sides of the wire: the daemon's USARSim client backend, and the servers
  * that play USARSim (kenaf-engine, the test stand-in). Sans-I/O and
@@ -6,7 +6,8 @@
  * lists have caps, and what does not fit is counted, never written past.
  * Values stay in USARSim's own frame and units (m, rad, s, rad/s, z down);
  * convert.h does every conversion. Numbers are read and written with '.'
- * whatever the process locale says. protocols/USARSIM.md has the prose. */
+ * whatever the process locale says. docs/usarsim.md ("The text protocol
+ * codec") has the prose. */
 #ifndef KN_USARSIM_CODEC_H
 #define KN_USARSIM_CODEC_H
 
@@ -487,7 +488,8 @@ int kn_usar_fmt_getgeo(char *buf, size_t cap, const char *type, const char *name
 int kn_usar_fmt_getstartposes(char *buf, size_t cap);
 
 /* ---- Server-side formatters (what the engine sends) ------------------
- * Number formatting follows the real server (USARSIM.md has the table).
+ * Number formatting follows the real server (docs/usarsim.md, "Number
+ * formatting", has the table).
  * Booleans are True/False, as Unreal prints them. */
 
 /* NFO {Gametype g} {Level l} {TimeLimit t} */

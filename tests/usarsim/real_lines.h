@@ -1,7 +1,8 @@
-/* Real USARSim lines (research/usarsim.md section 7, numbered as there,
- * and the real lines quoted in sections 2-4), copied exactly with CR LF
- * added. Client lines that are printf formats in their source (C3-C5,
- * C10-C12) are instantiated with sample values; the format is kept. */
+/* Real USARSim lines, copied exactly with CR LF added, from captured
+ * server output and from published clients and servers (the repositories
+ * are listed in docs/usarsim.md, "Sources"). Client lines that are printf
+ * formats in their source (C3-C5, C10-C12) are instantiated with sample
+ * values; the format is kept. */
 #ifndef TEST_USARSIM_REAL_LINES_H
 #define TEST_USARSIM_REAL_LINES_H
 
@@ -10,7 +11,9 @@
 
 #include "usarsim_codec.h"
 
-/* Server -> client, section 7. */
+/* Server -> client, captured: UT2004 (REAL_1-7, JJWTimmer/AP2DX
+ * test/sensordata.txt) and UDK (REAL_12-22, the "real USARSim output
+ * sample" in m-shimizu/RoboCupRescuePackage USARcommandSample.txt). */
 #define REAL_1 "NFO {Gametype BotDeathMatch} {Level DM-USAR_yellow_250} {TimeLimit 0}\r\n"
 #define REAL_2                                                                                     \
     "SEN {Type Encoder} {Name ECLeft Tick 0} {Name ECRight Tick 0} {Name ECTilt Tick 0} "         \
@@ -46,7 +49,9 @@
 #define REAL_22                                                                                    \
     "SEN {Type INS} {Name InsTest} {Location 0.00,0.00,-0.20} {Orientation 0.00,0.00,0.00}\r\n"
 
-/* Server -> client, quoted in sections 3-4. */
+/* Server -> client, from USARSim's sources and comments: a UT2004 STA
+ * with flipper angles, UvA start poses, GPSSensor.uc, UT2004 item
+ * GEO/CONF. */
 #define REAL_STA_FLIPPERS                                                                          \
     "STA {Type GroundVehicle} {Time 48.22} {FrontSteer 0.0000} {RearSteer 0.0000} "               \
     "{FRFlipper -0.0006} {FLFlipper -0.0005} {RRFlipper 0.0005} {RLFlipper 0.0006} "              \
@@ -65,7 +70,10 @@
     "CONF {Type MisPkg} {Name TeleMaxArm} {Link 1} {JointType Revolute} {MaxSpeed 0.17} "         \
     "{MaxTorque 300.00} {MinRange 1.00} {MaxRange 0.00}\r\n"
 
-/* Client -> server, section 7. */
+/* Client -> server, from published clients: AP2DX test.py (C1-C2),
+ * ros-usarsim usarsimInf.cpp (C3-C5), USARcommandSample.txt (C6), UvA
+ * UsarCommander StandardDriveActor.vb (C7-C9), the Player USARSim driver
+ * (C10-C12). */
 #define REAL_C1 "INIT {ClassName USARBot.P2DX} {Location 4.5,1.9,1.8} {Name R1}\r\n"
 #define REAL_C2 "DRIVE {Left 1} {Right 1} {Normalized true}\r\n"
 #define REAL_C3_WRITE "GETSTARTPOSES\r\nINIT {Classname USARBot.Kenaf} {Name Kenaf1} {Start Point1}\r\n"
@@ -84,7 +92,9 @@
     "INIT {ClassName USARBot.P2DX} {Name R1} {Location 1.000000 2.000000 0.500000} "              \
     "{Rotation 0.000000 0.000000 1.570000}\r\n"
 
-/* Client -> server, quoted in section 3. */
+/* Client -> server, more quirks: USARGazebo's INIT with {Battery},
+ * upper-case keys, the decimal comma of a locale-blind client
+ * (USARSim's LcmProxy), MULTIDRIVE from USARcommandSample.txt. */
 #define REAL_INIT_GAZEBO                                                                           \
     "INIT {ClassName USARBot.pioneer3at_with_sensors}{Name pioneer3at_with_sensors}"              \
     "{Start Point1}{Battery 3600}\r\n"

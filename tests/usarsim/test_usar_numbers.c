@@ -1,6 +1,6 @@
 /* USARSim number tests: the strict decimal reader, the fixed-point writer
  * (against the C library's own printf in the C locale, and on the edge
- * cases named in the research notes), and both under a locale whose
+ * cases of docs/usarsim.md, "Number formatting"), and both under a locale whose
  * decimal point is a comma. */
 #include <check.h>
 #include <locale.h>
@@ -141,7 +141,7 @@ END_TEST
 
 START_TEST(format_edge_cases)
 {
-    /* rounding at the 4th decimal, as the research asks */
+    /* rounding at the 4th decimal, as client commands are written */
     ck_assert_str_eq(fx(0.00005, 4, KN_USAR_ROUND), "0.0001"); /* the double is just above */
     ck_assert_str_eq(fx(0.00015, 4, KN_USAR_ROUND), "0.0001"); /* the double is just below */
     ck_assert_str_eq(fx(0.00004999, 4, KN_USAR_ROUND), "0.0000");

@@ -1,6 +1,6 @@
-/* USARSim tokenizer tests: every real line of the research notes, every
- * quirk of its checklist (section 6.3), the caps, and each malformed-line
- * error code. */
+/* USARSim tokenizer tests: every real line of real_lines.h, every quirk
+ * real servers and clients show (docs/usarsim.md, "Lines we accept"), the
+ * caps, and each malformed-line error code. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Unit tests of the USARSim client (daemon/backend_usarsim.h): INIT and
- * readiness, every real server line of research/usarsim.md section 7 into
+ * readiness, every real server line of tests/usarsim/real_lines.h into
  * the neutral state and the KRP/1 STATUS it makes, malformed lines counted
  * per reason and survived, framing, the exact DRIVE / SET / MULTIDRIVE
  * lines for given commands in both dialects and under a comma-decimal
@@ -223,7 +223,7 @@ START_TEST(unanswered_queries_time_out)
     client_free();
 }
 
-/* ---- real lines (research section 7) ---- */
+/* ---- real lines (tests/usarsim/real_lines.h) ---- */
 
 START_TEST(real_groundtruth_ut2004)
 {

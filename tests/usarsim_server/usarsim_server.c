@@ -1,6 +1,6 @@
 /* usarsim_server: a stand-in USARSim server for the tests of kenaf-simd's
  * usarsim backend. It behaves toward a client the way the UDK server does
- * (research/usarsim.md): NFO banner on accept, no INIT acknowledgement,
+ * (docs/usarsim.md): NFO banner on accept, no INIT acknowledgement,
  * one robot per connection, commands before the spawn dropped without a
  * word, STA every 0.1 s, SEN per sensor interval, the robot deleted when
  * the connection closes. The robot is a kinematic Kenaf: wheel rad/s times
