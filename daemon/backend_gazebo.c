@@ -1,5 +1,5 @@
 /* The "gazebo" backend: kenaf-simd as a Gazebo Classic transport client
- * (research/gazebo.md, README.md, "Gazebo backend"). The generic link (link.c) holds
+ * (docs/gazebo.md). The generic link (link.c) holds
  * the connection to the master (port 11345, GAZEBO_MASTER_URI); this file
  * speaks the master protocol on it: read the three init frames, pick the
  * world from the namespaces, then advertise our command topics and

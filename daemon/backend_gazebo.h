@@ -1,4 +1,4 @@
-/* The "gazebo" backend (Gazebo Classic transport, README.md, "Gazebo backend"): what
+/* The "gazebo" backend (Gazebo Classic transport, docs/gazebo.md): what
  * other daemon parts and the tests use. World control for lockstep and
  * tools, and the pure feedback part that turns Gazebo's ~/world_stats,
  * ~/pose/info and ~/<model>/tracks_speed into the neutral state, exposed

@@ -1,4 +1,5 @@
-/* The gazebo backend's data plane (research/gazebo.md 1.7): our own data
+/* The gazebo backend's data plane (as Gazebo Classic's transport serves a
+ * subscription: gazebo/transport's Publication and Connection): our own data
  * server, where Gazebo's subscribers (the tracked-vehicle plugin, the
  * joint controller, the World for world_control) connect and send one
  * "sub" packet, after which we write them bare messages; and one data

@@ -1,5 +1,5 @@
-/* Gazebo Classic transport messages (research/gazebo.md sections 1.3 to
- * 1.9, 2): the Packet envelope, the control messages of the master link
+/* Gazebo Classic transport messages (docs/gazebo.md; the wire format of
+ * Gazebo 7 to 11's gazebo/transport and gazebo/msgs): the Packet envelope, the control messages of the master link
  * and the data messages kenaf-sim sends and reads, on top of the
  * protobuf-c code generated from the .proto files next to this one.
  * Sans-I/O: encoders write one complete frame (header + payload) into the

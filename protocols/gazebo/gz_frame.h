@@ -1,5 +1,5 @@
-/* Sans-I/O framer of the Gazebo Classic transport (research/gazebo.md
- * section 1.2): every frame on every connection is 8 ASCII hex digits
+/* Sans-I/O framer of the Gazebo Classic transport (docs/gazebo.md;
+ * gazebo/transport/Connection.cc): every frame on every connection is 8 ASCII hex digits
  * giving the payload length, then the payload. Bytes go in as they arrive
  * from a stream (one read may hold several frames, or a part of one);
  * complete payloads come out. A bad header (not hex, zero length) or a

@@ -1,5 +1,5 @@
-/* gazebo_standin: a Gazebo Classic stand-in written from research/gazebo.md
- * (sections 1 and 2): a master that tracks publishers and subscribers and
+/* gazebo_standin: a Gazebo Classic stand-in written from Gazebo Classic's
+ * own transport, plugins and JointController (docs/gazebo.md): a master that tracks publishers and subscribers and
  * routes them as gazebo::Master does, and a world that, like gzserver's
  * transport node, connects to that master over TCP, runs its own data
  * server, publishes world_stats, pose/info and the tracked-vehicle

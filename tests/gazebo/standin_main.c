@@ -10,7 +10,7 @@
  * The master listens on 127.0.0.1:N (0, the default, lets the kernel
  * choose; a restarted stand-in gets the same N back at once), and the
  * program prints "PORT <n>" on stdout. --no-world runs the master alone.
- * The defaults describe the Kenaf of README.md, "Gazebo backend": world "default",
+ * The defaults describe the Kenaf of docs/gazebo.md: world "default",
  * model "kenaf", joints front_left_flipper_joint ... with links named
  * like them without "_joint" (--links names them instead), tracks_separation
  * 0.23, steering_efficiency 0.5, max_linear_speed 1, max_angular_speed 8.

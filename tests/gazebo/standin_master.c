@@ -1,5 +1,5 @@
-/* gazebo_standin: the master, as gazebo::Master behaves (research/gazebo.md
- * 1.4 to 1.6). On accept it sends version_init, topic_namepaces_init and
+/* gazebo_standin: the master, as gazebo::Master behaves (gazebo/Master.cc
+ * of Gazebo Classic; docs/gazebo.md). On accept it sends version_init, topic_namepaces_init and
  * publishers_init, unprompted and in that order; then it keeps the lists
  * of namespaces, publishers and subscribers and tells the right
  * connections about each change:

@@ -1,5 +1,6 @@
 /* gazebo_standin: a transport node, the way gzserver's transport library
- * works (research/gazebo.md 1.1, 1.5 to 1.7): one connection to the
+ * works (gazebo/transport's Node, TopicManager and Publication): one
+ * connection to the
  * master, which sends three init frames first; its own data server on an
  * ephemeral port, announced in advertise and subscribe; for each
  * publisher the master names (publisher_subscribe / publisher_advertise)

@@ -1,5 +1,5 @@
 /* gazebo_standin: the world, as gzserver's World, TrackedVehiclePlugin and
- * JointController show themselves on the transport (research/gazebo.md 2).
+ * JointController show themselves on the transport (docs/gazebo.md).
  * Through its own node it registers the namespaces "<world>" and
  * "<world>/<model>", advertises ~/world_stats (5 Hz), ~/pose/info (at most
  * 60 Hz, only the model whose pose changed, then its links relative to

@@ -1,5 +1,6 @@
 /* System tests of gazebo_standin itself, with clients the test plays with
- * raw sockets, written from research/gazebo.md rather than from the daemon:
+ * raw sockets, written from Gazebo's transport (docs/gazebo.md) rather
+ * than from the daemon:
  * the master greets with exactly version_init, topic_namepaces_init and
  * publishers_init; routes advertise/subscribe/unsubscribe/unadvertise and
  * namespaces to the right connections as gazebo::Master does; answers
