@@ -1,4 +1,5 @@
-/* Pass criteria of the validation suite (research/engine.md sec. 3): each
+/* Pass criteria of the validation suite (docs/engine.md: Kurose et al.'s
+ * step and trench table, Pecka et al.'s scenarios, the sanity checks): each
  * sees the 100 Hz samples of a run, may decide early (an obstacle crossed,
  * a tip-over) and otherwise decides at the end. Every decision explains
  * itself with the numbers it used. */

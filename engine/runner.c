@@ -23,7 +23,7 @@
 #define KN_BUILD_ROOT "/nonexistent"
 #endif
 
-/* Research sec. 3 global invariant. */
+/* Invariant of every validation run (docs/engine.md): penetration < 10 mm. */
 #define MAX_PENETRATION 0.010
 
 /* KENAF_CONFIG_DIR wins; a binary inside the build tree reads the source

@@ -1,5 +1,5 @@
-/* Sanity checks of the engine (research/engine.md sec. 3d). Thresholds are
- * the research's; each check reports the numbers it measured. */
+/* Sanity checks of the engine (docs/engine.md). Thresholds are the ones
+ * listed there; each check reports the numbers it measured. */
 #include "sanity.h"
 
 #include <math.h>
@@ -136,7 +136,7 @@ static int static_slope(const struct kn_robot_params *rp, struct kn_sanity_resul
 
 /* Drives a robot with asymmetric belts for 3 s while the flippers swing up
  * (clear of the ground: with flipper tips dragging on the ground the
- * outcome is sensitive to rounding, see engine/README.md). */
+ * outcome is sensitive to rounding, see docs/engine.md). */
 static int drive_run(const struct kn_robot_params *rp, const struct kn_terrain *t,
                      const struct kn_pose *p, double vl, double vr, int iterations,
                      struct kn_truth *out, double *sim)

@@ -1,8 +1,8 @@
-/* Engine sanity checks of research/engine.md sec. 3d (drop and settle,
+/* Engine sanity checks (docs/engine.md, validation suite: drop and settle,
  * static slope, frame invariance, left/right symmetry, energy, servo stall
  * and reach, determinism). Each builds its own worlds through the world API,
- * measures, and compares with the research thresholds; the validation table
- * and the Check tests both run them. */
+ * measures, and compares with the thresholds listed there; the validation
+ * table and the Check tests both run them. */
 #ifndef KN_ENGINE_SANITY_H
 #define KN_ENGINE_SANITY_H
 

@@ -149,7 +149,7 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
     }
     c->type = (enum kn_crit_type)found;
     const struct kn_terrain *t = &sc->terrain;
-    /* defaults: research sec. 3 */
+    /* defaults: the validation suite's criteria (docs/engine.md) */
     double margin = 0.3, tilt_deg = 80, pitch_deg = 1;
     c->fall_z = -INFINITY;
     c->level_z = -INFINITY;

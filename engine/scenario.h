@@ -73,7 +73,7 @@ struct kn_scenario {
     enum kn_ctrl_type ctrl;
     struct kn_script_step script[KN_SCRIPT_MAX];
     int nscript;
-    /* Kurose flipper sequence (research sec. 3b) */
+    /* Kurose flipper sequence (after Kurose et al., IROS 2008; docs/engine.md) */
     double k_belt, k_approach, k_push, k_rear, k_rear_start;
     double k_rear_pitch; /* also push the rear flippers once the nose is up this much */
     int k_pause;         /* belts stop while the front flippers swing down */

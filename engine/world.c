@@ -381,7 +381,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
         dMass fm;
         double mf = rp->flipper_mass;
         /* a rod of length `reach` about its middle: m L^2/12 across, and
-         * m L^2/3 about the pivot as research sec. 2 states */
+         * m L^2/3 about the pivot, as the robot model assumes (docs/engine.md) */
         double Iax = 0.5 * mf * r2 * r2, Icr = mf * reach * reach / 12.0;
         dMassSetParameters(&fm, mf, 0, 0, 0, Iax, Icr, Icr, 0, 0, 0);
         dBodySetMass(b, &fm);
@@ -578,7 +578,8 @@ int kn_world_set_servo_enabled(struct kn_world *w, int id, int on)
 
 static void robot_icr(struct robot *r)
 {
-    /* research sec. 1.4 mode B: ICR from the commanded belt speeds */
+    /* mode B (Pecka et al.'s Gazebo tracked-vehicle plugin): friction
+     * directions from the ICR of the commanded belt speeds */
     double vl = r->belt_speed[KN_LEFT], vr = r->belt_speed[KN_RIGHT];
     double v = 0.5 * (vl + vr);
     double om = r->rp.steer_chi_icr * (vr - vl) / kn_robot_track_separation(&r->rp);

@@ -1,5 +1,5 @@
 /* Conversion module tests: golden values worked out by hand from the specs
- * (kenaf-udp.md, the USARSim and Gazebo research notes), edge cases of
+ * (docs/protocol.md, docs/usarsim.md, docs/gazebo.md), edge cases of
  * every float->int path, and round trips in every direction driven by a
  * fixed pseudo-random sequence. Rotations are checked against matrices
  * built here independently of the module. */

@@ -1,4 +1,4 @@
-/* Engine sanity checks (research/engine.md sec. 3d) as Check tests: drop
+/* Engine sanity checks (docs/engine.md) as Check tests: drop
  * and settle, static slope, frame invariance, mirror symmetry, energy,
  * servo stall and reach, determinism. CK_RUN_CASE selects one check so
  * meson runs them as separate, parallel tests. */
