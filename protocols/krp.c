@@ -82,12 +82,21 @@ int kn_krp_payload_len(uint8_t type)
     case KN_KRP_STATUS_REQ: return KN_KRP_LEN_STATUS_REQ;
     case KN_KRP_SUBSCRIBE: return KN_KRP_LEN_SUBSCRIBE;
     case KN_KRP_ESTOP: return KN_KRP_LEN_ESTOP;
+    case KN_KRP_WORLD_REQ: return KN_KRP_LEN_WORLD_REQ;
     case KN_KRP_ACK: return KN_KRP_LEN_ACK;
     case KN_KRP_HELLO_ACK: return KN_KRP_LEN_HELLO_ACK;
     case KN_KRP_STATUS: return KN_KRP_LEN_STATUS;
     case KN_KRP_ERROR: return KN_KRP_LEN_ERROR;
+    case KN_KRP_WORLD: return KN_KRP_LEN_WORLD;
     default: return -1;
     }
+}
+
+int kn_krp_payload_max(uint8_t type)
+{
+    if (type == KN_KRP_WORLD)
+        return KN_KRP_LEN_WORLD + KN_KRP_WORLD_CHUNK;
+    return kn_krp_payload_len(type);
 }
 
 const char *kn_krp_type_name(uint8_t type)
@@ -100,17 +109,19 @@ const char *kn_krp_type_name(uint8_t type)
     case KN_KRP_STATUS_REQ: return "STATUS_REQ";
     case KN_KRP_SUBSCRIBE: return "SUBSCRIBE";
     case KN_KRP_ESTOP: return "ESTOP";
+    case KN_KRP_WORLD_REQ: return "WORLD_REQ";
     case KN_KRP_ACK: return "ACK";
     case KN_KRP_HELLO_ACK: return "HELLO_ACK";
     case KN_KRP_STATUS: return "STATUS";
     case KN_KRP_ERROR: return "ERROR";
+    case KN_KRP_WORLD: return "WORLD";
     default: return NULL;
     }
 }
 
 bool kn_krp_is_to_robot(uint8_t type)
 {
-    return type >= KN_KRP_HELLO && type <= KN_KRP_ESTOP;
+    return type >= KN_KRP_HELLO && type <= KN_KRP_WORLD_REQ;
 }
 
 uint8_t kn_krp_error_code(enum kn_krp_result r)
@@ -174,6 +185,9 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
     case KN_KRP_ESTOP:
         m->u.estop.engage = p[0];
         break;
+    case KN_KRP_WORLD_REQ:
+        m->u.world_req.offset = get32(p);
+        break;
     case KN_KRP_ACK:
         m->u.ack.acked_seq = get32(p);
         m->u.ack.acked_type = p[4];
@@ -212,6 +226,12 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
         m->u.error.offending_type = p[4];
         m->u.error.code = p[5];
         break;
+    case KN_KRP_WORLD:
+        m->u.world.total_len = get32(p);
+        m->u.world.offset = get32(p + 4);
+        m->u.world.n = (uint16_t)(m->h.length - KN_KRP_LEN_WORLD);
+        memcpy(m->u.world.data, p + KN_KRP_LEN_WORLD, m->u.world.n);
+        break;
     default: /* STOP, STATUS_REQ: no payload */
         break;
     }
@@ -240,7 +260,8 @@ enum kn_krp_result kn_krp_decode(const uint8_t *buf, size_t len, struct kn_krp_m
     int want = kn_krp_payload_len(m->h.type);
     if (want < 0)
         return KN_KRP_ETYPE;
-    if (m->h.length != want)
+    /* only WORLD has a variable part: fixed part + 0..480 bytes */
+    if (m->h.length < want || m->h.length > kn_krp_payload_max(m->h.type))
         return KN_KRP_EPAYLOAD;
     decode_payload(buf + KN_KRP_HDR_LEN, m);
     return KN_KRP_OK;
@@ -265,6 +286,9 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         break;
     case KN_KRP_ESTOP:
         p[0] = m->u.estop.engage;
+        break;
+    case KN_KRP_WORLD_REQ:
+        put32(p, m->u.world_req.offset);
         break;
     case KN_KRP_ACK:
         put32(p, m->u.ack.acked_seq);
@@ -304,6 +328,11 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         p[4] = m->u.error.offending_type;
         p[5] = m->u.error.code;
         break;
+    case KN_KRP_WORLD:
+        put32(p, m->u.world.total_len);
+        put32(p + 4, m->u.world.offset);
+        memcpy(p + KN_KRP_LEN_WORLD, m->u.world.data, m->u.world.n);
+        break;
     default:
         break;
     }
@@ -312,7 +341,14 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
 size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap)
 {
     int plen = kn_krp_payload_len(m->h.type);
-    if (plen < 0 || cap < (size_t)(KN_KRP_HDR_LEN + plen))
+    if (plen < 0)
+        return 0;
+    if (m->h.type == KN_KRP_WORLD) {
+        if (m->u.world.n > KN_KRP_WORLD_CHUNK)
+            return 0;
+        plen += m->u.world.n;
+    }
+    if (cap < (size_t)(KN_KRP_HDR_LEN + plen))
         return 0;
     buf[0] = KN_KRP_MAGIC0;
     buf[1] = KN_KRP_MAGIC1;

@@ -25,10 +25,12 @@ enum kn_krp_type {
     KN_KRP_STATUS_REQ = 0x05,
     KN_KRP_SUBSCRIBE = 0x06,
     KN_KRP_ESTOP = 0x07,
+    KN_KRP_WORLD_REQ = 0x08,  /* world description extension */
     /* robot -> controller */
     KN_KRP_ACK = 0x80,
     KN_KRP_HELLO_ACK = 0x81,
     KN_KRP_STATUS = 0x85,
+    KN_KRP_WORLD = 0x86,      /* world description extension */
     KN_KRP_ERROR = 0xFF,
 };
 
@@ -64,11 +66,13 @@ enum kn_krp_backend {
 #define KN_KRP_CAP_FLIPPER_TORQUE 0x0001u
 #define KN_KRP_CAP_GROUND_TRUTH 0x0002u
 #define KN_KRP_CAP_LOCKSTEP 0x0004u
+#define KN_KRP_CAP_WORLD 0x0008u /* answers WORLD_REQ with a world description */
 
 /* Flipper order on the wire. */
 enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPERS = 4 };
 
-/* Payload sizes, fixed per type. */
+/* Payload sizes, fixed per type; WORLD's is its fixed part, followed by
+ * 0..KN_KRP_WORLD_CHUNK bytes of the document. */
 #define KN_KRP_LEN_HELLO 16
 #define KN_KRP_LEN_CRAWLER 8
 #define KN_KRP_LEN_FLIPPER 20
@@ -76,10 +80,13 @@ enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPE
 #define KN_KRP_LEN_STATUS_REQ 0
 #define KN_KRP_LEN_SUBSCRIBE 2
 #define KN_KRP_LEN_ESTOP 1
+#define KN_KRP_LEN_WORLD_REQ 4
 #define KN_KRP_LEN_ACK 8
 #define KN_KRP_LEN_HELLO_ACK 40
 #define KN_KRP_LEN_STATUS 112
 #define KN_KRP_LEN_ERROR 8
+#define KN_KRP_LEN_WORLD 8
+#define KN_KRP_WORLD_CHUNK 480 /* document bytes in one WORLD, at most */
 
 struct kn_krp_header {
     uint8_t version;
@@ -109,6 +116,20 @@ struct kn_krp_subscribe {
 
 struct kn_krp_estop {
     uint8_t engage;
+};
+
+/* Asks for the world document's bytes from offset on. */
+struct kn_krp_world_req {
+    uint32_t offset;
+};
+
+/* One chunk of the world document (a UTF-8 JSON text, docs/protocol.md):
+ * data[0..n) are its bytes from offset on, total_len its whole size. */
+struct kn_krp_world {
+    uint32_t total_len;
+    uint32_t offset;
+    uint16_t n;                        /* 0..KN_KRP_WORLD_CHUNK */
+    uint8_t data[KN_KRP_WORLD_CHUNK];
 };
 
 struct kn_krp_ack {
@@ -157,10 +178,12 @@ struct kn_krp_msg {
         struct kn_krp_flipper flipper;
         struct kn_krp_subscribe subscribe;
         struct kn_krp_estop estop;
+        struct kn_krp_world_req world_req;
         struct kn_krp_ack ack;
         struct kn_krp_hello_ack hello_ack;
         struct kn_krp_status status;
         struct kn_krp_error error;
+        struct kn_krp_world world;
     } u;
 };
 
@@ -192,15 +215,21 @@ const char *kn_krp_result_str(enum kn_krp_result r);
 /* Name of a message type ("CRAWLER"), or NULL when unknown. */
 const char *kn_krp_type_name(uint8_t type);
 
-/* Payload length of a known type, or -1 when the type is unknown. */
+/* Payload length of a known type (for WORLD its fixed part), or -1 when
+ * the type is unknown. */
 int kn_krp_payload_len(uint8_t type);
+
+/* Longest payload of a known type (WORLD: fixed part + a full chunk), or
+ * -1 when the type is unknown. */
+int kn_krp_payload_max(uint8_t type);
 
 /* True for the types a controller sends to the robot. */
 bool kn_krp_is_to_robot(uint8_t type);
 
-/* Encode m (m->h.length is ignored and derived from m->h.type; version is
- * always 1). Returns the datagram length, or 0 when the type is unknown or
- * cap is too small. */
+/* Encode m (m->h.length is ignored and derived from m->h.type, and for
+ * WORLD from m->u.world.n; version is always 1). Returns the datagram
+ * length, or 0 when the type is unknown, a WORLD's n is over
+ * KN_KRP_WORLD_CHUNK or cap is too small. */
 size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap);
 
 /* Convenience: fill m->h for a message of the given type. */

@@ -134,6 +134,73 @@ START_TEST(golden_ack_error)
 }
 END_TEST
 
+/* The world description extension: WORLD_REQ asks from an offset, WORLD
+ * carries total length, offset and a variable chunk of the document. */
+START_TEST(golden_world_req_and_world)
+{
+    static const uint8_t req[] = {
+        0x4B, 0x4E, 0x01, 0x08, 0x0B, 0, 0, 0, 0x04, 0, 0, 0, 0xE0, 0x01, 0x00, 0x00,
+    };
+    static const uint8_t world[] = {
+        0x4B, 0x4E, 0x01, 0x86, 0x0C, 0, 0, 0, 0x0D, 0, 0, 0,
+        0xE5, 0x01, 0x00, 0x00, 0xE0, 0x01, 0x00, 0x00, 'n', 'u', 'l', 'l', '}',
+    };
+    struct kn_krp_msg m = decode_ok(req, sizeof req);
+    ck_assert_uint_eq(m.h.type, KN_KRP_WORLD_REQ);
+    ck_assert_uint_eq(m.u.world_req.offset, 480);
+    assert_encodes_to(&m, req, sizeof req);
+    m = decode_ok(world, sizeof world);
+    ck_assert_uint_eq(m.h.type, KN_KRP_WORLD);
+    ck_assert_uint_eq(m.u.world.total_len, 485);
+    ck_assert_uint_eq(m.u.world.offset, 480);
+    ck_assert_uint_eq(m.u.world.n, 5);
+    ck_assert_mem_eq(m.u.world.data, "null}", 5);
+    assert_encodes_to(&m, world, sizeof world);
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_WORLD_REQ), "WORLD_REQ");
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_WORLD), "WORLD");
+    ck_assert(kn_krp_is_to_robot(KN_KRP_WORLD_REQ));
+    ck_assert(!kn_krp_is_to_robot(KN_KRP_WORLD));
+    ck_assert_uint_eq(KN_KRP_CAP_WORLD, 1u << 3);
+}
+END_TEST
+
+/* WORLD takes 8..488 payload bytes, an empty chunk included; WORLD_REQ
+ * exactly 4; anything else is BAD_LENGTH. */
+START_TEST(world_payload_bounds)
+{
+    uint8_t buf[600] = {0x4B, 0x4E, 0x01, 0x86};
+    struct kn_krp_msg m;
+    for (size_t plen = 0; plen <= 500; plen++) {
+        buf[8] = (uint8_t)plen;
+        buf[9] = (uint8_t)(plen >> 8);
+        enum kn_krp_result r = kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m);
+        bool ok = plen >= KN_KRP_LEN_WORLD && plen <= KN_KRP_LEN_WORLD + KN_KRP_WORLD_CHUNK;
+        ck_assert_msg(r == (ok ? KN_KRP_OK : KN_KRP_EPAYLOAD), "payload %zu: %s", plen,
+                      kn_krp_result_str(r));
+        if (ok)
+            ck_assert_uint_eq(m.u.world.n, plen - KN_KRP_LEN_WORLD);
+    }
+    buf[3] = KN_KRP_WORLD_REQ;
+    for (size_t plen = 0; plen <= 8; plen++) {
+        buf[8] = (uint8_t)plen;
+        buf[9] = 0;
+        enum kn_krp_result r = kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m);
+        ck_assert_int_eq(r, plen == 4 ? KN_KRP_OK : KN_KRP_EPAYLOAD);
+    }
+    ck_assert_int_eq(kn_krp_payload_max(KN_KRP_WORLD), 488);
+    ck_assert_int_eq(kn_krp_payload_max(KN_KRP_STATUS), 112);
+    ck_assert_int_eq(kn_krp_payload_max(0x42), -1);
+    /* a chunk over 480 bytes is not encoded */
+    uint8_t out[KN_KRP_MAX_DGRAM];
+    kn_krp_init(&m, KN_KRP_WORLD, 1, 0);
+    m.u.world.n = KN_KRP_WORLD_CHUNK + 1;
+    ck_assert_uint_eq(kn_krp_encode(&m, out, sizeof out), 0);
+    m.u.world.n = KN_KRP_WORLD_CHUNK;
+    ck_assert_uint_eq(kn_krp_encode(&m, out, sizeof out), 500);
+    ck_assert_uint_eq(kn_krp_encode(&m, out, 499), 0);
+}
+END_TEST
+
 START_TEST(golden_hello_ack)
 {
     static const uint8_t g[] = {
@@ -223,7 +290,8 @@ END_TEST
 
 static const uint8_t all_types[] = {
     KN_KRP_HELLO, KN_KRP_CRAWLER, KN_KRP_FLIPPER, KN_KRP_STOP, KN_KRP_STATUS_REQ, KN_KRP_SUBSCRIBE,
-    KN_KRP_ESTOP, KN_KRP_ACK, KN_KRP_HELLO_ACK, KN_KRP_STATUS, KN_KRP_ERROR,
+    KN_KRP_ESTOP, KN_KRP_WORLD_REQ, KN_KRP_ACK, KN_KRP_HELLO_ACK, KN_KRP_STATUS, KN_KRP_ERROR,
+    KN_KRP_WORLD,
 };
 
 /* Fill every payload byte of a message through the struct with a pattern
@@ -243,8 +311,12 @@ START_TEST(round_trip_every_type)
             m.u.hello.name[k % 17] = '\0';
         if (type == KN_KRP_HELLO_ACK)
             m.u.hello_ack.robot_name[k % 17] = '\0';
+        size_t extra = 0;
+        if (type == KN_KRP_WORLD) /* chunks of every size, 0..480 */
+            extra = m.u.world.n =
+                (uint16_t)(k == 1 ? KN_KRP_WORLD_CHUNK : k * 7 % (KN_KRP_WORLD_CHUNK + 1));
         size_t n = kn_krp_encode(&m, a, sizeof a);
-        ck_assert_uint_eq(n, (size_t)(KN_KRP_HDR_LEN + kn_krp_payload_len(type)));
+        ck_assert_uint_eq(n, (size_t)(KN_KRP_HDR_LEN + kn_krp_payload_len(type)) + extra);
         ck_assert_int_eq(kn_krp_decode(a, n, &d), KN_KRP_OK);
         ck_assert_uint_eq(d.h.type, type);
         ck_assert_uint_eq(d.h.seq, m.h.seq);
@@ -578,6 +650,8 @@ static Suite *krp_suite(void)
     tcase_add_test(g, golden_subscribe_estop);
     tcase_add_test(g, golden_ack_error);
     tcase_add_test(g, golden_hello_ack);
+    tcase_add_test(g, golden_world_req_and_world);
+    tcase_add_test(g, world_payload_bounds);
     tcase_add_test(g, golden_status);
     tcase_add_test(g, status_time_uses_all_64_bits);
     tcase_add_test(g, doc_examples);
