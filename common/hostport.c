@@ -171,8 +171,14 @@ int kn_hostport_split(const char *spec, uint16_t default_port, unsigned flags, c
     }
     const char *h, *port_s;
     size_t hn;
-    if (split_host(spec, flags, &h, &hn, &port_s, why) != 0)
+    if ((flags & KN_HOSTPORT_PORT_ALONE) &&
+        (spec[0] == ':' || strspn(spec, "0123456789") == strlen(spec))) {
+        h = spec;
+        hn = 0;
+        port_s = spec[0] == ':' ? spec + 1 : spec;
+    } else if (split_host(spec, flags, &h, &hn, &port_s, why) != 0) {
         return -1;
+    }
     uint16_t p = default_port;
     if (port_s != NULL) {
         if (kn_hostport_port(port_s, flags, &p, why) != 0)
@@ -191,9 +197,7 @@ int kn_hostport_split(const char *spec, uint16_t default_port, unsigned flags, c
     return 0;
 }
 
-/* `"<spec>": <why>`, with the spec cut and its odd bytes escaped so a
- * message stays one readable line whatever was passed. */
-static void format_err(const char *spec, const char *why, char *err, size_t errlen)
+void kn_hostport_error(const char *spec, const char *why, char *err, size_t errlen)
 {
     if (err == NULL || errlen == 0)
         return;
@@ -218,7 +222,7 @@ int kn_hostport_parse_flags(const char *spec, uint16_t default_port, unsigned fl
     const char *why = "";
     if (kn_hostport_split(spec, default_port, flags, host, hostlen, port, &why) == 0)
         return 0;
-    format_err(spec, why, err, errlen);
+    kn_hostport_error(spec, why, err, errlen);
     return -1;
 }
 

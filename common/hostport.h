@@ -20,6 +20,7 @@
 #define KN_HOSTPORT_PORT_ZERO 0x2u /* a written port 0 is accepted (bind: any free port) */
 #define KN_HOSTPORT_IP_ONLY 0x4u   /* a host name is refused (bound, not resolved) */
 #define KN_HOSTPORT_BRACKETS 0x8u  /* a bare IPv6 address is refused (URIs need [v6]) */
+#define KN_HOSTPORT_PORT_ALONE 0x10u /* "9750" or ":9750" is a port, host left "" */
 
 /* Splits spec into host (without brackets) and port. 0, or -1 with a
  * message `"<spec>": <reason>` in err. */
@@ -35,6 +36,12 @@ int kn_hostport_parse_flags(const char *spec, uint16_t default_port, unsigned fl
 int kn_hostport_split(const char *spec, uint16_t default_port, unsigned flags, char *host,
                       size_t hostlen, uint16_t *port, const char **why);
 
+/* The message kn_hostport_parse writes: `"<spec>": <why>`, the spec cut
+ * at 80 characters and its quotes, backslashes and non-ASCII bytes escaped
+ * (\xNN) so the message stays one printable line. For callers that take
+ * more forms than the parser (a port alone, say). */
+void kn_hostport_error(const char *spec, const char *why, char *err, size_t errlen);
+
 /* A port number alone ("9750"), by the same rules (KN_HOSTPORT_PORT_ZERO
  * is the only flag it reads). 0, or -1 with the reason in *why. */
 int kn_hostport_port(const char *s, unsigned flags, uint16_t *port, const char **why);
@@ -45,5 +52,11 @@ int kn_hostport_port(const char *s, unsigned flags, uint16_t *port, const char *
  * (hostport_resolve.c) */
 int kn_hostport_resolve(const char *host, uint16_t port, int socktype,
                         struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen);
+
+/* kn_hostport_split then kn_hostport_resolve: spec straight to a socket
+ * address. 0, or -1 with `"<spec>": <reason>` in err, whichever step
+ * refused it. */
+int kn_hostport_lookup(const char *spec, uint16_t default_port, unsigned flags, int socktype,
+                       struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen);
 
 #endif

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int kn_hostport_resolve(const char *host, uint16_t port, int socktype,
-                        struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen)
+static int resolve(const char *host, uint16_t port, int socktype, struct sockaddr_storage *ss,
+                   socklen_t *sslen, const char **why)
 {
     char ps[8];
     snprintf(ps, sizeof ps, "%u", (unsigned)port);
@@ -30,9 +30,7 @@ int kn_hostport_resolve(const char *host, uint16_t port, int socktype,
         rc = EAI_FAIL;
     }
     if (rc != 0) {
-        if (err != NULL && errlen > 0)
-            snprintf(err, errlen, "\"%s\": %s", host,
-                     rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+        *why = rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc);
         return -1;
     }
     memset(ss, 0, sizeof *ss);
@@ -40,4 +38,27 @@ int kn_hostport_resolve(const char *host, uint16_t port, int socktype,
     *sslen = res->ai_addrlen;
     freeaddrinfo(res);
     return 0;
+}
+
+int kn_hostport_resolve(const char *host, uint16_t port, int socktype,
+                        struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen)
+{
+    const char *why;
+    if (resolve(host, port, socktype, ss, sslen, &why) == 0)
+        return 0;
+    kn_hostport_error(host, why, err, errlen);
+    return -1;
+}
+
+int kn_hostport_lookup(const char *spec, uint16_t default_port, unsigned flags, int socktype,
+                       struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen)
+{
+    char host[NI_MAXHOST];
+    uint16_t port;
+    const char *why;
+    if (kn_hostport_split(spec, default_port, flags, host, sizeof host, &port, &why) == 0 &&
+        resolve(host, port, socktype, ss, sslen, &why) == 0)
+        return 0;
+    kn_hostport_error(spec, why, err, errlen);
+    return -1;
 }

@@ -74,11 +74,11 @@ static void master_from_env(struct gz *b, const struct kn_cfg_robot *cfg)
         kn_debug("robot %s: GAZEBO_MASTER_URI ignored: the config names the master", b->robot);
         return;
     }
-    char host[GZ_HOST_LEN];
+    char host[GZ_HOST_LEN], why[300];
     uint16_t port;
-    if (kn_gz_parse_master_uri(uri, host, sizeof host, &port) != 0) {
-        kn_warn("robot %s: GAZEBO_MASTER_URI=\"%s\" is not http://HOST:PORT; using %s:%u",
-                b->robot, uri, cfg->backend.host, cfg->backend.port);
+    if (kn_gz_parse_master_uri(uri, host, sizeof host, &port, why, sizeof why) != 0) {
+        kn_warn("robot %s: GAZEBO_MASTER_URI: %s (expected http://HOST:PORT); using %s:%u",
+                b->robot, why, cfg->backend.host, cfg->backend.port);
         return;
     }
     kn_link_set_address(b->link, host, port);

@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "convert.h"
+#include "hostport.h"
 #include "jsonschema.h"
 #include "sockdir.h"
 
@@ -393,118 +394,20 @@ static cJSON *load_schema(const char *schema_path, struct errs *e)
 
 /* ---- host:port -------------------------------------------------------- */
 
-static bool hostname_ok(const char *h)
-{
-    size_t n = strlen(h), label = 0;
-    if (n == 0 || n > 253)
-        return false;
-    for (size_t i = 0; i <= n; i++) {
-        char ch = h[i];
-        if (ch == '.' || ch == '\0') {
-            if (label == 0 || label > 63 || h[i - 1] == '-')
-                return false;
-            label = 0;
-        } else if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                   (ch >= '0' && ch <= '9') || (ch == '-' && label > 0)) {
-            label++;
-        } else {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Splits "host:port", "[v6]:port", "host" or "[v6]". default_port < 0
- * makes the port required; ip_only refuses host names (listen addresses
- * are bound, not resolved). On error *why says what is wrong. */
+/* The one host:port parser (common/hostport.h) under the config's rules:
+ * an IPv6 address is always written in brackets (a config is read by
+ * people, "::1:9750" is ambiguous to them); default_port < 0 makes the port
+ * required; ip_only refuses host names (listen addresses are bound, not
+ * resolved); min_port 0 lets a listen address ask for any free port. On
+ * error *why says what is wrong. */
 static bool parse_hostport(const char *s, int default_port, bool ip_only, int min_port,
                            char *host, size_t hostcap, uint16_t *port, const char **why)
 {
-    char h[KN_CFG_HOST_LEN];
-    const char *port_s = NULL;
-    bool v6 = false;
-    if (s[0] == '[') {
-        const char *close = strchr(s, ']');
-        if (close == NULL) {
-            *why = "missing ']'";
-            return false;
-        }
-        size_t n = (size_t)(close - s - 1);
-        if (n == 0 || n >= sizeof h) {
-            *why = "bad IPv6 address";
-            return false;
-        }
-        memcpy(h, s + 1, n);
-        h[n] = '\0';
-        if (close[1] == ':')
-            port_s = close + 2;
-        else if (close[1] != '\0') {
-            *why = "unexpected text after ']'";
-            return false;
-        }
-        v6 = true;
-    } else {
-        const char *colon = strchr(s, ':');
-        if (colon != NULL && strchr(colon + 1, ':') != NULL) {
-            *why = "an IPv6 address needs brackets, as in [::1]:9750";
-            return false;
-        }
-        size_t n = colon ? (size_t)(colon - s) : strlen(s);
-        if (n == 0) {
-            *why = "missing host";
-            return false;
-        }
-        if (n >= sizeof h) {
-            *why = "host too long";
-            return false;
-        }
-        memcpy(h, s, n);
-        h[n] = '\0';
-        if (colon)
-            port_s = colon + 1;
-    }
-    unsigned char addr[16];
-    if (v6) {
-        if (inet_pton(AF_INET6, h, addr) != 1) {
-            *why = "bad IPv6 address";
-            return false;
-        }
-    } else if (inet_pton(AF_INET, h, addr) != 1) {
-        if (ip_only) {
-            *why = "expected an IP address, not a host name";
-            return false;
-        }
-        if (!hostname_ok(h)) {
-            *why = "bad host name";
-            return false;
-        }
-    }
-    long p;
-    if (port_s == NULL) {
-        if (default_port < 0) {
-            *why = "missing port";
-            return false;
-        }
-        p = default_port;
-    } else {
-        size_t n = strlen(port_s);
-        if (n == 0 || n > 5 || strspn(port_s, "0123456789") != n) {
-            *why = "bad port";
-            return false;
-        }
-        p = strtol(port_s, NULL, 10);
-        if (p < min_port || p > 65535) {
-            *why = min_port == 0 ? "port out of range 0..65535" : "port out of range 1..65535";
-            return false;
-        }
-    }
-    if (strlen(h) >= hostcap) {
-        *why = "host too long";
-        return false;
-    }
-    strcpy(host, h);
-    *port = (uint16_t)p;
-    return true;
+    unsigned flags = KN_HOSTPORT_BRACKETS | (default_port < 0 ? KN_HOSTPORT_NEED_PORT : 0u) |
+                     (ip_only ? KN_HOSTPORT_IP_ONLY : 0u) |
+                     (min_port == 0 ? KN_HOSTPORT_PORT_ZERO : 0u);
+    uint16_t def = default_port < 0 ? 0 : (uint16_t)default_port;
+    return kn_hostport_split(s, def, flags, host, hostcap, port, why) == 0;
 }
 
 static void format_hostport(const char *host, uint16_t port, char *buf, size_t len)

@@ -5,13 +5,13 @@
  * or working off Step requests). One loop, no threads. */
 #include <errno.h>
 #include <math.h>
-#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
 #include "runner.h"
 #include "server_int.h"
 
@@ -469,33 +469,14 @@ static void on_stdin(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
         shutdown_server(st->data, "stdin closed: the parent is gone");
 }
 
-static int resolve(const char *host, int port, struct sockaddr_storage *ss)
-{
-    if (uv_ip4_addr(host, port, (struct sockaddr_in *)ss) == 0 ||
-        uv_ip6_addr(host, port, (struct sockaddr_in6 *)ss) == 0)
-        return 0;
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res)
-        return -1;
-    memcpy(ss, res->ai_addr, res->ai_addrlen);
-    if (ss->ss_family == AF_INET)
-        ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-    else
-        ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-    freeaddrinfo(res);
-    return 0;
-}
-
 static int listen_on(struct kn_srv *s)
 {
     struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    if (resolve(s->o.host, s->o.port, &ss)) {
-        fprintf(stderr, "kenaf-engine: --listen: cannot resolve %s\n", s->o.host);
+    socklen_t sslen;
+    char err[300];
+    if (kn_hostport_resolve(s->o.host, (uint16_t)s->o.port, SOCK_STREAM, &ss, &sslen, err,
+                            sizeof err) != 0) {
+        fprintf(stderr, "kenaf-engine: --listen: cannot resolve %s\n", err);
         return -1;
     }
     uv_tcp_init(s->loop, &s->listener);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hostport.h"
 #include "runner.h"
 #include "server_int.h"
 
@@ -70,34 +71,20 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-/* HOST:PORT, [V6]:PORT, or :PORT / PORT (host kept). */
-static int parse_listen(struct kn_srv_opts *o, const char *a)
+/* HOST:PORT or [V6]:PORT by the common rules (common/hostport.h), or
+ * :PORT / PORT keeping the host; port 0 asks for any free one. */
+static int parse_listen(struct kn_srv_opts *o, const char *a, char *err, size_t errlen)
 {
-    const char *colon;
-    char host[256] = "";
-    if (a[0] == '[') {
-        const char *rb = strchr(a, ']');
-        if (!rb || rb[1] != ':' || (size_t)(rb - a - 1) >= sizeof host)
-            return -1;
-        memcpy(host, a + 1, (size_t)(rb - a - 1));
-        host[rb - a - 1] = '\0';
-        colon = rb + 1;
-    } else {
-        colon = strrchr(a, ':');
-        if (colon) {
-            if ((size_t)(colon - a) >= sizeof host)
-                return -1;
-            memcpy(host, a, (size_t)(colon - a));
-            host[colon - a] = '\0';
-        }
-    }
-    const char *ps = colon ? colon + 1 : a;
-    double p;
-    if (!*ps || parse_double(ps, 0, 65535, &p) || p != floor(p))
+    char host[sizeof o->host];
+    uint16_t port;
+    if (kn_hostport_parse_flags(a, 0,
+                                KN_HOSTPORT_NEED_PORT | KN_HOSTPORT_PORT_ZERO |
+                                    KN_HOSTPORT_PORT_ALONE,
+                                host, sizeof host, &port, err, errlen) != 0)
         return -1;
-    if (host[0])
-        snprintf(o->host, sizeof o->host, "%s", host);
-    o->port = (int)p;
+    if (host[0] != '\0')
+        memcpy(o->host, host, sizeof o->host);
+    o->port = port;
     return 0;
 }
 
@@ -146,8 +133,12 @@ int kn_srv_opts_parse(struct kn_srv_opts *o, int argc, char **argv)
         i++;
         double d;
         if (strcmp(a, "--listen") == 0) {
-            if (parse_listen(o, v))
-                return bad("--listen needs HOST:PORT (port 0..65535)", v);
+            char err[300];
+            if (parse_listen(o, v, err, sizeof err)) {
+                fprintf(stderr, "kenaf-engine: --listen %s (expected HOST:PORT, port 0..65535)\n",
+                        err);
+                return 2;
+            }
         } else if (strcmp(a, "--terrain") == 0) {
             if (!*v)
                 return bad("--terrain needs a name or a file", v);

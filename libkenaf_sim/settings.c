@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
+#include "krp.h"
+
 int kn_settings_parse_int(const char *s, long min, long max, int *out)
 {
     if (s == NULL || *s == '\0' || isspace((unsigned char)*s))
@@ -22,60 +25,13 @@ int kn_settings_parse_int(const char *s, long min, long max, int *out)
     return 0;
 }
 
-static int copy_part(char *dst, size_t cap, const char *src, size_t n)
-{
-    if (n == 0 || n >= cap)
-        return -1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-    return 0;
-}
-
 int kn_settings_parse_robot(const char *s, char *host, size_t hostlen, char *port, size_t portlen,
                             char *err, size_t errlen)
 {
-    const char *h = s, *p = NULL;
-    size_t hn;
-
-    if (s == NULL || *s == '\0') {
-        snprintf(err, errlen, "empty address");
+    uint16_t p;
+    if (kn_hostport_parse(s, KN_KRP_DEFAULT_PORT, host, hostlen, &p, err, errlen) != 0)
         return -1;
-    }
-    if (s[0] == '[') {
-        const char *close = strchr(s, ']');
-        if (close == NULL) {
-            snprintf(err, errlen, "'%s': missing ']'", s);
-            return -1;
-        }
-        h = s + 1;
-        hn = (size_t)(close - h);
-        if (close[1] == ':')
-            p = close + 2;
-        else if (close[1] != '\0') {
-            snprintf(err, errlen, "'%s': expected ':port' after ']'", s);
-            return -1;
-        }
-    } else {
-        const char *colon = strchr(s, ':');
-        if (colon != NULL && strchr(colon + 1, ':') != NULL) {
-            hn = strlen(s); /* bare IPv6 address, no port */
-        } else if (colon != NULL) {
-            hn = (size_t)(colon - s);
-            p = colon + 1;
-        } else {
-            hn = strlen(s);
-        }
-    }
-    if (copy_part(host, hostlen, h, hn) != 0) {
-        snprintf(err, errlen, "'%s': empty or too long host", s);
-        return -1;
-    }
-    int portnum = 9750;
-    if (p != NULL && kn_settings_parse_int(p, 1, 65535, &portnum) != 0) {
-        snprintf(err, errlen, "'%s': port must be 1..65535", s);
-        return -1;
-    }
-    if (snprintf(port, portlen, "%d", portnum) >= (int)portlen) {
+    if (snprintf(port, portlen, "%u", (unsigned)p) >= (int)portlen) {
         snprintf(err, errlen, "port buffer too small");
         return -1;
     }

@@ -22,8 +22,9 @@ struct kn_settings {
 };
 
 /* "host:port", "host", "[v6addr]:port", "[v6addr]" or a bare IPv6 address
- * (more than one ':'); the port defaults to 9750 and must be 1..65535.
- * 0, or -1 with a reason in err. */
+ * (more than one ':'), read by kn_hostport_parse (common/hostport.h); the
+ * port defaults to 9750 and must be 1..65535. 0, or -1 with
+ * `"<spec>": <reason>` in err. */
 int kn_settings_parse_robot(const char *s, char *host, size_t hostlen, char *port, size_t portlen,
                             char *err, size_t errlen);
 

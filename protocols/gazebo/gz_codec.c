@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hostport.h"
+
 /* ---- arena ------------------------------------------------------------------ */
 
 #define ARENA_ALIGN alignof(max_align_t)
@@ -381,7 +383,8 @@ int kn_gz_topic(char *out, size_t cap, const char *ns, const char *name)
     return 0;
 }
 
-int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port)
+int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port,
+                           char *err, size_t errlen)
 {
     const char *s = uri;
     const char *scheme = strstr(s, "://");
@@ -390,49 +393,15 @@ int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t
     size_t len = strlen(s);
     while (len > 0 && s[len - 1] == '/')
         len--;
-    if (len == 0)
+    char spec[KN_GZ_URI_MAX];
+    if (len >= sizeof spec) {
+        if (err != NULL && errlen > 0)
+            snprintf(err, errlen, "longer than %d characters", KN_GZ_URI_MAX - 1);
         return -1;
-    const char *h = s, *hend, *colon = NULL;
-    if (s[0] == '[') {
-        const char *rb = memchr(s, ']', len);
-        if (!rb || rb == s + 1)
-            return -1;
-        h = s + 1;
-        hend = rb;
-        if (rb + 1 < s + len) {
-            if (rb[1] != ':')
-                return -1;
-            colon = rb + 1;
-        }
-    } else {
-        const char *first = memchr(s, ':', len);
-        colon = first;
-        if (first && memchr(first + 1, ':', (size_t)(s + len - first - 1)))
-            return -1; /* an IPv6 address needs brackets */
-        hend = colon ? colon : s + len;
     }
-    size_t hl = (size_t)(hend - h);
-    if (hl == 0 || hl >= hostcap)
-        return -1;
-    for (size_t i = 0; i < hl; i++)
-        if (h[i] <= ' ' || h[i] == '/' || h[i] == '@' || (unsigned char)h[i] >= 0x7f)
-            return -1;
-    unsigned long p = KN_GZ_MASTER_PORT;
-    if (colon) {
-        const char *d = colon + 1, *end = s + len;
-        if (d == end || end - d > 5)
-            return -1;
-        p = 0;
-        for (; d < end; d++) {
-            if (*d < '0' || *d > '9')
-                return -1;
-            p = p * 10 + (unsigned long)(*d - '0');
-        }
-        if (p == 0 || p > 65535)
-            return -1;
-    }
-    memcpy(host, h, hl);
-    host[hl] = '\0';
-    *port = (uint16_t)p;
-    return 0;
+    memcpy(spec, s, len);
+    spec[len] = '\0';
+    /* a URI writes an IPv6 address in brackets (RFC 3986) */
+    return kn_hostport_parse_flags(spec, KN_GZ_MASTER_PORT, KN_HOSTPORT_BRACKETS, host, hostcap,
+                                   port, err, errlen);
 }

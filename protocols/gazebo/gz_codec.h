@@ -209,8 +209,11 @@ const Gazebo__Msgs__Pose *kn_gz_poses_find(const Gazebo__Msgs__PosesStamped *m, 
 int kn_gz_topic(char *out, size_t cap, const char *ns, const char *name);
 
 /* GAZEBO_MASTER_URI ("http://host:port", "host:port", "host", with or
- * without the scheme; "[v6]:port") into host and port (default 11345).
- * 0, or -1 for an empty, malformed or too long value. */
-int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port);
+ * without the scheme and trailing '/'; "[v6]:port") into host and port
+ * (default 11345), by the common host:port rules (common/hostport.h). 0,
+ * or -1 with `"<host:port>": <reason>` in err (which may be NULL). */
+#define KN_GZ_URI_MAX 512
+int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port,
+                           char *err, size_t errlen);
 
 #endif

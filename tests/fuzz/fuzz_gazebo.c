@@ -180,7 +180,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t ul = size - 1 < sizeof uri - 1 ? size - 1 : sizeof uri - 1;
     memcpy(uri, data + 1, ul);
     uri[ul] = '\0';
-    if (kn_gz_parse_master_uri(uri, host, sizeof host, &port) == 0 && (port == 0 || !host[0]))
+    if (kn_gz_parse_master_uri(uri, host, sizeof host, &port, NULL, 0) == 0 &&
+        (port == 0 || !host[0]))
         abort();
 
     /* the stream, cut in reads of 1..(data[0] % 64 + 1) bytes */

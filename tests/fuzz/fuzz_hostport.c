@@ -16,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    unsigned flags = data[0] & 0x0fu;
-    uint16_t def = (uint16_t)(data[0] >> 4); /* 0: "none written" */
+    unsigned flags = data[0] & 0x1fu;
+    uint16_t def = (uint16_t)(data[0] >> 5); /* 0: "none written" */
     char spec[600];
     size_t n = size - 1 < sizeof spec - 1 ? size - 1 : sizeof spec - 1;
     memcpy(spec, data + 1, n);
@@ -33,16 +33,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort(); /* and stays one printable line */
         return 0;
     }
-    if (host[0] == '\0' || strlen(host) > 253 || strlen(host) > strlen(spec))
+    if ((host[0] == '\0' && !(flags & KN_HOSTPORT_PORT_ALONE)) || strlen(host) > 253 ||
+        strlen(host) > strlen(spec))
         abort();
     if (port == 0 && !(flags & KN_HOSTPORT_PORT_ZERO) && def != 0)
         abort();
-    if ((flags & KN_HOSTPORT_NEED_PORT) && strchr(spec, ':') == NULL)
-        abort();
+    if ((flags & KN_HOSTPORT_NEED_PORT) && !(flags & KN_HOSTPORT_PORT_ALONE) &&
+        strchr(spec, ':') == NULL)
+        abort(); /* a required port was written */
 
     char again[400], host2[300];
     uint16_t port2 = 0;
     snprintf(again, sizeof again, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, (unsigned)port);
+    /* (an empty host, from a port alone, writes back as ":port") */
     if (kn_hostport_parse_flags(again, def, flags | KN_HOSTPORT_PORT_ZERO, host2, sizeof host2,
                                 &port2, err, sizeof err) != 0)
         abort();

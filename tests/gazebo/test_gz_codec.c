@@ -460,24 +460,32 @@ START_TEST(master_uri)
 {
     char h[64];
     uint16_t p;
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://localhost:11345", h, sizeof h, &p), 0);
+    ck_assert_int_eq(kn_gz_parse_master_uri("http://localhost:11345", h, sizeof h, &p, NULL, 0),
+                     0);
     ck_assert_str_eq(h, "localhost");
     ck_assert_uint_eq(p, 11345);
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://10.0.0.2:12000/", h, sizeof h, &p), 0);
+    ck_assert_int_eq(kn_gz_parse_master_uri("http://10.0.0.2:12000/", h, sizeof h, &p, NULL, 0),
+                     0);
     ck_assert_str_eq(h, "10.0.0.2");
     ck_assert_uint_eq(p, 12000);
-    ck_assert_int_eq(kn_gz_parse_master_uri("192.168.1.5", h, sizeof h, &p), 0);
+    ck_assert_int_eq(kn_gz_parse_master_uri("192.168.1.5", h, sizeof h, &p, NULL, 0), 0);
     ck_assert_uint_eq(p, 11345);
-    ck_assert_int_eq(kn_gz_parse_master_uri("[::1]:4000", h, sizeof h, &p), 0);
+    ck_assert_int_eq(kn_gz_parse_master_uri("[::1]:4000", h, sizeof h, &p, NULL, 0), 0);
     ck_assert_str_eq(h, "::1");
     ck_assert_uint_eq(p, 4000);
     const char *bad[] = { "", "http://", "http://:11345", "host:", "host:0", "host:65536",
                           "host:12a", "::1", "[::1", "[]:1", "[::1]x", "a b:1", "host:123456" };
+    char err[200];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(kn_gz_parse_master_uri(bad[i], h, sizeof h, &p) == -1, "accepted %s",
-                      bad[i]);
+        ck_assert_msg(kn_gz_parse_master_uri(bad[i], h, sizeof h, &p, err, sizeof err) == -1,
+                      "accepted %s", bad[i]);
+    ck_assert_int_eq(kn_gz_parse_master_uri("http://[::1:80/", h, sizeof h, &p, err, sizeof err),
+                     -1);
+    ck_assert_str_eq(err, "\"[::1:80\": missing ']'");
+    ck_assert_int_eq(kn_gz_parse_master_uri("http://::1", h, sizeof h, &p, err, sizeof err), -1);
+    ck_assert_str_eq(err, "\"::1\": an IPv6 address needs brackets, as in [::1]:9750");
     char tiny[4];
-    ck_assert_int_eq(kn_gz_parse_master_uri("longhost", tiny, sizeof tiny, &p), -1);
+    ck_assert_int_eq(kn_gz_parse_master_uri("longhost", tiny, sizeof tiny, &p, NULL, 0), -1);
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /* Unit tests of common/hostport: every form the parser takes, every
  * refusal with its exact message, the port and length boundaries, and the
- * resolver on numeric addresses (no name server involved). */
+ * resolver and lookup on numeric addresses (no name server involved). */
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -54,6 +54,10 @@ START_TEST(accepted_forms)
     ok("0.0.0.0:0", 0, KN_HOSTPORT_PORT_ZERO | KN_HOSTPORT_NEED_PORT, "0.0.0.0", 0);
     ok("10.1.2.3:80", 0, KN_HOSTPORT_IP_ONLY | KN_HOSTPORT_NEED_PORT, "10.1.2.3", 80);
     ok("[::1]:80", 0, KN_HOSTPORT_IP_ONLY | KN_HOSTPORT_BRACKETS, "::1", 80);
+    /* a port alone, when the caller takes one: host left empty */
+    ok("9750", 0, KN_HOSTPORT_PORT_ALONE, "", 9750);
+    ok(":0", 0, KN_HOSTPORT_PORT_ALONE | KN_HOSTPORT_PORT_ZERO, "", 0);
+    ok("h:80", 0, KN_HOSTPORT_PORT_ALONE, "h", 80);
     /* default_port 0: "none written", the caller decides */
     ok("host", 0, 0, "host", 0);
     ok("host:00080", 0, 0, "host", 80);
@@ -112,6 +116,10 @@ START_TEST(refusals)
     bad("::1:9750", 0, KN_HOSTPORT_NEED_PORT,
         "\"::1:9750\": an IPv6 address needs brackets, as in [::1]:9750");
     bad("127.0.0.1", 0, KN_HOSTPORT_NEED_PORT, "\"127.0.0.1\": missing port");
+    bad("9750", 0, KN_HOSTPORT_NEED_PORT, "\"9750\": missing port");
+    bad(":9x", 0, KN_HOSTPORT_PORT_ALONE, "\":9x\": port is not a number");
+    bad(":", 0, KN_HOSTPORT_PORT_ALONE, "\":\": missing port number");
+    bad("70000", 0, KN_HOSTPORT_PORT_ALONE, "\"70000\": port out of range 1..65535");
     bad("[::1]", 0, KN_HOSTPORT_NEED_PORT, "\"[::1]\": missing port");
     bad("localhost:9750", 0, KN_HOSTPORT_IP_ONLY,
         "\"localhost:9750\": expected an IP address, not a host name");
@@ -225,6 +233,29 @@ START_TEST(resolve_numeric)
 }
 END_TEST
 
+START_TEST(lookup_parses_then_resolves)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = 0;
+    char err[200] = "";
+    ck_assert_int_eq(kn_hostport_lookup("[::1]:4000", 9, 0, SOCK_DGRAM, &ss, &len, err, sizeof err),
+                     0);
+    ck_assert_int_eq(ss.ss_family, AF_INET6);
+    ck_assert_uint_eq(ntohs(((const struct sockaddr_in6 *)&ss)->sin6_port), 4000);
+    ck_assert_int_eq(kn_hostport_lookup("127.0.0.2", 9750, 0, SOCK_STREAM, &ss, &len, err,
+                                        sizeof err), 0);
+    ck_assert_int_eq(ss.ss_family, AF_INET);
+    ck_assert_uint_eq(ntohs(((const struct sockaddr_in *)&ss)->sin_port), 9750);
+    /* either step's refusal names the spec as written */
+    ck_assert_int_eq(kn_hostport_lookup("[::1", 9, 0, SOCK_DGRAM, &ss, &len, err, sizeof err), -1);
+    ck_assert_str_eq(err, "\"[::1\": missing ']'");
+    ck_assert_int_eq(kn_hostport_lookup("[fe80::1%nosuchif9]:5", 9, 0, SOCK_DGRAM, &ss, &len, err,
+                                        sizeof err), -1);
+    ck_assert_msg(strncmp(err, "\"[fe80::1%nosuchif9]:5\": ", 25) == 0 && strlen(err) > 25,
+                  "%s", err);
+}
+END_TEST
+
 static Suite *hostport_suite(void)
 {
     Suite *s = suite_create("hostport");
@@ -237,6 +268,7 @@ static Suite *hostport_suite(void)
     suite_add_tcase(s, t);
     TCase *r = tcase_create("resolve");
     tcase_add_test(r, resolve_numeric);
+    tcase_add_test(r, lookup_parses_then_resolves);
     suite_add_tcase(s, r);
     return s;
 }

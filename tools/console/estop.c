@@ -2,12 +2,12 @@
 #include "estop.h"
 
 #include <errno.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hostport.h"
 #include "krp.h"
 
 int kn_estop_open(struct kn_estop *e, const char *robot, char *err, size_t errlen)
@@ -15,47 +15,17 @@ int kn_estop_open(struct kn_estop *e, const char *robot, char *err, size_t errle
     memset(e, 0, sizeof *e);
     e->fd = -1;
     e->seq = 1;
-    char host[256], port[16];
-    snprintf(port, sizeof port, "%d", KN_KRP_DEFAULT_PORT);
-    if (robot[0] == '[') {
-        const char *close = strchr(robot, ']');
-        if (!close || (size_t)(close - robot - 1) >= sizeof host || (close[1] && close[1] != ':')) {
-            snprintf(err, errlen, "bad robot address \"%s\" (expected [v6addr]:port)", robot);
-            return -1;
-        }
-        snprintf(host, sizeof host, "%.*s", (int)(close - robot - 1), robot + 1);
-        if (close[1] == ':')
-            snprintf(port, sizeof port, "%s", close + 2);
-    } else {
-        const char *colon = strchr(robot, ':');
-        if (colon && strchr(colon + 1, ':'))
-            colon = NULL; /* a bare IPv6 address */
-        size_t hl = colon ? (size_t)(colon - robot) : strlen(robot);
-        if (hl == 0 || hl >= sizeof host || (colon && strlen(colon + 1) >= sizeof port)) {
-            snprintf(err, errlen, "bad robot address \"%s\" (expected host:port)", robot);
-            return -1;
-        }
-        snprintf(host, sizeof host, "%.*s", (int)hl, robot);
-        if (colon)
-            snprintf(port, sizeof port, "%s", colon + 1);
-    }
-    struct addrinfo hints = { 0 }, *res = NULL;
-    hints.ai_socktype = SOCK_DGRAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    int rc = getaddrinfo(host, port, &hints, &res);
-    if (rc != 0) {
-        snprintf(err, errlen, "robot address \"%s\": %s", robot, gai_strerror(rc));
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (kn_hostport_lookup(robot, KN_KRP_DEFAULT_PORT, 0, SOCK_DGRAM, &ss, &sl, err, errlen) != 0)
         return -1;
-    }
-    int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
-        snprintf(err, errlen, "robot address \"%s\": %s", robot, strerror(errno));
+    int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) != 0) {
+        snprintf(err, errlen, "\"%s\": %s", robot, strerror(errno));
         if (fd >= 0)
             close(fd);
-        freeaddrinfo(res);
         return -1;
     }
-    freeaddrinfo(res);
     e->fd = fd;
     return 0;
 }

@@ -17,7 +17,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -32,6 +31,7 @@
 
 #include "capfile.h"
 #include "compare.h"
+#include "hostport.h"
 #include "krp.h"
 
 #define MAX_CTL 64
@@ -80,41 +80,17 @@ static void usage(FILE *f)
             "  --list                list the controllers, robots and sessions in CAPTURE\n");
 }
 
-static int parse_hostport(const char *s, int default_port, struct sockaddr_storage *ss,
+/* An address option (common/hostport.h rules) to a socket address; says
+ * what is wrong with it on stderr. */
+static int resolve_option(const char *opt, const char *spec, uint16_t default_port,
+                          unsigned flags, int socktype, struct sockaddr_storage *ss,
                           socklen_t *sl)
 {
-    char host[256];
-    const char *port = NULL;
-    if (s[0] == '[') {
-        const char *e = strchr(s, ']');
-        if (!e || (size_t)(e - s - 1) >= sizeof host)
-            return -1;
-        memcpy(host, s + 1, (size_t)(e - s - 1));
-        host[e - s - 1] = '\0';
-        if (e[1] == ':')
-            port = e + 2;
-        else if (e[1])
-            return -1;
-    } else {
-        const char *c = strrchr(s, ':');
-        size_t n = c ? (size_t)(c - s) : strlen(s);
-        if (n >= sizeof host)
-            return -1;
-        memcpy(host, s, n);
-        host[n] = '\0';
-        port = c ? c + 1 : NULL;
-    }
-    char ps[16];
-    snprintf(ps, sizeof ps, "%d", default_port);
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_DGRAM;
-    if (getaddrinfo(host, port && *port ? port : ps, &hints, &res) != 0 || !res)
+    char err[400];
+    if (kn_hostport_lookup(spec, default_port, flags, socktype, ss, sl, err, sizeof err) != 0) {
+        fprintf(stderr, "kenaf-replay: %s %s\n", opt, err);
         return -1;
-    memcpy(ss, res->ai_addr, res->ai_addrlen);
-    *sl = res->ai_addrlen;
-    freeaddrinfo(res);
+    }
     return 0;
 }
 
@@ -206,6 +182,17 @@ struct opts {
     bool once, close_at_end;
 };
 
+/* Whether e's address is the IP address host. */
+static bool endpoint_is(const struct kn_pcap_endpoint *e, const char *host)
+{
+    unsigned char a[16];
+    if (e->family == 4)
+        return inet_pton(AF_INET, host, a) == 1 && memcmp(a, e->addr, 4) == 0;
+    if (e->family == 6)
+        return inet_pton(AF_INET6, host, a) == 1 && memcmp(a, e->addr, 16) == 0;
+    return false;
+}
+
 static int pick_robot(const struct rp_capture *c, const char *want, struct kn_pcap_endpoint *out)
 {
     struct kn_pcap_endpoint robots[64];
@@ -223,11 +210,17 @@ static int pick_robot(const struct rp_capture *c, const char *want, struct kn_pc
     }
     char a[80];
     if (want) {
-        const char *colon = strrchr(want, ':');
-        long port = strtol(colon ? colon + 1 : want, NULL, 10);
+        char host[INET6_ADDRSTRLEN + 16], err[300];
+        uint16_t port;
+        if (kn_hostport_parse_flags(want, 0,
+                                    KN_HOSTPORT_NEED_PORT | KN_HOSTPORT_IP_ONLY |
+                                        KN_HOSTPORT_PORT_ALONE,
+                                    host, sizeof host, &port, err, sizeof err) != 0) {
+            fprintf(stderr, "kenaf-replay: --capture-robot %s\n", err);
+            return -1;
+        }
         for (size_t k = 0; k < n; k++) {
-            rp_endpoint_format(&robots[k], a, sizeof a);
-            if (robots[k].port == port && (!colon || strcmp(a, want) == 0)) {
+            if (robots[k].port == port && (!host[0] || endpoint_is(&robots[k], host))) {
                 *out = robots[k];
                 return 0;
             }
@@ -343,10 +336,8 @@ static int replay_controllers(const struct rp_capture *c, const struct opts *o)
         return 2;
     struct sockaddr_storage target;
     socklen_t tl;
-    if (parse_hostport(o->robot, KN_KRP_DEFAULT_PORT, &target, &tl) < 0) {
-        fprintf(stderr, "kenaf-replay: --robot: cannot resolve \"%s\"\n", o->robot);
+    if (resolve_option("--robot", o->robot, KN_KRP_DEFAULT_PORT, 0, SOCK_DGRAM, &target, &tl) < 0)
         return 2;
-    }
 
     /* the datagrams to send, the controllers, the captured answers */
     static struct ctl ctls[MAX_CTL];
@@ -584,10 +575,8 @@ static int open_listener(const char *spec)
 {
     struct sockaddr_storage ss;
     socklen_t sl;
-    if (parse_hostport(spec, 0, &ss, &sl) < 0) {
-        fprintf(stderr, "kenaf-replay: --listen: cannot use \"%s\"\n", spec);
+    if (resolve_option("--listen", spec, 0, KN_HOSTPORT_PORT_ZERO, SOCK_STREAM, &ss, &sl) < 0)
         return -1;
-    }
     int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     if (fd >= 0)
