@@ -1,6 +1,7 @@
 /* The table of simulator backends. A kind whose ops are NULL is known to
  * the config but not built into this kenaf-simd; naming it is a
- * config-time error. Adding a backend = its file plus one line here. */
+ * config-time error (config_check.c). Adding a backend = its file plus one
+ * line here. */
 #include "backend.h"
 
 #include <stdio.h>
@@ -54,29 +55,4 @@ const char *kn_backend_built_list(void)
         }
     }
     return list;
-}
-
-int kn_backend_check_config(const struct kn_config *cfg, char *err, size_t errlen)
-{
-    size_t n = 0;
-    int rc = 0;
-    if (errlen)
-        err[0] = '\0';
-    for (size_t i = 0; i < cfg->n_robots; i++) {
-        enum kn_backend_kind k = cfg->robots[i].backend.kind;
-        if (kn_backend_find(k))
-            continue;
-        rc = -1;
-        if (n < errlen) {
-            int w = snprintf(err + n, errlen - n,
-                             "%s: $.robots[%zu].backend.type: backend \"%s\" is not built into "
-                             "this kenaf-simd (built: %s)\n",
-                             cfg->source, i, kn_backend_kind_name(k), kn_backend_built_list());
-            if (w > 0)
-                n += (size_t)w;
-        }
-    }
-    if (n >= errlen && errlen)
-        err[errlen - 1] = '\0';
-    return rc;
 }

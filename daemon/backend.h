@@ -53,10 +53,6 @@ const char *kn_backend_kind_name(enum kn_backend_kind kind);
 /* "standin" or "standin, usarsim": for error messages. */
 const char *kn_backend_built_list(void);
 
-/* 0 when every robot's backend is built into this binary; otherwise -1 and
- * one line per problem in err ("FILE: $.robots[0].backend.type: ..."). */
-int kn_backend_check_config(const struct kn_config *cfg, char *err, size_t errlen);
-
 /* ---- the link: what the robot uses ---------------------------------- */
 
 struct kn_link_events {

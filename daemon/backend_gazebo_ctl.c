@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "unixsock.h"
 
 struct reply {
     uv_write_t req;
@@ -197,29 +198,6 @@ static void on_connection(uv_stream_t *server, int status)
         client_close(c);
 }
 
-/* A socket file nobody listens on is left over from a dead daemon. */
-static bool path_free(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) < 0)
-        return true;
-    if (!S_ISSOCK(st.st_mode))
-        return false;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return false;
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    memcpy(a.sun_path, path, strlen(path));
-    int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
-    close(fd);
-    if (rc == 0)
-        return false;
-    unlink(path);
-    return true;
-}
-
 void kn_gz_ctl_open(struct gz *b)
 {
     const char *dir = getenv(KN_GAZEBO_CONTROL_ENV);
@@ -232,23 +210,15 @@ void kn_gz_ctl_open(struct gz *b)
         b->ctl_path[0] = '\0';
         return;
     }
-    if (!path_free(b->ctl_path)) {
-        kn_warn("robot %s: control socket %s is in use or not a socket; no control socket",
-                b->robot, b->ctl_path);
-        b->ctl_path[0] = '\0';
-        return;
-    }
     uv_pipe_t *p = malloc(sizeof *p);
     if (!p)
         return;
     uv_pipe_init(b->loop, p, 0);
     p->data = b;
     b->handles++;
-    int rc = uv_pipe_bind(p, b->ctl_path);
-    if (rc == 0)
-        rc = uv_listen((uv_stream_t *)p, 4, on_connection);
-    if (rc < 0) {
-        kn_warn("robot %s: control socket %s: %s", b->robot, b->ctl_path, uv_strerror(rc));
+    char why[600];
+    if (kn_unixsock_listen(p, b->ctl_path, 4, on_connection, why, sizeof why) < 0) {
+        kn_warn("robot %s: control socket %s; no control socket", b->robot, why);
         b->ctl_path[0] = '\0';
         uv_close((uv_handle_t *)p, on_ctl_closed);
         return;

@@ -123,6 +123,23 @@ static void report_cb(void *ctx, const char *path, const char *message)
     errs_add(ctx, path, "%s", message);
 }
 
+void kn_config_add_problem(char *err, size_t errlen, const char *file, const char *path,
+                           const char *fmt, ...)
+{
+    struct errs e;
+    memset(&e, 0, sizeof e);
+    e.name = file;
+    e.buf = err;
+    e.cap = errlen;
+    e.len = err != NULL && errlen > 0 ? strnlen(err, errlen - 1) : 0;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    errs_add(&e, path, "%s", msg);
+}
+
 static size_t errs_room(const struct errs *e)
 {
     return e->n >= KN_CFG_MAX_ERRORS ? 0 : KN_CFG_MAX_ERRORS - e->n;

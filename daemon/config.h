@@ -123,11 +123,18 @@ int kn_config_load(const char *path, const char *schema_path,
 size_t kn_config_load_all(const char *path, const char *schema_path, struct kn_config *out,
                           char *err, size_t errlen);
 
-/* Same, from a buffer of len bytes (need not be NUL-terminated; any bytes
+/* Like kn_config_load, from a buffer of len bytes (need not be NUL-terminated; any bytes
  * are safe); name is used in messages. */
 int kn_config_parse(const char *json, size_t len, const char *name,
                     const char *schema_path, struct kn_config *out,
                     char *err, size_t errlen);
+
+/* Appends one problem line in the format of every config problem,
+ * "FILE: PATH: message" (PATH NULL: "FILE: message"), to the lines in err
+ * (separated by '\n'; a line that does not fit is cut and ends in "...").
+ * For checks made after loading. */
+void kn_config_add_problem(char *err, size_t errlen, const char *file, const char *path,
+                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* The effective config (defaults filled in, angles in degrees) as JSON in
  * the file layout, two-space indented, no final newline; it loads back

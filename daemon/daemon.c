@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "config_check.h"
 #include "log.h"
 #include "notify.h"
 #include "robot.h"
@@ -45,11 +46,10 @@ struct kn_daemon {
     char last_reload_error[512];
 };
 
-int kn_daemon_load_config(const char *path, struct kn_config *cfg, char *err, size_t errlen)
+size_t kn_daemon_load_config(const char *path, struct kn_config *cfg, char *err, size_t errlen)
 {
-    if (kn_config_load(path, NULL, cfg, err, errlen) < 0)
-        return -1;
-    return kn_backend_check_config(cfg, err, errlen);
+    size_t n = kn_config_load_all(path, NULL, cfg, err, errlen);
+    return n + kn_cfgcheck_run(cfg, err, errlen);
 }
 
 /* ---- stats and status -------------------------------------------------- */
@@ -66,10 +66,16 @@ static char *render_stats(void *ctx)
     cJSON_AddNumberToObject(o, "reload_failures", (double)d->reload_failures);
     cJSON_AddStringToObject(o, "last_reload_error", d->last_reload_error);
     kn_capture_stats(cJSON_AddObjectToObject(o, "capture"));
+    /* --wait-ready tells a robot that is not up from one that never ran */
+    cJSON_AddNumberToObject(o, "robots_configured", (double)d->nslots);
+    cJSON *failed = cJSON_AddArrayToObject(o, "robots_failed");
     cJSON *arr = cJSON_AddArrayToObject(o, "robots");
-    for (size_t i = 0; i < d->nslots; i++)
+    for (size_t i = 0; i < d->nslots; i++) {
         if (d->slots[i].robot)
             kn_robot_stats(d->slots[i].robot, arr);
+        else
+            cJSON_AddItemToArray(failed, cJSON_CreateString(d->slots[i].cfg.name));
+    }
     char *s = cJSON_Print(o);
     cJSON_Delete(o);
     return s;
@@ -194,7 +200,7 @@ static void reload(struct kn_daemon *d)
     uint64_t mono_us = uv_hrtime() / 1000;
     kn_notify("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)mono_us);
     struct kn_config *nc = calloc(1, sizeof *nc);
-    if (!nc || kn_daemon_load_config(d->path, nc, err, sizeof err) < 0) {
+    if (!nc || kn_daemon_load_config(d->path, nc, err, sizeof err) > 0) {
         if (!nc)
             snprintf(err, sizeof err, "out of memory");
         size_t l = strlen(err);

@@ -2,6 +2,7 @@
  * defines `const char SYMBOL[]` (NUL-terminated) and `SYMBOL_len`, so the
  * daemon carries its schema and needs no data file at run time.
  * Usage: embed_file INPUT OUTPUT SYMBOL */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +36,16 @@ int main(int argc, char **argv)
         n++;
     }
     fprintf(out, "%s0x00\n};\n\nconst size_t %s_len = %zu;\n", n % 12 == 0 ? "\n    " : " ", sym, n);
-    int bad = ferror(in);
+    if (ferror(in)) {
+        fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
+        fclose(in);
+        fclose(out);
+        remove(argv[2]);
+        return 1;
+    }
     fclose(in);
-    if (fclose(out) != 0 || bad) {
-        fprintf(stderr, "%s: write or read error\n", argv[2]);
+    if (fclose(out) != 0) {
+        fprintf(stderr, "%s: %s\n", argv[2], strerror(errno));
         remove(argv[2]);
         return 1;
     }

@@ -1,20 +1,24 @@
 /* The "engine" backend and the kenaf-engine processes kenaf-simd spawns
  * for it (engine_proc.h). The protocol side is the USARSim client's
  * (kn_backend_engine_remote); this file adds the process: spawn, read the
- * PORT line, point the robots' links at it, restart with back-off when it
- * dies (the links reconnect and the client re-spawns each robot at its
- * last pose), stop it with its last robot. */
+ * PORT line, pass its stderr on (keeping the last line: an engine that
+ * fails at start-up says why there), point the robots' links at it,
+ * restart with back-off when it dies (the links reconnect and the client
+ * re-spawns each robot at its last pose), stop it with its last robot. */
 #include "engine_proc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "backend_usarsim.h"
+#include "engine_files.h"
 #include "krp.h"
 #include "log.h"
 #include "usarsim_codec.h"
@@ -27,28 +31,34 @@ struct eng_be;
 struct engine_proc {
     struct engine_proc *next;
     uv_loop_t *loop;
-    char cfg_path[KN_CFG_PATH_LEN]; /* the key: engine.path and terrain as configured */
+    char cfg_path[KN_CFG_PATH_LEN]; /* the key: engine.path, terrain, robot as configured */
     char terrain[KN_CFG_PATH_LEN];
-    char exe[KN_CFG_PATH_LEN + 64];
+    char robot[KN_CFG_PATH_LEN];
+    char exe[PATH_MAX];
+    char terrain_file[PATH_MAX], robot_file[PATH_MAX]; /* what the engine gets */
     struct eng_be *users;
     unsigned nusers;
 
     enum pstate st;
     uv_process_t proc;
-    uv_pipe_t out, in;
+    uv_pipe_t out, in, err;
     uv_timer_t timer;
-    bool proc_open, out_open, in_open, timer_open;
+    bool proc_open, out_open, in_open, err_open, timer_open;
     bool alive;               /* spawned and its exit not yet seen */
     unsigned handles;         /* handles not yet closed: free at 0 once stopping */
     char line[128];
     size_t linelen;
+    char eline[512];          /* stderr line being read */
+    size_t elinelen;
+    char last_stderr[512];    /* its last complete line */
     int port, pid;
     double backoff_s;
     uint64_t started_ns;
+    bool timed_out;           /* killed for not saying PORT in time */
 
-    uint64_t spawns, restarts, exits, start_failures;
+    uint64_t spawns, restarts, exits, start_failures, failures_in_a_row;
     int last_status, last_signal;
-    char last_error[KN_CFG_PATH_LEN + 192];
+    char last_error[PATH_MAX + 768];
 };
 
 struct eng_be {
@@ -67,35 +77,92 @@ static void on_timer(uv_timer_t *t);
 
 static bool executable(const char *path)
 {
-    return access(path, X_OK) == 0;
+    struct stat st;
+    return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-const char *kn_engine_resolve(const char *configured, char *out, size_t outlen)
+/* Appends a place looked at to why ("a, b, c"). */
+static void looked(char *why, size_t whylen, const char *place)
 {
-    if (configured && configured[0]) {
-        snprintf(out, outlen, "%s", configured);
-        return out;
+    size_t n = strlen(why);
+    if (n < whylen)
+        snprintf(why + n, whylen - n, "%s%s", n ? ", " : "", place);
+}
+
+static bool try_path(const char *cand, char *out, size_t outlen, char *why, size_t whylen)
+{
+    char real[PATH_MAX];
+    if (executable(cand) && realpath(cand, real) && strlen(real) < outlen) {
+        snprintf(out, outlen, "%s", real);
+        return true;
     }
-    char self[4096];
+    looked(why, whylen, cand);
+    return false;
+}
+
+static bool search_path(const char *name, char *out, size_t outlen, char *why, size_t whylen)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        char cand[PATH_MAX];
+        int w = snprintf(cand, sizeof cand, "%.*s/%s", (int)n, n ? path : ".", name);
+        if (w > 0 && (size_t)w < sizeof cand && executable(cand) && (size_t)w < outlen) {
+            snprintf(out, outlen, "%s", cand);
+            return true;
+        }
+        path += n + (path[n] == ':');
+    }
+    looked(why, whylen, "PATH");
+    return false;
+}
+
+int kn_engine_resolve(const char *configured, char *out, size_t outlen, char *why, size_t whylen)
+{
+    if (whylen)
+        why[0] = '\0';
+    if (configured && configured[0]) {
+        if (!strchr(configured, '/'))
+            return search_path(configured, out, outlen, why, whylen) ? 0 : -1;
+        return try_path(configured, out, outlen, why, whylen) ? 0 : -1;
+    }
+    char self[PATH_MAX], cand[PATH_MAX + 32];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash = NULL;
     if (n > 0) {
         self[n] = '\0';
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(out, outlen, "%s/%s", self, KN_ENGINE_EXE);
-            if (executable(out))
-                return out;
-        }
+        slash = strrchr(self, '/');
+    }
+    if (slash) {
+        *slash = '\0';
+        /* installed: side by side in bindir */
+        snprintf(cand, sizeof cand, "%s/%s", self, KN_ENGINE_EXE);
+        if (try_path(cand, out, outlen, why, whylen))
+            return 0;
+        /* a build tree: BUILD/daemon/kenaf-simd, BUILD/engine/kenaf-engine */
+        snprintf(cand, sizeof cand, "%s/../engine/%s", self, KN_ENGINE_EXE);
+        if (try_path(cand, out, outlen, why, whylen))
+            return 0;
     }
 #ifdef KN_ENGINE_BUILD_PATH
-    if (executable(KN_ENGINE_BUILD_PATH)) {
-        snprintf(out, outlen, "%s", KN_ENGINE_BUILD_PATH);
-        return out;
-    }
+    if (try_path(KN_ENGINE_BUILD_PATH, out, outlen, why, whylen))
+        return 0;
 #endif
-    snprintf(out, outlen, "%s", KN_ENGINE_EXE); /* PATH */
-    return out;
+    return search_path(KN_ENGINE_EXE, out, outlen, why, whylen) ? 0 : -1;
+}
+
+/* The files the engine gets for the configured terrain and robot. */
+static int resolve_files(struct engine_proc *p, char *why, size_t whylen)
+{
+    char dir[PATH_MAX];
+    kn_engfiles_dir(p->exe, dir, sizeof dir);
+    if (kn_engfiles_path(KN_ENGFILES_TERRAIN, dir, p->terrain, p->terrain_file,
+                         sizeof p->terrain_file, why, whylen) < 0)
+        return -1;
+    return kn_engfiles_path(KN_ENGFILES_ROBOT, dir, p->robot, p->robot_file, sizeof p->robot_file,
+                            why, whylen);
 }
 
 /* ---- process life ---------------------------------------------------------- */
@@ -127,6 +194,7 @@ static void close_pipes(struct engine_proc *p)
 {
     close_handle(p, (uv_handle_t *)&p->out, &p->out_open);
     close_handle(p, (uv_handle_t *)&p->in, &p->in_open);
+    close_handle(p, (uv_handle_t *)&p->err, &p->err_open);
 }
 
 static void notify_users(struct engine_proc *p)
@@ -135,14 +203,91 @@ static void notify_users(struct engine_proc *p)
         kn_link_set_address(b->link, "127.0.0.1", (uint16_t)p->port);
 }
 
-static void schedule_restart(struct engine_proc *p)
+/* An engine that fails before it listens (a bad file, a missing library)
+ * will most likely fail again: its retries slow down to one a minute. */
+static void schedule_restart(struct engine_proc *p, bool start_failure)
 {
+    double cap = start_failure ? KN_ENGINE_FAIL_BACKOFF_MAX_S : KN_ENGINE_BACKOFF_MAX_S;
+    if (p->backoff_s > cap)
+        p->backoff_s = cap;
     p->st = P_BACKOFF;
     uv_timer_start(&p->timer, on_timer, (uint64_t)(p->backoff_s * 1000.0 + 0.5), 0);
     p->backoff_s *= 2;
-    if (p->backoff_s > KN_ENGINE_BACKOFF_MAX_S)
-        p->backoff_s = KN_ENGINE_BACKOFF_MAX_S;
+    if (p->backoff_s > cap)
+        p->backoff_s = cap;
 }
+
+/* ---- the engine's stderr ----------------------------------------------------- */
+
+/* Each line goes on to our stderr as it is (the engine names itself);
+ * the last one is kept for the message when the engine fails. */
+static void err_line_done(struct engine_proc *p)
+{
+    if (p->elinelen == 0)
+        return;
+    p->eline[p->elinelen] = '\0';
+    char out[sizeof p->eline + 1];
+    memcpy(out, p->eline, p->elinelen);
+    out[p->elinelen] = '\n';
+    ssize_t w = write(STDERR_FILENO, out, p->elinelen + 1);
+    (void)w;
+    snprintf(p->last_stderr, sizeof p->last_stderr, "%s", p->eline);
+    p->elinelen = 0;
+}
+
+static void err_bytes(struct engine_proc *p, const char *data, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (data[i] == '\n') {
+            err_line_done(p);
+            continue;
+        }
+        if (p->elinelen >= sizeof p->eline - 1)
+            err_line_done(p); /* an overlong line goes on in pieces */
+        p->eline[p->elinelen++] = data[i];
+    }
+}
+
+static void on_err_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    (void)suggested;
+    static char chunk[4096]; /* consumed within the read callback */
+    buf->base = chunk;
+    buf->len = sizeof chunk;
+}
+
+static void on_err(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    struct engine_proc *p = s->data;
+    if (nread < 0) {
+        err_line_done(p);
+        close_handle(p, (uv_handle_t *)&p->err, &p->err_open);
+        return;
+    }
+    err_bytes(p, buf->base, (size_t)nread);
+}
+
+/* At exit what the engine wrote last may not have been read yet: take it
+ * now, so the failure message can quote it. */
+static void drain_err(struct engine_proc *p)
+{
+    uv_os_fd_t fd;
+    if (!p->err_open || uv_fileno((uv_handle_t *)&p->err, &fd) != 0)
+        return;
+    char chunk[4096];
+    for (int i = 0; i < 64; i++) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        err_bytes(p, chunk, (size_t)n);
+    }
+    err_line_done(p);
+}
+
+/* ---- process life ------------------------------------------------------------- */
 
 static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
 {
@@ -152,6 +297,7 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
     p->last_status = (int)status;
     p->last_signal = term_signal;
     p->port = 0;
+    drain_err(p);
     close_handle(p, (uv_handle_t *)&p->proc, &p->proc_open);
     close_pipes(p);
     if (p->st == P_STOPPING) {
@@ -161,18 +307,36 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
         return;
     }
     uv_timer_stop(&p->timer);
+    bool start_failure = p->st == P_STARTING;
     double up = (double)(uv_hrtime() - p->started_ns) / 1e9;
     if (up >= KN_ENGINE_STABLE_S)
         p->backoff_s = KN_ENGINE_BACKOFF_FIRST_S;
-    if (term_signal)
-        snprintf(p->last_error, sizeof p->last_error, "killed by signal %d after %.1f s",
-                 term_signal, up);
+    char how[128];
+    if (p->timed_out)
+        snprintf(how, sizeof how, "said no PORT line within %.0f s", KN_ENGINE_START_TIMEOUT_S);
+    else if (term_signal)
+        snprintf(how, sizeof how, "killed by signal %d after %.1f s", term_signal, up);
     else
-        snprintf(p->last_error, sizeof p->last_error, "exited with status %lld after %.1f s",
-                 (long long)status, up);
-    kn_warn("engine (pid %d, terrain %s) %s; restarting in %.1f s", p->pid, p->terrain,
-            p->last_error, p->backoff_s);
-    schedule_restart(p);
+        snprintf(how, sizeof how, "exited with status %lld after %.1f s", (long long)status, up);
+    p->timed_out = false;
+    if (start_failure) {
+        p->start_failures++;
+        p->failures_in_a_row++;
+        snprintf(p->last_error, sizeof p->last_error, "failed at start-up (%s)%s%s", how,
+                 p->last_stderr[0] ? ": " : "", p->last_stderr);
+        kn_err("engine %s (pid %d, terrain %s) %s; start-up failure %llu in a row, retrying in "
+               "%.1f s", p->exe, p->pid, p->terrain, p->last_error,
+               (unsigned long long)p->failures_in_a_row,
+               p->backoff_s < KN_ENGINE_FAIL_BACKOFF_MAX_S ? p->backoff_s
+                                                           : KN_ENGINE_FAIL_BACKOFF_MAX_S);
+    } else {
+        snprintf(p->last_error, sizeof p->last_error, "%s%s%s", how,
+                 p->last_stderr[0] ? "; its last words: " : "", p->last_stderr);
+        kn_warn("engine (pid %d, terrain %s) %s; restarting in %.1f s", p->pid, p->terrain,
+                p->last_error, p->backoff_s < KN_ENGINE_BACKOFF_MAX_S ? p->backoff_s
+                                                                      : KN_ENGINE_BACKOFF_MAX_S);
+    }
+    schedule_restart(p, start_failure);
 }
 
 static void on_out_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -205,6 +369,7 @@ static void on_out(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             port > 0 && port < 65536) {
             p->port = port;
             p->st = P_RUNNING;
+            p->failures_in_a_row = 0;
             uv_timer_stop(&p->timer);
             kn_info("engine %s (pid %d, terrain %s) listening on 127.0.0.1:%d for %u robot%s",
                     p->exe, p->pid, p->terrain, port, p->nusers, p->nusers == 1 ? "" : "s");
@@ -216,14 +381,43 @@ static void on_out(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
 }
 
+/* Failing before a process exists (no executable, a bad name): counted
+ * and retried like an engine that exits at once. */
+static void spawn_failed(struct engine_proc *p)
+{
+    p->start_failures++;
+    p->failures_in_a_row++;
+    kn_err("engine (terrain %s): %s; start-up failure %llu in a row, retrying in %.1f s",
+           p->terrain, p->last_error, (unsigned long long)p->failures_in_a_row,
+           p->backoff_s < KN_ENGINE_FAIL_BACKOFF_MAX_S ? p->backoff_s
+                                                       : KN_ENGINE_FAIL_BACKOFF_MAX_S);
+    schedule_restart(p, true);
+}
+
 static void spawn(struct engine_proc *p)
 {
+    char why[PATH_MAX + 256];
+    if (kn_engine_resolve(p->cfg_path, p->exe, sizeof p->exe, why, sizeof why) < 0) {
+        snprintf(p->last_error, sizeof p->last_error,
+                 "no %s executable found (looked at: %s); set backend.engine.path", KN_ENGINE_EXE,
+                 why);
+        spawn_failed(p);
+        return;
+    }
+    if (resolve_files(p, why, sizeof why) < 0) {
+        snprintf(p->last_error, sizeof p->last_error, "%s", why);
+        spawn_failed(p);
+        return;
+    }
     uv_pipe_init(p->loop, &p->out, 0);
     uv_pipe_init(p->loop, &p->in, 0);
-    p->out.data = p->in.data = p;
-    p->out_open = p->in_open = true;
-    p->handles += 2;
+    uv_pipe_init(p->loop, &p->err, 0);
+    p->out.data = p->in.data = p->err.data = p;
+    p->out_open = p->in_open = p->err_open = true;
+    p->handles += 3;
     p->linelen = 0;
+    p->elinelen = 0;
+    p->last_stderr[0] = '\0';
     uv_stdio_container_t io[3];
     /* stdin: a pipe we keep open; --stdin-watch ends the engine when it
      * closes, so an engine never outlives a kenaf-simd killed with -9 */
@@ -231,17 +425,16 @@ static void spawn(struct engine_proc *p)
     io[0].data.stream = (uv_stream_t *)&p->in;
     io[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
     io[1].data.stream = (uv_stream_t *)&p->out;
-    io[2].flags = UV_INHERIT_FD;
-    io[2].data.fd = 2;
-    const char *terrain = p->terrain[0] ? p->terrain : "flat";
+    io[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+    io[2].data.stream = (uv_stream_t *)&p->err;
     /* USARSim's scan intervals (0.1-0.2 s) are too coarse for a
      * controller that closes its loop on the encoders and the heading
      * every status (20 ms in libkenaf): the spawned engine reports those
      * at 50 Hz, as the robot's own driver would */
-    char *args[] = {p->exe,       "--listen",   "127.0.0.1:0",      "--terrain",
-                    (char *)terrain, "--sen-rate", "STA=50",        "--sen-rate",
-                    "GroundTruth=50", "--sen-rate", "Encoder=50",   "--stdin-watch",
-                    NULL};
+    char *args[] = {p->exe,           "--listen",   "127.0.0.1:0",   "--terrain",
+                    p->terrain_file,  "--robot",    p->robot_file,   "--sen-rate",
+                    "STA=50",         "--sen-rate", "GroundTruth=50", "--sen-rate",
+                    "Encoder=50",     "--stdin-watch", NULL};
     uv_process_options_t o;
     memset(&o, 0, sizeof o);
     o.exit_cb = on_exit_cb;
@@ -259,20 +452,20 @@ static void spawn(struct engine_proc *p)
         /* the handle is initialized even when the spawn failed */
         close_handle(p, (uv_handle_t *)&p->proc, &p->proc_open);
         close_pipes(p);
-        p->start_failures++;
-        snprintf(p->last_error, sizeof p->last_error, "cannot start %s: %s", p->exe,
-                 uv_strerror(rc));
-        kn_err("engine: %s (set backend.engine.path); retrying in %.1f s", p->last_error,
-               p->backoff_s);
-        schedule_restart(p);
+        snprintf(p->last_error, sizeof p->last_error, "cannot start %s: %s (set backend.engine.path)",
+                 p->exe, uv_strerror(rc));
+        spawn_failed(p);
         return;
     }
     p->alive = true;
     p->pid = p->proc.pid;
     p->st = P_STARTING;
+    p->timed_out = false;
     uv_read_start((uv_stream_t *)&p->out, on_out_alloc, on_out);
+    uv_read_start((uv_stream_t *)&p->err, on_err_alloc, on_err);
     uv_timer_start(&p->timer, on_timer, (uint64_t)(KN_ENGINE_START_TIMEOUT_S * 1000), 0);
-    kn_info("engine: started %s (pid %d, terrain %s)", p->exe, p->pid, terrain);
+    kn_info("engine: started %s (pid %d, terrain %s, robot %s)", p->exe, p->pid, p->terrain_file,
+            p->robot_file);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -280,10 +473,10 @@ static void on_timer(uv_timer_t *t)
     struct engine_proc *p = t->data;
     switch (p->st) {
     case P_STARTING:
-        p->start_failures++;
-        snprintf(p->last_error, sizeof p->last_error, "no PORT line within %.0f s",
-                 KN_ENGINE_START_TIMEOUT_S);
-        kn_warn("engine (pid %d): %s; killing it", p->pid, p->last_error);
+        /* counted as a start-up failure when its exit is seen */
+        p->timed_out = true;
+        kn_warn("engine (pid %d): no PORT line within %.0f s; killing it", p->pid,
+                KN_ENGINE_START_TIMEOUT_S);
         if (p->alive)
             uv_process_kill(&p->proc, SIGKILL);
         break;
@@ -303,11 +496,14 @@ static void on_timer(uv_timer_t *t)
     }
 }
 
-static struct engine_proc *proc_get(uv_loop_t *loop, const char *path, const char *terrain)
+static struct engine_proc *proc_get(uv_loop_t *loop, const struct kn_cfg_backend *cfg)
 {
+    const char *path = cfg->engine_path;
+    const char *terrain = cfg->terrain[0] ? cfg->terrain : "flat";
+    const char *robot = cfg->robot[0] ? cfg->robot : "kenaf";
     for (struct engine_proc *p = procs; p; p = p->next)
         if (p->loop == loop && strcmp(p->cfg_path, path) == 0 &&
-            strcmp(p->terrain, terrain) == 0)
+            strcmp(p->terrain, terrain) == 0 && strcmp(p->robot, robot) == 0)
             return p;
     struct engine_proc *p = calloc(1, sizeof *p);
     if (!p)
@@ -315,7 +511,7 @@ static struct engine_proc *proc_get(uv_loop_t *loop, const char *path, const cha
     p->loop = loop;
     snprintf(p->cfg_path, sizeof p->cfg_path, "%s", path);
     snprintf(p->terrain, sizeof p->terrain, "%s", terrain);
-    kn_engine_resolve(path, p->exe, sizeof p->exe);
+    snprintf(p->robot, sizeof p->robot, "%s", robot);
     p->backoff_s = KN_ENGINE_BACKOFF_FIRST_S;
     uv_timer_init(loop, &p->timer);
     p->timer.data = p;
@@ -349,6 +545,14 @@ static void proc_stop(struct engine_proc *p)
 
 /* ---- the backend ops ------------------------------------------------------- */
 
+void kn_engine_world_files(struct kn_link *l, const char **terrain_file, const char **robot_file)
+{
+    struct eng_be *b = kn_link_backend(l, &kn_backend_engine);
+    const struct engine_proc *p = b ? b->proc : NULL;
+    *terrain_file = p && p->terrain_file[0] ? p->terrain_file : NULL;
+    *robot_file = p && p->robot_file[0] ? p->robot_file : NULL;
+}
+
 static void *eng_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 {
     struct eng_be *b = calloc(1, sizeof *b);
@@ -362,8 +566,7 @@ static void *eng_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     }
     if (cfg->backend.host[0])
         return b; /* an engine somebody else runs */
-    const char *terrain = cfg->backend.terrain[0] ? cfg->backend.terrain : "flat";
-    struct engine_proc *p = proc_get(kn_link_loop(link), cfg->backend.engine_path, terrain);
+    struct engine_proc *p = proc_get(kn_link_loop(link), &cfg->backend);
     if (!p) {
         kn_backend_engine_remote.destroy(b->inner);
         free(b);
@@ -432,6 +635,9 @@ static void eng_stats(void *be, cJSON *o)
     cJSON_AddStringToObject(x, "state", pstate_names[p->st]);
     cJSON_AddStringToObject(x, "executable", p->exe);
     cJSON_AddStringToObject(x, "terrain", p->terrain);
+    cJSON_AddStringToObject(x, "terrain_file", p->terrain_file);
+    cJSON_AddStringToObject(x, "robot", p->robot);
+    cJSON_AddStringToObject(x, "robot_file", p->robot_file);
     cJSON_AddNumberToObject(x, "pid", p->alive ? p->pid : 0);
     cJSON_AddNumberToObject(x, "port", p->port);
     cJSON_AddNumberToObject(x, "robots", p->nusers);
@@ -439,9 +645,13 @@ static void eng_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(x, "restarts", (double)p->restarts);
     cJSON_AddNumberToObject(x, "exits", (double)p->exits);
     cJSON_AddNumberToObject(x, "start_failures", (double)p->start_failures);
+    cJSON_AddNumberToObject(x, "failures_in_a_row", (double)p->failures_in_a_row);
+    cJSON_AddNumberToObject(x, "next_retry_s", p->st == P_BACKOFF
+                                ? (double)uv_timer_get_due_in(&p->timer) / 1e3 : 0.0);
     cJSON_AddNumberToObject(x, "uptime_s",
                             p->alive ? (double)(uv_hrtime() - p->started_ns) / 1e9 : 0.0);
     cJSON_AddStringToObject(x, "last_error", p->last_error);
+    cJSON_AddStringToObject(x, "last_stderr", p->last_stderr);
 }
 
 /* The backend table's "engine" entry: the HELLO_ACK values of

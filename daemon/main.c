@@ -1,22 +1,21 @@
 /* kenaf-simd: command line. Runs the daemon, checks a config
- * (--check-config), prints the stats of a running daemon (--stats) or
- * sends it a command (--command: capture, faults). */
+ * (--check-config), or asks a running daemon (client.h): its stats
+ * (--stats), a command (--command: capture, faults), or whether its robots
+ * are up (--wait-ready). */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "capture.h"
+#include "client.h"
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
-#include "stats.h"
 
 #ifndef KN_VERSION
 #define KN_VERSION "unknown"
@@ -34,6 +33,7 @@ static void usage(FILE *f)
             "       kenaf-simd [--config FILE] --check-config\n"
             "       kenaf-simd --stats [--config FILE | --socket PATH]\n"
             "       kenaf-simd --command LINE [--config FILE | --socket PATH]\n"
+            "       kenaf-simd --wait-ready [--timeout S] [--config FILE | --socket PATH]\n"
             "       kenaf-simd --version | --help\n"
             "\n"
             "Serves KRP/1 (the Kenaf robot's UDP protocol) for simulated robots and\n"
@@ -41,15 +41,22 @@ static void usage(FILE *f)
             "\n"
             "  -c, --config FILE     config file (default %s if it exists,\n"
             "                        else ./%s)\n"
-            "      --check-config    validate, print the effective config, exit 0;\n"
-            "                        or print the problems and exit 1\n"
+            "      --check-config    check the config as start-up would (the file, then the\n"
+            "                        engine and its terrain and robot files, host names,\n"
+            "                        listen addresses, the stats socket's directory); print\n"
+            "                        the effective config and exit 0, or print every problem,\n"
+            "                        one line each, \"FILE: $.json.path: expected ..., got ...\",\n"
+            "                        and exit 1. Start-up prints the same lines.\n"
             "      --stats           print the stats of the running daemon (JSON)\n"
-            "      --socket PATH     stats socket to ask (default: stats_socket of the config)\n"
             "      --command LINE    send a command to the running daemon, print its answer:\n"
             "                        'capture start PATH [max_mb=N]', 'capture stop',\n"
             "                        'capture status', 'faults ROBOT krp|sim [off] [drop=P]\n"
             "                        [duplicate=P] [reorder=P] [delay_ms=MS] [jitter_ms=MS]\n"
             "                        [seed=N]'; exit 1 when it is refused\n"
+            "      --wait-ready      wait until every robot's simulator link is up (exit 0),\n"
+            "                        or say what is not up when the time is over (exit 1)\n"
+            "      --timeout S       how long --wait-ready waits (default %g s)\n"
+            "      --socket PATH     stats socket to ask (default: the config's stats_socket)\n"
             "      --capture FILE    record KRP/1 datagrams and simulator traffic as pcapng\n"
             "      --capture-max-mb N  stop recording when the file reaches N MiB\n"
             "                        (default 1024; 0: no cap)\n"
@@ -57,68 +64,23 @@ static void usage(FILE *f)
             "  -V, --version         print the version\n"
             "  -h, --help            this text\n"
             "\n"
+            "Stats socket: \"stats_socket\" in the config; \"\" turns it off. Left out, it is\n"
+            "$RUNTIME_DIRECTORY/stats.sock (systemd RuntimeDirectory=), else\n"
+            "$XDG_RUNTIME_DIR/kenaf-simd/stats.sock, else /run/kenaf-simd/stats.sock as\n"
+            "root, else /tmp/kenaf-simd-<uid>/stats.sock; a missing directory is created\n"
+            "with mode 0700, and /tmp/kenaf-simd-<uid> must be ours and writable by nobody\n"
+            "else. --stats, --command and --wait-ready look in the same places (and in\n"
+            "/run/kenaf-simd whatever the uid) and take the first socket that exists.\n"
+            "\n"
+            "Spawned engine: kenaf-engine next to kenaf-simd, then in its build tree, then\n"
+            "in PATH (or backend.engine.path). backend.engine.terrain and .robot take a\n"
+            "name (NAME.json in the engine's terrains/ or robots/ folder) or a file. An\n"
+            "engine that fails at start-up is retried with a back-off growing to 60 s;\n"
+            "its error line is logged and counted in the stats.\n"
+            "\n"
             "Signals: SIGTERM/SIGINT stop (belts to 0 first), SIGHUP reloads the config.\n"
             "Built-in simulator backends: %s\n",
-            KN_DEFAULT_CONFIG, KN_LOCAL_CONFIG, kn_backend_built_list());
-}
-
-/* One command line to the stats socket; prints the answer. A daemon that
- * saw no command in time answers with the stats instead: then ask again. */
-static int send_command(const char *path, const char *line)
-{
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a.sun_path) {
-        fprintf(stderr, "kenaf-simd: stats socket path too long: %s\n", path);
-        return 1;
-    }
-    memcpy(a.sun_path, path, strlen(path));
-    static char reply[1 << 20];
-    for (int attempt = 0; attempt < 3; attempt++) {
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-            fprintf(stderr, "kenaf-simd: cannot connect to the stats socket %s: %s "
-                    "(is kenaf-simd running with this stats_socket?)\n", path, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-            return 1;
-        }
-        char msg[1100];
-        int n = snprintf(msg, sizeof msg, "%s\n", line);
-        if (n < 0 || (size_t)n >= sizeof msg || send(fd, msg, (size_t)n, MSG_NOSIGNAL) != n) {
-            fprintf(stderr, "kenaf-simd: cannot send the command (too long?)\n");
-            close(fd);
-            return 1;
-        }
-        shutdown(fd, SHUT_WR);
-        size_t len = 0;
-        for (;;) {
-            struct pollfd p = { .fd = fd, .events = POLLIN };
-            int pr = poll(&p, 1, 5000);
-            if (pr < 0 && errno == EINTR)
-                continue;
-            if (pr <= 0) {
-                fprintf(stderr, "kenaf-simd: no answer from the stats socket %s\n", path);
-                close(fd);
-                return 1;
-            }
-            ssize_t k = read(fd, reply + len, sizeof reply - 1 - len);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                break;
-            len += (size_t)k;
-        }
-        close(fd);
-        reply[len] = '\0';
-        if (strncmp(reply, "{\"ok\":", 6) != 0)
-            continue; /* the stats: our line came too late */
-        printf("%s\n", reply);
-        return strncmp(reply, "{\"ok\":true", 10) == 0 ? 0 : 1;
-    }
-    fprintf(stderr, "kenaf-simd: the daemon did not take the command\n");
-    return 1;
+            KN_DEFAULT_CONFIG, KN_LOCAL_CONFIG, KN_CLIENT_WAIT_DEFAULT_S, kn_backend_built_list());
 }
 
 static const char *default_config(void)
@@ -128,15 +90,93 @@ static const char *default_config(void)
     return KN_LOCAL_CONFIG;
 }
 
+static void print_problems(const char *err)
+{
+    size_t l = strlen(err);
+    if (l)
+        fprintf(stderr, "%s%s", err, err[l - 1] == '\n' ? "" : "\n");
+}
+
+/* --check-config, and start-up: every problem, one line each. */
+static struct kn_config *load_checked(const char *path, bool check)
+{
+    static char err[32768];
+    struct kn_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg) {
+        fprintf(stderr, "kenaf-simd: out of memory\n");
+        return NULL;
+    }
+    size_t n = kn_daemon_load_config(path, cfg, err, sizeof err);
+    if (n == 0)
+        return cfg;
+    print_problems(err);
+    fprintf(stderr, "kenaf-simd: %s: %zu problem%s; %s\n", path, n, n == 1 ? "" : "s",
+            check ? "the config is not valid" : "not starting");
+    free(cfg);
+    return NULL;
+}
+
+/* The client modes need the config only for its stats_socket; without
+ * --config, a missing default config means "the default places". */
+static int client(const char *config, bool config_given, const char *sock, const char *command,
+                  bool wait, double timeout_s)
+{
+    static char err[16384];
+    struct kn_config *cfg = NULL;
+    if (!sock) {
+        cfg = calloc(1, sizeof *cfg);
+        if (!cfg) {
+            fprintf(stderr, "kenaf-simd: out of memory\n");
+            return 1;
+        }
+        if (kn_config_load(config, NULL, cfg, err, sizeof err) < 0) {
+            if (config_given || access(config, F_OK) == 0) {
+                print_problems(err);
+                fprintf(stderr, "kenaf-simd: %s: give a valid config or --socket PATH\n", config);
+                free(cfg);
+                return 1;
+            }
+            free(cfg);
+            cfg = NULL;
+        }
+    }
+    int rc;
+    char path[108];
+    if (wait) {
+        rc = kn_client_wait_ready(sock, cfg, timeout_s);
+    } else if (kn_client_socket(sock, cfg, path, sizeof path, err, sizeof err) < 0) {
+        fprintf(stderr, "kenaf-simd: %s\n", err);
+        rc = 1;
+    } else {
+        rc = command ? kn_client_command(path, command) : kn_client_stats(path);
+    }
+    free(cfg);
+    return rc;
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !(v > 0) || v > 86400)
+        return false;
+    *out = v;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_CHECK = 1000, OPT_STATS, OPT_SOCKET, OPT_COMMAND, OPT_CAPTURE, OPT_CAPTURE_MAX };
+    enum { OPT_CHECK = 1000, OPT_STATS, OPT_SOCKET, OPT_COMMAND, OPT_WAIT, OPT_TIMEOUT, OPT_CAPTURE,
+           OPT_CAPTURE_MAX };
     static const struct option opts[] = {
         { "config", required_argument, NULL, 'c' },
         { "check-config", no_argument, NULL, OPT_CHECK },
         { "stats", no_argument, NULL, OPT_STATS },
         { "socket", required_argument, NULL, OPT_SOCKET },
         { "command", required_argument, NULL, OPT_COMMAND },
+        { "wait-ready", no_argument, NULL, OPT_WAIT },
+        { "timeout", required_argument, NULL, OPT_TIMEOUT },
         { "capture", required_argument, NULL, OPT_CAPTURE },
         { "capture-max-mb", required_argument, NULL, OPT_CAPTURE_MAX },
         { "log-level", required_argument, NULL, 'l' },
@@ -146,8 +186,9 @@ int main(int argc, char **argv)
     };
     const char *config = NULL, *sock = NULL, *command = NULL, *capture = NULL;
     uint64_t capture_max = KN_CAPTURE_DEFAULT_MAX_BYTES;
-    bool capture_max_set = false;
-    bool check = false, stats = false;
+    bool capture_max_set = false, timeout_set = false;
+    bool check = false, stats = false, wait = false;
+    double timeout_s = KN_CLIENT_WAIT_DEFAULT_S;
     int log_override = -1;
     int c;
     kn_log_init();
@@ -158,6 +199,15 @@ int main(int argc, char **argv)
         case OPT_STATS: stats = true; break;
         case OPT_SOCKET: sock = optarg; break;
         case OPT_COMMAND: command = optarg; break;
+        case OPT_WAIT: wait = true; break;
+        case OPT_TIMEOUT:
+            if (!parse_seconds(optarg, &timeout_s)) {
+                fprintf(stderr, "kenaf-simd: --timeout: expected seconds > 0 (at most 86400), "
+                        "got \"%s\"\n", optarg);
+                return 2;
+            }
+            timeout_set = true;
+            break;
         case OPT_CAPTURE: capture = optarg; break;
         case OPT_CAPTURE_MAX: {
             char *end = NULL;
@@ -191,44 +241,37 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (sock && !stats && !command) {
-        fprintf(stderr, "kenaf-simd: --socket only goes with --stats or --command\n");
+    bool is_client = stats || command || wait;
+    if (sock && !is_client) {
+        fprintf(stderr, "kenaf-simd: --socket only goes with --stats, --command or --wait-ready\n");
         return 2;
     }
-    if ((check + stats + (command != NULL)) > 1) {
-        fprintf(stderr, "kenaf-simd: --check-config, --stats and --command exclude each other\n");
+    if ((check + stats + (command != NULL) + wait) > 1) {
+        fprintf(stderr, "kenaf-simd: --check-config, --stats, --command and --wait-ready exclude "
+                "each other\n");
+        return 2;
+    }
+    if (timeout_set && !wait) {
+        fprintf(stderr, "kenaf-simd: --timeout only goes with --wait-ready\n");
         return 2;
     }
     if (capture_max_set && !capture) {
         fprintf(stderr, "kenaf-simd: --capture-max-mb only goes with --capture\n");
         return 2;
     }
-    if (capture && (check || stats || command)) {
+    if (capture && (check || is_client)) {
         fprintf(stderr, "kenaf-simd: --capture only goes with running the daemon\n");
         return 2;
     }
+    bool config_given = config != NULL;
     if (!config)
         config = default_config();
+    if (is_client)
+        return client(config, config_given, sock, command, wait, timeout_s);
 
-    static char err[16384];
-    if (stats && sock)
-        return kn_stats_fetch(sock, stdout, 5000) == 0 ? 0 : 1;
-    if (command && sock)
-        return send_command(sock, command);
-
-    struct kn_config *cfg = calloc(1, sizeof *cfg);
-    if (!cfg) {
-        fprintf(stderr, "kenaf-simd: out of memory\n");
+    struct kn_config *cfg = load_checked(config, check);
+    if (!cfg)
         return 1;
-    }
-    if (kn_daemon_load_config(config, cfg, err, sizeof err) < 0) {
-        size_t l = strlen(err);
-        fprintf(stderr, "%s%s", err, l && err[l - 1] == '\n' ? "" : "\n");
-        if (check)
-            fprintf(stderr, "kenaf-simd: %s: config is not valid\n", config);
-        free(cfg);
-        return 1;
-    }
     if (check) {
         char *json = kn_config_to_json(cfg);
         if (!json) {
@@ -240,19 +283,6 @@ int main(int argc, char **argv)
         free(json);
         free(cfg);
         return 0;
-    }
-    if (stats || command) {
-        int rc;
-        if (!cfg->stats_socket[0]) {
-            fprintf(stderr, "kenaf-simd: %s has no stats_socket; give --socket PATH\n", config);
-            rc = 1;
-        } else if (command) {
-            rc = send_command(cfg->stats_socket, command);
-        } else {
-            rc = kn_stats_fetch(cfg->stats_socket, stdout, 5000) == 0 ? 0 : 1;
-        }
-        free(cfg);
-        return rc;
     }
     if (capture)
         kn_capture_configure(capture, capture_max);

@@ -19,6 +19,8 @@
 #include "capture.h"
 #include "faults.h"
 #include "log.h"
+#include "sockdir.h"
+#include "unixsock.h"
 
 #define CLIENT_TIMEOUT_MS 5000
 #define COMMAND_GRACE_MS 30     /* a command, if any, comes right after connecting */
@@ -196,33 +198,6 @@ static void on_connection(uv_stream_t *server, int status)
         answer(c);
 }
 
-/* A socket file nobody listens on is left over from a dead daemon. */
-static int clear_stale(const char *path, char *err, size_t errlen)
-{
-    struct stat st;
-    if (lstat(path, &st) < 0)
-        return 0;
-    if (!S_ISSOCK(st.st_mode)) {
-        snprintf(err, errlen, "stats socket %s: exists and is not a socket", path);
-        return -1;
-    }
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return 0;
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    memcpy(a.sun_path, path, strlen(path));
-    int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
-    close(fd);
-    if (rc == 0) {
-        snprintf(err, errlen, "stats socket %s: in use by another process", path);
-        return -1;
-    }
-    unlink(path);
-    return 0;
-}
-
 static void free_server(uv_handle_t *h)
 {
     free(h->data);
@@ -237,6 +212,7 @@ int kn_stats_server_start(uv_loop_t *loop, const char *path, kn_stats_render_fn 
         snprintf(err, errlen, "stats socket: out of memory");
         return -1;
     }
+    char why[600];
     if (strlen(path) >= sizeof s->path) {
         snprintf(err, errlen, "stats socket %s: path too long (max %zu bytes)", path,
                  sizeof s->path - 1);
@@ -247,17 +223,15 @@ int kn_stats_server_start(uv_loop_t *loop, const char *path, kn_stats_render_fn 
     s->loop = loop;
     s->render = render;
     s->ctx = ctx;
-    if (clear_stale(path, err, errlen) < 0) {
+    if (kn_sockdir_prepare(path, true, why, sizeof why) < 0) {
+        snprintf(err, errlen, "stats socket %s: %s", path, why);
         free(s);
         return -1;
     }
     uv_pipe_init(loop, &s->pipe, 0);
     s->pipe.data = s;
-    int rc = uv_pipe_bind(&s->pipe, path);
-    if (rc == 0)
-        rc = uv_listen((uv_stream_t *)&s->pipe, 16, on_connection);
-    if (rc < 0) {
-        snprintf(err, errlen, "stats socket %s: %s", path, uv_strerror(rc));
+    if (kn_unixsock_listen(&s->pipe, path, 16, on_connection, why, sizeof why) < 0) {
+        snprintf(err, errlen, "stats socket %s", why);
         uv_close((uv_handle_t *)&s->pipe, free_server);
         return -1;
     }
@@ -285,31 +259,73 @@ static long ms_left(const struct timespec *end)
     return (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
 }
 
-int kn_stats_fetch(const char *path, FILE *out, int timeout_ms)
+static int connect_to(const char *path, char *err, size_t errlen)
 {
     struct sockaddr_un a;
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
     if (strlen(path) >= sizeof a.sun_path) {
-        fprintf(stderr, "kenaf-simd: stats socket path too long: %s\n", path);
+        snprintf(err, errlen, "stats socket %s: path too long for a Unix socket", path);
         return -1;
     }
     memcpy(a.sun_path, path, strlen(path));
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        fprintf(stderr, "kenaf-simd: cannot connect to the stats socket %s: %s "
-                "(is kenaf-simd running with this stats_socket?)\n", path, strerror(errno));
+        snprintf(err, errlen, "cannot connect to the stats socket %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
-    /* asking explicitly saves the server's wait for a command */
-    static const char ask[] = "stats\n";
-    if (send(fd, ask, sizeof ask - 1, MSG_NOSIGNAL) < 0) {
-        fprintf(stderr, "kenaf-simd: writing to the stats socket %s: %s\n", path, strerror(errno));
-        close(fd);
-        return -1;
+    return fd;
+}
+
+/* The whole answer, until the daemon closes, or NULL at the deadline. */
+static char *read_answer(int fd, const char *path, const struct timespec *end, char *err,
+                         size_t errlen)
+{
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        long left = ms_left(end);
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0) {
+            snprintf(err, errlen, "no answer from the stats socket %s", path);
+            free(buf);
+            return NULL;
+        }
+        if (len + 1 >= cap) {
+            char *nb = cap < KN_STATS_ANSWER_MAX ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                snprintf(err, errlen, "the answer from %s is too long", path);
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(err, errlen, "reading the stats socket %s: %s", path, strerror(errno));
+            free(buf);
+            return NULL;
+        }
+        if (n == 0) {
+            buf[len] = '\0';
+            return buf;
+        }
+        len += (size_t)n;
     }
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+}
+
+char *kn_stats_ask(const char *path, const char *line, int timeout_ms, char *err, size_t errlen)
+{
     struct timespec end;
     clock_gettime(CLOCK_MONOTONIC, &end);
     end.tv_sec += timeout_ms / 1000;
@@ -318,32 +334,36 @@ int kn_stats_fetch(const char *path, FILE *out, int timeout_ms)
         end.tv_sec++;
         end.tv_nsec -= 1000000000L;
     }
-    char buf[8192];
-    for (;;) {
-        long left = ms_left(&end);
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0) {
-            fprintf(stderr, "kenaf-simd: no answer from the stats socket %s\n", path);
-            close(fd);
-            return -1;
-        }
-        ssize_t n = read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            fprintf(stderr, "kenaf-simd: reading %s: %s\n", path, strerror(errno));
-            close(fd);
-            return -1;
-        }
-        if (n == 0)
-            break;
-        fwrite(buf, 1, (size_t)n, out);
+    char msg[COMMAND_MAX + 2];
+    int n = snprintf(msg, sizeof msg, "%s\n", line);
+    if (n < 0 || (size_t)n >= sizeof msg) {
+        snprintf(err, errlen, "command line too long (at most %d bytes)", COMMAND_MAX);
+        return NULL;
     }
+    int fd = connect_to(path, err, errlen);
+    if (fd < 0)
+        return NULL;
+    if (send(fd, msg, (size_t)n, MSG_NOSIGNAL) != n) {
+        snprintf(err, errlen, "writing to the stats socket %s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    shutdown(fd, SHUT_WR);
+    char *answer = read_answer(fd, path, &end, err, errlen);
     close(fd);
-    fputc('\n', out);
+    return answer;
+}
+
+int kn_stats_fetch(const char *path, FILE *out, int timeout_ms)
+{
+    char err[600];
+    char *text = kn_stats_ask(path, "stats", timeout_ms, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "kenaf-simd: %s\n", err);
+        return -1;
+    }
+    fprintf(out, "%s\n", text);
     fflush(out);
+    free(text);
     return 0;
 }

@@ -14,8 +14,9 @@ struct kn_stats_server;
 /* Returns a malloc'd JSON text (freed by the server) or NULL. */
 typedef char *(*kn_stats_render_fn)(void *ctx);
 
-/* Binds path (a stale socket left by a dead daemon is replaced; one in use
- * is an error). -1 and a message in err on failure. */
+/* Binds path (its directory made ready by kn_sockdir_prepare; a stale
+ * socket left by a dead daemon is replaced; one in use is an error). -1
+ * and a message with the real cause in err on failure. */
 int kn_stats_server_start(uv_loop_t *loop, const char *path, kn_stats_render_fn render, void *ctx,
                           struct kn_stats_server **out, char *err, size_t errlen);
 
@@ -25,8 +26,16 @@ void kn_stats_server_stop(struct kn_stats_server *s);
 
 const char *kn_stats_server_path(const struct kn_stats_server *s);
 
-/* Client: connects, copies the document to out. 0, or -1 with a message
- * on stderr. timeout_ms bounds the whole exchange. */
+#define KN_STATS_ANSWER_MAX (16 * 1024 * 1024)
+
+/* Client: sends one line ("stats", "capture status", ...), returns the
+ * daemon's whole answer (malloc'd, NUL-terminated), or NULL with the real
+ * cause in err. timeout_ms bounds the whole exchange. A daemon that got
+ * the line too late answers with the stats instead (stats.c). */
+char *kn_stats_ask(const char *path, const char *line, int timeout_ms, char *err, size_t errlen);
+
+/* Client: the stats document, copied to out. 0, or -1 with a message on
+ * stderr. */
 int kn_stats_fetch(const char *path, FILE *out, int timeout_ms);
 
 #endif
