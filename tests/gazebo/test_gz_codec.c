@@ -1,6 +1,6 @@
 /* Unit tests of the Gazebo Classic messages (protocols/gazebo/gz_codec.c):
  * every encoding against golden bytes (generated with Gazebo's own
- * .proto files, gazebo/msgs/*.proto of Gazebo 10.1, and parsed by
+ * .proto files, gazebo/msgs/NAME.proto of Gazebo 10.1, and parsed by
  * Gazebo's transport code), the hand-written Packet envelope against
  * protobuf-c's own Packet encoding, required fields, decoders, the arena,
  * topic names and GAZEBO_MASTER_URI. */
