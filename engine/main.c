@@ -2,6 +2,7 @@
  * mode from the command line; the modes live in runner.c (scenarios and
  * the validation suite) and server.c (the USARSim-protocol server, the
  * mode without --scenario, --validate or --sanity). */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,68 +24,111 @@ static void usage(FILE *f)
             kn_config_dir());
 }
 
+/* The runner's modes; any other command line is the server's. */
 static int runner_mode(int argc, char **argv)
 {
+    static const char *const modes[] = { "--scenario", "--validate", "--sanity" };
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--scenario") == 0 || strcmp(argv[i], "--validate") == 0 ||
-            strcmp(argv[i], "--sanity") == 0)
-            return 1;
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            size_t n = strlen(modes[m]);
+            if (strncmp(argv[i], modes[m], n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+                return 1;
+        }
     return 0;
+}
+
+struct runner_args {
+    const char *scenario, *dir, *robot, *sanity;
+    int validate, json;
+    struct kn_run_opts o;
+};
+
+/* 0 parsed, 1 --help printed, 2 usage error (said on stderr). */
+static int parse_runner_args(int argc, char **argv, struct runner_args *a)
+{
+    enum { O_SCENARIO = 256, O_VARIANT, O_CSV, O_SVG, O_QUIET, O_ROBOT, O_VALIDATE, O_JSON,
+           O_DIR, O_SANITY };
+    static const struct option lo[] = {
+        { "scenario", required_argument, NULL, O_SCENARIO },
+        { "variant", required_argument, NULL, O_VARIANT },
+        { "csv", required_argument, NULL, O_CSV },
+        { "svg", required_argument, NULL, O_SVG },
+        { "quiet", no_argument, NULL, O_QUIET },
+        { "robot", required_argument, NULL, O_ROBOT },
+        { "validate", no_argument, NULL, O_VALIDATE },
+        { "json", no_argument, NULL, O_JSON },
+        { "dir", required_argument, NULL, O_DIR },
+        { "sanity", required_argument, NULL, O_SANITY },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    *a = (struct runner_args){ .o = { .variant = -1 } };
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (ch) {
+        case O_SCENARIO: a->scenario = optarg; break;
+        case O_CSV: a->o.csv = optarg; break;
+        case O_SVG: a->o.svg = optarg; break;
+        case O_QUIET: a->o.quiet = 1; break;
+        case O_ROBOT: a->robot = optarg; break;
+        case O_VALIDATE: a->validate = 1; break;
+        case O_JSON: a->json = 1; break;
+        case O_DIR: a->dir = optarg; break;
+        case O_SANITY: a->sanity = optarg; break;
+        case O_VARIANT: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 0 || v > 1000) {
+                fprintf(stderr, "kenaf-engine: --variant needs a number 0..1000\n");
+                return 2;
+            }
+            a->o.variant = (int)v;
+            break;
+        }
+        case 'h': usage(stdout); return 1;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "kenaf-engine: unexpected argument %s\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (!!a->scenario + a->validate + !!a->sanity != 1) {
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+static int run_sanity(const char *name, const char *robot)
+{
+    struct kn_robot_params rp;
+    char err[768];
+    if (kn_robot_load(robot, &rp, err, sizeof err)) {
+        fprintf(stderr, "kenaf-engine: %s\n", err);
+        return 2;
+    }
+    struct kn_sanity_result r;
+    if (kn_sanity_run(name, &rp, &r)) {
+        fprintf(stderr, "kenaf-engine: no sanity check \"%s\" (or it failed to set up)\n", name);
+        return 2;
+    }
+    printf("sanity-%s: %s; %s\n", name, r.passed ? "pass" : "FAIL", r.why);
+    return r.passed ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
     if (!runner_mode(argc, argv))
         return kn_srv_main(argc, argv);
-    const char *scenario = NULL, *dir = NULL, *robot = NULL, *sanity = NULL;
-    int validate = 0, json = 0;
-    struct kn_run_opts o = {NULL, NULL, -1, 0, NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = 1;
-        if (strcmp(a, "--scenario") == 0 && next)
-            scenario = next;
-        else if (strcmp(a, "--csv") == 0 && next)
-            o.csv = next;
-        else if (strcmp(a, "--svg") == 0 && next)
-            o.svg = next;
-        else if (strcmp(a, "--dir") == 0 && next)
-            dir = next;
-        else if (strcmp(a, "--robot") == 0 && next)
-            robot = next;
-        else if (strcmp(a, "--sanity") == 0 && next)
-            sanity = next;
-        else if (strcmp(a, "--variant") == 0 && next) {
-            char *end;
-            long v = strtol(next, &end, 10);
-            if (*end || v < 0 || v > 1000) {
-                fprintf(stderr, "kenaf-engine: --variant needs a number 0..1000\n");
-                return 2;
-            }
-            o.variant = (int)v;
-        } else {
-            takes = 0;
-            if (strcmp(a, "--validate") == 0)
-                validate = 1;
-            else if (strcmp(a, "--json") == 0)
-                json = 1;
-            else if (strcmp(a, "--quiet") == 0)
-                o.quiet = 1;
-            else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                usage(stdout);
-                return 0;
-            } else {
-                fprintf(stderr, "kenaf-engine: unknown or incomplete option %s\n", a);
-                usage(stderr);
-                return 2;
-            }
-        }
-        i += takes;
-    }
+    struct runner_args a;
+    int rc = parse_runner_args(argc, argv, &a);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
     char rbuf[1024], dbuf[1024];
-    int robot_given = robot != NULL;
-    o.robot = robot;
+    a.o.robot = a.robot;
+    const char *robot = a.robot, *dir = a.dir;
     if (!robot) {
         snprintf(rbuf, sizeof rbuf, "%s/robots/kenaf.json", kn_config_dir());
         robot = rbuf;
@@ -93,25 +137,9 @@ int main(int argc, char **argv)
         snprintf(dbuf, sizeof dbuf, "%s/scenarios", kn_config_dir());
         dir = dbuf;
     }
-    if (!!scenario + validate + !!sanity != 1) {
-        usage(stderr);
-        return 2;
-    }
-    if (scenario)
-        return kn_run_scenario_file(scenario, &o, stdout);
-    if (validate)
-        return kn_run_validation(dir, robot, robot_given, json, stdout);
-    struct kn_robot_params rp;
-    char err[768];
-    if (kn_robot_load(robot, &rp, err, sizeof err)) {
-        fprintf(stderr, "kenaf-engine: %s\n", err);
-        return 2;
-    }
-    struct kn_sanity_result r;
-    if (kn_sanity_run(sanity, &rp, &r)) {
-        fprintf(stderr, "kenaf-engine: no sanity check \"%s\" (or it failed to set up)\n", sanity);
-        return 2;
-    }
-    printf("sanity-%s: %s; %s\n", sanity, r.passed ? "pass" : "FAIL", r.why);
-    return r.passed ? 0 : 1;
+    if (a.scenario)
+        return kn_run_scenario_file(a.scenario, &a.o, stdout);
+    if (a.validate)
+        return kn_run_validation(dir, robot, a.robot != NULL, a.json, stdout);
+    return run_sanity(a.sanity, robot);
 }

@@ -1,5 +1,6 @@
 /* Command line of kenaf-engine's server mode. */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,80 +109,111 @@ static int parse_sen_rate(struct kn_srv_opts *o, const char *a)
     return 0;
 }
 
+enum {
+    O_LISTEN = 256, O_TERRAIN, O_ROBOT, O_PACE, O_RATE, O_SEED, O_SEN_RATE, O_DIALECT,
+    O_TICKS_PER_M, O_TICK_MS, O_STDIN_WATCH, O_QUIET,
+};
+
+/* One option's value into o; 0, or 2 after saying what is wrong. */
+static int set_option(struct kn_srv_opts *o, int opt, const char *v)
+{
+    double d;
+    switch (opt) {
+    case O_LISTEN: {
+        char err[300];
+        if (parse_listen(o, v, err, sizeof err)) {
+            fprintf(stderr, "kenaf-engine: --listen %s (expected HOST:PORT, port 0..65535)\n",
+                    err);
+            return 2;
+        }
+        return 0;
+    }
+    case O_TERRAIN:
+        if (!*v)
+            return bad("--terrain needs a name or a file", v);
+        o->terrain = v;
+        return 0;
+    case O_ROBOT: o->robot = v; return 0;
+    case O_PACE:
+        return kn_pace_mode_parse(v, &o->pace) ? bad("--pace must be realtime, fast or step", v)
+                                                : 0;
+    case O_RATE:
+        if (parse_double(v, 0.01, 100, &d))
+            return bad("--rate needs a number 0.01..100", v);
+        o->rate = d;
+        return 0;
+    case O_SEED:
+        if (parse_double(v, 0, 4294967295.0, &d) || d != floor(d))
+            return bad("--seed needs an integer 0..4294967295", v);
+        o->seed = (unsigned long)d;
+        o->seed_set = true;
+        return 0;
+    case O_SEN_RATE:
+        return parse_sen_rate(o, v) ? bad("--sen-rate needs STREAM=HZ (STA, GroundTruth, INS, "
+                                          "Encoder, Odometry, ASTA or all; 0..1000 Hz)",
+                                          v)
+                                    : 0;
+    case O_DIALECT:
+        if (strcasecmp(v, "udk") == 0)
+            o->dialect = KN_USAR_UDK;
+        else if (strcasecmp(v, "ut2004") == 0)
+            o->dialect = KN_USAR_UT2004;
+        else
+            return bad("--dialect must be udk or ut2004", v);
+        return 0;
+    case O_TICKS_PER_M:
+        if (parse_double(v, 1, 10000000, &d) || d != floor(d))
+            return bad("--ticks-per-m needs an integer 1..10000000", v);
+        o->ticks_per_m = (int)d;
+        return 0;
+    case O_TICK_MS:
+        if (parse_double(v, 1, 50, &d) || d != floor(d))
+            return bad("--tick-ms needs an integer 1..50", v);
+        o->tick_ms = (int)d;
+        return 0;
+    case O_STDIN_WATCH: o->stdin_watch = true; return 0;
+    case O_QUIET: o->quiet = true; return 0;
+    }
+    return 2;
+}
+
 int kn_srv_opts_parse(struct kn_srv_opts *o, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    static const struct option lo[] = {
+        { "listen", required_argument, NULL, O_LISTEN },
+        { "terrain", required_argument, NULL, O_TERRAIN },
+        { "robot", required_argument, NULL, O_ROBOT },
+        { "pace", required_argument, NULL, O_PACE },
+        { "rate", required_argument, NULL, O_RATE },
+        { "seed", required_argument, NULL, O_SEED },
+        { "sen-rate", required_argument, NULL, O_SEN_RATE },
+        { "dialect", required_argument, NULL, O_DIALECT },
+        { "ticks-per-m", required_argument, NULL, O_TICKS_PER_M },
+        { "tick-ms", required_argument, NULL, O_TICK_MS },
+        { "stdin-watch", no_argument, NULL, O_STDIN_WATCH },
+        { "quiet", no_argument, NULL, O_QUIET },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    optind = 0; /* 0: getopt starts over (the runner may have scanned before) */
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        if (ch == 'h') {
             kn_srv_usage(stdout);
             return 1;
         }
-        if (strcmp(a, "--stdin-watch") == 0) {
-            o->stdin_watch = true;
-            continue;
-        }
-        if (strcmp(a, "--quiet") == 0) {
-            o->quiet = true;
-            continue;
-        }
-        if (!v) {
-            fprintf(stderr, "kenaf-engine: unknown or incomplete option %s\n", a);
+        if (ch == '?') {
             kn_srv_usage(stderr);
             return 2;
         }
-        i++;
-        double d;
-        if (strcmp(a, "--listen") == 0) {
-            char err[300];
-            if (parse_listen(o, v, err, sizeof err)) {
-                fprintf(stderr, "kenaf-engine: --listen %s (expected HOST:PORT, port 0..65535)\n",
-                        err);
-                return 2;
-            }
-        } else if (strcmp(a, "--terrain") == 0) {
-            if (!*v)
-                return bad("--terrain needs a name or a file", v);
-            o->terrain = v;
-        } else if (strcmp(a, "--robot") == 0) {
-            o->robot = v;
-        } else if (strcmp(a, "--pace") == 0) {
-            if (kn_pace_mode_parse(v, &o->pace))
-                return bad("--pace must be realtime, fast or step", v);
-        } else if (strcmp(a, "--rate") == 0) {
-            if (parse_double(v, 0.01, 100, &d))
-                return bad("--rate needs a number 0.01..100", v);
-            o->rate = d;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (parse_double(v, 0, 4294967295.0, &d) || d != floor(d))
-                return bad("--seed needs an integer 0..4294967295", v);
-            o->seed = (unsigned long)d;
-            o->seed_set = true;
-        } else if (strcmp(a, "--sen-rate") == 0) {
-            if (parse_sen_rate(o, v))
-                return bad("--sen-rate needs STREAM=HZ (STA, GroundTruth, INS, Encoder, "
-                           "Odometry, ASTA or all; 0..1000 Hz)",
-                           v);
-        } else if (strcmp(a, "--dialect") == 0) {
-            if (strcasecmp(v, "udk") == 0)
-                o->dialect = KN_USAR_UDK;
-            else if (strcasecmp(v, "ut2004") == 0)
-                o->dialect = KN_USAR_UT2004;
-            else
-                return bad("--dialect must be udk or ut2004", v);
-        } else if (strcmp(a, "--ticks-per-m") == 0) {
-            if (parse_double(v, 1, 10000000, &d) || d != floor(d))
-                return bad("--ticks-per-m needs an integer 1..10000000", v);
-            o->ticks_per_m = (int)d;
-        } else if (strcmp(a, "--tick-ms") == 0) {
-            if (parse_double(v, 1, 50, &d) || d != floor(d))
-                return bad("--tick-ms needs an integer 1..50", v);
-            o->tick_ms = (int)d;
-        } else {
-            fprintf(stderr, "kenaf-engine: unknown option %s\n", a);
-            kn_srv_usage(stderr);
-            return 2;
-        }
+        int rc = set_option(o, ch, optarg);
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "kenaf-engine: unexpected argument %s\n", argv[optind]);
+        kn_srv_usage(stderr);
+        return 2;
     }
     return 0;
 }
