@@ -149,6 +149,9 @@ int kn_sockdir_prepare(const char *path, bool create, char *err, size_t errlen)
     tmp_dir(tmp, sizeof tmp);
     bool is_tmp = strcmp(dir, tmp) == 0;
     struct stat st;
+    /* before anything follows a link someone else may have put there */
+    if (is_tmp && lstat(dir, &st) == 0 && check_tmp_dir(dir, err, errlen) < 0)
+        return -1;
     if (stat(dir, &st) < 0) {
         if (errno != ENOENT) {
             snprintf(err, errlen, "%s: %s", dir, strerror(errno));
