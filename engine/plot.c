@@ -1,39 +1,87 @@
-/* SVG plot of a scenario run so a person can see what happened: a side view
- * (x-z: terrain cut at y = 0, CoG path, robot outline snapshots) for
- * obstacles, a top view (x-y: path, heading marks, footprints) for flat
- * runs. Plain SVG 1.1, no scripts. */
+/* SVG plot of a scenario run so a person can see what happened, drawn
+ * with the shared plot writer (common/svgplot.h: axes in metres, grid,
+ * legend, time marks, start and end): a side view (x-z: terrain cut at
+ * y = 0, robot outlines, path of the centre of gravity) for obstacles, a
+ * top view (x-y: path, footprints, target) for flat runs. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scenario.h"
+#include "svgplot.h"
 
-struct view {
-    double x0, x1, y0, y1; /* world bounds */
-    double scale;          /* px per m */
-    double W, H, pad;
+#define SNAPSHOT_STYLE "fill='none' stroke='#5a7fa8' stroke-opacity='0.45' stroke-width='1'"
+#define LAST_STYLE "fill='none' stroke='#0b2545' stroke-width='2'"
+#define TERRAIN_STYLE "fill='#d8c8a8' stroke='#776'"
+#define GROUND_STYLE "stroke='#555' stroke-width='2'"
+#define PASS_STYLE "stroke='#9467bd' stroke-width='1.5' stroke-dasharray='6,4'"
+#define TARGET_STYLE "fill='none' stroke='#9467bd' stroke-width='1.5' stroke-dasharray='4,3'"
+#define FOOT_STYLE "fill='#5a7fa8' fill-opacity='0.08' stroke='#5a7fa8' stroke-opacity='0.6'"
+
+/* The run's samples as the arrays the plot writer takes. */
+struct arrays {
+    double *t, *x, *y, *yaw;
 };
 
-static double px(const struct view *v, double x)
+static int arrays_fill(struct arrays *a, const struct kn_result *res, int side)
 {
-    return v->pad + (x - v->x0) * v->scale;
+    size_t n = res->nsamples > 0 ? (size_t)res->nsamples : 1;
+    a->t = malloc(n * sizeof *a->t);
+    a->x = malloc(n * sizeof *a->x);
+    a->y = malloc(n * sizeof *a->y);
+    a->yaw = malloc(n * sizeof *a->yaw);
+    if (!a->t || !a->x || !a->y || !a->yaw)
+        return -1;
+    for (int i = 0; i < res->nsamples; i++) {
+        const struct kn_sample *s = &res->samples[i];
+        a->t[i] = s->t;
+        a->x[i] = side ? s->cog[0] : s->origin[0];
+        a->y[i] = side ? s->cog[2] : s->origin[1];
+        a->yaw[i] = s->rpy[2];
+    }
+    return 0;
 }
 
-static double py(const struct view *v, double y)
+static void arrays_free(struct arrays *a)
 {
-    return v->pad + (v->y1 - y) * v->scale;
+    free(a->t);
+    free(a->x);
+    free(a->y);
+    free(a->yaw);
 }
 
-static void grow(struct view *v, double x, double y)
+/* Draws the run's track (the body centre from above, or the centre of
+ * gravity from the side) on top and writes the document. */
+static int finish(struct kn_svgplot *p, const struct kn_result *res, int side,
+                  const struct kn_svgplot_robot *robot, FILE *f)
 {
-    if (x < v->x0)
-        v->x0 = x;
-    if (x > v->x1)
-        v->x1 = x;
-    if (y < v->y0)
-        v->y0 = y;
-    if (y > v->y1)
-        v->y1 = y;
+    struct arrays a = { 0 };
+    int filled = arrays_fill(&a, res, side);
+    if (filled == 0) {
+        struct kn_svgplot_track tr = { (size_t)res->nsamples, a.t, a.x, a.y, side ? NULL : a.yaw,
+                                       side ? "path of the centre of gravity"
+                                            : "path of the body centre" };
+        kn_svgplot_track(p, &tr, robot);
+    }
+    arrays_free(&a);
+    int rc = kn_svgplot_end(p, f);
+    return filled == 0 ? rc : -1;
 }
+
+static void title(const struct kn_scenario *sc, const struct kn_result *res, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s: %s (expected %s)", sc->name, res->passed ? "PASS" : "FAIL",
+             kn_expect_name(sc->expect));
+}
+
+/* Snapshots about every 1/n of the run (the last one is drawn apart). */
+static int stride(const struct kn_result *res, int n)
+{
+    return res->nsamples > n ? res->nsamples / n : 1;
+}
+
+/* ---- side view ---- */
 
 /* Corners of a terrain box cut by the plane y = 0, in x-z. */
 static int box_side(const struct kn_part *p, double cx[4], double cz[4])
@@ -51,155 +99,135 @@ static int box_side(const struct kn_part *p, double cx[4], double cz[4])
     return 1;
 }
 
-static void stadium(FILE *f, const struct view *v, const double a[3], double ra, const double b[3],
-                    double rb, const char *style)
+/* Side view of a track: two circles and their outer tangents. */
+static void stadium(struct kn_svgplot *p, const double a[3], double ra, const double b[3], double rb,
+                    const char *style)
 {
-    /* side view of a track: two circles and their outer tangents */
     double dx = b[0] - a[0], dz = b[2] - a[2], d = hypot(dx, dz);
-    fprintf(f, "<circle cx='%.1f' cy='%.1f' r='%.1f' %s/>\n", px(v, a[0]), py(v, a[2]),
-            ra * v->scale, style);
-    fprintf(f, "<circle cx='%.1f' cy='%.1f' r='%.1f' %s/>\n", px(v, b[0]), py(v, b[2]),
-            rb * v->scale, style);
+    kn_svgplot_circle(p, "robot", style, a[0], a[2], ra);
+    kn_svgplot_circle(p, "robot", style, b[0], b[2], rb);
     if (d < 1e-9)
         return;
     double ux = dx / d, uz = dz / d, sa = (ra - rb) / d, ca = sqrt(fmax(0, 1 - sa * sa));
     for (int k = -1; k <= 1; k += 2) {
         /* normal of the tangent line: rotate u by +-(90 deg + alpha) */
         double nx = sa * ux - k * ca * uz, nz = sa * uz + k * ca * ux;
-        fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' %s/>\n",
-                px(v, a[0] + ra * nx), py(v, a[2] + ra * nz), px(v, b[0] + rb * nx),
-                py(v, b[2] + rb * nz), style);
+        kn_svgplot_line(p, "robot", style, a[0] + ra * nx, a[2] + ra * nz, b[0] + rb * nx,
+                        b[2] + rb * nz);
     }
 }
 
-static void side_view(const struct kn_scenario *sc, const struct kn_result *res, FILE *f)
+static void outline(struct kn_svgplot *p, const struct kn_outline *o, const char *style)
+{
+    stadium(p, o->main_rear, o->main_r, o->main_front, o->main_r, style);
+    stadium(p, o->main_front, o->main_r, o->tip_front, o->tip_r, style);
+    stadium(p, o->main_rear, o->main_r, o->tip_rear, o->tip_r, style);
+}
+
+static void side_box(const struct kn_scenario *sc, const struct kn_result *res,
+                     struct kn_svgplot_box *b)
 {
     const struct kn_terrain *t = &sc->terrain;
-    struct view v = {1e9, -1e9, 1e9, -1e9, 0, 0, 0, 40};
+    kn_svgplot_box_init(b);
     for (int i = 0; i < res->nsamples; i++) {
         const struct kn_outline *o = &res->samples[i].outline;
-        grow(&v, o->tip_front[0] + 0.1, o->tip_front[2] + 0.1);
-        grow(&v, o->tip_rear[0] - 0.1, o->tip_rear[2] - 0.1);
-        grow(&v, res->samples[i].origin[0], res->samples[i].origin[2] + 0.3);
+        kn_svgplot_box_add(b, o->tip_front[0] + 0.1, o->tip_front[2] + 0.1);
+        kn_svgplot_box_add(b, o->tip_rear[0] - 0.1, o->tip_rear[2] - 0.1);
+        kn_svgplot_box_add(b, res->samples[i].origin[0], res->samples[i].origin[2] + 0.3);
     }
-    grow(&v, v.x0, t->top_z + 0.1);
-    grow(&v, v.x0, fmin(0, -fmin(t->depth, 0.4)) - 0.05);
-    v.scale = fmin(900 / (v.x1 - v.x0), 500 / (v.y1 - v.y0));
-    v.W = 2 * v.pad + (v.x1 - v.x0) * v.scale;
-    v.H = 2 * v.pad + (v.y1 - v.y0) * v.scale;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f'>\n", v.W,
-            v.H + 40);
-    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    /* terrain */
-    for (int i = 0; i < t->nparts; i++) {
-        const struct kn_part *p = &t->parts[i];
-        if (p->kind == KN_PART_PLANE && p->n[0] == 0) {
-            fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#555' stroke-width='2'/>\n",
-                    px(&v, v.x0), py(&v, p->c[2]), px(&v, v.x1), py(&v, p->c[2]));
-        } else if (p->kind == KN_PART_PLANE) {
-            double sl = -p->n[0] / p->n[2];
-            fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#555' stroke-width='2'/>\n",
-                    px(&v, v.x0), py(&v, sl * v.x0), px(&v, v.x1), py(&v, sl * v.x1));
-        } else if (p->kind == KN_PART_BOX) {
-            double cx[4], cz[4];
-            if (!box_side(p, cx, cz))
-                continue;
-            fprintf(f, "<polygon fill='#d8c8a8' stroke='#776' points='");
-            for (int k = 0; k < 4; k++)
-                fprintf(f, "%.1f,%.1f ", px(&v, cx[k]), py(&v, fmax(cz[k], v.y0)));
-            fprintf(f, "'/>\n");
-        }
-    }
-    /* robot snapshots: about every second, the last one bold */
-    int stride = res->nsamples > 12 ? res->nsamples / 12 : 1;
-    for (int i = 0; i < res->nsamples; i += stride) {
-        const struct kn_outline *o = &res->samples[i].outline;
-        const char *st = "fill='none' stroke='#48c' stroke-opacity='0.45' stroke-width='1'";
-        stadium(f, &v, o->main_rear, o->main_r, o->main_front, o->main_r, st);
-        stadium(f, &v, o->main_front, o->main_r, o->tip_front, o->tip_r, st);
-        stadium(f, &v, o->main_rear, o->main_r, o->tip_rear, o->tip_r, st);
-    }
-    if (res->nsamples > 0) {
-        const struct kn_outline *o = &res->samples[res->nsamples - 1].outline;
-        const char *st = "fill='none' stroke='#024' stroke-width='2'";
-        stadium(f, &v, o->main_rear, o->main_r, o->main_front, o->main_r, st);
-        stadium(f, &v, o->main_front, o->main_r, o->tip_front, o->tip_r, st);
-        stadium(f, &v, o->main_rear, o->main_r, o->tip_rear, o->tip_r, st);
-    }
-    /* CoG path */
-    fprintf(f, "<polyline fill='none' stroke='#c22' stroke-width='2' points='");
-    for (int i = 0; i < res->nsamples; i++)
-        fprintf(f, "%.1f,%.1f ", px(&v, res->samples[i].cog[0]), py(&v, res->samples[i].cog[2]));
-    fprintf(f, "'/>\n");
-    if (sc->crit.type == KN_CRIT_CROSS)
-        fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#2a2' stroke-dasharray='6,4'/>\n",
-                px(&v, sc->crit.pass_x), py(&v, v.y0), px(&v, sc->crit.pass_x), py(&v, v.y1));
-    fprintf(f, "<text x='10' y='%.0f' font-family='sans-serif' font-size='14'>%s: %s (expected %s). %s</text>\n",
-            v.H + 25, sc->name, res->passed ? "PASS" : "FAIL", kn_expect_name(sc->expect),
-            res->why);
-    fprintf(f, "<text x='10' y='18' font-family='sans-serif' font-size='12'>side view x-z, "
-               "1 m = %.0f px; red: CoG path; blue: robot every %.1f s; dashed: pass line</text>\n",
-            v.scale, stride * 0.01);
-    fprintf(f, "</svg>\n");
+    double x = b->n ? b->x0 : 0;
+    kn_svgplot_box_add(b, x, t->top_z + 0.1);
+    kn_svgplot_box_add(b, x, fmin(0, -fmin(t->depth, 0.4)) - 0.05);
 }
 
-static void top_view(const struct kn_scenario *sc, const struct kn_result *res, FILE *f)
+static void terrain_cut(struct kn_svgplot *p, const struct kn_terrain *t)
 {
-    struct view v = {1e9, -1e9, 1e9, -1e9, 0, 0, 0, 40};
+    for (int i = 0; i < t->nparts; i++) {
+        const struct kn_part *q = &t->parts[i];
+        if (q->kind == KN_PART_PLANE && q->n[0] == 0) {
+            kn_svgplot_line(p, "terrain", GROUND_STYLE, p->x0, q->c[2], p->x1, q->c[2]);
+        } else if (q->kind == KN_PART_PLANE) {
+            double sl = -q->n[0] / q->n[2];
+            kn_svgplot_line(p, "terrain", GROUND_STYLE, p->x0, sl * p->x0, p->x1, sl * p->x1);
+        } else if (q->kind == KN_PART_BOX) {
+            double cx[4], cz[4];
+            if (box_side(q, cx, cz))
+                kn_svgplot_polygon(p, "terrain", TERRAIN_STYLE, cx, cz, 4);
+        }
+    }
+    kn_svgplot_legend(p, KN_SVGPLOT_RECT, TERRAIN_STYLE, "terrain cut at y = 0");
+}
+
+static int side_view(const struct kn_scenario *sc, const struct kn_result *res, FILE *f)
+{
+    struct kn_svgplot_box box;
+    side_box(sc, res, &box);
+    char head[256], cap[512];
+    title(sc, res, head, sizeof head);
+    int every = stride(res, 12);
+    snprintf(cap, sizeof cap, "%s. Side view x-z through y = 0, x and z at one scale; the robot "
+                              "every %.1f s, the last one dark.", res->why, every * 0.01);
+    struct kn_svgplot_frame fr = { head, cap, "x [m]", "z [m]", 900, 500, 0.5, 0.02 };
+    struct kn_svgplot p;
+    if (kn_svgplot_begin(&p, &box, &fr) != 0)
+        return -1;
+    terrain_cut(&p, &sc->terrain);
+    for (int i = 0; i < res->nsamples; i += every)
+        outline(&p, &res->samples[i].outline, SNAPSHOT_STYLE);
+    if (res->nsamples > 0)
+        outline(&p, &res->samples[res->nsamples - 1].outline, LAST_STYLE);
+    kn_svgplot_legend(&p, KN_SVGPLOT_RECT, SNAPSHOT_STYLE, "robot outline");
+    kn_svgplot_legend(&p, KN_SVGPLOT_RECT, LAST_STYLE, "robot at the end");
+    if (sc->crit.type == KN_CRIT_CROSS) {
+        kn_svgplot_line(&p, "pass-line", PASS_STYLE, sc->crit.pass_x, p.y0, sc->crit.pass_x, p.y1);
+        kn_svgplot_legend(&p, KN_SVGPLOT_LINE, PASS_STYLE, "pass line");
+    }
+    return finish(&p, res, 1, NULL, f);
+}
+
+/* ---- top view ---- */
+
+static int top_view(const struct kn_scenario *sc, const struct kn_result *res, FILE *f)
+{
+    const double L = 2 * (sc->rp.track_pulley_x + sc->rp.track_radius);
+    const double W = 2 * sc->rp.track_y + sc->rp.track_width;
+    struct kn_svgplot_box box;
+    kn_svgplot_box_init(&box);
+    const double reach = hypot(L, W) / 2; /* the footprint in any heading */
     for (int i = 0; i < res->nsamples; i++) {
         const double *o = res->samples[i].origin;
-        grow(&v, o[0] - 0.5, o[1] - 0.5);
-        grow(&v, o[0] + 0.5, o[1] + 0.5);
+        kn_svgplot_box_add(&box, o[0] - reach, o[1] - reach);
+        kn_svgplot_box_add(&box, o[0] + reach, o[1] + reach);
     }
-    if (sc->crit.type == KN_CRIT_STRAIGHT)
-        grow(&v, sc->crit.target[0] + 0.2, sc->crit.target[1] + 0.2);
-    v.scale = fmin(900 / (v.x1 - v.x0), 700 / (v.y1 - v.y0));
-    v.W = 2 * v.pad + (v.x1 - v.x0) * v.scale;
-    v.H = 2 * v.pad + (v.y1 - v.y0) * v.scale;
-    fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f'>\n", v.W,
-            v.H + 40);
-    fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    /* 0.5 m grid */
-    for (double g = floor(v.x0 * 2) / 2; g <= v.x1; g += 0.5)
-        fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#eee'/>\n", px(&v, g),
-                py(&v, v.y0), px(&v, g), py(&v, v.y1));
-    for (double g = floor(v.y0 * 2) / 2; g <= v.y1; g += 0.5)
-        fprintf(f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#eee'/>\n", px(&v, v.x0),
-                py(&v, g), px(&v, v.x1), py(&v, g));
-    int stride = res->nsamples > 16 ? res->nsamples / 16 : 1;
-    const double L = sc->rp.track_pulley_x + sc->rp.track_radius, W = sc->rp.track_y + 0.5 * sc->rp.track_width;
-    for (int i = 0; i < res->nsamples; i += stride) {
+    if (sc->crit.type == KN_CRIT_STRAIGHT) {
+        kn_svgplot_box_add(&box, sc->crit.target[0] - sc->crit.tol_m, sc->crit.target[1] - sc->crit.tol_m);
+        kn_svgplot_box_add(&box, sc->crit.target[0] + sc->crit.tol_m, sc->crit.target[1] + sc->crit.tol_m);
+    }
+    char head[256], cap[512];
+    title(sc, res, head, sizeof head);
+    int every = stride(res, 16);
+    snprintf(cap, sizeof cap, "%s. Top view x-y, x and y at one scale; the footprint (%.2f x "
+                              "%.2f m) every %.1f s.", res->why, L, W, every * 0.01);
+    struct kn_svgplot_frame fr = { head, cap, "x [m]", "y [m]", 700, 700, 0.5, 0.02 };
+    struct kn_svgplot p;
+    if (kn_svgplot_begin(&p, &box, &fr) != 0)
+        return -1;
+    for (int i = every; i < res->nsamples - 1; i += every) {
         const struct kn_sample *s = &res->samples[i];
-        double c = cos(s->rpy[2]), sn = sin(s->rpy[2]);
-        const double cx[4] = {L, L, -L, -L}, cy[4] = {W, -W, -W, W};
-        fprintf(f, "<polygon fill='#48c' fill-opacity='0.12' stroke='#48c' points='");
-        for (int k = 0; k < 4; k++)
-            fprintf(f, "%.1f,%.1f ", px(&v, s->origin[0] + c * cx[k] - sn * cy[k]),
-                    py(&v, s->origin[1] + sn * cx[k] + c * cy[k]));
-        fprintf(f, "'/>\n<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#024' stroke-width='2'/>\n",
-                px(&v, s->origin[0]), py(&v, s->origin[1]), px(&v, s->origin[0] + L * c),
-                py(&v, s->origin[1] + L * sn));
+        kn_svgplot_footprint(&p, "footprint snapshot", FOOT_STYLE, s->origin[0], s->origin[1],
+                             s->rpy[2], L, W);
     }
-    fprintf(f, "<polyline fill='none' stroke='#c22' stroke-width='2' points='");
-    for (int i = 0; i < res->nsamples; i++)
-        fprintf(f, "%.1f,%.1f ", px(&v, res->samples[i].origin[0]), py(&v, res->samples[i].origin[1]));
-    fprintf(f, "'/>\n");
-    if (sc->crit.type == KN_CRIT_STRAIGHT)
-        fprintf(f, "<circle cx='%.1f' cy='%.1f' r='%.1f' fill='none' stroke='#2a2' stroke-dasharray='4,3'/>\n",
-                px(&v, sc->crit.target[0]), py(&v, sc->crit.target[1]), sc->crit.tol_m * v.scale);
-    fprintf(f, "<text x='10' y='%.0f' font-family='sans-serif' font-size='14'>%s: %s (expected %s). %s</text>\n",
-            v.H + 25, sc->name, res->passed ? "PASS" : "FAIL", kn_expect_name(sc->expect),
-            res->why);
-    fprintf(f, "<text x='10' y='18' font-family='sans-serif' font-size='12'>top view x-y, grid "
-               "0.5 m; red: path of the body centre; blue: footprint and heading</text>\n");
-    fprintf(f, "</svg>\n");
+    kn_svgplot_legend(&p, KN_SVGPLOT_RECT, FOOT_STYLE, "footprint on the way");
+    if (sc->crit.type == KN_CRIT_STRAIGHT) {
+        kn_svgplot_circle(&p, "target", TARGET_STYLE, sc->crit.target[0], sc->crit.target[1],
+                          sc->crit.tol_m);
+        kn_svgplot_legend(&p, KN_SVGPLOT_RING, TARGET_STYLE, "target and tolerance");
+    }
+    struct kn_svgplot_robot robot = { L, W };
+    return finish(&p, res, 0, &robot, f);
 }
 
 int kn_plot_write_svg(const struct kn_scenario *sc, const struct kn_result *res, FILE *f)
 {
-    if (sc->view_side)
-        side_view(sc, res, f);
-    else
-        top_view(sc, res, f);
-    return ferror(f) ? -1 : 0;
+    return sc->view_side ? side_view(sc, res, f) : top_view(sc, res, f);
 }

@@ -4,6 +4,7 @@
 #include "runner.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,31 @@ static void suffixed(const char *path, int v, int nv, char *out, size_t n)
         snprintf(out, n, "%.*s-%d%s", (int)(dot - path), path, v, dot);
 }
 
+/* Writes a run's CSV (svg 0) or SVG plot (svg 1) to path (suffixed per
+ * variant); -1 with the path and the errno text in err. */
+static int write_output(const char *path, int v, int many, int svg, const struct kn_scenario *sc,
+                        const struct kn_result *res, char *err, size_t errlen)
+{
+    char fn[1024];
+    suffixed(path, v, many, fn, sizeof fn);
+    FILE *f = fopen(fn, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write %.700s: %s", fn, strerror(errno));
+        return -1;
+    }
+    int rc = svg ? kn_plot_write_svg(sc, res, f) : kn_result_write_csv(res, f);
+    int e = rc ? errno : 0;
+    if (fclose(f) != 0) {
+        rc = -1;
+        e = e ? e : errno;
+    }
+    if (rc) {
+        snprintf(err, errlen, "writing %.700s: %s", fn, strerror(e ? e : EIO));
+        return -1;
+    }
+    return 0;
+}
+
 /* Runs one variant into a row; writes CSV/SVG when asked. -1 on errors. */
 static int run_variant(const char *path, int v, const struct kn_run_opts *o, struct row *row,
                        int *passed, char *err, size_t errlen)
@@ -114,27 +140,11 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
              row->dev ? "; KNOWN DEVIATION: " : "", row->dev ? sc.deviation : "");
     *passed = res.passed;
     int rc = 0;
-    char fn[1024];
-    if (o && o->csv) {
-        suffixed(o->csv, v, o->variant < 0 ? sc.nvariants : 1, fn, sizeof fn);
-        FILE *f = fopen(fn, "w");
-        if (!f || kn_result_write_csv(&res, f)) {
-            snprintf(err, errlen, "%.700s: cannot write", fn);
-            rc = -1;
-        }
-        if (f)
-            fclose(f);
-    }
-    if (o && o->svg && rc == 0) {
-        suffixed(o->svg, v, o->variant < 0 ? sc.nvariants : 1, fn, sizeof fn);
-        FILE *f = fopen(fn, "w");
-        if (!f || kn_plot_write_svg(&sc, &res, f)) {
-            snprintf(err, errlen, "%.700s: cannot write", fn);
-            rc = -1;
-        }
-        if (f)
-            fclose(f);
-    }
+    int many = o && o->variant < 0 ? sc.nvariants : 1;
+    if (o && o->csv)
+        rc = write_output(o->csv, v, many, 0, &sc, &res, err, errlen);
+    if (o && o->svg && rc == 0)
+        rc = write_output(o->svg, v, many, 1, &sc, &res, err, errlen);
     kn_result_free(&res);
     kn_scenario_free(&sc);
     return rc;

@@ -1,10 +1,15 @@
 /* kenaf-trace: a passive KRP/1 observer. It only subscribes to STATUS (it
  * never sends a set-point, so it can watch a robot another program drives)
- * and writes the trajectory as CSV and as an SVG top view when it ends. */
+ * and writes the trajectory as CSV and as an SVG top view when it ends:
+ * after --duration, or on SIGINT/SIGTERM (then with status 0, so
+ * `kenaf-trace --svg out.svg & ... kill -INT $!` is the normal way). The
+ * output files are opened at start, so a wrong path fails at once and not
+ * after the recording. */
 #include <errno.h>
-#include <netdb.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +17,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostport.h"
 #include "krp.h"
 #include "trace.h"
 
-static volatile sig_atomic_t stop_requested;
+#ifndef KN_VERSION
+#define KN_VERSION "0"
+#endif
+
+#define DEFAULT_ROBOT "127.0.0.1:9750"
+#define DEFAULT_PORT 9750
+/* The Kenaf's body and main tracks seen from above (config/robots/
+ * kenaf.json: main_track pulley_x 0.17 + radius 0.08 m each way; y 0.115
+ * + width 0.07 / 2 m each side). */
+#define KENAF_LENGTH_M 0.50
+#define KENAF_WIDTH_M 0.30
+
+static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    stop_requested = 1;
+    stop_signal = sig;
 }
 
 static double now_s(void)
@@ -32,45 +49,158 @@ static double now_s(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: kenaf-trace [--robot HOST:PORT] [--period MS] [--duration S]\n"
-               "                   [--csv FILE] [--svg FILE] [--title TEXT] [--quiet]\n"
-               "Subscribes to a robot's STATUS (KRP/1) and records its trajectory until\n"
-               "SIGINT/SIGTERM or --duration; then writes the files and prints waypoints.\n"
-               "The robot address defaults to $KENAF_ROBOT, then 127.0.0.1:9750.\n");
+    fprintf(f,
+            "usage: kenaf-trace [--robot HOST:PORT] [--period MS] [--duration S]\n"
+            "                   [--csv FILE] [--svg FILE] [--title TEXT]\n"
+            "                   [--footprint LENGTH,WIDTH] [--quiet]\n"
+            "       kenaf-trace --version | --help\n"
+            "Subscribes to a robot's STATUS (KRP/1) and records its trajectory until\n"
+            "SIGINT/SIGTERM (exit 0) or --duration; then writes the files and prints\n"
+            "waypoints.\n"
+            "  --robot HOST:PORT     the robot (default $KENAF_ROBOT, else %s;\n"
+            "                        a missing port is %d)\n"
+            "  --period MS           STATUS period asked for, 10..1000 (default 50)\n"
+            "  --duration S          stop after S seconds (default: until a signal)\n"
+            "  --csv FILE            every sample as CSV\n"
+            "  --svg FILE            the top view as SVG\n"
+            "  --title TEXT          the SVG's title (default \"kenaf-trace\")\n"
+            "  --footprint L,W       the robot's footprint in the SVG, metres\n"
+            "                        (default the Kenaf's %.2f,%.2f; 0,0 for none)\n"
+            "  --quiet               no waypoint table\n",
+            DEFAULT_ROBOT, DEFAULT_PORT, KENAF_LENGTH_M, KENAF_WIDTH_M);
 }
 
-/* host:port or [v6]:port */
+struct opts {
+    const char *robot, *csv, *svg, *title;
+    long period;
+    double duration;
+    struct kn_svgplot_robot footprint;
+    bool quiet;
+};
+
+/* A number that is all of s, within [lo, hi]. */
+static bool number(const char *s, double lo, double hi, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0' && errno == 0 && *v >= lo && *v <= hi;
+}
+
+static bool footprint(const char *s, struct kn_svgplot_robot *r)
+{
+    char buf[64];
+    const char *comma = strchr(s, ',');
+    if (!comma || (size_t)(comma - s) >= sizeof buf)
+        return false;
+    memcpy(buf, s, (size_t)(comma - s));
+    buf[comma - s] = '\0';
+    return number(buf, 0, 100, &r->length) && number(comma + 1, 0, 100, &r->width);
+}
+
+/* 0 to go on, else the exit status (after --help, --version or a bad
+ * option). */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {
+        { "robot", required_argument, NULL, 'r' },   { "period", required_argument, NULL, 'p' },
+        { "duration", required_argument, NULL, 'd' }, { "csv", required_argument, NULL, 'c' },
+        { "svg", required_argument, NULL, 's' },     { "title", required_argument, NULL, 't' },
+        { "footprint", required_argument, NULL, 'f' }, { "quiet", no_argument, NULL, 'q' },
+        { "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *env = getenv("KENAF_ROBOT");
+    *o = (struct opts){ env && *env ? env : DEFAULT_ROBOT, NULL, NULL, "kenaf-trace", 50, 0,
+                        { KENAF_LENGTH_M, KENAF_WIDTH_M }, false };
+    int c;
+    double v;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r': o->robot = optarg; break;
+        case 'c': o->csv = optarg; break;
+        case 's': o->svg = optarg; break;
+        case 't': o->title = optarg; break;
+        case 'q': o->quiet = true; break;
+        case 'p':
+            if (!number(optarg, 10, 1000, &v) || v != (long)v) {
+                fprintf(stderr, "kenaf-trace: --period takes 10..1000 ms, got \"%s\"\n", optarg);
+                return 2;
+            }
+            o->period = (long)v;
+            break;
+        case 'd':
+            if (!number(optarg, 0, 1e9, &o->duration)) {
+                fprintf(stderr, "kenaf-trace: --duration takes seconds >= 0, got \"%s\"\n", optarg);
+                return 2;
+            }
+            break;
+        case 'f':
+            if (!footprint(optarg, &o->footprint)) {
+                fprintf(stderr, "kenaf-trace: --footprint takes LENGTH,WIDTH in metres, got \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'V': printf("kenaf-trace %s\n", KN_VERSION); return -1;
+        case 'h': usage(stdout); return -1;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "kenaf-trace: unexpected argument \"%s\"\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
 static int open_robot(const char *spec)
 {
-    char host[256];
-    const char *port;
-    if (spec[0] == '[') {
-        const char *close = strchr(spec, ']');
-        if (!close || close[1] != ':' || (size_t)(close - spec - 1) >= sizeof host)
-            return -1;
-        memcpy(host, spec + 1, (size_t)(close - spec - 1));
-        host[close - spec - 1] = '\0';
-        port = close + 2;
-    } else {
-        const char *colon = strrchr(spec, ':');
-        if (!colon || (size_t)(colon - spec) >= sizeof host)
-            return -1;
-        memcpy(host, spec, (size_t)(colon - spec));
-        host[colon - spec] = '\0';
-        port = colon + 1;
-    }
-    struct addrinfo hints = {0}, *res = NULL;
-    hints.ai_socktype = SOCK_DGRAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    if (getaddrinfo(host, port, &hints, &res) != 0)
+    struct sockaddr_storage ss;
+    socklen_t len;
+    char err[256];
+    if (kn_hostport_lookup(spec, DEFAULT_PORT, 0, SOCK_DGRAM, &ss, &len, err, sizeof err) != 0) {
+        fprintf(stderr, "kenaf-trace: robot address %s\n", err);
         return -1;
-    int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
-        close(fd);
-        fd = -1;
     }
-    freeaddrinfo(res);
+    int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&ss, len) != 0) {
+        fprintf(stderr, "kenaf-trace: robot %s: %s\n", spec, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
     return fd;
+}
+
+/* An output file, opened (and so created or emptied) at start. */
+static FILE *open_output(const char *path)
+{
+    if (!path)
+        return NULL;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "kenaf-trace: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+/* Writes through the writer and closes f; the errno text on failure. */
+static int finish_output(FILE *f, const char *path, bool as_svg, const struct kn_trace *t,
+                         const struct opts *o)
+{
+    errno = 0;
+    int rc = as_svg ? kn_trace_write_svg(t, f, o->title, &o->footprint) : kn_trace_write_csv(t, f);
+    int saved = errno;
+    if (fflush(f) != 0 && saved == 0)
+        saved = errno;
+    if (fclose(f) != 0 && saved == 0)
+        saved = errno;
+    if (rc != 0 || saved != 0) {
+        fprintf(stderr, "kenaf-trace: writing %s: %s\n", path, strerror(saved ? saved : EIO));
+        return -1;
+    }
+    return 0;
 }
 
 static void send_subscribe(int fd, uint32_t *seq, uint16_t period)
@@ -84,91 +214,20 @@ static void send_subscribe(int fd, uint32_t *seq, uint16_t period)
     (void)send(fd, buf, n, 0);
 }
 
-static int write_file(const char *path, const struct kn_trace *t, const char *title, int svg)
+/* Records STATUS until a signal or the duration; returns the number of
+ * datagrams that were not KRP/1. */
+static size_t record(int fd, const struct opts *o, struct kn_trace *t)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "kenaf-trace: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    int rc = svg ? kn_trace_write_svg(t, f, title) : kn_trace_write_csv(t, f);
-    if (fclose(f) != 0)
-        rc = -1;
-    if (rc != 0)
-        fprintf(stderr, "kenaf-trace: %s: write failed\n", path);
-    return rc;
-}
-
-int main(int argc, char **argv)
-{
-    const char *robot = getenv("KENAF_ROBOT"), *csv = NULL, *svg = NULL, *title = "kenaf-trace";
-    long period = 50;
-    double duration = 0;
-    int quiet = 0;
-    if (!robot || !*robot)
-        robot = "127.0.0.1:9750";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-            continue;
-        } else if (!v) {
-            usage(stderr);
-            return 2;
-        }
-        char *end = NULL;
-        if (strcmp(a, "--robot") == 0)
-            robot = v;
-        else if (strcmp(a, "--csv") == 0)
-            csv = v;
-        else if (strcmp(a, "--svg") == 0)
-            svg = v;
-        else if (strcmp(a, "--title") == 0)
-            title = v;
-        else if (strcmp(a, "--period") == 0) {
-            period = strtol(v, &end, 10);
-            if (*end || period < 10 || period > 1000) {
-                fprintf(stderr, "kenaf-trace: --period takes 10..1000 ms\n");
-                return 2;
-            }
-        } else if (strcmp(a, "--duration") == 0) {
-            duration = strtod(v, &end);
-            if (*end || !(duration >= 0)) {
-                fprintf(stderr, "kenaf-trace: --duration takes seconds >= 0\n");
-                return 2;
-            }
-        } else {
-            usage(stderr);
-            return 2;
-        }
-        i++;
-    }
-
-    int fd = open_robot(robot);
-    if (fd < 0) {
-        fprintf(stderr, "kenaf-trace: cannot reach robot address %s\n", robot);
-        return 1;
-    }
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-
-    struct kn_trace t;
-    kn_trace_init(&t, 2000000);
     uint32_t seq = 1;
     double start = now_s(), renew = 0;
     size_t bad = 0;
-    while (!stop_requested && (duration <= 0 || now_s() - start < duration)) {
+    while (!stop_signal && (o->duration <= 0 || now_s() - start < o->duration)) {
         if (now_s() >= renew) {
             /* the lease is 5 s; renewing each second survives lost datagrams */
-            send_subscribe(fd, &seq, (uint16_t)period);
+            send_subscribe(fd, &seq, (uint16_t)o->period);
             renew = now_s() + 1.0;
         }
-        struct pollfd p = {fd, POLLIN, 0};
+        struct pollfd p = { fd, POLLIN, 0 };
         if (poll(&p, 1, 100) <= 0)
             continue;
         uint8_t buf[KN_KRP_MAX_DGRAM + 1];
@@ -181,22 +240,48 @@ int main(int argc, char **argv)
             continue;
         }
         if (m.h.type == KN_KRP_STATUS)
-            kn_trace_add(&t, &m.u.status);
+            kn_trace_add(t, &m.u.status);
     }
     send_subscribe(fd, &seq, 0);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
+    FILE *csv = open_output(o.csv), *svg = open_output(o.svg);
+    if ((o.csv && !csv) || (o.svg && !svg))
+        return 1;
+    int fd = open_robot(o.robot);
+    if (fd < 0)
+        return 1;
+    /* no SA_RESTART: the signal ends the poll at once */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    struct kn_trace t;
+    kn_trace_init(&t, 2000000);
+    size_t bad = record(fd, &o, &t);
     close(fd);
 
-    int rc = 0;
-    if (csv && write_file(csv, &t, title, 0) != 0)
+    rc = 0;
+    if (csv && finish_output(csv, o.csv, false, &t, &o) != 0)
         rc = 1;
-    if (svg && write_file(svg, &t, title, 1) != 0)
+    if (svg && finish_output(svg, o.svg, true, &t, &o) != 0)
         rc = 1;
-    if (!quiet)
+    if (!o.quiet)
         kn_trace_print(&t, 1.0, stdout);
     if (bad)
         fprintf(stderr, "kenaf-trace: %zu datagrams were not valid KRP/1\n", bad);
     if (t.n == 0) {
-        fprintf(stderr, "kenaf-trace: no STATUS received from %s\n", robot);
+        fprintf(stderr, "kenaf-trace: no STATUS received from %s\n", o.robot);
         rc = 1;
     }
     kn_trace_free(&t);

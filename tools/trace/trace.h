@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "krp.h"
+#include "svgplot.h"
 
 struct kn_trace {
     struct kn_krp_status *s;
@@ -22,7 +23,10 @@ void kn_trace_free(struct kn_trace *t);
 int kn_trace_add(struct kn_trace *t, const struct kn_krp_status *st);
 
 int kn_trace_write_csv(const struct kn_trace *t, FILE *f);
-int kn_trace_write_svg(const struct kn_trace *t, FILE *f, const char *title);
+/* The top view (common/svgplot); robot: the footprint drawn at start and
+ * end (NULL for none). */
+int kn_trace_write_svg(const struct kn_trace *t, FILE *f, const char *title,
+                       const struct kn_svgplot_robot *robot);
 /* Waypoints every `every_s` seconds of robot time plus a summary. */
 void kn_trace_print(const struct kn_trace *t, double every_s, FILE *f);
 
