@@ -17,7 +17,7 @@ static bool estopped_locked(void)
 /* What a set-point that was accepted reports, in order of importance. */
 static int outcome_locked(bool clamped)
 {
-    if (kn_lib.link == KN_LINK_LOST)
+    if (kn_lib.link == KN_LIB_LINK_LOST)
         return HRT_ETIMEOUT;
     if (kn_lib.hello.simulated && !(kn_lib.raw.flags & KN_KRP_ST_BACKEND_UP))
         return HRT_EBACKEND;
@@ -122,7 +122,7 @@ int hrt_stop(void)
         rc = HRT_ENOTINIT;
     } else {
         kn_sp_stop_locked(kn_lib_now());
-        if (kn_lib.link == KN_LINK_LOST)
+        if (kn_lib.link == KN_LIB_LINK_LOST)
             rc = HRT_ETIMEOUT;
     }
     pthread_mutex_unlock(&kn_lib.mu);

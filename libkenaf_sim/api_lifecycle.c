@@ -16,7 +16,7 @@ static void reset_state_locked(const struct kn_settings *cfg)
     kn_lib.cfg = *cfg;
     memset(kn_lib.name, 0, sizeof kn_lib.name);
     strncpy(kn_lib.name, program_invocation_short_name, KN_KRP_NAME_LEN);
-    kn_lib.link = KN_LINK_HANDSHAKE;
+    kn_lib.link = KN_LIB_LINK_HANDSHAKE;
     kn_lib.have_hello = false;
     memset(&kn_lib.hello, 0, sizeof kn_lib.hello);
     kn_lib.sub_busy = false;
@@ -57,11 +57,11 @@ int hrt_kenaf_init(void)
     reset_state_locked(&cfg);
     pthread_mutex_unlock(&kn_lib.mu);
 
-    rc = kn_link_open(&cfg);
+    rc = kn_udp_open(&cfg);
     if (rc == 0) {
         rc = kn_io_start();
         if (rc != 0)
-            kn_link_close();
+            kn_udp_close();
     }
     if (rc != 0) {
         pthread_mutex_unlock(&kn_lib.life_mu);
@@ -70,9 +70,9 @@ int hrt_kenaf_init(void)
 
     int64_t deadline = start + cfg.timeout_ms * KN_MS;
     pthread_mutex_lock(&kn_lib.mu);
-    while (kn_lib.link != KN_LINK_UP && kn_lib_now() < deadline)
+    while (kn_lib.link != KN_LIB_LINK_UP && kn_lib_now() < deadline)
         kn_lib_wait_locked(deadline);
-    bool up = kn_lib.link == KN_LINK_UP;
+    bool up = kn_lib.link == KN_LIB_LINK_UP;
     kn_lib.running = up;
     bool had_hello = kn_lib.have_hello;
     pthread_mutex_unlock(&kn_lib.mu);
@@ -80,7 +80,7 @@ int hrt_kenaf_init(void)
         kn_lib_debug("no answer from %s port %s within %d ms (%s)", cfg.host, cfg.port,
                      cfg.timeout_ms, had_hello ? "HELLO_ACK but no STATUS" : "no HELLO_ACK");
         kn_io_stop();
-        kn_link_close();
+        kn_udp_close();
         pthread_mutex_unlock(&kn_lib.life_mu);
         return HRT_ETIMEOUT;
     }
@@ -105,13 +105,13 @@ void hrt_kenaf_exit(void)
     kn_sp_stop_locked(now);
     /* Let the STOP repeats go out (bounded) unless nobody is listening. */
     int64_t deadline = now + KN_EXIT_STOP_WAIT_NS;
-    while (kn_lib.link == KN_LINK_UP && kn_lib.stop_left > 0 && (now = kn_lib_now()) < deadline)
+    while (kn_lib.link == KN_LIB_LINK_UP && kn_lib.stop_left > 0 && (now = kn_lib_now()) < deadline)
         kn_lib_wait_locked(deadline);
-    kn_link_send_subscribe(0, 0);
+    kn_udp_send_subscribe(0, 0);
     pthread_mutex_unlock(&kn_lib.mu);
 
     kn_io_stop();
-    kn_link_close();
+    kn_udp_close();
     kn_lib_debug("disconnected (%lu bad datagrams received, %lu sends failed)", kn_lib.rx_bad,
                  kn_lib.tx_fail);
     pthread_mutex_unlock(&kn_lib.life_mu);

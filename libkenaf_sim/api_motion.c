@@ -38,7 +38,7 @@ static int precheck_locked(enum kn_motion_kind kind, double amount)
         return HRT_EINVAL;
     if (kn_lib.raw.flags & KN_KRP_ST_ESTOP)
         return HRT_EESTOP;
-    if (kn_lib.link != KN_LINK_UP)
+    if (kn_lib.link != KN_LIB_LINK_UP)
         return HRT_ETIMEOUT;
     if (kn_lib.hello.simulated && !(kn_lib.raw.flags & KN_KRP_ST_BACKEND_UP))
         return HRT_EBACKEND;
@@ -50,7 +50,7 @@ static int precheck_locked(enum kn_motion_kind kind, double amount)
 static bool wait_status_locked(uint64_t *gen)
 {
     int64_t timeout = kn_lib.cfg.timeout_ms * KN_MS;
-    while (kn_lib.running && kn_lib.status_gen == *gen && kn_lib.link == KN_LINK_UP) {
+    while (kn_lib.running && kn_lib.status_gen == *gen && kn_lib.link == KN_LIB_LINK_UP) {
         int64_t deadline = kn_lib.status_wall + timeout;
         if (kn_lib_now() >= deadline)
             break;

@@ -11,7 +11,7 @@
 
 static int health_locked(void)
 {
-    if (kn_lib.link == KN_LINK_LOST)
+    if (kn_lib.link == KN_LIB_LINK_LOST)
         return HRT_ETIMEOUT;
     if (kn_lib.hello.simulated && !(kn_lib.raw.flags & KN_KRP_ST_BACKEND_UP))
         return HRT_EBACKEND;
@@ -102,7 +102,7 @@ int hrt_sleep(double seconds)
         }
         if (kn_clock_now(&kn_lib.clock, now) >= target)
             break;
-        if (kn_lib.link != KN_LINK_UP) {
+        if (kn_lib.link != KN_LIB_LINK_UP) {
             rc = HRT_ETIMEOUT;
             break;
         }

@@ -40,9 +40,9 @@ static int64_t timeout_ns(void)
  * once answered BUSY has a free slot again. */
 static void send_subscription(int64_t now)
 {
-    kn_link_send_subscribe((uint16_t)kn_lib.cfg.status_ms, KN_KRP_F_ACK_REQ);
+    kn_udp_send_subscribe((uint16_t)kn_lib.cfg.status_ms, KN_KRP_F_ACK_REQ);
     if (kn_lib.sub_busy) {
-        kn_link_send_simple(KN_KRP_STATUS_REQ, 0);
+        kn_udp_send_simple(KN_KRP_STATUS_REQ, 0);
         kn_lib.next_poll = now + period_ns();
     }
 }
@@ -63,7 +63,7 @@ static void on_hello_ack(const struct kn_krp_hello_ack *a, int64_t now)
     if (first)
         kn_lib_debug("robot '%s' %s, %d counts/m, max %d mm/s", a->robot_name,
                      a->simulated ? "simulated" : "hardware", a->counts_per_m, a->max_speed_mm_s);
-    if (kn_lib.link == KN_LINK_HANDSHAKE) {
+    if (kn_lib.link == KN_LIB_LINK_HANDSHAKE) {
         send_subscription(now);
         kn_lib.next_hello = now + KN_HANDSHAKE_RETRY_NS;
     }
@@ -78,12 +78,12 @@ static void on_status(const struct kn_krp_status *s, int64_t now)
     kn_lib.have_status = true;
     kn_lib.status_gen++;
     kn_lib.status_wall = now;
-    if (kn_lib.link == KN_LINK_HANDSHAKE && kn_lib.have_hello) {
-        kn_lib.link = KN_LINK_UP;
+    if (kn_lib.link == KN_LIB_LINK_HANDSHAKE && kn_lib.have_hello) {
+        kn_lib.link = KN_LIB_LINK_UP;
         kn_lib.next_sub = now + KN_SUBSCRIBE_RENEW_NS;
-    } else if (kn_lib.link == KN_LINK_LOST) {
+    } else if (kn_lib.link == KN_LIB_LINK_LOST) {
         kn_lib_debug("robot answers again");
-        kn_lib.link = KN_LINK_UP;
+        kn_lib.link = KN_LIB_LINK_UP;
         kn_lib.next_sub = now + KN_SUBSCRIBE_RENEW_NS;
         kn_sp_resend_locked(now);
     }
@@ -157,48 +157,48 @@ static void receive_all(int fd, int64_t now)
 static int64_t link_timers(int64_t now)
 {
     int64_t next = now + 1000 * KN_MS;
-    if (kn_lib.link == KN_LINK_UP && now - kn_lib.status_wall > timeout_ns()) {
+    if (kn_lib.link == KN_LIB_LINK_UP && now - kn_lib.status_wall > timeout_ns()) {
         kn_lib_debug("no STATUS for %d ms: link lost", kn_lib.cfg.timeout_ms);
-        kn_lib.link = KN_LINK_LOST;
+        kn_lib.link = KN_LIB_LINK_LOST;
         kn_lib.next_hello = now;
         pthread_cond_broadcast(&kn_lib.cond);
     }
     switch (kn_lib.link) {
-    case KN_LINK_HANDSHAKE:
+    case KN_LIB_LINK_HANDSHAKE:
         if (now >= kn_lib.next_hello) {
             if (!kn_lib.have_hello)
-                kn_link_send_simple(KN_KRP_HELLO, 0);
+                kn_udp_send_simple(KN_KRP_HELLO, 0);
             else
                 send_subscription(now);
             kn_lib.next_hello = now + KN_HANDSHAKE_RETRY_NS;
         }
         next = earlier(next, kn_lib.next_hello);
         break;
-    case KN_LINK_UP:
+    case KN_LIB_LINK_UP:
         if (now >= kn_lib.next_sub) {
-            kn_link_send_subscribe((uint16_t)kn_lib.cfg.status_ms, KN_KRP_F_ACK_REQ);
+            kn_udp_send_subscribe((uint16_t)kn_lib.cfg.status_ms, KN_KRP_F_ACK_REQ);
             kn_lib.next_sub = now + KN_SUBSCRIBE_RENEW_NS;
         }
         next = earlier(next, kn_lib.next_sub);
         next = earlier(next, kn_lib.status_wall + timeout_ns() + KN_MS);
         break;
-    case KN_LINK_LOST:
+    case KN_LIB_LINK_LOST:
         if (now >= kn_lib.next_hello) {
-            kn_link_send_simple(KN_KRP_HELLO, 0);
+            kn_udp_send_simple(KN_KRP_HELLO, 0);
             send_subscription(now);
             kn_lib.next_hello = now + KN_RECOVERY_RETRY_NS;
         }
         next = earlier(next, kn_lib.next_hello);
         break;
-    case KN_LINK_DOWN:
+    case KN_LIB_LINK_DOWN:
         break;
     }
     /* Polling replaces the subscription while the robot has no slot (a
      * lost link is probed by the recovery retries above instead). */
     if (kn_lib.sub_busy && kn_lib.have_hello &&
-        (kn_lib.link == KN_LINK_UP || kn_lib.link == KN_LINK_HANDSHAKE)) {
+        (kn_lib.link == KN_LIB_LINK_UP || kn_lib.link == KN_LIB_LINK_HANDSHAKE)) {
         if (now >= kn_lib.next_poll) {
-            kn_link_send_simple(KN_KRP_STATUS_REQ, 0);
+            kn_udp_send_simple(KN_KRP_STATUS_REQ, 0);
             kn_lib.next_poll = now + period_ns();
         }
         next = earlier(next, kn_lib.next_poll);
@@ -299,6 +299,6 @@ void kn_io_stop(void)
             close(kn_lib.wake[i]);
         kn_lib.wake[i] = -1;
     }
-    kn_lib.link = KN_LINK_DOWN;
+    kn_lib.link = KN_LIB_LINK_DOWN;
     pthread_mutex_unlock(&kn_lib.mu);
 }

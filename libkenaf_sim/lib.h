@@ -19,11 +19,11 @@
 
 #define KN_MS ((int64_t)1000000)
 
-enum kn_link_state {
-    KN_LINK_DOWN,      /* not started */
-    KN_LINK_HANDSHAKE, /* HELLO until HELLO_ACK, then SUBSCRIBE until STATUS */
-    KN_LINK_UP,        /* STATUS arriving */
-    KN_LINK_LOST,      /* no STATUS for timeout_ms: HELLO + SUBSCRIBE every 200 ms */
+enum kn_lib_link_state {
+    KN_LIB_LINK_DOWN,      /* not started */
+    KN_LIB_LINK_HANDSHAKE, /* HELLO until HELLO_ACK, then SUBSCRIBE until STATUS */
+    KN_LIB_LINK_UP,        /* STATUS arriving */
+    KN_LIB_LINK_LOST,      /* no STATUS for timeout_ms: HELLO + SUBSCRIBE every 200 ms */
 };
 
 struct kn_lib {
@@ -47,7 +47,7 @@ struct kn_lib {
     struct kn_settings cfg;
     char name[KN_KRP_NAME_LEN + 1];
 
-    enum kn_link_state link;
+    enum kn_lib_link_state link;
     bool have_hello;
     struct kn_krp_hello_ack hello;
     bool sub_busy;       /* robot refused SUBSCRIBE (BUSY): poll with STATUS_REQ */
@@ -91,13 +91,13 @@ void kn_lib_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Belt travel of one encoder count, from HELLO_ACK's counts_per_m. */
 double kn_lib_mm_per_count_locked(void);
 
-/* link.c: the socket and the send path */
-int kn_link_open(const struct kn_settings *cfg);
-void kn_link_close(void);
+/* udp.c: the socket and the send path */
+int kn_udp_open(const struct kn_settings *cfg);
+void kn_udp_close(void);
 /* Sends m (seq assigned here). 0, or -1 when the socket is closed or send fails. */
-int kn_link_send(struct kn_krp_msg *m);
-void kn_link_send_simple(uint8_t type, uint16_t flags);
-void kn_link_send_subscribe(uint16_t period_ms, uint16_t flags);
+int kn_udp_send(struct kn_krp_msg *m);
+void kn_udp_send_simple(uint8_t type, uint16_t flags);
+void kn_udp_send_subscribe(uint16_t period_ms, uint16_t flags);
 
 /* io_thread.c */
 int kn_io_start(void);

@@ -18,7 +18,7 @@ static void send_crawler(void)
     kn_krp_init(&m, KN_KRP_CRAWLER, 0, 0);
     m.u.crawler.left_mm_s = kn_lib.crawler[0];
     m.u.crawler.right_mm_s = kn_lib.crawler[1];
-    kn_link_send(&m);
+    kn_udp_send(&m);
 }
 
 static void send_flipper(uint8_t mask)
@@ -27,7 +27,7 @@ static void send_flipper(uint8_t mask)
     kn_krp_init(&m, KN_KRP_FLIPPER, 0, 0);
     m.u.flipper.mask = mask;
     memcpy(m.u.flipper.target_cdeg, kn_lib.flip_cdeg, sizeof kn_lib.flip_cdeg);
-    kn_link_send(&m);
+    kn_udp_send(&m);
 }
 
 void kn_sp_reset_locked(void)
@@ -46,7 +46,7 @@ void kn_sp_crawler_locked(int32_t left, int32_t right, int64_t now)
     kn_lib.crawler_held = true;
     kn_lib.crawler_until = (left != 0 || right != 0) ? INT64_MAX : now + KN_ZERO_HOLD_NS;
     kn_lib.stop_left = 0; /* a newer set-point supersedes a STOP still being repeated */
-    if (kn_lib.link == KN_LINK_UP)
+    if (kn_lib.link == KN_LIB_LINK_UP)
         send_crawler();
     kn_lib.next_crawler = now + KN_REPEAT_NS;
     kn_io_wake_locked(kn_lib.next_crawler);
@@ -57,7 +57,7 @@ void kn_sp_stop_locked(int64_t now)
     memset(kn_lib.crawler, 0, sizeof kn_lib.crawler);
     kn_lib.crawler_held = false;
     /* Sent whatever the link state: if the robot hears it, good. */
-    kn_link_send_simple(KN_KRP_STOP, 0);
+    kn_udp_send_simple(KN_KRP_STOP, 0);
     kn_lib.stop_left = KN_EXTRA_SENDS;
     kn_lib.next_stop = now + KN_REPEAT_NS;
     kn_io_wake_locked(kn_lib.next_stop);
@@ -71,7 +71,7 @@ void kn_sp_flipper_locked(uint8_t mask, const int32_t cdeg[4], int64_t now)
     kn_lib.flip_known |= mask;
     kn_lib.flip_pending |= mask;
     kn_lib.flip_left = KN_EXTRA_SENDS;
-    if (kn_lib.link == KN_LINK_UP)
+    if (kn_lib.link == KN_LIB_LINK_UP)
         send_flipper(kn_lib.flip_pending);
     kn_lib.next_flip = now + KN_REPEAT_NS;
     kn_io_wake_locked(kn_lib.next_flip);
@@ -101,7 +101,7 @@ int64_t kn_sp_timers_locked(int64_t now)
     int64_t next = INT64_MAX;
     if (kn_lib.crawler_held && now > kn_lib.crawler_until)
         kn_lib.crawler_held = false;
-    if (kn_lib.link == KN_LINK_UP) {
+    if (kn_lib.link == KN_LIB_LINK_UP) {
         if (kn_lib.crawler_held) {
             if (now >= kn_lib.next_crawler) {
                 send_crawler();
@@ -122,7 +122,7 @@ int64_t kn_sp_timers_locked(int64_t now)
     }
     if (kn_lib.stop_left > 0) {
         if (now >= kn_lib.next_stop) {
-            kn_link_send_simple(KN_KRP_STOP, 0);
+            kn_udp_send_simple(KN_KRP_STOP, 0);
             kn_lib.next_stop = now + KN_REPEAT_NS;
             if (--kn_lib.stop_left == 0)
                 pthread_cond_broadcast(&kn_lib.cond); /* hrt_kenaf_exit waits for it */

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-int kn_link_open(const struct kn_settings *cfg)
+int kn_udp_open(const struct kn_settings *cfg)
 {
     struct addrinfo hints = {
         .ai_family = AF_UNSPEC,
@@ -50,7 +50,7 @@ int kn_link_open(const struct kn_settings *cfg)
     return 0;
 }
 
-void kn_link_close(void)
+void kn_udp_close(void)
 {
     pthread_mutex_lock(&kn_lib.send_mu);
     if (kn_lib.fd >= 0)
@@ -59,7 +59,7 @@ void kn_link_close(void)
     pthread_mutex_unlock(&kn_lib.send_mu);
 }
 
-int kn_link_send(struct kn_krp_msg *m)
+int kn_udp_send(struct kn_krp_msg *m)
 {
     uint8_t buf[KN_KRP_MAX_DGRAM];
     int rc = -1;
@@ -78,19 +78,19 @@ int kn_link_send(struct kn_krp_msg *m)
     return rc;
 }
 
-void kn_link_send_simple(uint8_t type, uint16_t flags)
+void kn_udp_send_simple(uint8_t type, uint16_t flags)
 {
     struct kn_krp_msg m;
     kn_krp_init(&m, type, 0, flags);
     if (type == KN_KRP_HELLO)
         memcpy(m.u.hello.name, kn_lib.name, sizeof m.u.hello.name);
-    kn_link_send(&m);
+    kn_udp_send(&m);
 }
 
-void kn_link_send_subscribe(uint16_t period_ms, uint16_t flags)
+void kn_udp_send_subscribe(uint16_t period_ms, uint16_t flags)
 {
     struct kn_krp_msg m;
     kn_krp_init(&m, KN_KRP_SUBSCRIBE, 0, flags);
     m.u.subscribe.period_ms = period_ms;
-    kn_link_send(&m);
+    kn_udp_send(&m);
 }
