@@ -36,7 +36,7 @@ void kn_test_env(int timeout_ms)
     unsetenv("KENAF_ROBOT");
 }
 
-void kn_robot_start(struct kn_robot *r, int port, const char *const *args)
+void kn_testrobot_start(struct kn_testrobot *r, int port, const char *const *args)
 {
     const char *exe = getenv("KN_TEST_ROBOT");
     ck_assert_msg(exe != NULL, "KN_TEST_ROBOT is not set (run the test through meson)");
@@ -94,7 +94,7 @@ void kn_robot_start(struct kn_robot *r, int port, const char *const *args)
     setenv("KENAF_ROBOT", addr, 1);
 }
 
-static void reap(struct kn_robot *r, int sig)
+static void reap(struct kn_testrobot *r, int sig)
 {
     if (r->pid <= 0)
         return;
@@ -113,12 +113,12 @@ static void reap(struct kn_robot *r, int sig)
     r->pid = 0;
 }
 
-void kn_robot_stop(struct kn_robot *r)
+void kn_testrobot_stop(struct kn_testrobot *r)
 {
     reap(r, SIGTERM);
 }
 
-void kn_robot_kill(struct kn_robot *r)
+void kn_testrobot_kill(struct kn_testrobot *r)
 {
     reap(r, SIGKILL);
 }
@@ -130,7 +130,7 @@ static bool line_matches(const char *line, const char *event, const char *contai
            (contains == NULL || strstr(line, contains) != NULL);
 }
 
-int kn_robot_count(const struct kn_robot *r, const char *event, const char *contains)
+int kn_testrobot_count(const struct kn_testrobot *r, const char *event, const char *contains)
 {
     FILE *f = fopen(r->log, "r");
     if (f == NULL)
@@ -143,20 +143,21 @@ int kn_robot_count(const struct kn_robot *r, const char *event, const char *cont
     return n;
 }
 
-bool kn_robot_wait_for(const struct kn_robot *r, const char *event, const char *contains,
+bool kn_testrobot_wait_for(const struct kn_testrobot *r, const char *event, const char *contains,
                        double timeout_s)
 {
     double deadline = kn_now_s() + timeout_s;
     do {
-        if (kn_robot_count(r, event, contains) > 0)
+        if (kn_testrobot_count(r, event, contains) > 0)
             return true;
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);
     } while (kn_now_s() < deadline);
-    return kn_robot_count(r, event, contains) > 0;
+    return kn_testrobot_count(r, event, contains) > 0;
 }
 
-bool kn_robot_pose(const struct kn_robot *r, const char *event, int n, struct kn_robot_pose *out)
+bool kn_testrobot_pose(const struct kn_testrobot *r, const char *event, int n,
+                       struct kn_testrobot_pose *out)
 {
     FILE *f = fopen(r->log, "r");
     if (f == NULL)
@@ -168,7 +169,7 @@ bool kn_robot_pose(const struct kn_robot *r, const char *event, int n, struct kn
         if (!line_matches(line, event, NULL))
             continue;
         if (n < 0 || seen == n) {
-            struct kn_robot_pose p;
+            struct kn_testrobot_pose p;
             char fmt[128];
             snprintf(fmt, sizeof fmt,
                      "%s t=%%lf x=%%lf y=%%lf z=%%lf yaw=%%lf turned=%%lf left=%%d right=%%d",
@@ -187,7 +188,8 @@ bool kn_robot_pose(const struct kn_robot *r, const char *event, int n, struct kn
     return found;
 }
 
-double kn_robot_time_of(const struct kn_robot *r, const char *event, const char *after_event)
+double kn_testrobot_time_of(const struct kn_testrobot *r, const char *event,
+                            const char *after_event)
 {
     FILE *f = fopen(r->log, "r");
     if (f == NULL)
@@ -211,7 +213,7 @@ double kn_robot_time_of(const struct kn_robot *r, const char *event, const char 
     return t;
 }
 
-void kn_robot_send_estop(const struct kn_robot *r, int engage)
+void kn_testrobot_send_estop(const struct kn_testrobot *r, int engage)
 {
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     ck_assert(fd >= 0);

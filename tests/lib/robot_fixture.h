@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct kn_robot {
+struct kn_testrobot {
     pid_t pid;
     int port;
     char dir[512]; /* directory holding the log ($KN_TEST_LOGDIR or /tmp) */
@@ -14,7 +14,7 @@ struct kn_robot {
 };
 
 /* One REST/FINAL line of the robot's log. */
-struct kn_robot_pose {
+struct kn_testrobot_pose {
     double t, x, y, z, yaw, turned;
     int left, right;
 };
@@ -22,28 +22,30 @@ struct kn_robot_pose {
 /* Starts the robot with extra arguments (NULL-terminated list, may be
  * NULL); with port > 0 it binds that port. Sets KENAF_ROBOT. Aborts the
  * test (ck_abort) if the robot does not report its port within 10 s. */
-void kn_robot_start(struct kn_robot *r, int port, const char *const *args);
+void kn_testrobot_start(struct kn_testrobot *r, int port, const char *const *args);
 
 /* SIGTERM, wait (SIGKILL after 10 s). The log then ends with FINAL. */
-void kn_robot_stop(struct kn_robot *r);
+void kn_testrobot_stop(struct kn_testrobot *r);
 
 /* SIGKILL and wait: the robot vanishes without a FINAL line. */
-void kn_robot_kill(struct kn_robot *r);
+void kn_testrobot_kill(struct kn_testrobot *r);
 
 /* Number of log lines starting with `event` (e.g. "CRAWLER"), and with
  * `contains` somewhere in them when not NULL. */
-int kn_robot_count(const struct kn_robot *r, const char *event, const char *contains);
+int kn_testrobot_count(const struct kn_testrobot *r, const char *event, const char *contains);
 
 /* Waits (polling the log file, deadline timeout_s) until such a line exists. */
-bool kn_robot_wait_for(const struct kn_robot *r, const char *event, const char *contains,
+bool kn_testrobot_wait_for(const struct kn_testrobot *r, const char *event, const char *contains,
                        double timeout_s);
 
 /* The n-th (0-based; -1 = last) line starting with event, parsed as a pose. */
-bool kn_robot_pose(const struct kn_robot *r, const char *event, int n, struct kn_robot_pose *out);
+bool kn_testrobot_pose(const struct kn_testrobot *r, const char *event, int n,
+                       struct kn_testrobot_pose *out);
 
 /* Simulated time of the first line with `event` after the first line with
  * `after_event` (NULL: from the start); -1 if none. */
-double kn_robot_time_of(const struct kn_robot *r, const char *event, const char *after_event);
+double kn_testrobot_time_of(const struct kn_testrobot *r, const char *event,
+                            const char *after_event);
 
 /* The KENAF_* environment a test starts from: defaults except the given
  * link timeout. */
@@ -54,6 +56,6 @@ double kn_now_s(void);
 
 /* A KRP/1 datagram to the robot from a socket of the test's own, e.g. an
  * operator's ESTOP. */
-void kn_robot_send_estop(const struct kn_robot *r, int engage);
+void kn_testrobot_send_estop(const struct kn_testrobot *r, int engage);
 
 #endif

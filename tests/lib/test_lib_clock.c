@@ -10,9 +10,9 @@
 START_TEST(sleep_follows_fast_robot_clock)
 {
     kn_test_env(1000);
-    struct kn_robot r;
+    struct kn_testrobot r;
     const char *args[] = {"--time-scale", "5", NULL};
-    kn_robot_start(&r, 0, args);
+    kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_sleep(0.3), 0); /* let the rate estimate settle */
     double t0 = hrt_time(), w0 = kn_now_s();
@@ -22,15 +22,15 @@ START_TEST(sleep_follows_fast_robot_clock)
     ck_assert_msg(w1 - w0 < 0.6 * 2.0, "sleeping 2 s of robot time took %.3f s of wall time",
                   w1 - w0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(time_is_robot_time_and_monotonic)
 {
     kn_test_env(1000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     hrt_status st;
     ck_assert_int_eq(hrt_get_status(&st), 0);
@@ -50,22 +50,22 @@ START_TEST(time_is_robot_time_and_monotonic)
     ck_assert_int_eq(hrt_sleep(-1), HRT_EINVAL);
     ck_assert_int_eq(hrt_sleep(0), 0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(sleep_ends_with_timeout_when_robot_falls_silent)
 {
     kn_test_env(400);
-    struct kn_robot r;
+    struct kn_testrobot r;
     const char *args[] = {"--mute-after", "0.5", NULL};
-    kn_robot_start(&r, 0, args);
+    kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     double w0 = kn_now_s();
     ck_assert_int_eq(hrt_sleep(30), HRT_ETIMEOUT);
     ck_assert_double_lt(kn_now_s() - w0, 0.5 + 0.4 + 2.0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 

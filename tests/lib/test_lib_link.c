@@ -82,8 +82,8 @@ static void signal_state(struct sigaction act[3], sigset_t *mask)
 START_TEST(init_twice_exit_twice_reinit)
 {
     kn_test_env(1000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     struct sigaction before[3], after[3];
     sigset_t mask_before, mask_after;
     signal_state(before, &mask_before);
@@ -93,10 +93,10 @@ START_TEST(init_twice_exit_twice_reinit)
         ck_assert(after[i].sa_handler == before[i].sa_handler);
     for (int s = 1; s < 32; s++)
         ck_assert_int_eq(sigismember(&mask_after, s), sigismember(&mask_before, s));
-    int hellos = kn_robot_count(&r, "HELLO", NULL);
+    int hellos = kn_testrobot_count(&r, "HELLO", NULL);
     ck_assert_int_ge(hellos, 1);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
-    ck_assert_int_eq(kn_robot_count(&r, "HELLO", NULL), hellos);
+    ck_assert_int_eq(kn_testrobot_count(&r, "HELLO", NULL), hellos);
     ck_assert_int_eq(hrt_is_simulated(), 1);
 
     hrt_status st;
@@ -109,27 +109,27 @@ START_TEST(init_twice_exit_twice_reinit)
     hrt_show_status();
 
     hrt_kenaf_exit();
-    ck_assert(kn_robot_wait_for(&r, "SUBSCRIBE", "period=0", 5));
-    ck_assert_int_ge(kn_robot_count(&r, "STOP", NULL), 1);
+    ck_assert(kn_testrobot_wait_for(&r, "SUBSCRIBE", "period=0", 5));
+    ck_assert_int_ge(kn_testrobot_count(&r, "STOP", NULL), 1);
     ck_assert_int_eq(hrt_get_status(&st), HRT_ENOTINIT);
     hrt_kenaf_exit();
 
     ck_assert_int_eq(hrt_kenaf_init(), 0);
-    ck_assert_int_gt(kn_robot_count(&r, "HELLO", NULL), hellos);
+    ck_assert_int_gt(kn_testrobot_count(&r, "HELLO", NULL), hellos);
     ck_assert_int_eq(hrt_get_status(&st), 0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(busy_robot_is_polled)
 {
     kn_test_env(1000);
-    struct kn_robot r;
+    struct kn_testrobot r;
     const char *args[] = {"--max-subscribers", "0", NULL};
-    kn_robot_start(&r, 0, args);
+    kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
-    ck_assert_int_ge(kn_robot_count(&r, "BUSY", NULL), 1);
+    ck_assert_int_ge(kn_testrobot_count(&r, "BUSY", NULL), 1);
     hrt_status a, b;
     ck_assert_int_eq(hrt_get_status(&a), 0);
     ck_assert_int_eq(hrt_sleep(0.5), 0);
@@ -138,52 +138,52 @@ START_TEST(busy_robot_is_polled)
                   b.time_s);
     ck_assert_int_eq(hrt_go_forward(50), 0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(crawler_clamp_and_bad_values)
 {
     kn_test_env(1000);
-    struct kn_robot r;
+    struct kn_testrobot r;
     const char *args[] = {"--max-speed", "500", NULL};
-    kn_robot_start(&r, 0, args);
+    kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_set_crawler_speed(NAN, 0), HRT_EINVAL);
     ck_assert_int_eq(hrt_set_crawler_speed(0, INFINITY), HRT_EINVAL);
     ck_assert_int_eq(hrt_set_crawler_speed(900, -2000), HRT_ERANGE);
-    ck_assert(kn_robot_wait_for(&r, "CRAWLER", "left=500 right=-500", 5));
-    ck_assert_int_eq(kn_robot_count(&r, "CRAWLER", "clamped"), 0); /* clamped before sending */
+    ck_assert(kn_testrobot_wait_for(&r, "CRAWLER", "left=500 right=-500", 5));
+    ck_assert_int_eq(kn_testrobot_count(&r, "CRAWLER", "clamped"), 0); /* clamped before sending */
     ck_assert_int_eq(hrt_set_crawler_speed(120.4, 99.6), 0);
-    ck_assert(kn_robot_wait_for(&r, "CRAWLER", "left=120 right=100", 5));
+    ck_assert(kn_testrobot_wait_for(&r, "CRAWLER", "left=120 right=100", 5));
     ck_assert_int_eq(hrt_stop(), 0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(flipper_setpoints)
 {
     kn_test_env(1000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_set_flipper_angle(4, 10), HRT_EINVAL);
     ck_assert_int_eq(hrt_set_flipper_angle(-1, 10), HRT_EINVAL);
     ck_assert_int_eq(hrt_set_flipper_angle(HRT_FLIPPER_FL, NAN), HRT_EINVAL);
     ck_assert_int_eq(hrt_set_flipper_angles(NULL), HRT_EINVAL);
     ck_assert_int_eq(hrt_set_flipper_angle(HRT_FLIPPER_FR, 30), 0);
-    ck_assert(kn_robot_wait_for(&r, "FLIPPER", "mask=0x2 cdeg=0,3000,0,0", 5));
-    ck_assert(kn_robot_wait_for(&r, "FLIPPER", "mask=0x2", 5));
+    ck_assert(kn_testrobot_wait_for(&r, "FLIPPER", "mask=0x2 cdeg=0,3000,0,0", 5));
+    ck_assert(kn_testrobot_wait_for(&r, "FLIPPER", "mask=0x2", 5));
     /* sent once, repeated twice */
     double deadline = kn_now_s() + 5;
-    while (kn_robot_count(&r, "FLIPPER", "mask=0x2") < 3 && kn_now_s() < deadline)
+    while (kn_testrobot_count(&r, "FLIPPER", "mask=0x2") < 3 && kn_now_s() < deadline)
         hrt_sleep(0.05);
-    ck_assert_int_eq(kn_robot_count(&r, "FLIPPER", "mask=0x2"), 3);
+    ck_assert_int_eq(kn_testrobot_count(&r, "FLIPPER", "mask=0x2"), 3);
 
     const double four[4] = {10, -20, 150, -150};
     ck_assert_int_eq(hrt_set_flipper_angles(four), HRT_ERANGE);
-    ck_assert(kn_robot_wait_for(&r, "FLIPPER", "mask=0xf cdeg=1000,-2000,11950,-11950", 5));
+    ck_assert(kn_testrobot_wait_for(&r, "FLIPPER", "mask=0xf cdeg=1000,-2000,11950,-11950", 5));
 
     /* the robot moves them; the status shows it */
     hrt_status st;
@@ -194,15 +194,15 @@ START_TEST(flipper_setpoints)
     } while (fabs(st.flipper_angle[HRT_FLIPPER_FR] + 20) > 0.02 && kn_now_s() < deadline);
     ck_assert_double_eq_tol(st.flipper_angle[HRT_FLIPPER_FR], -20, 0.02);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(held_speed_never_trips_watchdog)
 {
     kn_test_env(1000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_set_crawler_speed(100, 100), 0);
     double t0 = kn_now_s();
@@ -212,54 +212,54 @@ START_TEST(held_speed_never_trips_watchdog)
         ck_assert_uint_eq(st.flags & HRT_FLAG_WATCHDOG, 0);
         hrt_sleep(0.1);
     }
-    ck_assert_int_eq(kn_robot_count(&r, "WATCHDOG", NULL), 0);
-    ck_assert_int_ge(kn_robot_count(&r, "CRAWLER", "left=100 right=100"), 15);
+    ck_assert_int_eq(kn_testrobot_count(&r, "WATCHDOG", NULL), 0);
+    ck_assert_int_ge(kn_testrobot_count(&r, "CRAWLER", "left=100 right=100"), 15);
 
     /* zero is repeated for 300 ms, then the library goes quiet and the
      * robot's watchdog trips */
     ck_assert_int_eq(hrt_set_crawler_speed(0, 0), 0);
-    ck_assert(kn_robot_wait_for(&r, "WATCHDOG", NULL, 5));
-    int zeros = kn_robot_count(&r, "CRAWLER", "left=0 right=0");
+    ck_assert(kn_testrobot_wait_for(&r, "WATCHDOG", NULL, 5));
+    int zeros = kn_testrobot_count(&r, "CRAWLER", "left=0 right=0");
     ck_assert_msg(zeros >= 3 && zeros <= 5, "%d zero set-points", zeros);
     hrt_status st;
     ck_assert_int_eq(hrt_sleep(0.1), 0);
     ck_assert_int_eq(hrt_get_status(&st), 0);
     ck_assert_uint_eq(st.flags & HRT_FLAG_WATCHDOG, HRT_FLAG_WATCHDOG);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(stop_is_sent_three_times)
 {
     kn_test_env(1000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_set_crawler_speed(150, 150), 0);
     ck_assert_int_eq(hrt_sleep(0.3), 0);
     ck_assert_int_eq(hrt_stop(), 0);
     double deadline = kn_now_s() + 5;
-    while (kn_robot_count(&r, "STOP", NULL) < 3 && kn_now_s() < deadline)
+    while (kn_testrobot_count(&r, "STOP", NULL) < 3 && kn_now_s() < deadline)
         hrt_sleep(0.05);
-    ck_assert_int_eq(kn_robot_count(&r, "STOP", NULL), 3);
+    ck_assert_int_eq(kn_testrobot_count(&r, "STOP", NULL), 3);
     /* and the held speed is dropped: no CRAWLER after the first STOP */
-    ck_assert_double_eq(kn_robot_time_of(&r, "CRAWLER", "STOP"), -1);
+    ck_assert_double_eq(kn_testrobot_time_of(&r, "CRAWLER", "STOP"), -1);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
 START_TEST(link_loss_and_robot_restart)
 {
     kn_test_env(500);
-    struct kn_robot r1, r2;
-    kn_robot_start(&r1, 0, NULL);
+    struct kn_testrobot r1, r2;
+    kn_testrobot_start(&r1, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_set_crawler_speed(150, 150), 0);
-    ck_assert(kn_robot_wait_for(&r1, "CRAWLER", "left=150", 5));
+    ck_assert(kn_testrobot_wait_for(&r1, "CRAWLER", "left=150", 5));
     int port = r1.port;
-    kn_robot_kill(&r1);
+    kn_testrobot_kill(&r1);
 
     /* the library notices within the timeout */
     hrt_status st;
@@ -273,17 +273,17 @@ START_TEST(link_loss_and_robot_restart)
 
     /* a new robot on the same port: the library finds it and re-sends
      * the held speed */
-    kn_robot_start(&r2, port, NULL);
-    ck_assert(kn_robot_wait_for(&r2, "HELLO", NULL, 5));
-    ck_assert(kn_robot_wait_for(&r2, "CRAWLER", "left=150 right=150", 5));
+    kn_testrobot_start(&r2, port, NULL);
+    ck_assert(kn_testrobot_wait_for(&r2, "HELLO", NULL, 5));
+    ck_assert(kn_testrobot_wait_for(&r2, "CRAWLER", "left=150 right=150", 5));
     t0 = kn_now_s();
     while ((rc = hrt_get_status(&st)) != 0 && kn_now_s() - t0 < 5)
         usleep(10000);
     ck_assert_int_eq(rc, 0);
-    ck_assert_int_eq(kn_robot_count(&r2, "WATCHDOG", NULL), 0);
+    ck_assert_int_eq(kn_testrobot_count(&r2, "WATCHDOG", NULL), 0);
     ck_assert_int_eq(hrt_stop(), 0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r2);
+    kn_testrobot_stop(&r2);
 }
 END_TEST
 

@@ -17,7 +17,7 @@
 #define MARGIN_S 2.0
 
 /* Stops the robot once it stands still and returns its final pose. */
-static struct kn_robot_pose finish(struct kn_robot *r)
+static struct kn_testrobot_pose finish(struct kn_testrobot *r)
 {
     hrt_status st;
     double deadline = kn_now_s() + 5;
@@ -26,9 +26,9 @@ static struct kn_robot_pose finish(struct kn_robot *r)
         ck_assert_int_eq(hrt_get_status(&st), 0);
     } while ((st.crawler_speed[0] != 0 || st.crawler_speed[1] != 0) && kn_now_s() < deadline);
     hrt_kenaf_exit();
-    kn_robot_stop(r);
-    struct kn_robot_pose p;
-    ck_assert_msg(kn_robot_pose(r, "FINAL", -1, &p), "no FINAL line in %s", r->log);
+    kn_testrobot_stop(r);
+    struct kn_testrobot_pose p;
+    ck_assert_msg(kn_testrobot_pose(r, "FINAL", -1, &p), "no FINAL line in %s", r->log);
     ck_assert_int_eq(p.left, 0);
     ck_assert_int_eq(p.right, 0);
     return p;
@@ -37,11 +37,11 @@ static struct kn_robot_pose finish(struct kn_robot *r)
 static void forward(double mm, const char *const *args)
 {
     kn_test_env(1000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, args);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_go_forward(mm), 0);
-    struct kn_robot_pose p = finish(&r);
+    struct kn_testrobot_pose p = finish(&r);
     ck_assert_msg(fabs(p.x - mm) <= 3 && fabs(p.y) <= 2 && fabs(p.turned) < 0.5,
                   "go_forward(%g) ended at x=%g y=%g turned=%g", mm, p.x, p.y, p.turned);
 }
@@ -69,14 +69,14 @@ END_TEST
 static void turn(double yaw0, double deg)
 {
     kn_test_env(1000);
-    struct kn_robot r;
+    struct kn_testrobot r;
     char y0[32];
     snprintf(y0, sizeof y0, "%g", yaw0);
     const char *args[] = {"--yaw0", y0, NULL};
-    kn_robot_start(&r, 0, args);
+    kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_turning(deg), 0);
-    struct kn_robot_pose p = finish(&r);
+    struct kn_testrobot_pose p = finish(&r);
     double want_yaw = remainder(yaw0 + deg, 360.0);
     ck_assert_msg(fabs(p.turned - deg) <= 1.0 && fabs(remainder(p.yaw - want_yaw, 360.0)) <= 1.0,
                   "turning(%g) from %g: turned %g, yaw %g", deg, yaw0, p.turned, p.yaw);
@@ -115,7 +115,7 @@ END_TEST
 
 static void *engage_estop_when_moving(void *arg)
 {
-    struct kn_robot *r = arg;
+    struct kn_testrobot *r = arg;
     hrt_status st;
     double deadline = kn_now_s() + 10;
     while (kn_now_s() < deadline) {
@@ -124,9 +124,9 @@ static void *engage_estop_when_moving(void *arg)
         usleep(5000);
     }
     /* UDP: repeat until the robot logged it */
-    for (int i = 0; i < 10 && kn_robot_count(r, "ESTOP", "engage=1") == 0; i++) {
-        kn_robot_send_estop(r, 1);
-        kn_robot_wait_for(r, "ESTOP", "engage=1", 0.5);
+    for (int i = 0; i < 10 && kn_testrobot_count(r, "ESTOP", "engage=1") == 0; i++) {
+        kn_testrobot_send_estop(r, 1);
+        kn_testrobot_wait_for(r, "ESTOP", "engage=1", 0.5);
     }
     return NULL;
 }
@@ -134,8 +134,8 @@ static void *engage_estop_when_moving(void *arg)
 START_TEST(estop_ends_motion)
 {
     kn_test_env(1000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, engage_estop_when_moving, &r), 0);
@@ -148,9 +148,9 @@ START_TEST(estop_ends_motion)
     ck_assert_uint_eq(st.flags & HRT_FLAG_ESTOP, HRT_FLAG_ESTOP);
 
     /* released: moving works again */
-    for (int i = 0; i < 10 && kn_robot_count(&r, "ESTOP", "engage=0") == 0; i++) {
-        kn_robot_send_estop(&r, 0);
-        kn_robot_wait_for(&r, "ESTOP", "engage=0", 0.5);
+    for (int i = 0; i < 10 && kn_testrobot_count(&r, "ESTOP", "engage=0") == 0; i++) {
+        kn_testrobot_send_estop(&r, 0);
+        kn_testrobot_wait_for(&r, "ESTOP", "engage=0", 0.5);
     }
     double deadline = kn_now_s() + 5;
     do
@@ -164,9 +164,9 @@ END_TEST
 START_TEST(silent_robot_ends_motion_with_timeout)
 {
     kn_test_env(500);
-    struct kn_robot r;
+    struct kn_testrobot r;
     const char *args[] = {"--mute-after", "1.0", NULL};
-    kn_robot_start(&r, 0, args);
+    kn_testrobot_start(&r, 0, args);
     double t_start = kn_now_s();
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     int rc = hrt_go_forward(3000); /* 15 s of driving: the robot mutes long before */
@@ -175,14 +175,14 @@ START_TEST(silent_robot_ends_motion_with_timeout)
     ck_assert_msg(took < 1.0 + 0.5 + MARGIN_S, "returned after %.2f s", took);
     /* the robot still hears: the library's STOP reached it after it muted,
      * it came to rest and no set-point moved it again */
-    ck_assert(kn_robot_wait_for(&r, "STOP", NULL, 5));
-    ck_assert_double_ge(kn_robot_time_of(&r, "STOP", "MUTED"), 0);
-    ck_assert(kn_robot_wait_for(&r, "REST", NULL, 5));
-    ck_assert_double_eq(kn_robot_time_of(&r, "CRAWLER", "STOP"), -1);
+    ck_assert(kn_testrobot_wait_for(&r, "STOP", NULL, 5));
+    ck_assert_double_ge(kn_testrobot_time_of(&r, "STOP", "MUTED"), 0);
+    ck_assert(kn_testrobot_wait_for(&r, "REST", NULL, 5));
+    ck_assert_double_eq(kn_testrobot_time_of(&r, "CRAWLER", "STOP"), -1);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
-    struct kn_robot_pose p;
-    ck_assert(kn_robot_pose(&r, "FINAL", -1, &p));
+    kn_testrobot_stop(&r);
+    struct kn_testrobot_pose p;
+    ck_assert(kn_testrobot_pose(&r, "FINAL", -1, &p));
     ck_assert_int_eq(p.left, 0);
     ck_assert_int_eq(p.right, 0);
     ck_assert_msg(p.x < 600, "robot kept driving: x=%g", p.x);
@@ -192,9 +192,9 @@ END_TEST
 START_TEST(backend_down_ends_motion)
 {
     kn_test_env(1000);
-    struct kn_robot r;
+    struct kn_testrobot r;
     const char *args[] = {"--backend-down-after", "1.0", NULL};
-    kn_robot_start(&r, 0, args);
+    kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_go_forward(3000), HRT_EBACKEND);
     /* status still filled, flagged; set-points still sent (the robot
@@ -205,11 +205,11 @@ START_TEST(backend_down_ends_motion)
     ck_assert_uint_eq(st.flags & (HRT_FLAG_BACKEND_UP | HRT_FLAG_SIMULATED), HRT_FLAG_SIMULATED);
     ck_assert_double_eq_tol(st.battery, 24.0, 1e-9);
     ck_assert_int_eq(hrt_set_crawler_speed(50, 50), HRT_EBACKEND);
-    ck_assert(kn_robot_wait_for(&r, "REFUSED", "reason=backend", 5));
+    ck_assert(kn_testrobot_wait_for(&r, "REFUSED", "reason=backend", 5));
     ck_assert_int_eq(hrt_turning(10), HRT_EBACKEND);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
-    ck_assert_double_ge(kn_robot_time_of(&r, "STOP", "BACKEND_DOWN"), 0);
+    kn_testrobot_stop(&r);
+    ck_assert_double_ge(kn_testrobot_time_of(&r, "STOP", "BACKEND_DOWN"), 0);
 }
 END_TEST
 

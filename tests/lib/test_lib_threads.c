@@ -85,8 +85,8 @@ static void *clock_reader(void *arg)
 START_TEST(four_threads_hammer_the_library)
 {
     kn_test_env(2000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     void *(*fns[4])(void *) = {status_reader, crawler_writer, flipper_writer, clock_reader};
     pthread_t th[4];
@@ -98,19 +98,19 @@ START_TEST(four_threads_hammer_the_library)
     ck_assert_int_gt(atomic_load(&calls), 1000);
     ck_assert_int_eq(hrt_stop(), 0);
     hrt_kenaf_exit();
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
     /* the robot saw set-points from both writers and never an old seq */
-    ck_assert_int_gt(kn_robot_count(&r, "CRAWLER", NULL), 100);
-    ck_assert_int_gt(kn_robot_count(&r, "FLIPPER", NULL), 100);
-    ck_assert_int_eq(kn_robot_count(&r, "IGNORED", NULL), 0);
+    ck_assert_int_gt(kn_testrobot_count(&r, "CRAWLER", NULL), 100);
+    ck_assert_int_gt(kn_testrobot_count(&r, "FLIPPER", NULL), 100);
+    ck_assert_int_eq(kn_testrobot_count(&r, "IGNORED", NULL), 0);
 }
 END_TEST
 
 START_TEST(exit_while_other_threads_call)
 {
     kn_test_env(2000);
-    struct kn_robot r;
-    kn_robot_start(&r, 0, NULL);
+    struct kn_testrobot r;
+    kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     pthread_t th[2];
     ck_assert_int_eq(pthread_create(&th[0], NULL, clock_reader, NULL), 0);
@@ -120,7 +120,7 @@ START_TEST(exit_while_other_threads_call)
     for (int i = 0; i < 2; i++)
         pthread_join(th[i], NULL);
     ck_assert_int_eq(hrt_set_crawler_speed(1, 1), HRT_ENOTINIT);
-    kn_robot_stop(&r);
+    kn_testrobot_stop(&r);
 }
 END_TEST
 
