@@ -11,13 +11,13 @@
 
 #define MAX_FILE (1ull << 31)
 
-bool rp_endpoint_equal(const struct kn_pcap_endpoint *a, const struct kn_pcap_endpoint *b)
+bool kn_capfile_endpoint_equal(const struct kn_pcap_endpoint *a, const struct kn_pcap_endpoint *b)
 {
     return a->family == b->family && a->port == b->port &&
            memcmp(a->addr, b->addr, a->family == 4 ? 4 : 16) == 0;
 }
 
-void rp_endpoint_format(const struct kn_pcap_endpoint *e, char *buf, size_t len)
+void kn_capfile_endpoint_format(const struct kn_pcap_endpoint *e, char *buf, size_t len)
 {
     char a[INET6_ADDRSTRLEN] = "?";
     if (e->family == 4)
@@ -43,11 +43,11 @@ static int grow(void **p, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-static int add_dgram(struct rp_capture *c, uint64_t t, const struct kn_pcap_ip *ip)
+static int add_dgram(struct kn_capfile *c, uint64_t t, const struct kn_pcap_ip *ip)
 {
     if (grow((void **)&c->dg, &c->capdg, c->ndg, sizeof *c->dg) < 0)
         return -1;
-    struct rp_dgram *d = &c->dg[c->ndg++];
+    struct kn_capfile_dgram *d = &c->dg[c->ndg++];
     memset(d, 0, sizeof *d);
     d->t_ns = t;
     d->src.family = d->dst.family = ip->family;
@@ -76,16 +76,18 @@ static void endpoints(const struct kn_pcap_ip *ip, struct kn_pcap_endpoint *src,
 /* The open session of this 4-tuple, or a new one. Who is the client: the
  * sender of a SYN; else the side the capture marks as outbound (the
  * capturing daemon); else the side with the higher port. */
-static struct rp_session *session_for(struct rp_capture *c, const struct kn_pcap_ip *ip, int dir,
-                                      uint64_t t, bool *from_server)
+static struct kn_capfile_session *session_for(struct kn_capfile *c, const struct kn_pcap_ip *ip,
+                                              int dir, uint64_t t, bool *from_server)
 {
     struct kn_pcap_endpoint s, d;
     endpoints(ip, &s, &d);
     bool syn = (ip->tcp_flags & KN_TCP_SYN) && !(ip->tcp_flags & KN_TCP_ACK);
     for (size_t i = c->nsess; i-- > 0;) {
-        struct rp_session *x = &c->sess[i];
-        bool fwd = rp_endpoint_equal(&x->client, &s) && rp_endpoint_equal(&x->server, &d);
-        bool rev = rp_endpoint_equal(&x->client, &d) && rp_endpoint_equal(&x->server, &s);
+        struct kn_capfile_session *x = &c->sess[i];
+        bool fwd = kn_capfile_endpoint_equal(&x->client, &s) &&
+                   kn_capfile_endpoint_equal(&x->server, &d);
+        bool rev = kn_capfile_endpoint_equal(&x->client, &d) &&
+                   kn_capfile_endpoint_equal(&x->server, &s);
         if (!fwd && !rev)
             continue;
         if (syn && (x->nseg > 0 || x->closed))
@@ -95,7 +97,7 @@ static struct rp_session *session_for(struct rp_capture *c, const struct kn_pcap
     }
     if (grow((void **)&c->sess, &c->capsess, c->nsess, sizeof *c->sess) < 0)
         return NULL;
-    struct rp_session *x = &c->sess[c->nsess++];
+    struct kn_capfile_session *x = &c->sess[c->nsess++];
     memset(x, 0, sizeof *x);
     bool src_is_client = syn ? true
                          : dir == KN_PCAPNG_DIR_OUT ? true
@@ -108,10 +110,10 @@ static struct rp_session *session_for(struct rp_capture *c, const struct kn_pcap
     return x;
 }
 
-static int add_segment(struct rp_capture *c, uint64_t t, const struct kn_pcap_ip *ip, int dir)
+static int add_segment(struct kn_capfile *c, uint64_t t, const struct kn_pcap_ip *ip, int dir)
 {
     bool from_server;
-    struct rp_session *x = session_for(c, ip, dir, t, &from_server);
+    struct kn_capfile_session *x = session_for(c, ip, dir, t, &from_server);
     if (!x)
         return -1;
     int k = from_server ? 1 : 0;
@@ -145,7 +147,7 @@ static int add_segment(struct rp_capture *c, uint64_t t, const struct kn_pcap_ip
     x->next[k] = ip->seq + (uint32_t)ip->payload_len;
     if (grow((void **)&x->seg, &x->capseg, x->nseg, sizeof *x->seg) < 0)
         return -1;
-    struct rp_segment *g = &x->seg[x->nseg++];
+    struct kn_capfile_segment *g = &x->seg[x->nseg++];
     g->t_ns = t;
     g->from_server = from_server;
     g->data = p;
@@ -157,7 +159,7 @@ static int add_segment(struct rp_capture *c, uint64_t t, const struct kn_pcap_ip
     return 0;
 }
 
-int rp_load_buffer(uint8_t *buf, size_t len, struct rp_capture *c, char *err, size_t errlen)
+int kn_capfile_load_buffer(uint8_t *buf, size_t len, struct kn_capfile *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     c->file = buf;
@@ -209,7 +211,7 @@ int rp_load_buffer(uint8_t *buf, size_t len, struct rp_capture *c, char *err, si
     return 0;
 }
 
-int rp_load(const char *path, struct rp_capture *c, char *err, size_t errlen)
+int kn_capfile_load(const char *path, struct kn_capfile *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     FILE *f = fopen(path, "rb");
@@ -251,15 +253,15 @@ int rp_load(const char *path, struct rp_capture *c, char *err, size_t errlen)
         return -1;
     }
     char e2[200];
-    if (rp_load_buffer(buf, len, c, e2, sizeof e2) < 0) {
+    if (kn_capfile_load_buffer(buf, len, c, e2, sizeof e2) < 0) {
         snprintf(err, errlen, "%s: %s", path, e2);
-        rp_free(c);
+        kn_capfile_free(c);
         return -1;
     }
     return 0;
 }
 
-void rp_free(struct rp_capture *c)
+void kn_capfile_free(struct kn_capfile *c)
 {
     for (size_t i = 0; i < c->nsess; i++)
         free(c->sess[i].seg);

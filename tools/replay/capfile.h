@@ -12,7 +12,7 @@
 
 #include "pcapng.h"
 
-struct rp_dgram {
+struct kn_capfile_dgram {
     uint64_t t_ns;
     struct kn_pcap_endpoint src, dst;
     const uint8_t *data;      /* UDP payload, inside the loaded file */
@@ -20,7 +20,7 @@ struct rp_dgram {
     bool krp;                 /* starts with the KRP/1 magic */
 };
 
-struct rp_segment {
+struct kn_capfile_segment {
     uint64_t t_ns;
     bool from_server;         /* simulator -> daemon */
     const uint8_t *data;      /* new bytes only (retransmissions trimmed) */
@@ -29,10 +29,10 @@ struct rp_segment {
 
 /* One TCP connection: the client is the side that connected (kenaf-simd),
  * the server the simulator. */
-struct rp_session {
+struct kn_capfile_session {
     struct kn_pcap_endpoint client, server;
     uint64_t t_start;         /* SYN, else the first segment */
-    struct rp_segment *seg;
+    struct kn_capfile_segment *seg;
     size_t nseg, capseg;
     size_t bytes_to_server, bytes_from_server;
     /* reassembly */
@@ -42,24 +42,25 @@ struct rp_session {
     uint64_t gaps, retransmitted;
 };
 
-struct rp_capture {
+struct kn_capfile {
     uint8_t *file;
     size_t file_len;
-    struct rp_dgram *dg;
+    struct kn_capfile_dgram *dg;
     size_t ndg, capdg;
-    struct rp_session *sess;
+    struct kn_capfile_session *sess;
     size_t nsess, capsess;
     uint64_t packets, undecoded, fragments, other_proto, truncated;
 };
 
 /* Reads and indexes the file. 0, or -1 with a message in err. */
-int rp_load(const char *path, struct rp_capture *cap, char *err, size_t errlen);
-/* The same from bytes already in memory (taken over: freed by rp_free). */
-int rp_load_buffer(uint8_t *buf, size_t len, struct rp_capture *cap, char *err, size_t errlen);
-void rp_free(struct rp_capture *cap);
+int kn_capfile_load(const char *path, struct kn_capfile *cap, char *err, size_t errlen);
+/* The same from bytes already in memory (taken over: freed by kn_capfile_free). */
+int kn_capfile_load_buffer(uint8_t *buf, size_t len, struct kn_capfile *cap, char *err,
+                           size_t errlen);
+void kn_capfile_free(struct kn_capfile *cap);
 
-bool rp_endpoint_equal(const struct kn_pcap_endpoint *a, const struct kn_pcap_endpoint *b);
+bool kn_capfile_endpoint_equal(const struct kn_pcap_endpoint *a, const struct kn_pcap_endpoint *b);
 /* "127.0.0.1:9750" / "[::1]:9750" */
-void rp_endpoint_format(const struct kn_pcap_endpoint *e, char *buf, size_t len);
+void kn_capfile_endpoint_format(const struct kn_pcap_endpoint *e, char *buf, size_t len);
 
 #endif

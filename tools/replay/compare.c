@@ -44,30 +44,30 @@ static void flag_text(uint16_t f, char *buf, size_t len)
         snprintf(buf, len, "none");
 }
 
-enum rp_kind rp_answer_describe(const uint8_t *data, size_t len, uint32_t last_hello,
-                                struct rp_answer *a)
+enum kn_compare_kind kn_compare_describe(const uint8_t *data, size_t len, uint32_t last_hello,
+                                         struct kn_compare_answer *a)
 {
     struct kn_krp_msg m;
     a->key[0] = a->val[0] = '\0';
     if (kn_krp_decode(data, len, &m) != KN_KRP_OK)
-        return RP_UNDECODABLE;
+        return KN_COMPARE_UNDECODABLE;
     char fl[64];
     switch (m.h.type) {
     case KN_KRP_ACK:
         ref(a->key, sizeof a->key, m.u.ack.acked_type, m.u.ack.acked_seq);
         snprintf(a->val, sizeof a->val, "ACK");
-        return RP_ANSWER;
+        return KN_COMPARE_ANSWER;
     case KN_KRP_ERROR:
         ref(a->key, sizeof a->key, m.u.error.offending_type, m.u.error.offending_seq);
         snprintf(a->val, sizeof a->val, "ERROR %s", errname(m.u.error.code));
-        return RP_ANSWER;
+        return KN_COMPARE_ANSWER;
     case KN_KRP_STATUS:
         if (m.u.status.req_seq == 0)
-            return RP_PUSH;
+            return KN_COMPARE_PUSH;
         ref(a->key, sizeof a->key, KN_KRP_STATUS_REQ, m.u.status.req_seq);
         flag_text(m.u.status.flags & STABLE_FLAGS, fl, sizeof fl);
         snprintf(a->val, sizeof a->val, "STATUS flags=%s", fl);
-        return RP_ANSWER;
+        return KN_COMPARE_ANSWER;
     case KN_KRP_HELLO_ACK: {
         const struct kn_krp_hello_ack *h = &m.u.hello_ack;
         ref(a->key, sizeof a->key, KN_KRP_HELLO, last_hello);
@@ -76,30 +76,30 @@ enum rp_kind rp_answer_describe(const uint8_t *data, size_t len, uint32_t last_h
                  "max_speed=%d flippers=%d..%d",
                  h->robot_name, h->protocol, h->simulated, h->backend, h->capabilities,
                  h->counts_per_m, h->max_speed_mm_s, h->flipper_min_cdeg, h->flipper_max_cdeg);
-        return RP_ANSWER;
+        return KN_COMPARE_ANSWER;
     }
     default:
-        return RP_UNDECODABLE; /* a controller->robot type coming back */
+        return KN_COMPARE_UNDECODABLE; /* a controller->robot type coming back */
     }
 }
 
 static int cmp_answer(const void *x, const void *y)
 {
-    const struct rp_answer *a = x, *b = y;
+    const struct kn_compare_answer *a = x, *b = y;
     if (a->ctl != b->ctl)
         return a->ctl < b->ctl ? -1 : 1;
     int c = strcmp(a->key, b->key);
     return c ? c : strcmp(a->val, b->val);
 }
 
-static int cmp_group(const struct rp_answer *a, const struct rp_answer *b)
+static int cmp_group(const struct kn_compare_answer *a, const struct kn_compare_answer *b)
 {
     if (a->ctl != b->ctl)
         return a->ctl < b->ctl ? -1 : 1;
     return strcmp(a->key, b->key);
 }
 
-static void list(FILE *f, const struct rp_answer *a, size_t n)
+static void list(FILE *f, const struct kn_compare_answer *a, size_t n)
 {
     if (n == 0)
         fprintf(f, "nothing");
@@ -107,8 +107,9 @@ static void list(FILE *f, const struct rp_answer *a, size_t n)
         fprintf(f, "%s%s", i ? " + " : "", a[i].val);
 }
 
-void rp_compare(struct rp_answer *cap, size_t ncap, struct rp_answer *rep, size_t nrep,
-                struct rp_cmp_result *res, FILE *report, int max_lines)
+void kn_compare_answers(struct kn_compare_answer *cap, size_t ncap,
+                        struct kn_compare_answer *rep, size_t nrep,
+                        struct kn_compare_result *res, FILE *report, int max_lines)
 {
     memset(res, 0, sizeof *res);
     res->answers_captured = ncap;
@@ -121,7 +122,7 @@ void rp_compare(struct rp_answer *cap, size_t ncap, struct rp_answer *rep, size_
     int lines = 0;
     while (i < ncap || j < nrep) {
         /* the next group: the smaller head */
-        const struct rp_answer *g;
+        const struct kn_compare_answer *g;
         if (i < ncap && (j >= nrep || cmp_group(&cap[i], &rep[j]) <= 0))
             g = &cap[i];
         else

@@ -11,20 +11,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct rp_answer {
+struct kn_compare_answer {
     int ctl;            /* which controller it went to */
     char key[40];       /* "CRAWLER#12", "HELLO#1", "header#0" */
     char val[200];      /* "ERROR RANGE", "STATUS flags=BACKEND_UP|SIMULATED", ... */
 };
 
-enum rp_kind { RP_ANSWER = 1, RP_PUSH = 0, RP_UNDECODABLE = -1 };
+enum kn_compare_kind { KN_COMPARE_ANSWER = 1, KN_COMPARE_PUSH = 0, KN_COMPARE_UNDECODABLE = -1 };
 
 /* Describes one robot->controller datagram. last_hello: seq of the latest
  * HELLO this controller sent before it (HELLO_ACK names no seq). */
-enum rp_kind rp_answer_describe(const uint8_t *data, size_t len, uint32_t last_hello,
-                                struct rp_answer *a);
+enum kn_compare_kind kn_compare_describe(const uint8_t *data, size_t len, uint32_t last_hello,
+                                         struct kn_compare_answer *a);
 
-struct rp_cmp_result {
+struct kn_compare_result {
     size_t requests, requests_matching, requests_diverging;
     size_t answers_captured, answers_replayed;
     size_t answers_matching, answers_missing, answers_extra;
@@ -33,7 +33,8 @@ struct rp_cmp_result {
 /* Sorts both arrays and compares them per (controller, key) as multisets.
  * Diverging requests are listed on report (at most max_lines; report may
  * be NULL). */
-void rp_compare(struct rp_answer *cap, size_t ncap, struct rp_answer *rep, size_t nrep,
-                struct rp_cmp_result *res, FILE *report, int max_lines);
+void kn_compare_answers(struct kn_compare_answer *cap, size_t ncap,
+                        struct kn_compare_answer *rep, size_t nrep,
+                        struct kn_compare_result *res, FILE *report, int max_lines);
 
 #endif

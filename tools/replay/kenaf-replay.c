@@ -101,7 +101,7 @@ static bool is_to_robot_type(uint8_t t)
 
 /* ---- --list ------------------------------------------------------------ */
 
-static void list_capture(const struct rp_capture *c)
+static void list_capture(const struct kn_capfile *c)
 {
     char a[80], b[80];
     printf("packets %llu (undecoded %llu, fragments %llu, neither UDP nor TCP %llu)\n",
@@ -118,14 +118,14 @@ static void list_capture(const struct rp_capture *c)
     } pairs[128];
     size_t np = 0;
     for (size_t i = 0; i < c->ndg; i++) {
-        const struct rp_dgram *d = &c->dg[i];
+        const struct kn_capfile_dgram *d = &c->dg[i];
         if (!d->krp || d->len < 4)
             continue;
         bool to = is_to_robot_type(d->data[3]);
         const struct kn_pcap_endpoint *robot = to ? &d->dst : &d->src, *ctl = to ? &d->src : &d->dst;
         size_t k = 0;
-        while (k < np && !(rp_endpoint_equal(&pairs[k].robot, robot) &&
-                           rp_endpoint_equal(&pairs[k].ctl, ctl)))
+        while (k < np && !(kn_capfile_endpoint_equal(&pairs[k].robot, robot) &&
+                           kn_capfile_endpoint_equal(&pairs[k].ctl, ctl)))
             k++;
         if (k == np) {
             if (np == 128)
@@ -141,15 +141,15 @@ static void list_capture(const struct rp_capture *c)
             pairs[k].from_robot++;
     }
     for (size_t k = 0; k < np; k++) {
-        rp_endpoint_format(&pairs[k].robot, a, sizeof a);
-        rp_endpoint_format(&pairs[k].ctl, b, sizeof b);
+        kn_capfile_endpoint_format(&pairs[k].robot, a, sizeof a);
+        kn_capfile_endpoint_format(&pairs[k].ctl, b, sizeof b);
         printf("robot %s <- controller %s: %zu datagrams in, %zu out\n", a, b, pairs[k].to_robot,
                pairs[k].from_robot);
     }
     for (size_t i = 0; i < c->nsess; i++) {
-        const struct rp_session *s = &c->sess[i];
-        rp_endpoint_format(&s->client, a, sizeof a);
-        rp_endpoint_format(&s->server, b, sizeof b);
+        const struct kn_capfile_session *s = &c->sess[i];
+        kn_capfile_endpoint_format(&s->client, a, sizeof a);
+        kn_capfile_endpoint_format(&s->server, b, sizeof b);
         double dur = s->nseg ? (double)(s->seg[s->nseg - 1].t_ns - s->t_start) / 1e9 : 0;
         printf("session %zu: %s -> %s, %.3f s, %zu bytes to the server, %zu from it, %zu segments"
                "%s\n", i, a, b, dur, s->bytes_to_server, s->bytes_from_server, s->nseg,
@@ -193,17 +193,17 @@ static bool endpoint_is(const struct kn_pcap_endpoint *e, const char *host)
     return false;
 }
 
-static int pick_robot(const struct rp_capture *c, const char *want, struct kn_pcap_endpoint *out)
+static int pick_robot(const struct kn_capfile *c, const char *want, struct kn_pcap_endpoint *out)
 {
     struct kn_pcap_endpoint robots[64];
     size_t n = 0;
     for (size_t i = 0; i < c->ndg; i++) {
-        const struct rp_dgram *d = &c->dg[i];
+        const struct kn_capfile_dgram *d = &c->dg[i];
         if (!d->krp || d->len < 4)
             continue;
         const struct kn_pcap_endpoint *r = is_to_robot_type(d->data[3]) ? &d->dst : &d->src;
         size_t k = 0;
-        while (k < n && !rp_endpoint_equal(&robots[k], r))
+        while (k < n && !kn_capfile_endpoint_equal(&robots[k], r))
             k++;
         if (k == n && n < 64)
             robots[n++] = *r;
@@ -238,7 +238,7 @@ static int pick_robot(const struct rp_capture *c, const char *want, struct kn_pc
     }
     fprintf(stderr, "kenaf-replay: the capture holds %zu robots; pick one with --capture-robot:", n);
     for (size_t k = 0; k < n; k++) {
-        rp_endpoint_format(&robots[k], a, sizeof a);
+        kn_capfile_endpoint_format(&robots[k], a, sizeof a);
         fprintf(stderr, " %s", a);
     }
     fprintf(stderr, "\n");
@@ -284,13 +284,13 @@ static void drain(struct ctl *ctls, size_t nctl, struct live *lv, int timeout_ms
                 lv->undecodable++;
                 continue;
             }
-            struct rp_answer probe;
-            enum rp_kind kind = rp_answer_describe(buf, (size_t)n, 0, &probe);
-            if (kind == RP_PUSH) {
+            struct kn_compare_answer probe;
+            enum kn_compare_kind kind = kn_compare_describe(buf, (size_t)n, 0, &probe);
+            if (kind == KN_COMPARE_PUSH) {
                 lv->pushes++;
                 continue;
             }
-            if (kind == RP_UNDECODABLE) {
+            if (kind == KN_COMPARE_UNDECODABLE) {
                 lv->undecodable++;
                 continue;
             }
@@ -329,7 +329,7 @@ static void sleep_until(uint64_t t, struct ctl *ctls, size_t nctl, struct live *
     }
 }
 
-static int replay_controllers(const struct rp_capture *c, const struct opts *o)
+static int replay_controllers(const struct kn_capfile *c, const struct opts *o)
 {
     struct kn_pcap_endpoint robot;
     if (pick_robot(c, o->capture_robot, &robot) < 0)
@@ -345,21 +345,21 @@ static int replay_controllers(const struct rp_capture *c, const struct opts *o)
     size_t *send_idx = malloc((c->ndg ? c->ndg : 1) * sizeof *send_idx);
     int *send_ctl = malloc((c->ndg ? c->ndg : 1) * sizeof *send_ctl);
     size_t *expect = calloc(c->ndg ? c->ndg : 1, sizeof *expect);
-    struct rp_answer *cap_ans = malloc((c->ndg ? c->ndg : 1) * sizeof *cap_ans);
+    struct kn_compare_answer *cap_ans = malloc((c->ndg ? c->ndg : 1) * sizeof *cap_ans);
     if (!send_idx || !send_ctl || !expect || !cap_ans) {
         fprintf(stderr, "kenaf-replay: out of memory\n");
         return 2;
     }
     size_t nsend = 0, ncap = 0, cap_pushes = 0, skipped_ctl = 0;
     for (size_t i = 0; i < c->ndg; i++) {
-        const struct rp_dgram *d = &c->dg[i];
-        bool to_robot = rp_endpoint_equal(&d->dst, &robot);
-        bool from_robot = rp_endpoint_equal(&d->src, &robot);
+        const struct kn_capfile_dgram *d = &c->dg[i];
+        bool to_robot = kn_capfile_endpoint_equal(&d->dst, &robot);
+        bool from_robot = kn_capfile_endpoint_equal(&d->src, &robot);
         if (!to_robot && !from_robot)
             continue;
         const struct kn_pcap_endpoint *peer = to_robot ? &d->src : &d->dst;
         size_t k = 0;
-        while (k < nctl && !rp_endpoint_equal(&ctls[k].ep, peer))
+        while (k < nctl && !kn_capfile_endpoint_equal(&ctls[k].ep, peer))
             k++;
         if (k == nctl) {
             if (!to_robot)
@@ -383,18 +383,19 @@ static int replay_controllers(const struct rp_capture *c, const struct opts *o)
             nsend++;
             continue;
         }
-        struct rp_answer a;
-        enum rp_kind kind = rp_answer_describe(d->data, d->len, ctls[k].last_hello_cap, &a);
-        if (kind == RP_PUSH) {
+        struct kn_compare_answer a;
+        enum kn_compare_kind kind =
+            kn_compare_describe(d->data, d->len, ctls[k].last_hello_cap, &a);
+        if (kind == KN_COMPARE_PUSH) {
             cap_pushes++;
-        } else if (kind == RP_ANSWER) {
+        } else if (kind == KN_COMPARE_ANSWER) {
             a.ctl = (int)k;
             cap_ans[ncap++] = a;
             /* for --fast: which sent datagram does it answer? the latest
              * from this controller with that seq */
             bool header = strncmp(a.key, "header#", 7) == 0;
             for (size_t s = nsend; s-- > 0;) {
-                const struct rp_dgram *q = &c->dg[send_idx[s]];
+                const struct kn_capfile_dgram *q = &c->dg[send_idx[s]];
                 if (send_ctl[s] != (int)k)
                     continue;
                 if (header) { /* names no seq: the latest datagram it can be */
@@ -439,7 +440,7 @@ static int replay_controllers(const struct rp_capture *c, const struct opts *o)
     uint64_t start = mono_ns() + (o->fast ? 0 : 20000000u), first_send = 0;
     size_t send_errors = 0;
     for (size_t s = 0; s < nsend; s++) {
-        const struct rp_dgram *d = &c->dg[send_idx[s]];
+        const struct kn_capfile_dgram *d = &c->dg[send_idx[s]];
         struct ctl *ct = &ctls[send_ctl[s]];
         if (!o->fast) {
             uint64_t off = d->t_ns > t_first ? d->t_ns - t_first : 0;
@@ -463,28 +464,28 @@ static int replay_controllers(const struct rp_capture *c, const struct opts *o)
     uint64_t sent_at = mono_ns();
     sleep_until(sent_at + (uint64_t)o->linger_ms * 1000000u, ctls, nctl, &lv);
 
-    struct rp_answer *rep = malloc((lv.n ? lv.n : 1) * sizeof *rep);
+    struct kn_compare_answer *rep = malloc((lv.n ? lv.n : 1) * sizeof *rep);
     if (!rep) {
         fprintf(stderr, "kenaf-replay: out of memory\n");
         return 2;
     }
     size_t nrep = 0;
     for (size_t i = 0; i < lv.n; i++) {
-        if (rp_answer_describe(lv.a[i].data, lv.a[i].len, lv.a[i].last_hello, &rep[nrep]) ==
-            RP_ANSWER) {
+        if (kn_compare_describe(lv.a[i].data, lv.a[i].len, lv.a[i].last_hello, &rep[nrep]) ==
+            KN_COMPARE_ANSWER) {
             rep[nrep].ctl = lv.a[i].ctl;
             nrep++;
         }
     }
     char where[80];
-    rp_endpoint_format(&robot, where, sizeof where);
+    kn_capfile_endpoint_format(&robot, where, sizeof where);
     printf("kenaf-replay: sent %zu datagrams from %zu controller(s) of robot %s to %s in %.3f s "
            "(captured: %.3f s)%s\n",
            nsend, nctl, where, o->robot, (double)(sent_at - first_send) / 1e9,
            (double)(t_last - t_first) / 1e9, send_errors ? " (some sends failed)" : "");
-    struct rp_cmp_result res;
+    struct kn_compare_result res;
     printf("kenaf-replay: divergences:\n");
-    rp_compare(cap_ans, ncap, rep, nrep, &res, stdout, o->max_report);
+    kn_compare_answers(cap_ans, ncap, rep, nrep, &res, stdout, o->max_report);
     if (res.requests_diverging == 0)
         printf("  none\n");
     printf("kenaf-replay: %zu requests answered: %zu match, %zu diverge\n", res.requests,
@@ -516,13 +517,13 @@ static int replay_controllers(const struct rp_capture *c, const struct opts *o)
 /* ---- serve-sim ---------------------------------------------------------- */
 
 struct play {
-    const struct rp_session *s;
+    const struct kn_capfile_session *s;
     size_t *need;        /* per segment from the server: daemon bursts it waits for */
     uint64_t *burst_t;   /* capture time of burst k (1-based) */
     size_t nbursts;
 };
 
-static void plan(struct play *p, const struct rp_session *s, int gap_ms)
+static void plan(struct play *p, const struct kn_capfile_session *s, int gap_ms)
 {
     p->s = s;
     p->need = calloc(s->nseg ? s->nseg : 1, sizeof *p->need);
@@ -531,7 +532,7 @@ static void plan(struct play *p, const struct rp_session *s, int gap_ms)
     uint64_t gap = (uint64_t)gap_ms * 1000000u, last = 0;
     bool any = false;
     for (size_t i = 0; i < s->nseg; i++) {
-        const struct rp_segment *g = &s->seg[i];
+        const struct kn_capfile_segment *g = &s->seg[i];
         if (!g->from_server) {
             if (gap_ms > 0 && (!any || g->t_ns - last >= gap))
                 p->burst_t[++p->nbursts] = g->t_ns;
@@ -602,7 +603,7 @@ static int open_listener(const char *spec)
 static void serve_one(int fd, int lfd, const struct play *p, const struct opts *o, FILE *log,
                       int *next_fd)
 {
-    const struct rp_session *s = p->s;
+    const struct kn_capfile_session *s = p->s;
     uint64_t t0 = mono_ns(), shift = 0, gap = (uint64_t)o->sync_gap_ms * 1000000u;
     uint64_t last_read = 0;
     size_t live_bursts = 0, i = 0, sent = 0, held = 0;
@@ -614,7 +615,7 @@ static void serve_one(int fd, int lfd, const struct play *p, const struct opts *
         uint64_t due = UINT64_MAX;
         bool hold = false;
         if (playing && i < s->nseg) {
-            const struct rp_segment *g = &s->seg[i];
+            const struct kn_capfile_segment *g = &s->seg[i];
             if (p->need[i] > live_bursts) {
                 hold = true;
             } else {
@@ -630,7 +631,7 @@ static void serve_one(int fd, int lfd, const struct play *p, const struct opts *
         }
         uint64_t now = mono_ns();
         if (!hold && due <= now) {
-            const struct rp_segment *g = &s->seg[i];
+            const struct kn_capfile_segment *g = &s->seg[i];
             if (write_all(fd, g->data, g->len) < 0) {
                 fprintf(stderr, "kenaf-replay: writing to kenaf-simd: %s\n", strerror(errno));
                 return;
@@ -696,7 +697,7 @@ static void serve_one(int fd, int lfd, const struct play *p, const struct opts *
     }
 }
 
-static int serve_sim(const struct rp_capture *c, const struct opts *o)
+static int serve_sim(const struct kn_capfile *c, const struct opts *o)
 {
     long pick = o->session;
     if (pick < 0) {
@@ -728,8 +729,8 @@ static int serve_sim(const struct rp_capture *c, const struct opts *o)
     if (lfd < 0)
         return 2;
     char a[80], b[80];
-    rp_endpoint_format(&c->sess[pick].client, a, sizeof a);
-    rp_endpoint_format(&c->sess[pick].server, b, sizeof b);
+    kn_capfile_endpoint_format(&c->sess[pick].client, a, sizeof a);
+    kn_capfile_endpoint_format(&c->sess[pick].server, b, sizeof b);
     fprintf(stderr, "kenaf-replay: serving session %ld (%s -> %s, %zu bytes from the simulator)\n",
             pick, a, b, c->sess[pick].bytes_from_server);
     struct sigaction sa;
@@ -849,9 +850,9 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
-    struct rp_capture cap;
+    struct kn_capfile cap;
     char err[300];
-    if (rp_load(argv[optind], &cap, err, sizeof err) < 0) {
+    if (kn_capfile_load(argv[optind], &cap, err, sizeof err) < 0) {
         fprintf(stderr, "kenaf-replay: %s\n", err);
         return 2;
     }
@@ -864,6 +865,6 @@ int main(int argc, char **argv)
     } else {
         rc = replay_controllers(&cap, &o);
     }
-    rp_free(&cap);
+    kn_capfile_free(&cap);
     return rc;
 }
