@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "params.h"  /* engine/: kn_robot_load */
+#include "params.h"  /* engine/: kn_robotfile_load */
 #include "terrain.h" /* engine/: kn_terrain_load */
 
 #ifndef KN_ENGINE_BUILD_ROOT
@@ -93,7 +93,7 @@ int kn_engfiles_check(enum kn_engfiles_kind kind, const char *path, char *why, s
             snprintf(why, whylen, "out of memory");
             return -1;
         }
-        rc = kn_robot_load(path, rp, why, whylen);
+        rc = kn_robotfile_load(path, rp, why, whylen);
         free(rp);
     }
     return rc == 0 ? 0 : -1;

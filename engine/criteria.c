@@ -219,7 +219,7 @@ static void circle_end(struct kn_crit_state *cs, int *passed, char *why, size_t 
     double rms = sqrt(ss / n);
     /* kinematic radius from the last commanded belts and the robot's chi */
     double vl = cs->last.belts[0], vr = cs->last.belts[1];
-    double B = kn_robot_track_separation(&sc->rp), chi = kn_robot_chi(&sc->rp, sc->pp.fdir_mode);
+    double B = kn_world_track_separation(&sc->rp), chi = kn_world_chi(&sc->rp, sc->pp.fdir_mode);
     double Rk = fabs(vr - vl) > 1e-9 ? fabs(B * (vr + vl) / (2 * chi * (vr - vl))) : INFINITY;
     /* loop closure: distance between points one revolution apart */
     double worst = 0;

@@ -105,7 +105,7 @@ static int run_sanity(const char *name, const char *robot)
 {
     struct kn_robot_params rp;
     char err[768];
-    if (kn_robot_load(robot, &rp, err, sizeof err)) {
+    if (kn_robotfile_load(robot, &rp, err, sizeof err)) {
         fprintf(stderr, "kenaf-engine: %s\n", err);
         return 2;
     }

@@ -79,11 +79,11 @@ void kn_physics_defaults(struct kn_physics_params *p);
 
 /* Reads a robot file. Every field is required and range-checked; on error
  * returns -1 and writes "FILE: what" into err. */
-int kn_robot_load(const char *path, struct kn_robot_params *rp, char *err, size_t errlen);
+int kn_robotfile_load(const char *path, struct kn_robot_params *rp, char *err, size_t errlen);
 
 /* Same, from a JSON text already in memory (name is used in messages). */
-int kn_robot_parse(const char *text, const char *name, struct kn_robot_params *rp, char *err,
-                   size_t errlen);
+int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_params *rp,
+                       char *err, size_t errlen);
 
 /* Reads the optional "physics" object of a scenario (or any JSON object):
  * only the keys present override p. Returns -1 with err on a bad value. */

@@ -84,8 +84,8 @@ static const cJSON *section(const cJSON *root, const char *key, const char *name
     return s;
 }
 
-int kn_robot_parse(const char *text, const char *name, struct kn_robot_params *rp, char *err,
-                   size_t errlen)
+int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_params *rp,
+                       char *err, size_t errlen)
 {
     memset(rp, 0, sizeof *rp);
     cJSON *root = cJSON_Parse(text);
@@ -188,12 +188,12 @@ out:
     return rc;
 }
 
-int kn_robot_load(const char *path, struct kn_robot_params *rp, char *err, size_t errlen)
+int kn_robotfile_load(const char *path, struct kn_robot_params *rp, char *err, size_t errlen)
 {
     char *text = kn_json_slurp(path, NULL, err, errlen);
     if (!text)
         return -1;
-    int rc = kn_robot_parse(text, path, rp, err, errlen);
+    int rc = kn_robotfile_parse(text, path, rp, err, errlen);
     free(text);
     return rc;
 }

@@ -113,7 +113,7 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
     if (kn_scenario_load(path, v, &sc, err, errlen))
         return -1;
     /* --robot: the same scenario with another robot, e.g. another geometry */
-    if (o && o->robot && kn_robot_load(o->robot, &sc.rp, err, errlen)) {
+    if (o && o->robot && kn_robotfile_load(o->robot, &sc.rp, err, errlen)) {
         kn_scenario_free(&sc);
         return -1;
     }
@@ -294,7 +294,7 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
     /* sanity checks */
     struct kn_robot_params rp;
     char err[768];
-    if (rc == 0 && kn_robot_load(robot_path, &rp, err, sizeof err)) {
+    if (rc == 0 && kn_robotfile_load(robot_path, &rp, err, sizeof err)) {
         fprintf(stderr, "kenaf-engine: %s\n", err);
         rc = 2;
     }

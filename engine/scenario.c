@@ -276,7 +276,7 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
     if (kn_json_str_opt(root, "robot", rel, sizeof rel, path, err, errlen))
         goto out;
     kn_path_join(path, rel, rpath, sizeof rpath);
-    if (kn_robot_load(rpath, &sc->rp, err, errlen))
+    if (kn_robotfile_load(rpath, &sc->rp, err, errlen))
         goto out;
     /* physics */
     kn_physics_defaults(&sc->pp);

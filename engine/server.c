@@ -529,7 +529,7 @@ static int setup(struct kn_srv *s)
         snprintf(path, sizeof path, "%s", s->o.robot);
     else
         snprintf(path, sizeof path, "%s/robots/kenaf.json", kn_config_dir());
-    if (kn_robot_load(path, &s->rp, err, sizeof err)) {
+    if (kn_robotfile_load(path, &s->rp, err, sizeof err)) {
         fprintf(stderr, "kenaf-engine: %s\n", err);
         return -1;
     }

@@ -126,7 +126,7 @@ static void odometry_update(struct kn_srv_conn *c, const struct kn_state *st)
     double dr = st->belt_pos_m[KN_RIGHT] - c->odo_belt[KN_RIGHT];
     c->odo_belt[KN_LEFT] = st->belt_pos_m[KN_LEFT];
     c->odo_belt[KN_RIGHT] = st->belt_pos_m[KN_RIGHT];
-    double b = kn_robot_track_separation(&c->srv->rp);
+    double b = kn_world_track_separation(&c->srv->rp);
     double d = 0.5 * (dl + dr), dth = b > 0 ? (dr - dl) / b : 0;
     double mid = c->odo[2] + 0.5 * dth;
     c->odo[0] += d * cos(mid);
@@ -295,7 +295,7 @@ void kn_srv_send_geo(struct kn_srv_conn *c)
     kn_usar_w_key(&w, "WheelRadius");
     kn_usar_w_num(&w, s->conv.wheel_radius_m, 4, KN_USAR_TRUNC);
     kn_usar_w_key(&w, "WheelSeparation");
-    kn_usar_w_num(&w, kn_robot_track_separation(rp), 4, KN_USAR_TRUNC);
+    kn_usar_w_num(&w, kn_world_track_separation(rp), 4, KN_USAR_TRUNC);
     kn_usar_w_key(&w, "WheelBase");
     kn_usar_w_num(&w, 2 * rp->track_pulley_x, 4, KN_USAR_TRUNC);
     joint_groups(s, &w, true);

@@ -23,7 +23,7 @@ struct robot;
 /* Attached to every geom with dGeomSetData. */
 struct ginfo {
     struct robot *robot; /* NULL: terrain */
-    int part;            /* enum kn_robot_part */
+    int part;            /* enum kn_world_part */
     int side;            /* KN_LEFT / KN_RIGHT */
     int track;           /* carries a belt */
     int tag;             /* terrain: KN_TAG_* */
@@ -256,12 +256,12 @@ double kn_world_ground_z(struct kn_world *w, double x, double y)
 
 /* ---------- robots ---------- */
 
-double kn_robot_track_separation(const struct kn_robot_params *rp)
+double kn_world_track_separation(const struct kn_robot_params *rp)
 {
     return 2 * rp->track_y;
 }
 
-double kn_robot_chi(const struct kn_robot_params *rp, enum kn_fdir_mode mode)
+double kn_world_chi(const struct kn_robot_params *rp, enum kn_fdir_mode mode)
 {
     return mode == KN_FDIR_ICR ? rp->steer_chi_icr : rp->steer_chi;
 }
@@ -538,8 +538,8 @@ int kn_world_set_twist(struct kn_world *w, int id, double v, double omega)
     struct robot *r = get_robot(w, id);
     if (!r)
         return -1;
-    double half = omega * kn_robot_track_separation(&r->rp) /
-                  (2 * kn_robot_chi(&r->rp, w->pp.fdir_mode));
+    double half = omega * kn_world_track_separation(&r->rp) /
+                  (2 * kn_world_chi(&r->rp, w->pp.fdir_mode));
     return kn_world_set_belts(w, id, v - half, v + half);
 }
 
@@ -582,7 +582,7 @@ static void robot_icr(struct robot *r)
      * directions from the ICR of the commanded belt speeds */
     double vl = r->belt_speed[KN_LEFT], vr = r->belt_speed[KN_RIGHT];
     double v = 0.5 * (vl + vr);
-    double om = r->rp.steer_chi_icr * (vr - vl) / kn_robot_track_separation(&r->rp);
+    double om = r->rp.steer_chi_icr * (vr - vl) / kn_world_track_separation(&r->rp);
     r->icr_turn = fabs(om) >= 0.1;
     if (!r->icr_turn)
         return;
@@ -622,7 +622,7 @@ static void track_surface(const struct kn_world *w, const struct robot *r, int s
         double tl = sqrt(dot(t, t));
         if (tl > 1e-9) {
             double vl = r->belt_speed[KN_LEFT], vr = r->belt_speed[KN_RIGHT];
-            double om = r->rp.steer_chi_icr * (vr - vl) / kn_robot_track_separation(&r->rp);
+            double om = r->rp.steer_chi_icr * (vr - vl) / kn_world_track_separation(&r->rp);
             double sg = om > 0 ? 1 : -1, sb = vb > 0 ? 1 : vb < 0 ? -1 : 0;
             for (int i = 0; i < 3; i++)
                 t1[i] = sg * t[i] / tl;

@@ -16,7 +16,7 @@
 #define KN_WORLD_MAX_ROBOTS 16
 
 /* Robot parts, for contact bookkeeping. */
-enum kn_robot_part {
+enum kn_world_part {
     KN_PART_TRACK_L = 0,
     KN_PART_TRACK_R = 1,
     KN_PART_FLIPPER_FL = 2, /* + KN_FL .. KN_RR */
@@ -111,9 +111,9 @@ int kn_world_reset(struct kn_world *w);
 uint64_t kn_world_hash(const struct kn_world *w);
 
 /* Steering efficiency chi of a robot for a friction mode. */
-double kn_robot_chi(const struct kn_robot_params *rp, enum kn_fdir_mode mode);
+double kn_world_chi(const struct kn_robot_params *rp, enum kn_fdir_mode mode);
 
 /* Belt separation B of a robot file (track centreline distance). */
-double kn_robot_track_separation(const struct kn_robot_params *rp);
+double kn_world_track_separation(const struct kn_robot_params *rp);
 
 #endif

@@ -16,7 +16,7 @@ static void run_check(const char *name)
 {
     struct kn_robot_params rp;
     char err[512];
-    ck_assert_msg(kn_robot_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0,
+    ck_assert_msg(kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0,
                   "%s", err);
     struct kn_sanity_result r;
     ck_assert_msg(kn_sanity_run(name, &rp, &r) == 0, "%s: could not run", name);

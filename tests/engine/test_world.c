@@ -23,8 +23,9 @@ static struct kn_robot_params rp;
 static void load_robot(void)
 {
     char err[512];
-    ck_assert_msg(kn_robot_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0,
-                  "%s", err);
+    ck_assert_msg(
+        kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0,
+        "%s", err);
 }
 
 static struct kn_world *flat_world(struct kn_physics_params *pp_out)
@@ -72,7 +73,7 @@ START_TEST(robot_file_values)
     ck_assert_double_eq_tol(rp.cog_z, -0.05, 1e-12);
     ck_assert_double_eq_tol(rp.flipper_limit, 119.5 * M_PI / 180, 1e-12);
     ck_assert_double_eq_tol(rp.flipper_length + rp.flipper_tip_radius, 0.235, 1e-12);
-    ck_assert_double_eq_tol(kn_robot_track_separation(&rp), 0.23, 1e-12);
+    ck_assert_double_eq_tol(kn_world_track_separation(&rp), 0.23, 1e-12);
     ck_assert_double_eq_tol(rp.batt_full_v, 25.2, 1e-12);
 }
 END_TEST
@@ -81,13 +82,13 @@ START_TEST(robot_file_errors)
 {
     char err[512];
     struct kn_robot_params r;
-    ck_assert_int_eq(kn_robot_load("/nonexistent/kenaf.json", &r, err, sizeof err), -1);
+    ck_assert_int_eq(kn_robotfile_load("/nonexistent/kenaf.json", &r, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "/nonexistent/kenaf.json"));
-    ck_assert_int_eq(kn_robot_parse("{", "x.json", &r, err, sizeof err), -1);
+    ck_assert_int_eq(kn_robotfile_parse("{", "x.json", &r, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "x.json"));
-    ck_assert_int_eq(kn_robot_parse("{\"mass\": {}}", "y.json", &r, err, sizeof err), -1);
+    ck_assert_int_eq(kn_robotfile_parse("{\"mass\": {}}", "y.json", &r, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "base_kg") != NULL, "%s", err);
-    ck_assert_int_eq(kn_robot_parse("{\"masss\": {}}", "z.json", &r, err, sizeof err), -1);
+    ck_assert_int_eq(kn_robotfile_parse("{\"masss\": {}}", "z.json", &r, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "unknown key \"masss\"") != NULL, "%s", err);
     /* a complete file with one value out of range */
     char *text = NULL;
@@ -103,7 +104,7 @@ START_TEST(robot_file_errors)
     char *p = strstr(text, "\"base_kg\": 17.6");
     ck_assert_ptr_nonnull(p);
     memcpy(p, "\"base_kg\": -1.0", 15);
-    ck_assert_int_eq(kn_robot_parse(text, "k.json", &r, err, sizeof err), -1);
+    ck_assert_int_eq(kn_robotfile_parse(text, "k.json", &r, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "base_kg") && strstr(err, "mass"), "%s", err);
 }
 END_TEST
@@ -422,7 +423,7 @@ START_TEST(twist_mapping)
     kn_world_set_twist(w, id, 0.2, 0.5);
     struct kn_truth t;
     kn_world_truth(w, id, &t);
-    double half = 0.5 * kn_robot_track_separation(&rp) / (2 * kn_robot_chi(&rp, KN_FDIR_AXLE));
+    double half = 0.5 * kn_world_track_separation(&rp) / (2 * kn_world_chi(&rp, KN_FDIR_AXLE));
     ck_assert_double_eq_tol(t.belt_cmd[0], 0.2 - half, 1e-12);
     ck_assert_double_eq_tol(t.belt_cmd[1], 0.2 + half, 1e-12);
     kn_world_destroy(w);
