@@ -347,6 +347,10 @@ void kn_svgplot_shape_at(const struct kn_svgplot *p, FILE *f, enum kn_svgplot_sh
         kn_svgplot_out(p, f, "<circle class='%s' cx='%.1f' cy='%.1f' r='%.1f' %s%s/>\n", cls, px,
                        py, h, hollow, style);
         break;
+    case KN_SVGPLOT_DOT:
+        kn_svgplot_out(p, f, "<circle class='%s' cx='%.1f' cy='%.1f' r='%.1f' %s/>\n", cls, px, py,
+                       h, style);
+        break;
     case KN_SVGPLOT_SQUARE:
         kn_svgplot_out(p, f, "<rect class='%s' x='%.1f' y='%.1f' width='%.1f' height='%.1f' %s/>\n",
                        cls, px - h, py - h, size, size, style);

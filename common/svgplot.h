@@ -45,6 +45,7 @@ enum kn_svgplot_shape {
     KN_SVGPLOT_SQUARE,   /* filled square */
     KN_SVGPLOT_ARROW,    /* filled arrowhead pointing right */
     KN_SVGPLOT_RECT,     /* outlined rectangle (an area, a footprint) */
+    KN_SVGPLOT_DOT,      /* filled circle */
 };
 
 /* Where world coordinates land on the page. */

@@ -187,8 +187,7 @@ static void draw_mark(struct kn_svgplot *p, double px, double py, double yaw)
         kn_svgplot_shape_at(p, p->over, KN_SVGPLOT_ARROW, "heading", HEADING_STYLE, px, py,
                             MARK_PX, -yaw);
     else
-        kn_svgplot_out(p, p->over, "<circle class='heading' cx='%.1f' cy='%.1f' r='3' %s/>\n",
-                       px, py, HEADING_STYLE);
+        kn_svgplot_shape_at(p, p->over, KN_SVGPLOT_DOT, "heading", HEADING_STYLE, px, py, 7, 0);
 }
 
 static void time_text(double t, double interval, char *buf, size_t len)
@@ -214,18 +213,23 @@ static void draw_time_marks(struct kn_svgplot *p, const struct kn_svgplot_track 
     for (int k = 1; k < MAX_MARKS && t0 + k * interval < tr->t[i1] - interval * 0.3; k++)
         if (state_at(tr, t0 + k * interval, &from, pts[n]))
             times[n++] = k * interval;
-    /* every mark's place is taken first, so no label hides one */
-    double px[MAX_MARKS], py[MAX_MARKS];
-    for (int k = 0; k < n; k++) {
-        if (!kn_svgplot_to_px(&p->map, pts[k][0], pts[k][1], &px[k], &py[k]))
-            continue;
-        draw_mark(p, px[k], py[k], pts[k][2]);
-        occupy(&lo, px[k], py[k], MARK_PX / 2);
-    }
     double sx, sy, ex, ey, nx, ny;
     char buf[32];
     bool have_s = kn_svgplot_to_px(&p->map, tr->x[i0], tr->y[i0], &sx, &sy);
     bool have_e = kn_svgplot_to_px(&p->map, tr->x[i1], tr->y[i1], &ex, &ey);
+    /* every mark's place is taken first, so no label hides one; a mark
+     * the start or end marker would cover is left out with its label */
+    double px[MAX_MARKS], py[MAX_MARKS];
+    bool shown[MAX_MARKS];
+    for (int k = 0; k < n; k++) {
+        shown[k] = kn_svgplot_to_px(&p->map, pts[k][0], pts[k][1], &px[k], &py[k]) &&
+                   !(have_s && hypot(px[k] - sx, py[k] - sy) < 8) &&
+                   !(have_e && hypot(px[k] - ex, py[k] - ey) < 8);
+        if (!shown[k])
+            continue;
+        draw_mark(p, px[k], py[k], pts[k][2]);
+        occupy(&lo, px[k], py[k], MARK_PX / 2);
+    }
     if (have_s)
         occupy(&lo, sx, sy, 10);
     if (have_e)
@@ -245,7 +249,7 @@ static void draw_time_marks(struct kn_svgplot *p, const struct kn_svgplot_track 
                     closed ? both : "0 s", true);
     }
     for (int k = 0; k < n; k++) {
-        if (!kn_svgplot_to_px(&p->map, pts[k][0], pts[k][1], &px[k], &py[k]))
+        if (!shown[k])
             continue;
         outward(p, px[k], py[k], pts[k][3], pts[k][4], &nx, &ny);
         time_text(times[k], interval, buf, sizeof buf);
@@ -254,7 +258,7 @@ static void draw_time_marks(struct kn_svgplot *p, const struct kn_svgplot_track 
     char legend[96];
     snprintf(legend, sizeof legend, "%s every %g s, labelled in s since the start",
              tr->yaw ? "heading" : "position", interval);
-    kn_svgplot_legend(p, KN_SVGPLOT_ARROW, HEADING_STYLE, legend);
+    kn_svgplot_legend(p, tr->yaw ? KN_SVGPLOT_ARROW : KN_SVGPLOT_DOT, HEADING_STYLE, legend);
 }
 
 /* ---- footprints ---- */

@@ -135,9 +135,17 @@ static void side_box(const struct kn_scenario *sc, const struct kn_result *res,
         kn_svgplot_box_add(b, o->tip_rear[0] - 0.1, o->tip_rear[2] - 0.1);
         kn_svgplot_box_add(b, res->samples[i].origin[0], res->samples[i].origin[2] + 0.3);
     }
-    double x = b->n ? b->x0 : 0;
+    /* down to the lowest terrain corner in the cut, at most the terrain's
+     * depth (0.4 m at most) below the ground */
+    double x = b->n ? b->x0 : 0, low = 0, floor_z = -fmin(t->depth, 0.4);
+    for (int i = 0; i < t->nparts; i++) {
+        double cx[4], cz[4];
+        if (t->parts[i].kind == KN_PART_BOX && box_side(&t->parts[i], cx, cz))
+            for (int k = 0; k < 4; k++)
+                low = fmin(low, fmax(cz[k], floor_z));
+    }
     kn_svgplot_box_add(b, x, t->top_z + 0.1);
-    kn_svgplot_box_add(b, x, fmin(0, -fmin(t->depth, 0.4)) - 0.05);
+    kn_svgplot_box_add(b, x, low - 0.05);
 }
 
 static void terrain_cut(struct kn_svgplot *p, const struct kn_terrain *t)
