@@ -66,6 +66,17 @@ void kn_svgplot_out(const struct kn_svgplot *p, FILE *f, const char *fmt, ...)
         uselocale(old);
 }
 
+void kn_svgplot_fmt(const struct kn_svgplot *p, char *buf, size_t len, const char *fmt, ...)
+{
+    locale_t old = p->c_numeric ? uselocale(p->c_numeric) : (locale_t)0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    if (old)
+        uselocale(old);
+}
+
 /* Length of the valid UTF-8 character XML allows at s, or 0. */
 static size_t utf8_char(const unsigned char *s)
 {
@@ -374,15 +385,12 @@ void kn_svgplot_shape_at(const struct kn_svgplot *p, FILE *f, enum kn_svgplot_sh
 /* ---- the document ---- */
 
 /* A tick value as text: as many decimals as the step needs, no "-0". */
-static void tick_text(double v, double step, char *buf, size_t len, locale_t loc)
+static void tick_text(const struct kn_svgplot *p, double v, char *buf, size_t len)
 {
-    int dec = (int)fmax(0, -floor(log10(step) + 1e-9));
-    if (fabs(v) < step * 1e-6)
+    int dec = (int)fmax(0, -floor(log10(p->step) + 1e-9));
+    if (fabs(v) < p->step * 1e-6)
         v = 0;
-    locale_t old = loc ? uselocale(loc) : (locale_t)0;
-    snprintf(buf, len, "%.*f", dec > 9 ? 9 : dec, v);
-    if (old)
-        uselocale(old);
+    kn_svgplot_fmt(p, buf, len, "%.*f", dec > 9 ? 9 : dec, v);
 }
 
 /* Ticks along one axis: k * step for the k inside [lo, hi], at most
@@ -420,7 +428,7 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
     kn_svgplot_out(p, f, "<g class='axis x' fill='#444' stroke='#555' text-anchor='middle'>\n");
     for (int i = 0; i < nx; i++) {
         double px = L + (tx[i] - p->x0) * m->scale;
-        tick_text(tx[i], p->step, buf, sizeof buf, p->c_numeric);
+        tick_text(p, tx[i], buf, sizeof buf);
         kn_svgplot_out(p, f, "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
                              "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
                        px, B, px, B + 5, px, B + 18, buf);
@@ -432,7 +440,7 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
     kn_svgplot_out(p, f, "<g class='axis y' fill='#444' stroke='#555' text-anchor='end'>\n");
     for (int i = 0; i < ny; i++) {
         double py = T + (p->y1 - ty[i]) * m->scale;
-        tick_text(ty[i], p->step, buf, sizeof buf, p->c_numeric);
+        tick_text(p, ty[i], buf, sizeof buf);
         kn_svgplot_out(p, f, "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
                              "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
                        L - 5, py, L, py, L - 8, py + 4, buf);

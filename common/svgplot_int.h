@@ -15,6 +15,9 @@
 /* fprintf with '.' decimals; marks the plot failed on a write error. */
 void kn_svgplot_out(const struct kn_svgplot *p, FILE *f, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* snprintf with '.' decimals, for numbers in text. */
+void kn_svgplot_fmt(const struct kn_svgplot *p, char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* s as XML character data (escaped; invalid UTF-8 and control
  * characters become '?'). */
 void kn_svgplot_text(FILE *f, const char *s);

@@ -190,74 +190,108 @@ static void draw_mark(struct kn_svgplot *p, double px, double py, double yaw)
         kn_svgplot_shape_at(p, p->over, KN_SVGPLOT_DOT, "heading", HEADING_STYLE, px, py, 7, 0);
 }
 
-static void time_text(double t, double interval, char *buf, size_t len)
+static void time_text(const struct kn_svgplot *p, double t, double interval, char *buf, size_t len)
 {
     double whole = round(t);
     if (interval >= 1 && fabs(t - whole) < 1e-6)
-        snprintf(buf, len, "%.0f s", whole);
+        kn_svgplot_fmt(p, buf, len, "%.0f s", whole);
     else
-        snprintf(buf, len, "%.1f s", t);
+        kn_svgplot_fmt(p, buf, len, "%.1f s", t);
 }
 
-/* The marks and their labels; start and end labelled first. */
+/* The time marks of a track: where they fall on the page, and whether
+ * they show (not under the start or end marker). */
+struct marks {
+    int n;
+    double interval;
+    double t[MAX_MARKS];        /* seconds since the start */
+    double at[MAX_MARKS][5];    /* state_at's x, y, yaw, travel */
+    double px[MAX_MARKS], py[MAX_MARKS];
+    bool shown[MAX_MARKS];
+};
+
+/* Page positions of the first and last samples. */
+struct ends {
+    double sx, sy, ex, ey;
+    bool have_s, have_e;
+};
+
+static void collect_marks(const struct kn_svgplot *p, const struct kn_svgplot_track *tr, size_t i0,
+                          size_t i1, const struct ends *e, struct marks *m)
+{
+    double t0 = tr->t[i0];
+    m->interval = mark_interval(tr->t[i1] - t0);
+    m->n = 0;
+    size_t from = i0;
+    for (int k = 1; k < MAX_MARKS && t0 + k * m->interval < tr->t[i1] - m->interval * 0.3; k++)
+        if (state_at(tr, t0 + k * m->interval, &from, m->at[m->n]))
+            m->t[m->n++] = k * m->interval;
+    for (int k = 0; k < m->n; k++) {
+        double x = 0, y = 0;
+        m->shown[k] = kn_svgplot_to_px(&p->map, m->at[k][0], m->at[k][1], &x, &y) &&
+                      !(e->have_s && hypot(x - e->sx, y - e->sy) < 8) &&
+                      !(e->have_e && hypot(x - e->ex, y - e->ey) < 8);
+        m->px[k] = x;
+        m->py[k] = y;
+    }
+}
+
+/* "0 s" at the start and the duration at the end, one label for both
+ * when the path ends where it began. */
+static void label_ends(struct kn_svgplot *p, struct layout *lo, const struct ends *e, double dur)
+{
+    char buf[32], both[48];
+    double nx, ny;
+    bool closed = e->have_s && e->have_e && hypot(e->ex - e->sx, e->ey - e->sy) < 12;
+    time_text(p, dur, 0.1, buf, sizeof buf);
+    if (e->have_e && !closed) {
+        outward(p, e->ex, e->ey, 0, 0, &nx, &ny);
+        place_label(p, lo, e->ex, e->ey, nx, ny, "time end-time", buf, true);
+    }
+    if (e->have_s) {
+        snprintf(both, sizeof both, "0 s and %s", buf);
+        outward(p, e->sx, e->sy, 0, 0, &nx, &ny);
+        place_label(p, lo, e->sx, e->sy, nx, ny,
+                    closed ? "time start-time end-time" : "time start-time", closed ? both : "0 s",
+                    true);
+    }
+}
+
+/* The marks and their labels: every mark's place is taken first, so no
+ * label hides one; start and end are labelled before the others. */
 static void draw_time_marks(struct kn_svgplot *p, const struct kn_svgplot_track *tr, size_t i0,
                             size_t i1)
 {
-    double t0 = tr->t[i0], dur = tr->t[i1] - t0, interval = mark_interval(dur);
+    struct ends e;
+    e.have_s = kn_svgplot_to_px(&p->map, tr->x[i0], tr->y[i0], &e.sx, &e.sy);
+    e.have_e = kn_svgplot_to_px(&p->map, tr->x[i1], tr->y[i1], &e.ex, &e.ey);
+    struct marks m;
+    collect_marks(p, tr, i0, i1, &e, &m);
     struct layout lo = { .n = 0 };
     lo.area = (struct rect){ p->map.left, p->map.top, p->map.left + p->w, p->map.top + p->h };
-    double pts[MAX_MARKS][5];
-    double times[MAX_MARKS];
-    int n = 0;
-    size_t from = i0;
-    for (int k = 1; k < MAX_MARKS && t0 + k * interval < tr->t[i1] - interval * 0.3; k++)
-        if (state_at(tr, t0 + k * interval, &from, pts[n]))
-            times[n++] = k * interval;
-    double sx, sy, ex, ey, nx, ny;
+    for (int k = 0; k < m.n; k++)
+        if (m.shown[k]) {
+            draw_mark(p, m.px[k], m.py[k], m.at[k][2]);
+            occupy(&lo, m.px[k], m.py[k], MARK_PX / 2);
+        }
+    if (e.have_s)
+        occupy(&lo, e.sx, e.sy, 10);
+    if (e.have_e)
+        occupy(&lo, e.ex, e.ey, 7);
+    label_ends(p, &lo, &e, tr->t[i1] - tr->t[i0]);
     char buf[32];
-    bool have_s = kn_svgplot_to_px(&p->map, tr->x[i0], tr->y[i0], &sx, &sy);
-    bool have_e = kn_svgplot_to_px(&p->map, tr->x[i1], tr->y[i1], &ex, &ey);
-    /* every mark's place is taken first, so no label hides one; a mark
-     * the start or end marker would cover is left out with its label */
-    double px[MAX_MARKS], py[MAX_MARKS];
-    bool shown[MAX_MARKS];
-    for (int k = 0; k < n; k++) {
-        shown[k] = kn_svgplot_to_px(&p->map, pts[k][0], pts[k][1], &px[k], &py[k]) &&
-                   !(have_s && hypot(px[k] - sx, py[k] - sy) < 8) &&
-                   !(have_e && hypot(px[k] - ex, py[k] - ey) < 8);
-        if (!shown[k])
+    for (int k = 0; k < m.n; k++) {
+        if (!m.shown[k])
             continue;
-        draw_mark(p, px[k], py[k], pts[k][2]);
-        occupy(&lo, px[k], py[k], MARK_PX / 2);
+        double nx, ny;
+        outward(p, m.px[k], m.py[k], m.at[k][3], m.at[k][4], &nx, &ny);
+        time_text(p, m.t[k], m.interval, buf, sizeof buf);
+        place_label(p, &lo, m.px[k], m.py[k], nx, ny, "time", buf, false);
     }
-    if (have_s)
-        occupy(&lo, sx, sy, 10);
-    if (have_e)
-        occupy(&lo, ex, ey, 7);
-    /* a path that ends where it began gets one label for both */
-    bool closed = have_s && have_e && hypot(ex - sx, ey - sy) < 12;
-    time_text(dur, 0.1, buf, sizeof buf);
-    if (have_e && !closed) {
-        outward(p, ex, ey, 0, 0, &nx, &ny);
-        place_label(p, &lo, ex, ey, nx, ny, "time end-time", buf, true);
-    }
-    if (have_s) {
-        char both[48];
-        snprintf(both, sizeof both, "0 s and %s", buf);
-        outward(p, sx, sy, 0, 0, &nx, &ny);
-        place_label(p, &lo, sx, sy, nx, ny, closed ? "time start-time end-time" : "time start-time",
-                    closed ? both : "0 s", true);
-    }
-    for (int k = 0; k < n; k++) {
-        if (!shown[k])
-            continue;
-        outward(p, px[k], py[k], pts[k][3], pts[k][4], &nx, &ny);
-        time_text(times[k], interval, buf, sizeof buf);
-        place_label(p, &lo, px[k], py[k], nx, ny, "time", buf, false);
-    }
+    kn_svgplot_fmt(p, buf, sizeof buf, "%g", m.interval);
     char legend[96];
-    snprintf(legend, sizeof legend, "%s every %g s, labelled in s since the start",
-             tr->yaw ? "heading" : "position", interval);
+    snprintf(legend, sizeof legend, "%s every %s s, labelled in s since the start",
+             tr->yaw ? "heading" : "position", buf);
     kn_svgplot_legend(p, tr->yaw ? KN_SVGPLOT_ARROW : KN_SVGPLOT_DOT, HEADING_STYLE, legend);
 }
 
@@ -331,7 +365,7 @@ static void side_panel(struct kn_svgplot *p, const struct kn_svgplot_track *tr,
      * dotted box is */
     double bar = kn_svgplot_nice_step(sx / 4), bx = left, by = top + ph + 14;
     char text[48];
-    snprintf(text, sizeof text, "%g m", bar);
+    kn_svgplot_fmt(p, text, sizeof text, "%g m", bar);
     kn_svgplot_out(p, f, "<line class='scale-bar' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
                          "stroke='#333' stroke-width='2'/>\n"
                          "<text class='scale-bar' x='%.1f' y='%.1f' font-size='11' fill='#333'>%s</text>\n"
@@ -356,7 +390,8 @@ static void draw_footprints(struct kn_svgplot *p, const struct kn_svgplot_track 
     else
         side_panel(p, tr, robot, i0, i1);
     char label[96];
-    snprintf(label, sizeof label, "footprint at start (%.2f x %.2f m)", robot->length, robot->width);
+    kn_svgplot_fmt(p, label, sizeof label, "footprint at start (%.2f x %.2f m)", robot->length,
+                   robot->width);
     kn_svgplot_legend(p, KN_SVGPLOT_RECT, START_FOOT_STYLE, label);
     kn_svgplot_legend(p, KN_SVGPLOT_RECT, END_FOOT_STYLE, "footprint at end");
 }

@@ -206,6 +206,14 @@ START_TEST(decimals_are_points_under_a_comma_locale)
     struct pc_want want = { 0.50, 0.30, 0.7, true };
     const char *why = pc_check_plot(&d, &want);
     ck_assert_msg(why == NULL, "%s", why);
+    /* numbers in text too: labels, legend, scale bar */
+    for (int i = 0; i < d.n; i++) {
+        const char *t = d.e[i].text;
+        for (size_t k = 1; t && t[k] && t[k + 1]; k++)
+            ck_assert_msg(!(t[k] == ',' && t[k - 1] >= '0' && t[k - 1] <= '9' && t[k + 1] >= '0' &&
+                            t[k + 1] <= '9'),
+                          "a decimal comma in \"%s\"", t);
+    }
     ck_assert_str_eq(localeconv()->decimal_point, ","); /* and the caller's locale is left alone */
     x_free(&d);
     free(svg);
