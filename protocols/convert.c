@@ -1,6 +1,6 @@
 /* Unit and frame conversions between KRP/1, the neutral state and each
- * simulator (see convert.h for the contract, protocols/README.md "Frames and units"
- * for the formulas).
+ * simulator (see convert.h for the contract, docs/architecture.md "Frames and
+ * units" and docs/usarsim.md, docs/gazebo.md for the formulas).
  * Every float->int conversion goes through one saturating, NaN-safe path,
  * because a float->int cast of an out-of-range value is undefined in C. */
 #include "convert.h"

@@ -3,7 +3,9 @@
  * z-up) <-> the neutral SI state (state.h) <-> each simulator's frame and
  * units (per-backend tables below). Nothing outside this module converts.
  * Everything here is pure: no I/O, no allocation, no global state.
- * protocols/README.md ("Frames and units") has the tables and formulas.
+ * docs/architecture.md ("Frames and units") has the layers; the KRP/1 side
+ * is in docs/protocol.md, each simulator's tables and formulas in
+ * docs/usarsim.md and docs/gazebo.md.
  *
  * Non-finite numbers: conversions toward the simulator (commands, INIT
  * poses, joint targets) never produce NaN or infinity, a non-finite input

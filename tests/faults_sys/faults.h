@@ -62,7 +62,7 @@ long f_rss_kb(pid_t pid);
  * stand-ins (KN_WRAP). */
 int f_engine_start(struct h_proc *p, const char *const extra[]);
 
-/* ---- numbers for the README ---- */
+/* ---- numbers for docs/robustness.md ---- */
 /* Prints "FIGURE <name>: <text>" on stdout (meson keeps it in the test
  * log) so the measured figures can be quoted. */
 void f_figure(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

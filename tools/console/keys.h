@@ -1,5 +1,5 @@
 /* keys.h: the console's keyboard map, one table for the main loop, the
- * panel's help lines and the README. */
+ * panel's help lines and docs/console.md. */
 #ifndef KN_CONSOLE_KEYS_H
 #define KN_CONSOLE_KEYS_H
 
