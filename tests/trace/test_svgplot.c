@@ -229,8 +229,11 @@ int main(void)
     tcase_add_test(tc, long_path_has_footprints_in_the_plot);
     tcase_add_test(tc, nice_steps);
     tcase_add_test(tc, text_is_escaped);
-    tcase_add_test(tc, any_input_gives_valid_svg);
     suite_add_tcase(s, tc);
+    TCase *fuzz = tcase_create("robustness");
+    tcase_set_timeout(fuzz, 120); /* 400 plots; slow under sanitizers or valgrind */
+    tcase_add_test(fuzz, any_input_gives_valid_svg);
+    suite_add_tcase(s, fuzz);
     TCase *loc = tcase_create("locale");
     tcase_add_unchecked_fixture(loc, h_comma_locale_setup, h_comma_locale_teardown);
     tcase_add_test(loc, decimals_are_points_under_a_comma_locale);
