@@ -22,7 +22,7 @@
 
 #define DEFAULT_HOST "127.0.0.1"
 
-uint64_t kn_gz_now_ms(struct gz *b)
+uint64_t kn_gazebo_now_ms(struct gz *b)
 {
     return uv_now(b->loop);
 }
@@ -42,7 +42,7 @@ static void free_gz(struct gz *b)
     free(b);
 }
 
-void kn_gz_handle_closed(struct gz *b)
+void kn_gazebo_handle_closed(struct gz *b)
 {
     b->handles--;
     if (b->destroyed && b->handles == 0)
@@ -51,14 +51,14 @@ void kn_gz_handle_closed(struct gz *b)
 
 static void on_tick_closed(uv_handle_t *h)
 {
-    kn_gz_handle_closed(h->data);
+    kn_gazebo_handle_closed(h->data);
 }
 
 static void on_tick(uv_timer_t *t)
 {
     struct gz *b = t->data;
     if (!b->destroyed)
-        kn_gz_links_tick(b);
+        kn_gazebo_links_tick(b);
 }
 
 /* ---- create / destroy ------------------------------------------------------ */
@@ -109,7 +109,7 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         b->conv.flipper_sign[k] = cfg->backend.flipper[k].sign;
         b->conv.flipper_offset_rad[k] = cfg->backend.flipper[k].offset_rad;
         joints[k] = cfg->backend.flipper[k].name;
-        if (kn_gz_scoped_joint(b->joint[k], sizeof b->joint[k], b->model, joints[k]) != 0) {
+        if (kn_gazebo_scoped_joint(b->joint[k], sizeof b->joint[k], b->model, joints[k]) != 0) {
             kn_err("robot %s: flipper joint name \"%s::%s\" too long", b->robot, b->model,
                    joints[k]);
             free(b);
@@ -122,7 +122,7 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         free(b);
         return NULL;
     }
-    kn_gz_fb_init(&b->fb, &b->conv, b->model, joints, links);
+    kn_gazebo_fb_init(&b->fb, &b->conv, b->model, joints, links);
 
     b->mbuf = malloc(GZ_MASTER_FRAME_MAX);
     b->arena_mem = malloc(GZ_ARENA_BYTES);
@@ -138,7 +138,7 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     b->tick.data = b;
     b->handles++;
     uv_timer_start(&b->tick, on_tick, GZ_TICK_MS, GZ_TICK_MS);
-    kn_gz_ctl_open(b);
+    kn_gazebo_ctl_open(b);
     return b;
 }
 
@@ -148,8 +148,8 @@ static void gz_destroy(void *be)
     b->destroyed = true;
     b->connected = false;
     b->live = false;
-    kn_gz_links_close_all(b);
-    kn_gz_ctl_close(b);
+    kn_gazebo_links_close_all(b);
+    kn_gazebo_ctl_close(b);
     uv_close((uv_handle_t *)&b->tick, on_tick_closed);
 }
 
@@ -167,7 +167,7 @@ static void gz_start(void *be)
     b->n_namespaces = 0;
     b->world[0] = '\0';
     kn_gz_framer_reset(&b->mfr);
-    kn_gz_fb_restart(&b->fb);
+    kn_gazebo_fb_restart(&b->fb);
     /* the master speaks first (three init frames); nothing to send yet */
 }
 
@@ -176,7 +176,7 @@ static void gz_stop(void *be)
     struct gz *b = be;
     b->connected = false;
     b->live = false;
-    kn_gz_links_close_all(b);
+    kn_gazebo_links_close_all(b);
 }
 
 static void fail(struct gz *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -280,7 +280,7 @@ static void try_go_live(struct gz *b)
         return;
     }
     char err[160];
-    if (kn_gz_server_open(b, err, sizeof err) != 0) {
+    if (kn_gazebo_server_open(b, err, sizeof err) != 0) {
         fail(b, "%s", err);
         return;
     }
@@ -353,16 +353,16 @@ static void on_packet(struct gz *b, const struct kn_gz_packet *pk)
         }
         b->pub_events++;
         if (strcmp(t, KN_GZ_PKT_UNADVERTISE) == 0)
-            kn_gz_publisher_gone(b, p->topic, p->host, p->port);
+            kn_gazebo_publisher_gone(b, p->topic, p->host, p->port);
         else
-            kn_gz_publisher_seen(b, p);
+            kn_gazebo_publisher_seen(b, p);
     } else if (strcmp(t, KN_GZ_PKT_UNSUBSCRIBE) == 0) {
         Gazebo__Msgs__Subscribe *s = kn_gz_dec_subscribe(&b->arena, pk->data, pk->len);
         if (!s) {
             b->master_bad_packets++;
             return;
         }
-        kn_gz_subscriber_gone(b, s->topic, s->host, s->port);
+        kn_gazebo_subscriber_gone(b, s->topic, s->host, s->port);
     } else if (strcmp(t, KN_GZ_PKT_NAMESPACE_ADD) == 0) {
         Gazebo__Msgs__GzString *s = kn_gz_dec_string(&b->arena, pk->data, pk->len);
         if (!s) {
@@ -446,7 +446,7 @@ static void gz_send(void *be, const struct kn_command *cmd, bool reapply)
         b->cmd_encode_errors++;
     b->cmd_len = n;
     if (n)
-        kn_gz_publish(b, GZ_T_CMD, b->cmd_frame, n);
+        kn_gazebo_publish(b, GZ_T_CMD, b->cmd_frame, n);
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         if (!(cmd->flipper_mask & (1u << k)))
             continue;
@@ -456,13 +456,13 @@ static void gz_send(void *be, const struct kn_command *cmd, bool reapply)
             b->cmd_encode_errors++;
         b->joint_len[k] = n;
         if (n)
-            kn_gz_publish(b, GZ_T_JOINT, b->joint_frame[k], n);
+            kn_gazebo_publish(b, GZ_T_JOINT, b->joint_frame[k], n);
     }
 }
 
 /* ---- feedback --------------------------------------------------------------- */
 
-void kn_gz_on_data(struct gz *b, int topic, const uint8_t *p, size_t n)
+void kn_gazebo_on_data(struct gz *b, int topic, const uint8_t *p, size_t n)
 {
     struct gz_topic *t = &b->topic[topic];
     bool changed = false;
@@ -473,7 +473,7 @@ void kn_gz_on_data(struct gz *b, int topic, const uint8_t *p, size_t n)
     case GZ_T_STATS: {
         Gazebo__Msgs__WorldStatistics *m = kn_gz_dec_world_stats(&b->arena, p, n);
         if (m)
-            changed = kn_gz_fb_world_stats(&b->fb, m);
+            changed = kn_gazebo_fb_world_stats(&b->fb, m);
         else
             goto bad;
         break;
@@ -481,7 +481,7 @@ void kn_gz_on_data(struct gz *b, int topic, const uint8_t *p, size_t n)
     case GZ_T_POSES: {
         Gazebo__Msgs__PosesStamped *m = kn_gz_dec_poses(&b->arena, p, n);
         if (m)
-            changed = kn_gz_fb_poses(&b->fb, m);
+            changed = kn_gazebo_fb_poses(&b->fb, m);
         else
             goto bad;
         break;
@@ -489,7 +489,7 @@ void kn_gz_on_data(struct gz *b, int topic, const uint8_t *p, size_t n)
     case GZ_T_TRACKS: {
         Gazebo__Msgs__Vector2d *m = kn_gz_dec_vector2d(&b->arena, p, n);
         if (m)
-            changed = kn_gz_fb_tracks(&b->fb, m);
+            changed = kn_gazebo_fb_tracks(&b->fb, m);
         else
             goto bad;
         break;
@@ -521,10 +521,10 @@ int kn_gazebo_world_control(struct kn_link *l, const struct kn_gz_world_ctl *c)
     if (n == 0)
         return -1;
     b->world_controls++;
-    return kn_gz_publish(b, GZ_T_CONTROL, frame, n);
+    return kn_gazebo_publish(b, GZ_T_CONTROL, frame, n);
 }
 
-bool kn_gazebo_world_status(struct kn_link *l, struct kn_gz_world_status *out)
+bool kn_gazebo_world_status(struct kn_link *l, struct kn_gazebo_world_status *out)
 {
     struct gz *b = kn_link_backend(l, &kn_backend_gazebo);
     memset(out, 0, sizeof *out);
@@ -578,10 +578,10 @@ static void gz_stats(void *be, cJSON *o)
         cJSON_AddStringToObject(x, "name", t->name);
         cJSON_AddStringToObject(x, "type", t->type ? t->type : "");
         if (t->publish) {
-            cJSON_AddNumberToObject(x, "subscribers", kn_gz_subscribers(b, i));
+            cJSON_AddNumberToObject(x, "subscribers", kn_gazebo_subscribers(b, i));
             cJSON_AddNumberToObject(x, "frames_out", (double)t->frames_out);
         } else {
-            cJSON_AddNumberToObject(x, "publishers", kn_gz_publishers(b, i));
+            cJSON_AddNumberToObject(x, "publishers", kn_gazebo_publishers(b, i));
             cJSON_AddNumberToObject(x, "frames_in", (double)t->frames_in);
             cJSON_AddNumberToObject(x, "bad", (double)t->bad);
         }

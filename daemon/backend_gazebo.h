@@ -25,13 +25,13 @@ extern const struct kn_backend_ops kn_backend_gazebo;
 int kn_gazebo_world_control(struct kn_link *l, const struct kn_gz_world_ctl *c);
 
 /* What ~/world_stats said last. false when nothing came yet. */
-struct kn_gz_world_status {
+struct kn_gazebo_world_status {
     bool known;
     bool paused;
     uint64_t iterations;
     double sim_time_s;
 };
-bool kn_gazebo_world_status(struct kn_link *l, struct kn_gz_world_status *out);
+bool kn_gazebo_world_status(struct kn_link *l, struct kn_gazebo_world_status *out);
 
 /* Control socket: with KENAF_GAZEBO_CONTROL_DIR set, each gazebo robot
  * listens on $KENAF_GAZEBO_CONTROL_DIR/<robot>.sock for text lines:
@@ -43,12 +43,12 @@ bool kn_gazebo_world_status(struct kn_link *l, struct kn_gz_world_status *out);
 
 /* How far back sim time may step before it counts as a world reset (the
  * topics arrive on separate connections, so small reorderings happen). */
-#define KN_GZ_FB_RESET_NS 500000000LL
+#define KN_GAZEBO_FB_RESET_NS 500000000LL
 /* No pose of the model for this long while sim time runs: Gazebo sends only
  * poses that changed, so the model is at rest (rates 0, gravity only). */
-#define KN_GZ_FB_REST_NS 250000000LL
+#define KN_GAZEBO_FB_REST_NS 250000000LL
 
-struct kn_gz_fb {
+struct kn_gazebo_fb {
     struct kn_conv_table conv;
     char model[64];
     /* flipper k's link in ~/pose/info: "model::link" candidates */
@@ -82,20 +82,21 @@ struct kn_gz_fb {
  * NULL or ""; "model::" added unless scoped), else it is found under the
  * joint's name without a trailing "_joint", "_jnt", "_j", "Joint" or
  * "_hinge", or under the joint's own name. links may be NULL. */
-void kn_gz_fb_init(struct kn_gz_fb *f, const struct kn_conv_table *t, const char *model,
-                   const char *const joints[KN_NFLIPPERS], const char *const links[KN_NFLIPPERS]);
+void kn_gazebo_fb_init(struct kn_gazebo_fb *f, const struct kn_conv_table *t, const char *model,
+                       const char *const joints[KN_NFLIPPERS],
+                       const char *const links[KN_NFLIPPERS]);
 
 /* A new connection: the derivation histories go, belt travel and the last
  * values stay (a reconnect is no reason for encoders to jump). */
-void kn_gz_fb_restart(struct kn_gz_fb *f);
+void kn_gazebo_fb_restart(struct kn_gazebo_fb *f);
 
 /* Each returns true when f->st changed and is worth reporting. */
-bool kn_gz_fb_world_stats(struct kn_gz_fb *f, const Gazebo__Msgs__WorldStatistics *m);
-bool kn_gz_fb_poses(struct kn_gz_fb *f, const Gazebo__Msgs__PosesStamped *m);
-bool kn_gz_fb_tracks(struct kn_gz_fb *f, const Gazebo__Msgs__Vector2d *m);
+bool kn_gazebo_fb_world_stats(struct kn_gazebo_fb *f, const Gazebo__Msgs__WorldStatistics *m);
+bool kn_gazebo_fb_poses(struct kn_gazebo_fb *f, const Gazebo__Msgs__PosesStamped *m);
+bool kn_gazebo_fb_tracks(struct kn_gazebo_fb *f, const Gazebo__Msgs__Vector2d *m);
 
 /* The JointCmd name of flipper joint `joint` of `model` ("model::joint"
  * unless already scoped). -1 when it does not fit. */
-int kn_gz_scoped_joint(char *out, size_t cap, const char *model, const char *joint);
+int kn_gazebo_scoped_joint(char *out, size_t cap, const char *model, const char *joint);
 
 #endif

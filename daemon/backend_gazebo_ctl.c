@@ -33,7 +33,7 @@ static void on_ctl_closed(uv_handle_t *h)
 {
     struct gz *b = h->data;
     free(h);
-    kn_gz_handle_closed(b);
+    kn_gazebo_handle_closed(b);
 }
 
 static void on_client_closed(uv_handle_t *h)
@@ -47,7 +47,7 @@ static void on_client_closed(uv_handle_t *h)
         }
     b->n_ctl_clients--;
     free(c);
-    kn_gz_handle_closed(b);
+    kn_gazebo_handle_closed(b);
 }
 
 static void client_close(struct gz_ctl_client *c)
@@ -198,7 +198,7 @@ static void on_connection(uv_stream_t *server, int status)
         client_close(c);
 }
 
-void kn_gz_ctl_open(struct gz *b)
+void kn_gazebo_ctl_open(struct gz *b)
 {
     const char *dir = getenv(KN_GAZEBO_CONTROL_ENV);
     if (!dir || !dir[0])
@@ -227,7 +227,7 @@ void kn_gz_ctl_open(struct gz *b)
     kn_info("robot %s: Gazebo world control on %s", b->robot, b->ctl_path);
 }
 
-void kn_gz_ctl_close(struct gz *b)
+void kn_gazebo_ctl_close(struct gz *b)
 {
     if (b->ctl) {
         uv_close((uv_handle_t *)b->ctl, on_ctl_closed);

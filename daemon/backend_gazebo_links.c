@@ -58,7 +58,7 @@ static void on_server_closed(uv_handle_t *h)
 {
     struct gz *b = h->data;
     free(h);
-    kn_gz_handle_closed(b);
+    kn_gazebo_handle_closed(b);
 }
 
 static void on_publink_closed(uv_handle_t *h)
@@ -72,7 +72,7 @@ static void on_publink_closed(uv_handle_t *h)
         }
     b->n_publinks--;
     free(pl);
-    kn_gz_handle_closed(b);
+    kn_gazebo_handle_closed(b);
 }
 
 static void publink_close(struct gz_publink *pl)
@@ -239,13 +239,13 @@ static void on_accept(uv_stream_t *server, int status)
         snprintf(host, sizeof host, "?");
     snprintf(pl->peer, sizeof pl->peer, "%s:%u", host, port);
     kn_gz_framer_init(&pl->fr, pl->buf, sizeof pl->buf);
-    pl->accepted_ms = kn_gz_now_ms(b);
+    pl->accepted_ms = kn_gazebo_now_ms(b);
     uv_tcp_nodelay(&pl->tcp, 1);
     if (uv_read_start((uv_stream_t *)&pl->tcp, on_alloc, on_pub_read) < 0)
         publink_close(pl);
 }
 
-int kn_gz_server_open(struct gz *b, char *err, size_t errlen)
+int kn_gazebo_server_open(struct gz *b, char *err, size_t errlen)
 {
     /* Gazebo's own rule: GAZEBO_HOSTNAME, else GAZEBO_IP, else an address
      * of this host; ours is the one the master link runs over, which the
@@ -327,7 +327,7 @@ static void on_sub_closed(uv_handle_t *h)
     sl->tcp_open = false;
     if (sl->dead && !sl->gai_busy)
         free_sublink(sl);
-    kn_gz_handle_closed(b);
+    kn_gazebo_handle_closed(b);
 }
 
 static void sub_close_tcp(struct gz_sublink *sl)
@@ -345,7 +345,7 @@ static void sub_fail(struct gz_sublink *sl, const char *why)
     kn_debug("robot %s: data link to %s:%u for %s: %s; retrying", b->robot, sl->host, sl->port,
              b->topic[sl->topic].name, why);
     sub_close_tcp(sl);
-    sl->retry_at_ms = kn_gz_now_ms(b) + sl->retry_ms;
+    sl->retry_at_ms = kn_gazebo_now_ms(b) + sl->retry_ms;
     sl->retry_ms = sl->retry_ms * 2 > GZ_RETRY_MAX_MS ? GZ_RETRY_MAX_MS : sl->retry_ms * 2;
 }
 
@@ -363,7 +363,7 @@ static bool on_data_frame(void *ctx, const uint8_t *p, size_t n)
 {
     struct gz_sublink *sl = ctx;
     struct gz *b = sl->b;
-    kn_gz_on_data(b, sl->topic, p, n);
+    kn_gazebo_on_data(b, sl->topic, p, n);
     return sl->connected && !sl->dead && !b->destroyed;
 }
 
@@ -468,7 +468,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
         uv_freeaddrinfo(res);
         connect_addr(sl, (struct sockaddr *)&ss);
     }
-    kn_gz_handle_closed(b); /* the lookup counted as a handle */
+    kn_gazebo_handle_closed(b); /* the lookup counted as a handle */
 }
 
 static void sub_connect(struct gz_sublink *sl)
@@ -489,7 +489,7 @@ static void sub_connect(struct gz_sublink *sl)
     hints.ai_flags = AI_NUMERICSERV;
     sl->gai.data = sl;
     if (uv_getaddrinfo(b->loop, &sl->gai, on_resolved, sl->host, port, &hints) < 0) {
-        sl->retry_at_ms = kn_gz_now_ms(b) + sl->retry_ms;
+        sl->retry_at_ms = kn_gazebo_now_ms(b) + sl->retry_ms;
         b->data_link_failures++;
         return;
     }
@@ -497,7 +497,7 @@ static void sub_connect(struct gz_sublink *sl)
     b->handles++;
 }
 
-void kn_gz_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p)
+void kn_gazebo_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p)
 {
     if (!b->live)
         return;
@@ -546,7 +546,7 @@ void kn_gz_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p)
     sub_connect(sl);
 }
 
-void kn_gz_publisher_gone(struct gz *b, const char *topic, const char *host, uint32_t port)
+void kn_gazebo_publisher_gone(struct gz *b, const char *topic, const char *host, uint32_t port)
 {
     struct gz_sublink *next;
     for (struct gz_sublink *sl = b->sublinks; sl; sl = next) {
@@ -561,7 +561,7 @@ void kn_gz_publisher_gone(struct gz *b, const char *topic, const char *host, uin
  * local end of its data connection, so Gazebo's own subscribers rarely
  * match; what normally ends a subscription is the subscriber closing its
  * link (EOF in on_pub_read). */
-void kn_gz_subscriber_gone(struct gz *b, const char *topic, const char *host, uint32_t port)
+void kn_gazebo_subscriber_gone(struct gz *b, const char *topic, const char *host, uint32_t port)
 {
     for (struct gz_publink *pl = b->publinks; pl; pl = pl->next)
         if (!pl->closing && pl->topic >= 0 && pl->sub_port == port &&
@@ -569,7 +569,7 @@ void kn_gz_subscriber_gone(struct gz *b, const char *topic, const char *host, ui
             publink_close(pl);
 }
 
-int kn_gz_publish(struct gz *b, int topic, const uint8_t *frame, size_t len)
+int kn_gazebo_publish(struct gz *b, int topic, const uint8_t *frame, size_t len)
 {
     int n = 0;
     for (struct gz_publink *pl = b->publinks; pl; pl = pl->next)
@@ -580,7 +580,7 @@ int kn_gz_publish(struct gz *b, int topic, const uint8_t *frame, size_t len)
     return n;
 }
 
-unsigned kn_gz_subscribers(const struct gz *b, int topic)
+unsigned kn_gazebo_subscribers(const struct gz *b, int topic)
 {
     unsigned n = 0;
     for (const struct gz_publink *pl = b->publinks; pl; pl = pl->next)
@@ -588,7 +588,7 @@ unsigned kn_gz_subscribers(const struct gz *b, int topic)
     return n;
 }
 
-unsigned kn_gz_publishers(const struct gz *b, int topic)
+unsigned kn_gazebo_publishers(const struct gz *b, int topic)
 {
     unsigned n = 0;
     for (const struct gz_sublink *sl = b->sublinks; sl; sl = sl->next)
@@ -596,9 +596,9 @@ unsigned kn_gz_publishers(const struct gz *b, int topic)
     return n;
 }
 
-void kn_gz_links_tick(struct gz *b)
+void kn_gazebo_links_tick(struct gz *b)
 {
-    uint64_t now = kn_gz_now_ms(b);
+    uint64_t now = kn_gazebo_now_ms(b);
     for (struct gz_publink *pl = b->publinks; pl; pl = pl->next)
         if (!pl->closing && pl->topic < 0 && now - pl->accepted_ms > GZ_SUB_TIMEOUT_MS) {
             b->subs_bad++;
@@ -612,7 +612,7 @@ void kn_gz_links_tick(struct gz *b)
         }
 }
 
-void kn_gz_links_close_all(struct gz *b)
+void kn_gazebo_links_close_all(struct gz *b)
 {
     if (b->server) {
         uv_close((uv_handle_t *)b->server, on_server_closed);

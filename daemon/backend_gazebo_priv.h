@@ -140,7 +140,7 @@ struct gz {
     uint8_t joint_frame[KN_NFLIPPERS][GZ_MSG_MAX];
     size_t joint_len[KN_NFLIPPERS];
 
-    struct kn_gz_fb fb;
+    struct kn_gazebo_fb fb;
 
     /* control socket */
     uv_pipe_t *ctl;
@@ -160,26 +160,26 @@ struct gz {
     char last_error[128];
 };
 
-uint64_t kn_gz_now_ms(struct gz *b);
-void kn_gz_handle_closed(struct gz *b);   /* one handle fewer; frees after destroy */
+uint64_t kn_gazebo_now_ms(struct gz *b);
+void kn_gazebo_handle_closed(struct gz *b);   /* one handle fewer; frees after destroy */
 
 /* backend_gazebo_links.c */
-int kn_gz_server_open(struct gz *b, char *err, size_t errlen);
-void kn_gz_links_close_all(struct gz *b);   /* server, publinks, sublinks */
-void kn_gz_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p);
-void kn_gz_publisher_gone(struct gz *b, const char *topic, const char *host, uint32_t port);
-void kn_gz_subscriber_gone(struct gz *b, const char *topic, const char *host, uint32_t port);
+int kn_gazebo_server_open(struct gz *b, char *err, size_t errlen);
+void kn_gazebo_links_close_all(struct gz *b);   /* server, publinks, sublinks */
+void kn_gazebo_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p);
+void kn_gazebo_publisher_gone(struct gz *b, const char *topic, const char *host, uint32_t port);
+void kn_gazebo_subscriber_gone(struct gz *b, const char *topic, const char *host, uint32_t port);
 /* Sends a frame to every subscriber of topic; returns how many got it. */
-int kn_gz_publish(struct gz *b, int topic, const uint8_t *frame, size_t len);
-void kn_gz_links_tick(struct gz *b);
-unsigned kn_gz_subscribers(const struct gz *b, int topic);
-unsigned kn_gz_publishers(const struct gz *b, int topic);
+int kn_gazebo_publish(struct gz *b, int topic, const uint8_t *frame, size_t len);
+void kn_gazebo_links_tick(struct gz *b);
+unsigned kn_gazebo_subscribers(const struct gz *b, int topic);
+unsigned kn_gazebo_publishers(const struct gz *b, int topic);
 
 /* backend_gazebo_ctl.c */
-void kn_gz_ctl_open(struct gz *b);
-void kn_gz_ctl_close(struct gz *b);
+void kn_gazebo_ctl_open(struct gz *b);
+void kn_gazebo_ctl_close(struct gz *b);
 
 /* backend_gazebo.c: a decoded data message arrived on topic. */
-void kn_gz_on_data(struct gz *b, int topic, const uint8_t *p, size_t n);
+void kn_gazebo_on_data(struct gz *b, int topic, const uint8_t *p, size_t n);
 
 #endif

@@ -21,7 +21,7 @@ static double ns_to_s(int64_t ns)
     return kn_conv_us_to_s(ns > 0 ? (uint64_t)(ns / 1000) : 0);
 }
 
-int kn_gz_scoped_joint(char *out, size_t cap, const char *model, const char *joint)
+int kn_gazebo_scoped_joint(char *out, size_t cap, const char *model, const char *joint)
 {
     int w = strstr(joint, "::") ? snprintf(out, cap, "%s", joint)
                                 : snprintf(out, cap, "%s::%s", model, joint);
@@ -37,8 +37,9 @@ static bool ends_with(const char *s, const char *suffix, size_t *stem)
     return true;
 }
 
-void kn_gz_fb_init(struct kn_gz_fb *f, const struct kn_conv_table *t, const char *model,
-                   const char *const joints[KN_NFLIPPERS], const char *const links[KN_NFLIPPERS])
+void kn_gazebo_fb_init(struct kn_gazebo_fb *f, const struct kn_conv_table *t, const char *model,
+                       const char *const joints[KN_NFLIPPERS],
+                       const char *const links[KN_NFLIPPERS])
 {
     static const char *const suffixes[] = { "_joint", "_jnt", "_j", "Joint", "_hinge" };
     memset(f, 0, sizeof *f);
@@ -70,13 +71,13 @@ void kn_gz_fb_init(struct kn_gz_fb *f, const struct kn_conv_table *t, const char
     }
 }
 
-static void drop_history(struct kn_gz_fb *f)
+static void drop_history(struct kn_gazebo_fb *f)
 {
     f->npos = 0;
     f->have_rpy = false;
 }
 
-void kn_gz_fb_restart(struct kn_gz_fb *f)
+void kn_gazebo_fb_restart(struct kn_gazebo_fb *f)
 {
     drop_history(f);
     f->have_time = false;
@@ -84,7 +85,7 @@ void kn_gz_fb_restart(struct kn_gz_fb *f)
     f->st.have &= ~(KN_HAVE_RATE | KN_HAVE_ACCEL);
 }
 
-static void advance_belts(struct kn_gz_fb *f, int64_t t)
+static void advance_belts(struct kn_gazebo_fb *f, int64_t t)
 {
     if (t <= f->belt_t_ns)
         return;
@@ -96,7 +97,7 @@ static void advance_belts(struct kn_gz_fb *f, int64_t t)
 
 /* Sim time stepped back: the world was reset (or restarted). Belt travel
  * stays; everything derived from time starts over. */
-static void reset_event(struct kn_gz_fb *f, int64_t t)
+static void reset_event(struct kn_gazebo_fb *f, int64_t t)
 {
     f->resets++;
     drop_history(f);
@@ -105,14 +106,14 @@ static void reset_event(struct kn_gz_fb *f, int64_t t)
     f->pose_t_ns = t;
 }
 
-static void set_time(struct kn_gz_fb *f, int64_t t)
+static void set_time(struct kn_gazebo_fb *f, int64_t t)
 {
     if (!f->have_time) {
         f->have_time = true;
         f->t_ns = t;
         f->belt_t_ns = t;
         f->pose_t_ns = t;
-    } else if (t < f->t_ns - KN_GZ_FB_RESET_NS) {
+    } else if (t < f->t_ns - KN_GAZEBO_FB_RESET_NS) {
         reset_event(f, t);
     } else if (t > f->t_ns) {
         f->t_ns = t;
@@ -122,7 +123,7 @@ static void set_time(struct kn_gz_fb *f, int64_t t)
     f->st.have |= KN_HAVE_TIME | KN_HAVE_BELT_POS | KN_HAVE_BELT_SPEED;
 }
 
-static void at_rest(struct kn_gz_fb *f)
+static void at_rest(struct kn_gazebo_fb *f)
 {
     double p[3], acc[3];
     memcpy(p, f->st.pos_m, sizeof p);
@@ -132,7 +133,7 @@ static void at_rest(struct kn_gz_fb *f)
     f->st.have |= KN_HAVE_RATE | KN_HAVE_ACCEL;
 }
 
-bool kn_gz_fb_world_stats(struct kn_gz_fb *f, const Gazebo__Msgs__WorldStatistics *m)
+bool kn_gazebo_fb_world_stats(struct kn_gazebo_fb *f, const Gazebo__Msgs__WorldStatistics *m)
 {
     f->stats_msgs++;
     int64_t t = kn_gz_time_ns(m->sim_time->sec, m->sim_time->nsec);
@@ -142,7 +143,7 @@ bool kn_gz_fb_world_stats(struct kn_gz_fb *f, const Gazebo__Msgs__WorldStatistic
     f->paused = m->paused;
     f->iterations = m->iterations;
     f->have_stats = true;
-    if ((f->st.have & KN_HAVE_ATTITUDE) && f->t_ns - f->pose_t_ns >= KN_GZ_FB_REST_NS)
+    if ((f->st.have & KN_HAVE_ATTITUDE) && f->t_ns - f->pose_t_ns >= KN_GAZEBO_FB_REST_NS)
         at_rest(f);
     return true;
 }
@@ -163,14 +164,14 @@ static void quat_of(const Gazebo__Msgs__Pose *p, double q[4])
     q[3] = p->orientation->w;
 }
 
-static const Gazebo__Msgs__Pose *find_link(const struct kn_gz_fb *f, int k,
+static const Gazebo__Msgs__Pose *find_link(const struct kn_gazebo_fb *f, int k,
                                            const Gazebo__Msgs__PosesStamped *m)
 {
     const Gazebo__Msgs__Pose *p = kn_gz_poses_find(m, f->flipper_link[k][0]);
     return p ? p : kn_gz_poses_find(m, f->flipper_link[k][1]);
 }
 
-bool kn_gz_fb_poses(struct kn_gz_fb *f, const Gazebo__Msgs__PosesStamped *m)
+bool kn_gazebo_fb_poses(struct kn_gazebo_fb *f, const Gazebo__Msgs__PosesStamped *m)
 {
     f->pose_msgs++;
     int64_t t = kn_gz_time_ns(m->time->sec, m->time->nsec);
@@ -252,7 +253,7 @@ bool kn_gz_fb_poses(struct kn_gz_fb *f, const Gazebo__Msgs__PosesStamped *m)
     return true;
 }
 
-bool kn_gz_fb_tracks(struct kn_gz_fb *f, const Gazebo__Msgs__Vector2d *m)
+bool kn_gazebo_fb_tracks(struct kn_gazebo_fb *f, const Gazebo__Msgs__Vector2d *m)
 {
     f->tracks_msgs++;
     if (!isfinite(m->x) || !isfinite(m->y)) {

@@ -23,7 +23,7 @@ static uint8_t frame_store[CAP];
 static uint8_t arena_mem[1 << 20];
 static uint8_t enc1[CAP + 64], enc2[CAP + 64];
 static struct kn_gz_arena arena;
-static struct kn_gz_fb fb;
+static struct kn_gazebo_fb fb;
 static size_t frames_seen;
 
 /* protobuf-c keeps unknown fields, even a non-minimal tag 0 it would not
@@ -78,17 +78,17 @@ static void data_decoders(const uint8_t *p, size_t n)
     Gazebo__Msgs__WorldStatistics *ws = kn_gz_dec_world_stats(&arena, p, n);
     if (ws) {
         fixpoint(&ws->base);
-        kn_gz_fb_world_stats(&fb, ws);
+        kn_gazebo_fb_world_stats(&fb, ws);
     }
     Gazebo__Msgs__PosesStamped *ps = kn_gz_dec_poses(&arena, p, n);
     if (ps) {
         fixpoint(&ps->base);
-        kn_gz_fb_poses(&fb, ps);
+        kn_gazebo_fb_poses(&fb, ps);
     }
     Gazebo__Msgs__Vector2d *v = kn_gz_dec_vector2d(&arena, p, n);
     if (v) {
         fixpoint(&v->base);
-        kn_gz_fb_tracks(&fb, v);
+        kn_gazebo_fb_tracks(&fb, v);
     }
     Gazebo__Msgs__Twist *tw = kn_gz_dec_twist(&arena, p, n);
     if (tw)
@@ -170,7 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         init = true;
     }
     kn_conv_table_gazebo(&t);
-    kn_gz_fb_init(&fb, &t, "kenaf", joints, NULL);
+    kn_gazebo_fb_init(&fb, &t, "kenaf", joints, NULL);
     if (size == 0)
         return 0;
 

@@ -11,7 +11,7 @@
 
 #include "backend_gazebo.h"
 
-static struct kn_gz_fb fb;
+static struct kn_gazebo_fb fb;
 static struct kn_conv_table conv;
 
 static const char *const joints[4] = { "front_left_flipper_joint", "kenaf::front_right_flipper_joint",
@@ -21,7 +21,7 @@ static void setup(void)
 {
     kn_conv_table_gazebo(&conv);
     conv.tracks_separation_m = 0.23;
-    kn_gz_fb_init(&fb, &conv, "kenaf", joints, NULL);
+    kn_gazebo_fb_init(&fb, &conv, "kenaf", joints, NULL);
 }
 
 static Gazebo__Msgs__Time tm_(double s)
@@ -42,7 +42,7 @@ static void stats(double t, bool paused, uint64_t iterations)
     m.real_time = &z;
     m.paused = paused;
     m.iterations = iterations;
-    ck_assert(kn_gz_fb_world_stats(&fb, &m));
+    ck_assert(kn_gazebo_fb_world_stats(&fb, &m));
 }
 
 static void tracks(double l, double r)
@@ -50,7 +50,7 @@ static void tracks(double l, double r)
     Gazebo__Msgs__Vector2d v = GAZEBO__MSGS__VECTOR2D__INIT;
     v.x = l;
     v.y = r;
-    ck_assert(kn_gz_fb_tracks(&fb, &v));
+    ck_assert(kn_gazebo_fb_tracks(&fb, &v));
 }
 
 /* one PosesStamped: the model at (x, y, z) with attitude rpy, and the
@@ -94,7 +94,7 @@ static bool poses(double t, const double pos[3], const double rpy[3], const char
     m.time = &tt;
     m.n_pose = n;
     m.pose = pp;
-    return kn_gz_fb_poses(&fb, &m);
+    return kn_gazebo_fb_poses(&fb, &m);
 }
 
 static const double ORIGIN[3] = { 0, 0, 0 }, LEVEL[3] = { 0, 0, 0 };
@@ -107,11 +107,11 @@ START_TEST(link_names)
     ck_assert_str_eq(fb.flipper_link[2][0], "kenaf::RLFlipper");
     ck_assert_str_eq(fb.flipper_link[3][0], "kenaf::rear_right");
     char s[64];
-    ck_assert_int_eq(kn_gz_scoped_joint(s, sizeof s, "kenaf", "fl_joint"), 0);
+    ck_assert_int_eq(kn_gazebo_scoped_joint(s, sizeof s, "kenaf", "fl_joint"), 0);
     ck_assert_str_eq(s, "kenaf::fl_joint");
-    ck_assert_int_eq(kn_gz_scoped_joint(s, sizeof s, "kenaf", "other::fl_joint"), 0);
+    ck_assert_int_eq(kn_gazebo_scoped_joint(s, sizeof s, "kenaf", "other::fl_joint"), 0);
     ck_assert_str_eq(s, "other::fl_joint");
-    ck_assert_int_eq(kn_gz_scoped_joint(s, 8, "kenaf", "fl_joint"), -1);
+    ck_assert_int_eq(kn_gazebo_scoped_joint(s, 8, "kenaf", "fl_joint"), -1);
 }
 END_TEST
 
@@ -260,7 +260,7 @@ END_TEST
 START_TEST(flippers_from_configured_links)
 {
     const char *const cfg_links[4] = { "fl_arm", "kenaf::fr_arm", "", NULL };
-    kn_gz_fb_init(&fb, &conv, "kenaf", joints, cfg_links);
+    kn_gazebo_fb_init(&fb, &conv, "kenaf", joints, cfg_links);
     ck_assert_str_eq(fb.flipper_link[0][0], "kenaf::fl_arm");
     ck_assert_str_eq(fb.flipper_link[0][1], "kenaf::fl_arm");
     ck_assert_str_eq(fb.flipper_link[1][0], "kenaf::fr_arm");
@@ -292,7 +292,7 @@ START_TEST(other_models_and_bad_numbers)
     ck_assert_uint_eq(fb.bad_numbers, 1);
     Gazebo__Msgs__Vector2d v = GAZEBO__MSGS__VECTOR2D__INIT;
     v.x = INFINITY;
-    ck_assert(!kn_gz_fb_tracks(&fb, &v));
+    ck_assert(!kn_gazebo_fb_tracks(&fb, &v));
     ck_assert_uint_eq(fb.bad_numbers, 2);
 }
 END_TEST
@@ -302,7 +302,7 @@ START_TEST(restart_keeps_travel)
     stats(1.0, false, 1000);
     tracks(1.0, 1.0);
     stats(2.0, false, 2000);
-    kn_gz_fb_restart(&fb);
+    kn_gazebo_fb_restart(&fb);
     stats(0.0, false, 0); /* a new gzserver: time from 0 */
     ck_assert_uint_eq(fb.resets, 0);
     ck_assert_double_eq_tol(fb.st.belt_pos_m[0], 1.0, 1e-12);
