@@ -29,7 +29,7 @@ const char *kn_engfiles_noun(enum kn_engfiles_kind kind)
     return kind == KN_ENGFILES_TERRAIN ? "terrain" : "robot";
 }
 
-/* The same rule as the engine's kn_config_dir(), for the engine at exe
+/* The same rule as the engine's kn_run_config_dir(), for the engine at exe
  * instead of the running program. */
 void kn_engfiles_dir(const char *exe, char *out, size_t len)
 {

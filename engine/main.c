@@ -21,7 +21,7 @@ static void usage(FILE *f)
             "Runs scenarios of the built-in engine (config in %s).\n"
             "--robot replaces the robot file the scenarios name (default robots/kenaf.json).\n"
             "Exit status: 0 outcomes as expected, 1 an outcome differed, 2 usage or file error.\n",
-            kn_config_dir());
+            kn_run_config_dir());
 }
 
 /* The runner's modes; any other command line is the server's. */
@@ -130,11 +130,11 @@ int main(int argc, char **argv)
     a.o.robot = a.robot;
     const char *robot = a.robot, *dir = a.dir;
     if (!robot) {
-        snprintf(rbuf, sizeof rbuf, "%s/robots/kenaf.json", kn_config_dir());
+        snprintf(rbuf, sizeof rbuf, "%s/robots/kenaf.json", kn_run_config_dir());
         robot = rbuf;
     }
     if (!dir) {
-        snprintf(dbuf, sizeof dbuf, "%s/scenarios", kn_config_dir());
+        snprintf(dbuf, sizeof dbuf, "%s/scenarios", kn_run_config_dir());
         dir = dbuf;
     }
     if (a.scenario)

@@ -29,7 +29,7 @@
 
 /* KENAF_CONFIG_DIR wins; a binary inside the build tree reads the source
  * tree; an installed one reads <datadir>/kenaf-sim when it exists. */
-const char *kn_config_dir(void)
+const char *kn_run_config_dir(void)
 {
     const char *e = getenv("KENAF_CONFIG_DIR");
     if (e && *e)

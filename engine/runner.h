@@ -27,6 +27,6 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
                       FILE *out);
 
 /* Where the shipped config lives (robot, terrains, scenarios). */
-const char *kn_config_dir(void);
+const char *kn_run_config_dir(void);
 
 #endif

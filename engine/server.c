@@ -528,7 +528,7 @@ static int setup(struct kn_srv *s)
     if (s->o.robot)
         snprintf(path, sizeof path, "%s", s->o.robot);
     else
-        snprintf(path, sizeof path, "%s/robots/kenaf.json", kn_config_dir());
+        snprintf(path, sizeof path, "%s/robots/kenaf.json", kn_run_config_dir());
     if (kn_robotfile_load(path, &s->rp, err, sizeof err)) {
         fprintf(stderr, "kenaf-engine: %s\n", err);
         return -1;

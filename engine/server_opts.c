@@ -52,7 +52,7 @@ void kn_srv_usage(FILE *f)
             "              counts_per_m with one count per tick)\n"
             "  --stdin-watch  exit when stdin closes (a parent that spawned us died)\n"
             "Config directory: %s\n",
-            kn_config_dir());
+            kn_run_config_dir());
 }
 
 static int bad(const char *what, const char *arg)

@@ -118,7 +118,7 @@ int kn_srv_terrain_load(const char *name_or_file, bool allow_path, struct kn_ter
             snprintf(err, errlen, "a terrain name is one word of letters, digits, '_' or '-'");
             return -1;
         }
-        snprintf(path, sizeof path, "%s/terrains/%s.json", kn_config_dir(), name_or_file);
+        snprintf(path, sizeof path, "%s/terrains/%s.json", kn_run_config_dir(), name_or_file);
         snprintf(level, levellen, "%s", name_or_file);
     }
     if (kn_terrain_load(path, NULL, t, err, errlen))
