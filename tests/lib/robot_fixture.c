@@ -144,7 +144,7 @@ int kn_testrobot_count(const struct kn_testrobot *r, const char *event, const ch
 }
 
 bool kn_testrobot_wait_for(const struct kn_testrobot *r, const char *event, const char *contains,
-                       double timeout_s)
+                           double timeout_s)
 {
     double deadline = kn_now_s() + timeout_s;
     do {

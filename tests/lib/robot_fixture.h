@@ -36,7 +36,7 @@ int kn_testrobot_count(const struct kn_testrobot *r, const char *event, const ch
 
 /* Waits (polling the log file, deadline timeout_s) until such a line exists. */
 bool kn_testrobot_wait_for(const struct kn_testrobot *r, const char *event, const char *contains,
-                       double timeout_s);
+                           double timeout_s);
 
 /* The n-th (0-based; -1 = last) line starting with event, parsed as a pose. */
 bool kn_testrobot_pose(const struct kn_testrobot *r, const char *event, int n,
