@@ -219,26 +219,22 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
     return 0;
 }
 
-int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err, size_t errlen)
+/* Variant v (0 when the file has none) merged over the file's top level. */
+static int select_variant(cJSON *root, const char *path, int v, struct kn_scenario *sc,
+                          char *err, size_t errlen)
 {
-    memset(sc, 0, sizeof *sc);
-    snprintf(sc->path, sizeof sc->path, "%s", path);
-    cJSON *root = kn_json_load(path, err, errlen);
-    if (!root)
-        return -1;
-    int rc = -1;
     const cJSON *vars = cJSON_GetObjectItemCaseSensitive(root, "variants");
     sc->nvariants = 1;
     if (vars) {
         if (!cJSON_IsArray(vars) || v < 0 || v >= cJSON_GetArraySize(vars)) {
             snprintf(err, errlen, "%s: no variant %d", path, v);
-            goto out;
+            return -1;
         }
         sc->nvariants = cJSON_GetArraySize(vars);
         const cJSON *var = cJSON_GetArrayItem(vars, v);
         if (!cJSON_IsObject(var)) {
             snprintf(err, errlen, "%s: variants[%d] must be an object", path, v);
-            goto out;
+            return -1;
         }
         cJSON *copy = cJSON_Duplicate(var, 1);
         cJSON_DeleteItemFromObjectCaseSensitive(root, "variants");
@@ -246,13 +242,20 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
         cJSON_Delete(copy);
         if (m) {
             snprintf(err, errlen, "%s: out of memory", path);
-            goto out;
+            return -1;
         }
     } else if (v != 0) {
         snprintf(err, errlen, "%s: no variant %d", path, v);
-        goto out;
+        return -1;
     }
     sc->variant = v;
+    return 0;
+}
+
+/* The known top-level keys; name, title, group, param, monotone, deviation. */
+static int parse_names(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
+                       size_t errlen)
+{
     static const char *const keys[] = {"name",      "title",      "group",     "param",
                                        "comment",   "robot",      "terrain",   "physics",
                                        "start",     "duration_s", "controller", "criterion",
@@ -266,46 +269,66 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
         kn_json_bool_opt(root, "monotone", &sc->monotone, path, err, errlen) ||
         kn_json_str_opt(root, "deviation", sc->deviation, sizeof sc->deviation, path, err,
                         errlen))
-        goto out;
+        return -1;
     if (!sc->name[0]) {
         snprintf(err, errlen, "%s: missing \"name\"", path);
-        goto out;
+        return -1;
     }
-    /* robot */
+    return 0;
+}
+
+/* The robot file (relative to the scenario) and the "physics" overrides. */
+static int load_robot_physics(const cJSON *root, const char *path, struct kn_scenario *sc,
+                              char *err, size_t errlen)
+{
     char rel[256] = "../robots/kenaf.json", rpath[1024];
     if (kn_json_str_opt(root, "robot", rel, sizeof rel, path, err, errlen))
-        goto out;
+        return -1;
     kn_path_join(path, rel, rpath, sizeof rpath);
     if (kn_robotfile_load(rpath, &sc->rp, err, errlen))
-        goto out;
-    /* physics */
+        return -1;
     kn_physics_defaults(&sc->pp);
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(root, "physics");
     if (ph && kn_physics_from_json(ph, &sc->pp, err, errlen))
-        goto out;
-    /* terrain: {"file": ..., overrides...} or an inline terrain object */
+        return -1;
+    return 0;
+}
+
+/* "terrain": {"file": ..., overrides...} or an inline terrain object; and
+ * the value of the parameter a study varies, when it names one. */
+static int load_terrain(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
+                        size_t errlen)
+{
     const cJSON *tj = cJSON_GetObjectItemCaseSensitive(root, "terrain");
     if (!cJSON_IsObject(tj)) {
         snprintf(err, errlen, "%s: missing object \"terrain\"", path);
-        goto out;
+        return -1;
     }
     const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tj, "file");
     if (tf) {
         char tpath[1024];
         if (!cJSON_IsString(tf)) {
             snprintf(err, errlen, "%s: terrain \"file\" must be a string", path);
-            goto out;
+            return -1;
         }
         kn_path_join(path, tf->valuestring, tpath, sizeof tpath);
         if (kn_terrain_load(tpath, tj, &sc->terrain, err, errlen))
-            goto out;
-    } else if (kn_terrain_from_json(tj, path, &sc->terrain, err, errlen))
-        goto out;
+            return -1;
+    } else if (kn_terrain_from_json(tj, path, &sc->terrain, err, errlen)) {
+        return -1;
+    }
     if (sc->param[0]) {
         const cJSON *pv = cJSON_GetObjectItemCaseSensitive(tj, sc->param);
         sc->param_value = cJSON_IsNumber(pv) ? pv->valuedouble : NAN;
     }
-    /* start */
+    return 0;
+}
+
+/* "start" (pose and flippers; x -1 and z NaN: the runner's defaults) and
+ * "duration_s". */
+static int parse_start(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
+                       size_t errlen)
+{
     sc->start = (struct kn_pose){-1.0, 0, NAN, 0, 0, 0};
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "start");
     if (st) {
@@ -324,68 +347,85 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
             parse_flippers_deg(st, "flippers_deg", sc->start_flip, NULL, ctx, err, errlen)) {
             if (!cJSON_IsObject(st))
                 snprintf(err, errlen, "%s: must be an object", ctx);
-            goto out;
+            return -1;
         }
         sc->start.roll = r * DEG;
         sc->start.pitch = p * DEG;
         sc->start.yaw = y * DEG;
     }
     sc->duration = 30;
-    if (kn_json_num_opt(root, "duration_s", 0.01, 3600, &sc->duration, path, err, errlen))
-        goto out;
-    /* controller */
+    return kn_json_num_opt(root, "duration_s", 0.01, 3600, &sc->duration, path, err, errlen);
+}
+
+/* The "kurose_flippers" controller's settings (degrees in the file). */
+static int parse_kurose(const cJSON *ct, const char *cctx, struct kn_scenario *sc, char *err,
+                        size_t errlen)
+{
+    static const char *const ck[] = {"type",     "comment",  "belt_m_s", "approach_deg",
+                                     "push_deg", "rear_deg", "rear_start_deg",
+                                     "rear_pitch_deg", "top_tol_m", "pause_belts",
+                                     "retract_m", NULL};
+    double a = 45, pu = -30, re = -30, rs = 0, rpd = 90;
+    sc->ctrl = KN_CTRL_KUROSE;
+    sc->k_belt = 0.3;
+    sc->k_top_tol = 10;
+    sc->k_retract = 100;
+    if (kn_json_only_keys(ct, ck, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "belt_m_s", -5, 5, &sc->k_belt, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "approach_deg", -180, 180, &a, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "push_deg", -180, 180, &pu, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "rear_deg", -180, 180, &re, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "rear_start_deg", -180, 180, &rs, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "rear_pitch_deg", 0, 90, &rpd, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "top_tol_m", 0, 10, &sc->k_top_tol, cctx, err, errlen) ||
+        kn_json_bool_opt(ct, "pause_belts", &sc->k_pause, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "retract_m", 0, 100, &sc->k_retract, cctx, err, errlen))
+        return -1;
+    sc->k_rear_pitch = rpd * DEG;
+    sc->k_approach = a * DEG;
+    sc->k_push = pu * DEG;
+    sc->k_rear = re * DEG;
+    sc->k_rear_start = rs * DEG;
+    return 0;
+}
+
+/* "controller": a script, or the Kurose flipper controller. */
+static int parse_controller(const cJSON *root, const char *path, struct kn_scenario *sc,
+                            char *err, size_t errlen)
+{
     const cJSON *ct = cJSON_GetObjectItemCaseSensitive(root, "controller");
     if (!cJSON_IsObject(ct)) {
         snprintf(err, errlen, "%s: missing object \"controller\"", path);
-        goto out;
+        return -1;
     }
     char ctype[32] = "";
     char cctx[600];
     snprintf(cctx, sizeof cctx, "%s: controller", path);
     if (kn_json_str_opt(ct, "type", ctype, sizeof ctype, cctx, err, errlen))
-        goto out;
+        return -1;
     if (strcmp(ctype, "script") == 0) {
         static const char *const ck[] = {"type", "comment", "script", NULL};
         sc->ctrl = KN_CTRL_SCRIPT;
         if (kn_json_only_keys(ct, ck, cctx, err, errlen) ||
             parse_script(cJSON_GetObjectItemCaseSensitive(ct, "script"), sc, err, errlen))
-            goto out;
-    } else if (strcmp(ctype, "kurose_flippers") == 0) {
-        static const char *const ck[] = {"type",     "comment",  "belt_m_s", "approach_deg",
-                                         "push_deg", "rear_deg", "rear_start_deg",
-                                         "rear_pitch_deg", "top_tol_m", "pause_belts",
-                                         "retract_m", NULL};
-        double a = 45, pu = -30, re = -30, rs = 0, rpd = 90;
-        sc->ctrl = KN_CTRL_KUROSE;
-        sc->k_belt = 0.3;
-        sc->k_top_tol = 10;
-        sc->k_retract = 100;
-        if (kn_json_only_keys(ct, ck, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "belt_m_s", -5, 5, &sc->k_belt, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "approach_deg", -180, 180, &a, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "push_deg", -180, 180, &pu, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "rear_deg", -180, 180, &re, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "rear_start_deg", -180, 180, &rs, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "rear_pitch_deg", 0, 90, &rpd, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "top_tol_m", 0, 10, &sc->k_top_tol, cctx, err, errlen) ||
-            kn_json_bool_opt(ct, "pause_belts", &sc->k_pause, cctx, err, errlen) ||
-            kn_json_num_opt(ct, "retract_m", 0, 100, &sc->k_retract, cctx, err, errlen))
-            goto out;
-        sc->k_rear_pitch = rpd * DEG;
-        sc->k_approach = a * DEG;
-        sc->k_push = pu * DEG;
-        sc->k_rear = re * DEG;
-        sc->k_rear_start = rs * DEG;
-    } else {
-        snprintf(err, errlen, "%s: \"type\" must be \"script\" or \"kurose_flippers\"", cctx);
-        goto out;
+            return -1;
+        return 0;
     }
-    if (parse_criterion(cJSON_GetObjectItemCaseSensitive(root, "criterion"), sc, err, errlen))
-        goto out;
+    if (strcmp(ctype, "kurose_flippers") == 0)
+        return parse_kurose(ct, cctx, sc, err, errlen);
+    snprintf(err, errlen, "%s: \"type\" must be \"script\" or \"kurose_flippers\"", cctx);
+    return -1;
+}
+
+/* "expect" (pass, fail, either) and "view" (side or top; by default side
+ * for any terrain but flat ground and height fields). */
+static int parse_expect_view(const cJSON *root, const char *path, struct kn_scenario *sc,
+                             char *err, size_t errlen)
+{
     char ex[16] = "pass", view[16] = "";
     if (kn_json_str_opt(root, "expect", ex, sizeof ex, path, err, errlen) ||
         kn_json_str_opt(root, "view", view, sizeof view, path, err, errlen))
-        goto out;
+        return -1;
     if (strcmp(ex, "pass") == 0)
         sc->expect = KN_EXPECT_PASS;
     else if (strcmp(ex, "fail") == 0)
@@ -394,15 +434,33 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
         sc->expect = KN_EXPECT_EITHER;
     else {
         snprintf(err, errlen, "%s: \"expect\" must be pass, fail or either", path);
-        goto out;
+        return -1;
     }
     if (view[0])
         sc->view_side = strcmp(view, "side") == 0;
     else
         sc->view_side = sc->terrain.type != KN_TERRAIN_FLAT &&
                         sc->terrain.type != KN_TERRAIN_HEIGHTFIELD;
-    rc = 0;
-out:
+    return 0;
+}
+
+int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err, size_t errlen)
+{
+    memset(sc, 0, sizeof *sc);
+    snprintf(sc->path, sizeof sc->path, "%s", path);
+    cJSON *root = kn_json_load(path, err, errlen);
+    if (!root)
+        return -1;
+    int rc = 0;
+    if (select_variant(root, path, v, sc, err, errlen) ||
+        parse_names(root, path, sc, err, errlen) ||
+        load_robot_physics(root, path, sc, err, errlen) ||
+        load_terrain(root, path, sc, err, errlen) ||
+        parse_start(root, path, sc, err, errlen) ||
+        parse_controller(root, path, sc, err, errlen) ||
+        parse_criterion(cJSON_GetObjectItemCaseSensitive(root, "criterion"), sc, err, errlen) ||
+        parse_expect_view(root, path, sc, err, errlen))
+        rc = -1;
     if (rc)
         kn_terrain_free(&sc->terrain);
     cJSON_Delete(root);
