@@ -110,7 +110,14 @@ static void count_targets(const cJSON *o, int *pass, int *fail)
     }
 }
 
-int main(int argc, char **argv)
+/* The command line as given: values not yet settled into kn_bench_opts. */
+struct cli {
+    double rate, dur, robots, step, rss, calls;
+    const char *only, *json, *simd, *engine, *socat, *cfgdir;
+};
+
+/* 0 parsed, 1 --help printed, 2 usage error (said on stderr). */
+static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli *a)
 {
     enum {
         O_ONLY = 1000,
@@ -151,42 +158,40 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct kn_bench_opts o;
-    memset(&o, 0, sizeof o);
-    o.pin = true;
-    o.proto = KN_SINK_USARSIM;
-    double rate = NAN, dur = NAN, robots = 25, step = NAN, rss = NAN, calls = NAN;
-    const char *only = NULL, *json = NULL, *simd = NULL, *engine = NULL, *socat = NULL;
-    const char *cfgdir = NULL;
+    memset(o, 0, sizeof *o);
+    o->pin = true;
+    o->proto = KN_SINK_USARSIM;
+    *a = (struct cli){ .rate = NAN, .dur = NAN, .robots = 25, .step = NAN, .rss = NAN,
+                       .calls = NAN };
     int c;
     while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
         bool ok = true;
         switch (c) {
-        case O_QUICK: o.quick = true; break;
-        case O_ONLY: only = optarg; break;
-        case O_JSON: json = optarg; break;
+        case O_QUICK: o->quick = true; break;
+        case O_ONLY: a->only = optarg; break;
+        case O_JSON: a->json = optarg; break;
         case O_SINK:
             if (strcmp(optarg, "usarsim") == 0)
-                o.proto = KN_SINK_USARSIM;
+                o->proto = KN_SINK_USARSIM;
             else if (strcmp(optarg, "standin") == 0)
-                o.proto = KN_SINK_STANDIN;
+                o->proto = KN_SINK_STANDIN;
             else
                 ok = false;
             break;
-        case O_RATE: ok = parse_num(optarg, 1, 20000, &rate); break;
-        case O_DUR: ok = parse_num(optarg, 0.1, 3600, &dur); break;
-        case O_ROBOTS: ok = parse_num(optarg, 1, KN_BENCH_MAX_ROBOTS, &robots); break;
-        case O_STEP: ok = parse_num(optarg, 0.1, 600, &step); break;
-        case O_RSS: ok = parse_num(optarg, 1, 86400, &rss); break;
-        case O_CALLS: ok = parse_num(optarg, 10, 1e7, &calls); break;
-        case O_SIMD: simd = optarg; break;
-        case O_ENGINE: engine = optarg; break;
-        case O_SOCAT: socat = optarg; break;
-        case O_CFG: cfgdir = optarg; break;
-        case O_NOPIN: o.pin = false; break;
-        case O_KEEP: o.keep = true; break;
-        case 'v': o.verbose = true; break;
-        case 'h': usage(stdout); return 0;
+        case O_RATE: ok = parse_num(optarg, 1, 20000, &a->rate); break;
+        case O_DUR: ok = parse_num(optarg, 0.1, 3600, &a->dur); break;
+        case O_ROBOTS: ok = parse_num(optarg, 1, KN_BENCH_MAX_ROBOTS, &a->robots); break;
+        case O_STEP: ok = parse_num(optarg, 0.1, 600, &a->step); break;
+        case O_RSS: ok = parse_num(optarg, 1, 86400, &a->rss); break;
+        case O_CALLS: ok = parse_num(optarg, 10, 1e7, &a->calls); break;
+        case O_SIMD: a->simd = optarg; break;
+        case O_ENGINE: a->engine = optarg; break;
+        case O_SOCAT: a->socat = optarg; break;
+        case O_CFG: a->cfgdir = optarg; break;
+        case O_NOPIN: o->pin = false; break;
+        case O_KEEP: o->keep = true; break;
+        case 'v': o->verbose = true; break;
+        case 'h': usage(stdout); return 1;
         default: usage(stderr); return 2;
         }
         if (!ok) {
@@ -202,50 +207,63 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    bool want[NBENCH];
+    return 0;
+}
+
+/* want[i]: benchmark i is in --only (every one without it). 0 or 2. */
+static int select_benches(const char *only, bool want[NBENCH])
+{
     for (size_t i = 0; i < NBENCH; i++)
         want[i] = only == NULL;
-    if (only) {
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", only);
-        char *save = NULL;
-        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            size_t i;
-            for (i = 0; i < NBENCH && strcmp(benches[i].name, t) != 0; i++) {
-            }
-            if (i == NBENCH) {
-                fprintf(stderr, "kenaf-bench: no benchmark \"%s\" (--help lists them)\n", t);
-                return 2;
-            }
-            want[i] = true;
+    if (!only)
+        return 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", only);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        size_t i;
+        for (i = 0; i < NBENCH && strcmp(benches[i].name, t) != 0; i++) {
         }
+        if (i == NBENCH) {
+            fprintf(stderr, "kenaf-bench: no benchmark \"%s\" (--help lists them)\n", t);
+            return 2;
+        }
+        want[i] = true;
     }
-    o.rate_hz = isfinite(rate) ? rate : 1000;
-    o.relay_s = isfinite(dur) ? dur : o.quick ? 2 : 30;
-    o.robots = (int)robots;
-    o.step_s = isfinite(step) ? step : o.quick ? 0.3 : 3;
-    o.rss_long_s = isfinite(rss) ? rss : o.quick ? 3 : 600;
-    o.libcost_calls = isfinite(calls) ? calls : o.quick ? 2000 : 20000;
-    o.simd = kn_bench_find_exe(simd, KN_BENCH_SIMD_BUILD_PATH, "kenaf-simd");
-    o.engine = kn_bench_find_exe(engine, KN_BENCH_ENGINE_BUILD_PATH, "kenaf-engine");
-    o.socat = socat && strcmp(socat, "none") == 0 ? NULL : kn_bench_find_exe(socat, NULL, "socat");
-    o.config_dir = cfgdir ? cfgdir : KN_BENCH_CONFIG_DIR;
+    return 0;
+}
+
+/* Durations (quick or full unless given) and the programs to run. 0, or 2
+ * when kenaf-simd is needed and not found. */
+static int settle_opts(struct kn_bench_opts *o, const struct cli *a, const bool want[NBENCH])
+{
+    o->rate_hz = isfinite(a->rate) ? a->rate : 1000;
+    o->relay_s = isfinite(a->dur) ? a->dur : o->quick ? 2 : 30;
+    o->robots = (int)a->robots;
+    o->step_s = isfinite(a->step) ? a->step : o->quick ? 0.3 : 3;
+    o->rss_long_s = isfinite(a->rss) ? a->rss : o->quick ? 3 : 600;
+    o->libcost_calls = isfinite(a->calls) ? a->calls : o->quick ? 2000 : 20000;
+    o->simd = kn_bench_find_exe(a->simd, KN_BENCH_SIMD_BUILD_PATH, "kenaf-simd");
+    o->engine = kn_bench_find_exe(a->engine, KN_BENCH_ENGINE_BUILD_PATH, "kenaf-engine");
+    o->socat = a->socat && strcmp(a->socat, "none") == 0
+                   ? NULL
+                   : kn_bench_find_exe(a->socat, NULL, "socat");
+    o->config_dir = a->cfgdir ? a->cfgdir : KN_BENCH_CONFIG_DIR;
     bool need_simd = false;
     for (size_t i = 0; i < NBENCH; i++)
         need_simd |= want[i] && strcmp(benches[i].name, "engine") != 0;
-    if (need_simd && !o.simd) {
+    if (need_simd && !o->simd) {
         fprintf(stderr, "kenaf-bench: kenaf-simd not found (--simd PATH)\n");
         return 2;
     }
+    return 0;
+}
 
-    signal(SIGPIPE, SIG_IGN);
-    snprintf(o.scratch, sizeof o.scratch, "/tmp/kenaf-bench-XXXXXX");
-    if (!mkdtemp(o.scratch)) {
-        perror("kenaf-bench: mkdtemp");
-        return 1;
-    }
-
-    const char *mode = o.quick ? "quick" : "full";
+/* Runs the selected benchmarks into one JSON document, prints the table
+ * and writes the JSON file. 0, or 1 when a benchmark or the file failed. */
+static int run_benches(const struct kn_bench_opts *o, const bool want[NBENCH], const char *json)
+{
+    const char *mode = o->quick ? "quick" : "full";
     kn_bench_machine_print(stderr, mode);
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "tool", "kenaf-bench");
@@ -257,7 +275,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NBENCH; i++) {
         if (!want[i])
             continue;
-        if (benches[i].run(&o, root) != 0) {
+        if (benches[i].run(o, root) != 0) {
             failed++;
             cJSON_AddItemToArray(errors, cJSON_CreateString(benches[i].name));
         }
@@ -286,6 +304,27 @@ int main(int argc, char **argv)
         free(text);
     }
     cJSON_Delete(root);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct kn_bench_opts o;
+    struct cli a;
+    bool want[NBENCH];
+    int rc = parse_args(argc, argv, &o, &a);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
+    if (select_benches(a.only, want) != 0 || settle_opts(&o, &a, want) != 0)
+        return 2;
+
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(o.scratch, sizeof o.scratch, "/tmp/kenaf-bench-XXXXXX");
+    if (!mkdtemp(o.scratch)) {
+        perror("kenaf-bench: mkdtemp");
+        return 1;
+    }
+    rc = run_benches(&o, want, a.json);
     if (o.keep)
         fprintf(stderr, "kept %s\n", o.scratch);
     else
