@@ -1,0 +1,242 @@
+// kenaf-view's page: connects to the server's WebSocket, keeps one track
+// per robot, draws the terrain and the robots with three.js at the display
+// rate, and measures itself (frame rate, STATUS-to-frame latency) for the
+// overlay, for reports to the server and for tests through the read-only
+// window.kenafView. It only observes: nothing here commands a robot.
+import * as THREE from '../three/build/three.module.js';
+import { readParams, VIEWS } from './params.js';
+import { ViewLink, defaultSocketUrl } from './link.js';
+import { RobotTrack } from './robot_track.js';
+import { KenafModel } from './robot_model.js';
+import { buildTerrain } from './terrain.js';
+import { Views } from './views.js';
+import { Overlay } from './overlay.js';
+import { Meter } from './meter.js';
+import { Trail } from './trail.js';
+import { bindControls } from './controls.js';
+
+const P = readParams(location.search);
+const tracks = new Map();          // robot id -> RobotTrack
+const drawn = new Map();           // robot id -> { model, doc, trail }
+let terrain = null, terrainKey = null;
+let followId = P.robot;
+
+const renderer = new THREE.WebGLRenderer({ antialias: P.aa });
+renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+document.getElementById('scene').appendChild(renderer.domElement);
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0xc4d0d8);
+scene.fog = new THREE.Fog(0xc4d0d8, 25, 70);
+const sky = new THREE.HemisphereLight(0xf4f8ff, 0x9a9a90, 0.5);
+sky.position.set(0, 0, 1); // its sky is where it stands: up is +z here
+scene.add(sky);
+scene.add(new THREE.AmbientLight(0xffffff, 0.25));
+const sun = new THREE.DirectionalLight(0xffffff, 0.35);
+sun.position.set(3, 2, 6);
+scene.add(sun);
+
+const views = new Views(renderer.domElement, P);
+const overlay = new Overlay(P.hud);
+const meter = new Meter();
+
+function resize() {
+    renderer.setSize(window.innerWidth, window.innerHeight);
+    views.resize(window.innerWidth, window.innerHeight);
+}
+window.addEventListener('resize', resize);
+resize();
+
+function followed() {
+    return tracks.get(followId) || tracks.values().next().value || null;
+}
+
+// ---- what the server says ----
+
+function onHello(m) {
+    const ids = new Set();
+    for (const r of Array.isArray(m.robots) ? m.robots : []) {
+        if (!r || !Number.isInteger(r.id))
+            continue;
+        ids.add(r.id);
+        const name = typeof r.name === 'string' && r.name ? r.name : `robot ${r.id}`;
+        const t = tracks.get(r.id);
+        if (t)
+            t.name = name;
+        else
+            tracks.set(r.id, new RobotTrack(r.id, name));
+    }
+    for (const id of [...tracks.keys()])
+        if (!ids.has(id))
+            forget(id);
+}
+
+function forget(id) {
+    const d = drawn.get(id);
+    if (d) {
+        scene.remove(d.model.root);
+        d.model.dispose();
+        d.trail.dispose(scene);
+    }
+    drawn.delete(id);
+    tracks.delete(id);
+}
+
+function onMessage(m, arrival) {
+    const t = Number.isInteger(m.robot) ? tracks.get(m.robot) : null;
+    switch (m.type) {
+    case 'hello': onHello(m); break;
+    case 'world': if (t) t.world = m.world && typeof m.world === 'object' ? m.world : null; break;
+    case 'state':
+        if (t) {
+            t.push(m, arrival);
+            meter.arrived(t, arrival);
+        }
+        break;
+    case 'link':
+        if (t) {
+            t.linkUp = m.up === true;
+            t.linkReason = typeof m.reason === 'string' ? m.reason : '';
+        }
+        break;
+    default: break; // a newer server's message: not ours to read
+    }
+}
+
+const link = new ViewLink(P.ws || defaultSocketUrl(location), {
+    message: onMessage,
+    open() {},
+    close() {},
+});
+
+// ---- the scene follows the tracks ----
+
+function syncTerrain() {
+    // the followed robot's world, else any robot's that has one
+    const order = [followed(), ...tracks.values()].filter(Boolean);
+    const w = (order.find(t => t.world) || {}).world || null;
+    const key = JSON.stringify(w ? [w.terrain, w.terrain_pose, w.generation] : null);
+    if (key === terrainKey)
+        return;
+    if (terrain) {
+        scene.remove(terrain.group);
+        terrain.dispose();
+    }
+    terrain = buildTerrain(w ? w.terrain : null, w ? w.terrain_pose : undefined);
+    scene.add(terrain.group);
+    terrainKey = key;
+}
+
+function syncModel(t, index) {
+    const robotDoc = t.world ? t.world.robot : null;
+    const key = JSON.stringify(robotDoc || null);
+    let d = drawn.get(t.id);
+    if (d && d.key === key)
+        return d;
+    if (d) {
+        scene.remove(d.model.root);
+        d.model.dispose();
+    }
+    const model = new KenafModel(robotDoc, index);
+    model.root.visible = false;
+    scene.add(model.root);
+    const trail = d ? d.trail : new Trail(scene, index);
+    d = { model, key, trail };
+    drawn.set(t.id, d);
+    return d;
+}
+
+let lastFrame = performance.now();
+const poses = new Map();
+
+function frame(now) {
+    const start = performance.now();
+    const dt = Math.max(0, (now - lastFrame) / 1000);
+    lastFrame = now;
+    syncTerrain();
+    let i = 0;
+    poses.clear();
+    for (const t of tracks.values()) {
+        const d = syncModel(t, i++);
+        const pose = t.sample(performance.now());
+        if (!pose)
+            continue;
+        poses.set(t.id, pose);
+        const root = d.model.root;
+        root.visible = true;
+        root.position.set(pose.pos[0], pose.pos[1], pose.pos[2]);
+        root.quaternion.copy(pose.q);
+        d.model.setFlippers(pose.flippers);
+        t.advanceBelts(pose.belt, dt);
+        d.model.setBeltTravel(t.travel[0], t.travel[1]);
+        if (t.addTrail(pose.pos))
+            d.trail.set(t.trail, d.model.geom.r);
+        d.trail.line.visible = trailOn;
+    }
+    const f = followed();
+    const fd = f && drawn.get(f.id);
+    views.update(f ? poses.get(f.id) || null : null, fd ? fd.model : null, dt);
+    renderer.render(scene, views.camera());
+    meter.rendered(tracks.values(), performance.now(), start);
+    overlay.update(now, {
+        robot: f, robots: [...tracks.values()], connected: link.connected,
+        view: views.name, viewLabel: viewLabel(), ptz: views.ptz, fps: meter.fps(now),
+        worldLabel: terrain ? terrain.label : '',
+    });
+    overlay.labelRobots([...tracks.values()].filter(t => poses.has(t.id)), project);
+    requestAnimationFrame(frame);
+}
+
+const projV = new THREE.Vector3();
+function project(t) {
+    const p = poses.get(t.id);
+    projV.set(p.pos[0], p.pos[1], p.pos[2] + 0.15).project(views.camera());
+    return { x: (projV.x + 1) * 0.5 * window.innerWidth, y: (1 - projV.y) * 0.5 * window.innerHeight,
+             visible: projV.z > -1 && projV.z < 1 };
+}
+
+function viewLabel() {
+    const names = { chase: 'chase', top: 'top-down', orbit: 'free orbit', ptz: 'front PTZ camera',
+                    bird: "bird's-eye camera" };
+    return names[views.name];
+}
+
+let trailOn = P.trail;
+bindControls({
+    views, overlay, VIEWS,
+    nextRobot() {
+        const ids = [...tracks.keys()].sort((a, b) => a - b);
+        if (ids.length)
+            followId = ids[(ids.indexOf(followed().id) + 1) % ids.length];
+    },
+    toggleTrail() { trailOn = !trailOn; },
+});
+
+if (P.report > 0)
+    setInterval(() => link.report(meter.summary(performance.now())), 1000 * P.report);
+
+// Read-only view of the page for tests and benches.
+Object.defineProperty(window, 'kenafView', {
+    value: Object.freeze({
+        get frames() { return meter.frames; },
+        get fps() { return meter.fps(performance.now()); },
+        get latency() { return meter.latency(); },
+        latencyLast(n) { return meter.latency(n); },
+        get workMs() { return meter.workMs(); },
+        get connected() { return link.connected; },
+        get connects() { return link.connects; },
+        get badFrames() { return link.badFrames; },
+        get view() { return views.name; },
+        get ptz() { return { pan: views.ptz.pan, tilt: views.ptz.tilt, zoom: views.ptz.zoom }; },
+        get terrain() { return terrain ? terrain.label : null; },
+        get following() { const f = followed(); return f ? f.id : null; },
+        get robots() {
+            return [...tracks.values()].map(t => ({
+                id: t.id, name: t.name, linkUp: t.linkUp, states: t.states,
+                world: t.world === undefined ? undefined : t.world !== null,
+                state: t.last ? JSON.parse(JSON.stringify(t.last, (k, v) => (k === 'q' ? undefined : v))) : null,
+            }));
+        },
+    }),
+});
+
+requestAnimationFrame(frame);

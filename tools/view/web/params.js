@@ -1,0 +1,59 @@
+// URL parameters: the view and the camera settings a page starts with, so
+// a layout can be bookmarked (docs/view.md lists them). Anything missing,
+// unknown or out of range falls back to its default.
+import { CAMERA_MOUNTS } from './mounts.js';
+
+export const VIEWS = ['chase', 'top', 'orbit', 'ptz', 'bird'];
+
+function number(q, key, def, lo, hi) {
+    if (!q.has(key))
+        return def;
+    const v = Number(q.get(key));
+    return Number.isFinite(v) ? Math.min(hi, Math.max(lo, v)) : def;
+}
+
+function triple(q, key) {
+    if (!q.has(key))
+        return null;
+    const v = q.get(key).split(',').map(Number);
+    return v.length === 3 && v.every(Number.isFinite) ? v : null;
+}
+
+function flag(q, key, def) {
+    if (!q.has(key))
+        return def;
+    return !['0', 'no', 'off', 'false'].includes(q.get(key).toLowerCase());
+}
+
+export function readParams(search) {
+    const q = new URLSearchParams(search);
+    const ptz = CAMERA_MOUNTS.ptz;
+    const view = (q.get('view') || '').toLowerCase();
+    return {
+        view: VIEWS.includes(view) ? view : 'chase',
+        robot: Math.round(number(q, 'robot', 0, 0, 255)),
+        // PTZ camera: pan + turns left (like yaw), tilt + looks up, zoom 1..max
+        pan: number(q, 'pan', 0, -ptz.pan_max_deg, ptz.pan_max_deg),
+        tilt: number(q, 'tilt', -10, ptz.tilt_min_deg, ptz.tilt_max_deg),
+        zoom: number(q, 'zoom', 1, 1, ptz.zoom_max),
+        // chase camera: distance, azimuth from behind (+ to the left), elevation
+        dist: number(q, 'dist', 1.8, 0.3, 50),
+        az: number(q, 'az', 0, -180, 180),
+        el: number(q, 'el', 25, -10, 89),
+        // top view: metres shown top to bottom; follow the robot or stay at cx, cy
+        span: number(q, 'span', 4, 0.5, 200),
+        follow: flag(q, 'follow', true),
+        cx: number(q, 'cx', 0, -1e4, 1e4),
+        cy: number(q, 'cy', 0, -1e4, 1e4),
+        // free orbit: where the eye is and what it looks at, world metres "x,y,z"
+        eye: triple(q, 'eye'),
+        at: triple(q, 'at'),
+        hud: flag(q, 'hud', true),
+        // smoothed edges (costly without a GPU: the headless test turns them off)
+        aa: flag(q, 'aa', true),
+        trail: flag(q, 'trail', true),
+        // seconds between measurement reports to the server, 0: none
+        report: number(q, 'report', 0, 0, 3600),
+        ws: q.get('ws') || '',
+    };
+}
