@@ -329,6 +329,246 @@ static void sleep_until(uint64_t t, struct ctl *ctls, size_t nctl, struct live *
     }
 }
 
+/* The seq of a KRP/1 datagram (header bytes 4..7, little-endian; len >= 12). */
+static uint32_t dgram_seq(const uint8_t *d)
+{
+    return (uint32_t)d[4] | ((uint32_t)d[5] << 8) | ((uint32_t)d[6] << 16) | ((uint32_t)d[7] << 24);
+}
+
+/* What a controller replay sends and what the capture says came back. */
+struct sendplan {
+    struct ctl *ctls;     /* the captured controllers, one socket each */
+    size_t nctl, skipped_ctl;
+    size_t *send_idx;     /* datagrams to send, in capture order */
+    int *send_ctl;        /* ... and from which controller */
+    size_t *expect;       /* captured answers to each (for --fast) */
+    size_t nsend;
+    struct kn_compare_answer *cap_ans;
+    size_t ncap, cap_pushes;
+};
+
+static void plan_free(struct sendplan *pl)
+{
+    for (size_t k = 0; k < pl->nctl; k++)
+        if (pl->ctls[k].fd >= 0)
+            close(pl->ctls[k].fd);
+    free(pl->send_idx);
+    free(pl->send_ctl);
+    free(pl->expect);
+    free(pl->cap_ans);
+}
+
+/* Controller k of the plan for endpoint peer, added when to_robot (a
+ * controller is someone who sent); -1 when there is none or no room. */
+static int plan_ctl(struct sendplan *pl, const struct kn_pcap_endpoint *peer, bool to_robot)
+{
+    size_t k = 0;
+    while (k < pl->nctl && !kn_capfile_endpoint_equal(&pl->ctls[k].ep, peer))
+        k++;
+    if (k < pl->nctl)
+        return (int)k;
+    if (!to_robot)
+        return -1; /* answers to someone who never sent anything we saw */
+    if (pl->nctl == MAX_CTL) {
+        pl->skipped_ctl++;
+        return -1;
+    }
+    memset(&pl->ctls[k], 0, sizeof pl->ctls[k]);
+    pl->ctls[k].ep = *peer;
+    pl->ctls[k].fd = -1;
+    pl->nctl++;
+    return (int)k;
+}
+
+/* For --fast: counts captured answer a against the datagram it answers,
+ * the latest from its controller with that seq (or, for an answer that
+ * names no seq, the latest from that controller). */
+static void plan_expect(const struct kn_capfile *c, struct sendplan *pl,
+                        const struct kn_compare_answer *a)
+{
+    bool header = strncmp(a->key, "header#", 7) == 0;
+    for (size_t s = pl->nsend; s-- > 0;) {
+        const struct kn_capfile_dgram *q = &c->dg[pl->send_idx[s]];
+        if (pl->send_ctl[s] != a->ctl)
+            continue;
+        if (header) {
+            pl->expect[s]++;
+            return;
+        }
+        if (q->len < 12)
+            continue;
+        char key[40];
+        const char *tn = kn_krp_type_name(q->data[3]);
+        snprintf(key, sizeof key, "%s#%u", tn ? tn : "?", dgram_seq(q->data));
+        if (strcmp(key, a->key) == 0) {
+            pl->expect[s]++;
+            return;
+        }
+    }
+}
+
+/* The datagrams to robot in the capture, their controllers and the
+ * robot's captured answers. 0, or 2 after saying why. */
+static int plan_from_capture(const struct kn_capfile *c, const struct kn_pcap_endpoint *robot,
+                             struct sendplan *pl)
+{
+    static struct ctl ctls[MAX_CTL];
+    size_t n = c->ndg ? c->ndg : 1;
+    *pl = (struct sendplan){ .ctls = ctls };
+    pl->send_idx = malloc(n * sizeof *pl->send_idx);
+    pl->send_ctl = malloc(n * sizeof *pl->send_ctl);
+    pl->expect = calloc(n, sizeof *pl->expect);
+    pl->cap_ans = malloc(n * sizeof *pl->cap_ans);
+    if (!pl->send_idx || !pl->send_ctl || !pl->expect || !pl->cap_ans) {
+        fprintf(stderr, "kenaf-replay: out of memory\n");
+        return 2;
+    }
+    for (size_t i = 0; i < c->ndg; i++) {
+        const struct kn_capfile_dgram *d = &c->dg[i];
+        bool to_robot = kn_capfile_endpoint_equal(&d->dst, robot);
+        if (!to_robot && !kn_capfile_endpoint_equal(&d->src, robot))
+            continue;
+        int k = plan_ctl(pl, to_robot ? &d->src : &d->dst, to_robot);
+        if (k < 0)
+            continue;
+        if (to_robot) {
+            if (d->krp && d->len >= 12 && d->data[3] == KN_KRP_HELLO)
+                pl->ctls[k].last_hello_cap = dgram_seq(d->data);
+            pl->send_idx[pl->nsend] = i;
+            pl->send_ctl[pl->nsend] = k;
+            pl->nsend++;
+            continue;
+        }
+        struct kn_compare_answer a;
+        enum kn_compare_kind kind =
+            kn_compare_describe(d->data, d->len, pl->ctls[k].last_hello_cap, &a);
+        if (kind == KN_COMPARE_PUSH) {
+            pl->cap_pushes++;
+        } else if (kind == KN_COMPARE_ANSWER) {
+            a.ctl = k;
+            pl->cap_ans[pl->ncap++] = a;
+            plan_expect(c, pl, &a);
+        }
+    }
+    if (pl->nsend == 0) {
+        fprintf(stderr, "kenaf-replay: no datagrams to the robot in the capture\n");
+        return 2;
+    }
+    if (pl->skipped_ctl)
+        fprintf(stderr, "kenaf-replay: more than %d controllers; %zu datagrams left out\n", MAX_CTL,
+                pl->skipped_ctl);
+    return 0;
+}
+
+/* One connected UDP socket per controller. 0, or 2 after saying why. */
+static int open_sockets(struct sendplan *pl, const struct sockaddr_storage *target, socklen_t tl)
+{
+    for (size_t k = 0; k < pl->nctl; k++) {
+        pl->ctls[k].fd = socket(target->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (pl->ctls[k].fd < 0 ||
+            connect(pl->ctls[k].fd, (const struct sockaddr *)target, tl) < 0) {
+            fprintf(stderr, "kenaf-replay: socket: %s\n", strerror(errno));
+            return 2;
+        }
+        int rcv = 1 << 20;
+        setsockopt(pl->ctls[k].fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    }
+    return 0;
+}
+
+struct sent {
+    uint64_t first_send, sent_at; /* monotonic ns */
+    size_t errors;
+};
+
+/* Sends the plan with the captured timing (scaled by --speed) or, with
+ * --fast, each datagram once its answers are in (or 50 ms); collects what
+ * comes back in lv, until --linger-ms after the last. */
+static void send_plan(const struct kn_capfile *c, const struct opts *o, struct sendplan *pl,
+                      struct live *lv, struct sent *st)
+{
+    uint64_t t_first = c->dg[pl->send_idx[0]].t_ns;
+    uint64_t start = mono_ns() + (o->fast ? 0 : 20000000u);
+    *st = (struct sent){ 0 };
+    for (size_t s = 0; s < pl->nsend; s++) {
+        const struct kn_capfile_dgram *d = &c->dg[pl->send_idx[s]];
+        struct ctl *ct = &pl->ctls[pl->send_ctl[s]];
+        if (!o->fast) {
+            uint64_t off = d->t_ns > t_first ? d->t_ns - t_first : 0;
+            sleep_until(start + (uint64_t)((double)off / o->speed), pl->ctls, pl->nctl, lv);
+        }
+        if (d->krp && d->len >= 12 && d->data[3] == KN_KRP_HELLO)
+            ct->last_hello_live = dgram_seq(d->data);
+        size_t before = ct->answered_live;
+        if (s == 0)
+            st->first_send = mono_ns();
+        if (send(ct->fd, d->data, d->len, 0) < 0)
+            st->errors++;
+        if (o->fast) {
+            uint64_t until = mono_ns() + 50000000u, min_gap = mono_ns() + 200000u;
+            while (ct->answered_live - before < pl->expect[s] && mono_ns() < until)
+                drain(pl->ctls, pl->nctl, lv, 5);
+            sleep_until(min_gap, pl->ctls, pl->nctl, lv);
+        }
+    }
+    st->sent_at = mono_ns();
+    sleep_until(st->sent_at + (uint64_t)o->linger_ms * 1000000u, pl->ctls, pl->nctl, lv);
+}
+
+/* The live answers (not pushes) as comparison entries; NULL when out of memory. */
+static struct kn_compare_answer *live_answers(const struct live *lv, size_t *nrep)
+{
+    struct kn_compare_answer *rep = malloc((lv->n ? lv->n : 1) * sizeof *rep);
+    *nrep = 0;
+    if (!rep)
+        return NULL;
+    for (size_t i = 0; i < lv->n; i++) {
+        if (kn_compare_describe(lv->a[i].data, lv->a[i].len, lv->a[i].last_hello, &rep[*nrep]) ==
+            KN_COMPARE_ANSWER) {
+            rep[*nrep].ctl = lv->a[i].ctl;
+            (*nrep)++;
+        }
+    }
+    return rep;
+}
+
+/* What was sent, the divergences and the counts (and one JSON line with
+ * --json); fills res. */
+static void report(const struct kn_capfile *c, const struct opts *o,
+                   const struct kn_pcap_endpoint *robot, struct sendplan *pl, const struct sent *st,
+                   const struct live *lv, struct kn_compare_answer *rep, size_t nrep,
+                   struct kn_compare_result *res)
+{
+    uint64_t t_first = c->dg[pl->send_idx[0]].t_ns;
+    uint64_t t_last = c->dg[pl->send_idx[pl->nsend - 1]].t_ns;
+    char where[80];
+    kn_capfile_endpoint_format(robot, where, sizeof where);
+    printf("kenaf-replay: sent %zu datagrams from %zu controller(s) of robot %s to %s in %.3f s "
+           "(captured: %.3f s)%s\n",
+           pl->nsend, pl->nctl, where, o->robot, (double)(st->sent_at - st->first_send) / 1e9,
+           (double)(t_last - t_first) / 1e9, st->errors ? " (some sends failed)" : "");
+    printf("kenaf-replay: divergences:\n");
+    kn_compare_answers(pl->cap_ans, pl->ncap, rep, nrep, res, stdout, o->max_report);
+    if (res->requests_diverging == 0)
+        printf("  none\n");
+    printf("kenaf-replay: %zu requests answered: %zu match, %zu diverge\n", res->requests,
+           res->requests_matching, res->requests_diverging);
+    printf("kenaf-replay: answers captured %zu, replayed %zu: %zu match, %zu missing, %zu extra; "
+           "pushes captured %zu, replayed %zu\n",
+           res->answers_captured, res->answers_replayed, res->answers_matching,
+           res->answers_missing, res->answers_extra, pl->cap_pushes, lv->pushes);
+    if (o->json)
+        printf("{\"sent\":%zu,\"controllers\":%zu,\"requests\":%zu,\"requests_matching\":%zu,"
+               "\"requests_diverging\":%zu,\"answers_captured\":%zu,\"answers_replayed\":%zu,"
+               "\"answers_matching\":%zu,\"answers_missing\":%zu,\"answers_extra\":%zu,"
+               "\"pushes_captured\":%zu,\"pushes_replayed\":%zu,\"send_errors\":%zu}\n",
+               pl->nsend, pl->nctl, res->requests, res->requests_matching,
+               res->requests_diverging, res->answers_captured, res->answers_replayed,
+               res->answers_matching, res->answers_missing, res->answers_extra, pl->cap_pushes,
+               lv->pushes, st->errors);
+    fflush(stdout);
+}
+
 static int replay_controllers(const struct kn_capfile *c, const struct opts *o)
 {
     struct kn_pcap_endpoint robot;
@@ -338,179 +578,30 @@ static int replay_controllers(const struct kn_capfile *c, const struct opts *o)
     socklen_t tl;
     if (resolve_option("--robot", o->robot, KN_KRP_DEFAULT_PORT, 0, SOCK_DGRAM, &target, &tl) < 0)
         return 2;
-
-    /* the datagrams to send, the controllers, the captured answers */
-    static struct ctl ctls[MAX_CTL];
-    size_t nctl = 0;
-    size_t *send_idx = malloc((c->ndg ? c->ndg : 1) * sizeof *send_idx);
-    int *send_ctl = malloc((c->ndg ? c->ndg : 1) * sizeof *send_ctl);
-    size_t *expect = calloc(c->ndg ? c->ndg : 1, sizeof *expect);
-    struct kn_compare_answer *cap_ans = malloc((c->ndg ? c->ndg : 1) * sizeof *cap_ans);
-    if (!send_idx || !send_ctl || !expect || !cap_ans) {
-        fprintf(stderr, "kenaf-replay: out of memory\n");
-        return 2;
+    struct sendplan pl;
+    int rc = plan_from_capture(c, &robot, &pl);
+    if (rc == 0)
+        rc = open_sockets(&pl, &target, tl);
+    if (rc != 0) {
+        plan_free(&pl);
+        return rc;
     }
-    size_t nsend = 0, ncap = 0, cap_pushes = 0, skipped_ctl = 0;
-    for (size_t i = 0; i < c->ndg; i++) {
-        const struct kn_capfile_dgram *d = &c->dg[i];
-        bool to_robot = kn_capfile_endpoint_equal(&d->dst, &robot);
-        bool from_robot = kn_capfile_endpoint_equal(&d->src, &robot);
-        if (!to_robot && !from_robot)
-            continue;
-        const struct kn_pcap_endpoint *peer = to_robot ? &d->src : &d->dst;
-        size_t k = 0;
-        while (k < nctl && !kn_capfile_endpoint_equal(&ctls[k].ep, peer))
-            k++;
-        if (k == nctl) {
-            if (!to_robot)
-                continue; /* answers to someone who never sent anything we saw */
-            if (nctl == MAX_CTL) {
-                skipped_ctl++;
-                continue;
-            }
-            memset(&ctls[nctl], 0, sizeof ctls[nctl]);
-            ctls[nctl].ep = *peer;
-            ctls[nctl].fd = -1;
-            nctl++;
-        }
-        if (to_robot) {
-            if (d->krp && d->len >= 12 && d->data[3] == KN_KRP_HELLO)
-                ctls[k].last_hello_cap = (uint32_t)d->data[4] | ((uint32_t)d->data[5] << 8) |
-                                         ((uint32_t)d->data[6] << 16) |
-                                         ((uint32_t)d->data[7] << 24);
-            send_idx[nsend] = i;
-            send_ctl[nsend] = (int)k;
-            nsend++;
-            continue;
-        }
-        struct kn_compare_answer a;
-        enum kn_compare_kind kind =
-            kn_compare_describe(d->data, d->len, ctls[k].last_hello_cap, &a);
-        if (kind == KN_COMPARE_PUSH) {
-            cap_pushes++;
-        } else if (kind == KN_COMPARE_ANSWER) {
-            a.ctl = (int)k;
-            cap_ans[ncap++] = a;
-            /* for --fast: which sent datagram does it answer? the latest
-             * from this controller with that seq */
-            bool header = strncmp(a.key, "header#", 7) == 0;
-            for (size_t s = nsend; s-- > 0;) {
-                const struct kn_capfile_dgram *q = &c->dg[send_idx[s]];
-                if (send_ctl[s] != (int)k)
-                    continue;
-                if (header) { /* names no seq: the latest datagram it can be */
-                    expect[s]++;
-                    break;
-                }
-                if (q->len < 12)
-                    continue;
-                char key[40];
-                uint32_t seq = (uint32_t)q->data[4] | ((uint32_t)q->data[5] << 8) |
-                               ((uint32_t)q->data[6] << 16) | ((uint32_t)q->data[7] << 24);
-                const char *tn = kn_krp_type_name(q->data[3]);
-                snprintf(key, sizeof key, "%s#%u", tn ? tn : "?", seq);
-                if (strcmp(key, a.key) == 0) {
-                    expect[s]++;
-                    break;
-                }
-            }
-        }
-    }
-    if (nsend == 0) {
-        fprintf(stderr, "kenaf-replay: no datagrams to the robot in the capture\n");
-        return 2;
-    }
-    if (skipped_ctl)
-        fprintf(stderr, "kenaf-replay: more than %d controllers; %zu datagrams left out\n", MAX_CTL,
-                skipped_ctl);
-    for (size_t k = 0; k < nctl; k++) {
-        ctls[k].fd = socket(target.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (ctls[k].fd < 0 || connect(ctls[k].fd, (struct sockaddr *)&target, tl) < 0) {
-            fprintf(stderr, "kenaf-replay: socket: %s\n", strerror(errno));
-            return 2;
-        }
-        int rcv = 1 << 20;
-        setsockopt(ctls[k].fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
-    }
-
-    struct live lv;
-    memset(&lv, 0, sizeof lv);
-    uint64_t t_first = c->dg[send_idx[0]].t_ns;
-    uint64_t t_last = c->dg[send_idx[nsend - 1]].t_ns;
-    uint64_t start = mono_ns() + (o->fast ? 0 : 20000000u), first_send = 0;
-    size_t send_errors = 0;
-    for (size_t s = 0; s < nsend; s++) {
-        const struct kn_capfile_dgram *d = &c->dg[send_idx[s]];
-        struct ctl *ct = &ctls[send_ctl[s]];
-        if (!o->fast) {
-            uint64_t off = d->t_ns > t_first ? d->t_ns - t_first : 0;
-            sleep_until(start + (uint64_t)((double)off / o->speed), ctls, nctl, &lv);
-        }
-        if (d->krp && d->len >= 12 && d->data[3] == KN_KRP_HELLO)
-            ct->last_hello_live = (uint32_t)d->data[4] | ((uint32_t)d->data[5] << 8) |
-                                  ((uint32_t)d->data[6] << 16) | ((uint32_t)d->data[7] << 24);
-        size_t before = ct->answered_live;
-        if (s == 0)
-            first_send = mono_ns();
-        if (send(ct->fd, d->data, d->len, 0) < 0)
-            send_errors++;
-        if (o->fast) {
-            uint64_t until = mono_ns() + 50000000u, min_gap = mono_ns() + 200000u;
-            while (ct->answered_live - before < expect[s] && mono_ns() < until)
-                drain(ctls, nctl, &lv, 5);
-            sleep_until(min_gap, ctls, nctl, &lv);
-        }
-    }
-    uint64_t sent_at = mono_ns();
-    sleep_until(sent_at + (uint64_t)o->linger_ms * 1000000u, ctls, nctl, &lv);
-
-    struct kn_compare_answer *rep = malloc((lv.n ? lv.n : 1) * sizeof *rep);
+    struct live lv = { 0 };
+    struct sent st;
+    send_plan(c, o, &pl, &lv, &st);
+    size_t nrep;
+    struct kn_compare_answer *rep = live_answers(&lv, &nrep);
     if (!rep) {
         fprintf(stderr, "kenaf-replay: out of memory\n");
+        plan_free(&pl);
+        free(lv.a);
         return 2;
     }
-    size_t nrep = 0;
-    for (size_t i = 0; i < lv.n; i++) {
-        if (kn_compare_describe(lv.a[i].data, lv.a[i].len, lv.a[i].last_hello, &rep[nrep]) ==
-            KN_COMPARE_ANSWER) {
-            rep[nrep].ctl = lv.a[i].ctl;
-            nrep++;
-        }
-    }
-    char where[80];
-    kn_capfile_endpoint_format(&robot, where, sizeof where);
-    printf("kenaf-replay: sent %zu datagrams from %zu controller(s) of robot %s to %s in %.3f s "
-           "(captured: %.3f s)%s\n",
-           nsend, nctl, where, o->robot, (double)(sent_at - first_send) / 1e9,
-           (double)(t_last - t_first) / 1e9, send_errors ? " (some sends failed)" : "");
     struct kn_compare_result res;
-    printf("kenaf-replay: divergences:\n");
-    kn_compare_answers(cap_ans, ncap, rep, nrep, &res, stdout, o->max_report);
-    if (res.requests_diverging == 0)
-        printf("  none\n");
-    printf("kenaf-replay: %zu requests answered: %zu match, %zu diverge\n", res.requests,
-           res.requests_matching, res.requests_diverging);
-    printf("kenaf-replay: answers captured %zu, replayed %zu: %zu match, %zu missing, %zu extra; "
-           "pushes captured %zu, replayed %zu\n",
-           res.answers_captured, res.answers_replayed, res.answers_matching, res.answers_missing,
-           res.answers_extra, cap_pushes, lv.pushes);
-    if (o->json)
-        printf("{\"sent\":%zu,\"controllers\":%zu,\"requests\":%zu,\"requests_matching\":%zu,"
-               "\"requests_diverging\":%zu,\"answers_captured\":%zu,\"answers_replayed\":%zu,"
-               "\"answers_matching\":%zu,\"answers_missing\":%zu,\"answers_extra\":%zu,"
-               "\"pushes_captured\":%zu,\"pushes_replayed\":%zu,\"send_errors\":%zu}\n",
-               nsend, nctl, res.requests, res.requests_matching, res.requests_diverging,
-               res.answers_captured, res.answers_replayed, res.answers_matching,
-               res.answers_missing, res.answers_extra, cap_pushes, lv.pushes, send_errors);
-    fflush(stdout);
-    for (size_t k = 0; k < nctl; k++)
-        close(ctls[k].fd);
+    report(c, o, &robot, &pl, &st, &lv, rep, nrep, &res);
+    plan_free(&pl);
     free(rep);
     free(lv.a);
-    free(send_idx);
-    free(send_ctl);
-    free(expect);
-    free(cap_ans);
     return res.requests_diverging ? 1 : 0;
 }
 
@@ -767,7 +858,8 @@ static int serve_sim(const struct kn_capfile *c, const struct opts *o)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* 0 parsed, 1 --help printed, 2 usage error (said on stderr). */
+static int parse_args(int argc, char **argv, struct opts *o, bool *serve, bool *list)
 {
     enum {
         O_ROBOT = 1000, O_CAPROBOT, O_FAST, O_SPEED, O_LINGER, O_MAXREP, O_JSON, O_SERVE,
@@ -792,21 +884,21 @@ int main(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct opts o = {
+    *o = (struct opts){
         .robot = "127.0.0.1:9750", .speed = 1.0, .linger_ms = 1000, .max_report = 20,
         .listen = "127.0.0.1:0", .session = -1, .sync_gap_ms = 300,
     };
-    bool serve = false, list = false;
+    *serve = *list = false;
     int ch;
     char *end;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (ch) {
-        case O_ROBOT: o.robot = optarg; break;
-        case O_CAPROBOT: o.capture_robot = optarg; break;
-        case O_FAST: o.fast = true; break;
+        case O_ROBOT: o->robot = optarg; break;
+        case O_CAPROBOT: o->capture_robot = optarg; break;
+        case O_FAST: o->fast = true; break;
         case O_SPEED:
-            o.speed = strtod(optarg, &end);
-            if (*end || !(o.speed >= 0.01 && o.speed <= 1000)) {
+            o->speed = strtod(optarg, &end);
+            if (*end || !(o->speed >= 0.01 && o->speed <= 1000)) {
                 fprintf(stderr, "kenaf-replay: --speed: expected 0.01..1000\n");
                 return 2;
             }
@@ -821,23 +913,23 @@ int main(int argc, char **argv)
                 return 2;
             }
             if (ch == O_LINGER)
-                o.linger_ms = (int)v;
+                o->linger_ms = (int)v;
             else if (ch == O_MAXREP)
-                o.max_report = (int)v;
+                o->max_report = (int)v;
             else if (ch == O_SYNC)
-                o.sync_gap_ms = (int)v;
+                o->sync_gap_ms = (int)v;
             else
-                o.session = v;
+                o->session = v;
             break;
         }
-        case O_JSON: o.json = true; break;
-        case O_SERVE: serve = true; break;
-        case O_LISTEN: o.listen = optarg; break;
-        case O_LOG: o.log = optarg; break;
-        case O_ONCE: o.once = true; break;
-        case O_CLOSE: o.close_at_end = true; break;
-        case O_LIST: list = true; break;
-        case 'h': usage(stdout); return 0;
+        case O_JSON: o->json = true; break;
+        case O_SERVE: *serve = true; break;
+        case O_LISTEN: o->listen = optarg; break;
+        case O_LOG: o->log = optarg; break;
+        case O_ONCE: o->once = true; break;
+        case O_CLOSE: o->close_at_end = true; break;
+        case O_LIST: *list = true; break;
+        case 'h': usage(stdout); return 1;
         default: usage(stderr); return 2;
         }
     }
@@ -845,10 +937,20 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (serve && list) {
+    if (*serve && *list) {
         fprintf(stderr, "kenaf-replay: --serve-sim and --list exclude each other\n");
         return 2;
     }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    bool serve, list;
+    int rc = parse_args(argc, argv, &o, &serve, &list);
+    if (rc != 0)
+        return rc == 1 ? 0 : rc;
     signal(SIGPIPE, SIG_IGN);
     struct kn_capfile cap;
     char err[300];
@@ -856,7 +958,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "kenaf-replay: %s\n", err);
         return 2;
     }
-    int rc;
     if (list) {
         list_capture(&cap);
         rc = 0;
