@@ -3,13 +3,18 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -159,4 +164,29 @@ int h_unix_stream_connect(const char *path)
         return fd;
     close(fd);
     return -1;
+}
+
+void h_private_net(void)
+{
+    ck_assert_msg(unshare(CLONE_NEWNET) == 0, "unshare(CLONE_NEWNET): %s", strerror(errno));
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ck_assert_msg(fd >= 0, "socket: %s", strerror(errno));
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+    ck_assert_msg(ioctl(fd, SIOCGIFFLAGS, &ifr) == 0, "SIOCGIFFLAGS lo: %s", strerror(errno));
+    ifr.ifr_flags |= IFF_UP;
+    ck_assert_msg(ioctl(fd, SIOCSIFFLAGS, &ifr) == 0, "SIOCSIFFLAGS lo: %s", strerror(errno));
+    close(fd);
+}
+
+int h_private_net_errno(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(unshare(CLONE_NEWNET) == 0 ? 0 : errno);
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return errno;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : EINVAL;
 }

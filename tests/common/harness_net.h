@@ -1,7 +1,8 @@
 /* Loopback sockets for tests that play a peer themselves: TCP listen,
  * accept and connect on 127.0.0.1 (TCP_NODELAY, so small writes go out at
  * once), whole writes, exact reads with a deadline, a UDP socket connected
- * to a port, and Unix sockets. Failures are Check assertions. */
+ * to a port, Unix sockets, and a private network namespace. Failures are
+ * Check assertions. */
 #ifndef KN_TEST_HARNESS_NET_H
 #define KN_TEST_HARNESS_NET_H
 
@@ -26,5 +27,13 @@ int h_udp_connect(int port);
 int h_unix_dgram_bind(const char *path);
 /* A Unix stream socket connected to path, or -1 when nobody listens. */
 int h_unix_stream_connect(const char *path);
+
+/* Moves the calling process into a network namespace of its own with only
+ * loopback up (as `unshare --net` + `ip link set lo up`), so fixed ports
+ * never clash with anything else on the machine. Needs CAP_SYS_ADMIN. */
+void h_private_net(void);
+/* Whether h_private_net can work here: 0, or the errno unshare gave
+ * (asked in a child, so the caller keeps its network). */
+int h_private_net_errno(void);
 
 #endif
