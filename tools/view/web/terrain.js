@@ -1,8 +1,9 @@
-// The terrain the engine runs, drawn from the terrain file of the world
-// description: the same parts the engine builds (engine/terrain.c: planes,
-// boxes, one heightfield), with the same defaults and the same pose (the
-// file's "pose" [x, y, yaw deg], then the world's "terrain_pose"). Without
-// a terrain: a ground grid at z = 0.
+// The terrain the engine runs, drawn from the terrain of the world
+// description: the primitives the engine collides with ("parts": planes,
+// boxes, one heightfield), or, for a document without them, the same parts
+// built here from the terrain file the way engine/terrain.c builds them
+// (same defaults); then the pose (the file's "pose" [x, y, yaw deg], then
+// the world's "terrain_pose"). Without a terrain: a ground grid at z = 0.
 import * as THREE from '../three/build/three.module.js';
 
 const DEG = Math.PI / 180;
@@ -19,9 +20,9 @@ function param(doc, key) {
     return typeof v === 'number' && Number.isFinite(v) ? v : DEFAULTS[key];
 }
 
-function box(parts, x0, x1, y0, y1, z0, z1, kind = 'box') {
-    parts.push({ kind, c: [0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (z0 + z1)],
-                 half: [0.5 * (x1 - x0), 0.5 * (y1 - y0), 0.5 * (z1 - z0)], pitch: 0 });
+function box(parts, x0, x1, y0, y1, z0, z1) {
+    parts.push({ kind: 'box', c: [0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (z0 + z1)],
+                 half: [0.5 * (x1 - x0), 0.5 * (y1 - y0), 0.5 * (z1 - z0)], pitch: 0, yaw: 0 });
 }
 
 function palletParts(parts, x0) {
@@ -30,30 +31,61 @@ function palletParts(parts, x0) {
     const tb = [0.145, 0.100, 0.145, 0.100, 0.145], gap = (L - 0.635) / 4.0;
     let x = x0;
     for (const w of tb) {
-        box(parts, x, x + w, -hy, hy, 0.122, 0.144, 'wood');
+        box(parts, x, x + w, -hy, hy, 0.122, 0.144);
         x += w + gap;
     }
     const sy = [-hy + 0.0725, 0, hy - 0.0725];
     for (const y of sy)
-        box(parts, x0, x0 + L, y - 0.0725, y + 0.0725, 0.100, 0.122, 'wood');
+        box(parts, x0, x0 + L, y - 0.0725, y + 0.0725, 0.100, 0.122);
     const bx = [x0 + 0.0725, x0 + 0.5 * L, x0 + L - 0.0725];
     for (const xb of bx)
         for (const y of sy)
-            box(parts, xb - 0.0725, xb + 0.0725, y - 0.0725, y + 0.0725, 0.022, 0.100, 'wood');
+            box(parts, xb - 0.0725, xb + 0.0725, y - 0.0725, y + 0.0725, 0.022, 0.100);
     for (const xb of bx)
-        box(parts, xb - 0.0725, xb + 0.0725, -hy, hy, 0, 0.022, 'wood');
+        box(parts, xb - 0.0725, xb + 0.0725, -hy, hy, 0, 0.022);
 }
 
-// The parts of a terrain document, in terrain coordinates (before the pose);
-// null when the type is not one the engine knows.
+// The parts a terrain document describes, in terrain coordinates (before
+// the pose): its "parts" when they are all well formed, else built from its
+// type and parameters; null when neither works.
 export function terrainParts(doc) {
+    return givenParts(doc) || builtParts(doc);
+}
+
+function triple(a, n) {
+    return Array.isArray(a) && a.length === n && a.every(v => typeof v === 'number' && Number.isFinite(v));
+}
+
+function givenParts(doc) {
+    if (!Array.isArray(doc.parts) || doc.parts.length === 0)
+        return null;
+    const out = [];
+    for (const p of doc.parts) {
+        if (!p || typeof p !== 'object')
+            return null;
+        if (p.kind === 'plane' && triple(p.c, 3) && triple(p.n, 3))
+            out.push({ kind: 'plane', c: p.c, n: p.n });
+        else if (p.kind === 'box' && triple(p.c, 3) && triple(p.half, 3))
+            out.push({ kind: 'box', c: p.c, half: p.half, pitch: Number(p.pitch) || 0,
+                       yaw: Number(p.yaw) || 0 });
+        else if (p.kind === 'heightfield' && heightsOf(doc))
+            out.push({ kind: 'hfield' });
+        else if (p.kind !== 'heightfield')
+            return null;
+    }
+    return out;
+}
+
+function builtParts(doc) {
     const type = doc.type;
     if (!TYPES.includes(type))
         return null;
     const p = k => param(doc, k);
     const e = p('edge_x'), hy = 0.5 * p('span_y');
     const parts = [];
-    const plane = (z, tilt) => parts.push({ kind: 'plane', z, tilt });
+    // a plane through (0, 0, z) whose tilt raises +x
+    const plane = (z, tilt) => parts.push({ kind: 'plane', c: [0, 0, z],
+                                            n: [-Math.sin(tilt), 0, Math.cos(tilt)] });
     switch (type) {
     case 'flat':
         plane(0, p('angle_deg') * DEG);
@@ -81,7 +113,7 @@ export function terrainParts(doc) {
         const th = 0.2, a = p('angle_deg') * DEG, len = p('length');
         const ca = Math.cos(a), sa = Math.sin(a), top = len * sa, xe = e + len * ca;
         plane(0, 0);
-        parts.push({ kind: 'box', half: [0.5 * len, hy, 0.5 * th], pitch: -a,
+        parts.push({ kind: 'box', half: [0.5 * len, hy, 0.5 * th], pitch: -a, yaw: 0,
                      c: [e + 0.5 * len * ca + 0.5 * th * sa, 0, 0.5 * top - 0.5 * th * ca] });
         box(parts, xe, xe + p('landing'), -hy, hy, top - th, top);
         break;
@@ -205,7 +237,7 @@ export function buildTerrain(doc, worldPose) {
     const mats = [ground, concrete, wood, edges];
     const isDoc = doc && typeof doc === 'object';
     const parts = isDoc ? terrainParts(doc) : null;
-    const label = parts ? doc.type : 'ground grid';
+    const label = parts ? String(doc.type || 'terrain') : 'ground grid';
 
     // the file's pose inside the world's, each as rotate-about-z then move
     const pose = poseOf(isDoc ? doc : null, worldPose);
@@ -218,27 +250,32 @@ export function buildTerrain(doc, worldPose) {
     outer.add(inner);
     group.add(outer);
 
-    for (const part of parts || [{ kind: 'plane', z: 0, tilt: 0 }]) {
+    const isPallet = isDoc && doc.type === 'pallet';
+    const up = new THREE.Vector3(0, 0, 1);
+    for (const part of parts || [{ kind: 'plane', c: [0, 0, 0], n: [0, 0, 1] }]) {
         if (part.kind === 'plane') {
             const m = new THREE.Mesh(new THREE.PlaneBufferGeometry(PLANE_SIZE_M, PLANE_SIZE_M), ground);
-            m.position.z = part.z;
-            m.rotation.y = -part.tilt; // tilt raises +x
+            m.position.set(part.c[0], part.c[1], part.c[2]);
+            m.quaternion.setFromUnitVectors(up, new THREE.Vector3(...part.n).normalize());
             inner.add(m);
         } else if (part.kind === 'hfield') {
-            // drawn in front of the plane where both are at z = 0 (its border)
+            // tinted so its extent shows, and drawn in front of the plane
+            // where both are at z = 0 (its border)
             const hf = ground.clone();
+            hf.color.setHex(0xe0d2b8);
             hf.polygonOffset = true;
             hf.polygonOffsetFactor = hf.polygonOffsetUnits = -1;
             mats.push(hf);
             inner.add(heightfieldMesh(heightsOf(doc), param(doc, 'scale'), hf));
         } else {
             const geo = new THREE.BoxBufferGeometry(2 * part.half[0], 2 * part.half[1], 2 * part.half[2]);
-            if (part.kind !== 'wood')
+            if (!isPallet)
                 worldUv(geo, 0.25);
-            const m = new THREE.Mesh(geo, part.kind === 'wood' ? wood : concrete);
+            const m = new THREE.Mesh(geo, isPallet ? wood : concrete);
             m.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), edges));
             m.position.set(part.c[0], part.c[1], part.c[2]);
-            m.rotation.y = part.pitch;
+            // the engine's box rotation: Rz(yaw) Ry(pitch)
+            m.rotation.set(0, part.pitch, part.yaw, 'ZYX');
             inner.add(m);
         }
     }
