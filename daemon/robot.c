@@ -7,11 +7,13 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "engine_proc.h"
 #include "faults.h"
 #include "krp.h"
 #include "log.h"
 #include "peers.h"
 #include "rules.h"
+#include "world_doc.h"
 
 #define UDP_QUEUE_MAX 64      /* datagrams waiting when the socket is full */
 #define STATS_PEERS_MAX 32    /* peers listed in the stats, most recent first */
@@ -32,6 +34,7 @@ struct kn_robot {
     struct sockaddr_storage local;  /* bound address, for the capture */
     struct kn_faults *faults;
     bool halting;                   /* stopping: the last commands bypass faults */
+    char world_note[1024];          /* what the world description lacks, said once */
 
     unsigned open;            /* handles and link still to close */
     void (*done)(void *arg);
@@ -149,9 +152,30 @@ static void rules_command(void *ctx, const struct kn_command *cmd, uint64_t t_rx
 
 /* ---- world -> rules -------------------------------------------------- */
 
+/* The world description WORLD_REQ is answered from: what the backend
+ * knows now (a spawned engine's files), built again whenever the link
+ * comes up, since a re-spawned engine may run a file that changed. */
+static void update_world(struct kn_robot *r)
+{
+    const char *terrain = NULL, *robot = NULL;
+    if (r->cfg.backend.kind == KN_BACKEND_ENGINE)
+        kn_engine_world_files(r->link, &terrain, &robot);
+    char note[1024];
+    size_t len = 0;
+    char *doc = kn_worlddoc_build(r->ops->name, robot, terrain, &len, note, sizeof note);
+    if (!doc || kn_rules_set_world(r->rules, doc, len) < 0)
+        kn_warn("robot %s: no world description: out of memory", r->cfg.name);
+    else if (note[0] && strcmp(note, r->world_note) != 0)
+        kn_warn("robot %s: world description incomplete: %s", r->cfg.name, note);
+    snprintf(r->world_note, sizeof r->world_note, "%s", note);
+    free(doc);
+}
+
 static void link_up(void *ctx, bool up)
 {
     struct kn_robot *r = ctx;
+    if (up)
+        update_world(r);
     kn_rules_backend(r->rules, up);
     if (r->on_link)
         r->on_link(r->ctx, r, up);
@@ -361,6 +385,7 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     kn_faults_set_sink(r->faults, KN_FAULT_KRP_IN, deliver_in, r);
     kn_faults_set_sink(r->faults, KN_FAULT_KRP_OUT, deliver_out, r);
     kn_faults_set_sink(r->faults, KN_FAULT_SIM, deliver_sim, r);
+    update_world(r);
     uv_timer_init(loop, &r->timer);
     r->timer.data = r;
     rc = uv_udp_recv_start(&r->udp, on_alloc, on_recv);
@@ -482,6 +507,7 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(rl, "estop_engaged", (double)st->estop_engaged);
     cJSON_AddNumberToObject(rl, "while_backend_down", (double)st->while_backend_down);
     cJSON_AddNumberToObject(rl, "udp_send_queued", (double)r->send_queued);
+    cJSON_AddNumberToObject(rl, "world_bad_offset", (double)st->world_bad_offset);
 
     cJSON *sb = cJSON_AddObjectToObject(o, "subscriptions");
     cJSON_AddNumberToObject(sb, "active", kn_rules_subscribers(r->rules));

@@ -23,6 +23,9 @@ struct kn_rules {
     uint64_t state_ns;
     bool backend_up;
 
+    char *world;                       /* the world document, or NULL */
+    uint32_t world_len;
+
     bool estop;
     bool wd_armed, wd_flag;
     uint64_t wd_fed_ns, wd_ns;
@@ -71,6 +74,7 @@ void kn_rules_free(struct kn_rules *r)
     if (!r)
         return;
     kn_peers_free(&r->peers);
+    free(r->world);
     free(r);
 }
 
@@ -169,7 +173,7 @@ static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct k
     a->simulated = 1;
     a->backend = r->p.backend_id;
     memcpy(a->robot_name, r->p.name, sizeof a->robot_name);
-    a->capabilities = r->p.capabilities;
+    a->capabilities = r->p.capabilities | (r->world ? KN_KRP_CAP_WORLD : 0);
     a->counts_per_m = r->p.counts_per_m;
     a->max_speed_mm_s = r->p.max_speed_mm_s;
     a->flipper_min_cdeg = r->p.flipper_min_cdeg;
@@ -496,6 +500,28 @@ static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
     send_ack(r, p, from, &m->h);
 }
 
+/* An observer's request: needs no HELLO, moves no mark, feeds no
+ * watchdog. The answer is the chunk from the asked offset on. */
+static void on_world_req(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                         const struct kn_krp_msg *m, uint64_t now)
+{
+    uint32_t off = m->u.world_req.offset;
+    if (r->world_len > 0 && off >= r->world_len) {
+        r->st.world_bad_offset++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+        return;
+    }
+    struct kn_krp_msg w;
+    kn_krp_init(&w, KN_KRP_WORLD, 0, 0);
+    w.u.world.total_len = r->world_len;
+    w.u.world.offset = off;
+    uint32_t left = r->world_len > off ? r->world_len - off : 0;
+    w.u.world.n = (uint16_t)(left < KN_KRP_WORLD_CHUNK ? left : KN_KRP_WORLD_CHUNK);
+    if (w.u.world.n)
+        memcpy(w.u.world.data, r->world + off, w.u.world.n);
+    send_msg(r, p, from, &w);
+}
+
 void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
                        const uint8_t *buf, size_t len, uint64_t now)
 {
@@ -531,6 +557,7 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
     case KN_KRP_STATUS_REQ: send_status(r, p, from, m.h.seq, now); break;
     case KN_KRP_SUBSCRIBE: on_subscribe(r, p, from, &m, now); break;
     case KN_KRP_ESTOP: on_estop(r, p, from, &m, now); break;
+    case KN_KRP_WORLD_REQ: on_world_req(r, p, from, &m, now); break;
     default: break;
     }
 }
@@ -625,6 +652,26 @@ const struct kn_rules_stats *kn_rules_stats(const struct kn_rules *r)
 struct kn_peers *kn_rules_peers(struct kn_rules *r)
 {
     return &r->peers;
+}
+
+int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len)
+{
+    if (!doc || len == 0) {
+        free(r->world);
+        r->world = NULL;
+        r->world_len = 0;
+        return 0;
+    }
+    if (len > UINT32_MAX)
+        return -1;
+    char *copy = malloc(len);
+    if (!copy)
+        return -1;
+    memcpy(copy, doc, len);
+    free(r->world);
+    r->world = copy;
+    r->world_len = (uint32_t)len;
+    return 0;
 }
 
 void kn_rules_setpoints(const struct kn_rules *r, struct kn_command *cmd)

@@ -69,6 +69,7 @@ struct kn_rules_stats {
     uint64_t commands;               /* commands handed to the backend */
     uint64_t while_backend_down;     /* set-points that arrived with the link down */
     uint64_t peers_added, peers_evicted, peers_overflow, marks_forgotten;
+    uint64_t world_bad_offset;       /* WORLD_REQ past the document's end */
 };
 
 struct kn_rules;
@@ -106,6 +107,12 @@ uint64_t kn_rules_state_age(const struct kn_rules *r, uint64_t now_ns);
 unsigned kn_rules_subscribers(const struct kn_rules *r);
 const struct kn_rules_stats *kn_rules_stats(const struct kn_rules *r);
 struct kn_peers *kn_rules_peers(struct kn_rules *r);
+
+/* The world document (a JSON text, docs/protocol.md) WORLD_REQ is
+ * answered from; copied. Having one sets the world capability bit in
+ * HELLO_ACK. NULL or len 0 removes it (WORLD then says total_len 0).
+ * -1 when out of memory (the old document stays). */
+int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len);
 
 /* The set-points the robot holds now (belts; flippers that were ever set). */
 void kn_rules_setpoints(const struct kn_rules *r, struct kn_command *cmd);
