@@ -14,6 +14,7 @@ import { Overlay } from './overlay.js';
 import { Meter } from './meter.js';
 import { Trail } from './trail.js';
 import { bindControls } from './controls.js';
+import { RenderScale } from './render_scale.js';
 
 const P = readParams(location.search);
 const tracks = new Map();          // robot id -> RobotTrack
@@ -22,7 +23,9 @@ let terrain = null, terrainKey = null;
 let followId = P.robot;
 
 const renderer = new THREE.WebGLRenderer({ antialias: P.aa });
-renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+const basePixelRatio = Math.min(window.devicePixelRatio || 1, 2);
+const renderScale = new RenderScale(P.scale);
+renderer.setPixelRatio(basePixelRatio * renderScale.value);
 document.getElementById('scene').appendChild(renderer.domElement);
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0xc4d0d8);
@@ -85,7 +88,7 @@ function onMessage(m, arrival) {
     const t = Number.isInteger(m.robot) ? tracks.get(m.robot) : null;
     switch (m.type) {
     case 'hello': onHello(m); break;
-    case 'world': if (t) t.world = m.world && typeof m.world === 'object' ? m.world : null; break;
+    case 'world': if (t) t.setWorld(m.world); break;
     case 'state':
         if (t) {
             t.push(m, arrival);
@@ -113,8 +116,9 @@ const link = new ViewLink(P.ws || defaultSocketUrl(location), {
 function syncTerrain() {
     // the followed robot's world, else any robot's that has one
     const order = [followed(), ...tracks.values()].filter(Boolean);
-    const w = (order.find(t => t.world) || {}).world || null;
-    const key = JSON.stringify(w ? [w.terrain, w.terrain_pose, w.generation] : null);
+    const t = order.find(o => o.world) || null;
+    const w = t ? t.world : null;
+    const key = t ? t.terrainKey : 'none';
     if (key === terrainKey)
         return;
     if (terrain) {
@@ -128,7 +132,7 @@ function syncTerrain() {
 
 function syncModel(t, index) {
     const robotDoc = t.world ? t.world.robot : null;
-    const key = JSON.stringify(robotDoc || null);
+    const key = t.robotKey;
     let d = drawn.get(t.id);
     if (d && d.key === key)
         return d;
@@ -150,6 +154,9 @@ const poses = new Map();
 
 function frame(now) {
     const start = performance.now();
+    // a new resolution clears the canvas: set it only right before drawing
+    if (renderScale.update(now, meter.fps(now)))
+        renderer.setPixelRatio(basePixelRatio * renderScale.value);
     const dt = Math.max(0, (now - lastFrame) / 1000);
     lastFrame = now;
     syncTerrain();
@@ -169,7 +176,7 @@ function frame(now) {
         t.advanceBelts(pose.belt, dt);
         d.model.setBeltTravel(t.travel[0], t.travel[1]);
         if (t.addTrail(pose.pos))
-            d.trail.set(t.trail, d.model.geom.r);
+            d.trail.set(t.trail, d.model.geom.r, t.trailCut);
         d.trail.line.visible = trailOn;
     }
     const f = followed();
@@ -180,6 +187,7 @@ function frame(now) {
     overlay.update(now, {
         robot: f, robots: [...tracks.values()], connected: link.connected,
         view: views.name, viewLabel: viewLabel(), ptz: views.ptz, fps: meter.fps(now),
+        scale: renderScale.value,
         worldLabel: terrain ? terrain.label : '',
     });
     overlay.labelRobots([...tracks.values()].filter(t => poses.has(t.id)), project);
@@ -222,6 +230,7 @@ Object.defineProperty(window, 'kenafView', {
         get latency() { return meter.latency(); },
         latencyLast(n) { return meter.latency(n); },
         get workMs() { return meter.workMs(); },
+        get renderScale() { return renderScale.value; },
         get connected() { return link.connected; },
         get connects() { return link.connects; },
         get badFrames() { return link.badFrames; },

@@ -52,7 +52,8 @@ export class Overlay {
         el('rname').textContent = r ? r.name : '(no robot)';
         el('view').textContent = st.viewLabel;
         el('world').textContent = st.worldLabel;
-        el('rate').textContent = `${st.fps.toFixed(0)} fps`;
+        el('rate').textContent = st.scale < 0.999
+            ? `${st.fps.toFixed(0)} fps at ${(100 * st.scale).toFixed(0)} %` : `${st.fps.toFixed(0)} fps`;
         if (s) {
             el('belts').textContent = `L ${fixed(s.belt[0], 2)}  R ${fixed(s.belt[1], 2)} m/s`;
             const f = s.flippers.map(a => fixed(a * DEG, 0).padStart(4));

@@ -36,9 +36,10 @@ export function readParams(search) {
         pan: number(q, 'pan', 0, -ptz.pan_max_deg, ptz.pan_max_deg),
         tilt: number(q, 'tilt', -10, ptz.tilt_min_deg, ptz.tilt_max_deg),
         zoom: number(q, 'zoom', 1, 1, ptz.zoom_max),
-        // chase camera: distance, azimuth from behind (+ to the left), elevation
+        // chase camera: distance, azimuth (0 behind the robot, + counter-clockwise
+        // seen from above, so 90 looks from its right side), elevation
         dist: number(q, 'dist', 1.8, 0.3, 50),
-        az: number(q, 'az', 0, -180, 180),
+        az: number(q, 'az', -20, -180, 180),
         el: number(q, 'el', 25, -10, 89),
         // top view: metres shown top to bottom; follow the robot or stay at cx, cy
         span: number(q, 'span', 4, 0.5, 200),
@@ -51,6 +52,8 @@ export function readParams(search) {
         hud: flag(q, 'hud', true),
         // smoothed edges (costly without a GPU: the headless test turns them off)
         aa: flag(q, 'aa', true),
+        // drawing resolution as a fraction of the window's; 0: adapt to the frame rate
+        scale: number(q, 'scale', 0, 0, 2),
         trail: flag(q, 'trail', true),
         // seconds between measurement reports to the server, 0: none
         report: number(q, 'report', 0, 0, 3600),

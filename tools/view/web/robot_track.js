@@ -5,8 +5,8 @@
 // real time passed since the newer one arrived, so a new state starts to
 // show on the next frame and motion stays smooth between states.
 import * as THREE from '../three/build/three.module.js';
+import { TRAIL_MAX } from './trail.js';
 
-const TRAIL_MAX = 4000;       // points kept (a ring would cost more than it saves)
 const TRAIL_STEP_M = 0.02;    // a new point once the robot moved 2 cm
 
 function finite(v, d = 0) {
@@ -49,11 +49,24 @@ export class RobotTrack {
         this.linkUp = true;
         this.linkReason = '';
         this.world = undefined;     // world document; undefined: not heard yet
+        this.robotKey = 'none';     // what the drawn model and terrain were built from
+        this.terrainKey = 'none';
         this.states = 0;
         this.travel = [0, 0];
         this.shown = null;          // what the last frame drew
         this.pendingLatency = null; // a state not yet drawn: {srvMs, arrival}
         this.trail = [];
+        this.trailCut = 0;          // times the oldest points were dropped
+    }
+
+    // The world document as a world message brings it (null: the robot
+    // describes none). The keys tell the scene when to rebuild.
+    setWorld(w) {
+        this.world = w && typeof w === 'object' ? w : null;
+        const r = this.world ? this.world.robot : null;
+        this.robotKey = JSON.stringify(r && typeof r === 'object' ? r : null);
+        this.terrainKey = this.world ? JSON.stringify([this.world.terrain, this.world.terrain_pose,
+                                                       this.world.generation]) : 'none';
     }
 
     push(raw, arrival) {
@@ -105,8 +118,11 @@ export class RobotTrack {
         if (p && Math.hypot(pos[0] - p[0], pos[1] - p[1], pos[2] - p[2]) < TRAIL_STEP_M)
             return false;
         t.push(pos.slice());
-        if (t.length > TRAIL_MAX)
-            t.splice(0, t.length - TRAIL_MAX);
+        if (t.length > TRAIL_MAX) {
+            // the oldest tenth at once, so the line is rewritten rarely
+            t.splice(0, TRAIL_MAX / 10);
+            this.trailCut++;
+        }
         return true;
     }
 }
