@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "harness_proc.h"
+#include "harness_suite.h"
 
 #define RUN_TIMEOUT_S 540
 
@@ -261,9 +262,5 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, RUN_TIMEOUT_S + 60);
     tcase_add_test(tc, bench_quick);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return h_run_suite(s);
 }

@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "capture.h"
+#include "harness_suite.h"
 #include "pcapng.h"
 
 static uint32_t rd32(const uint8_t *p)
@@ -769,9 +770,5 @@ int main(void)
     tcase_add_test(tw, writer_buffer_full_never_blocks);
     tcase_add_test(tw, command_start_stop);
     suite_add_tcase(s, tw);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

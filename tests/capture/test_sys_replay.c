@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 #include "cap_harness.h"
+#include "harness_suite.h"
 #include "pcapng.h"
 
 #define MAX_CMDS 4096
@@ -341,9 +342,5 @@ int main(void)
     tcase_add_test(tc, serve_sim_runs_controller);
     tcase_add_test(tc, capture_at_run_time_with_faults);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

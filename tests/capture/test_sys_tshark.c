@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cap_harness.h"
+#include "harness_suite.h"
 
 static const char *tshark;
 
@@ -289,9 +290,5 @@ int main(void)
     tcase_set_timeout(tc, 150);
     tcase_add_test(tc, tshark_decodes_every_field);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

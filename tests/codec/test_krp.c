@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "krp.h"
 
 static struct kn_krp_msg decode_ok(const uint8_t *b, size_t n)
@@ -678,9 +679,5 @@ static Suite *krp_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(krp_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(krp_suite());
 }

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "harness_suite.h"
 #include "jsonschema.h"
 #include "sockdir.h"
 
@@ -1249,9 +1250,5 @@ static Suite *config_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(config_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(config_suite());
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "harness_suite.h"
 
 #define PI KN_PI
 
@@ -1371,9 +1372,5 @@ static Suite *convert_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(convert_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(convert_suite());
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "linebuf.h"
 
 static char got[64][128];
@@ -134,9 +135,5 @@ int main(void)
     tcase_add_test(tc, stop_early_and_reset);
     tcase_add_test(tc, nul_bytes_length);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

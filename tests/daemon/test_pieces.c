@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend_standin.h"
+#include "harness_suite.h"
 #include "histogram.h"
 #include "peers.h"
 #include "tbucket.h"
@@ -284,9 +285,5 @@ int main(void)
     tcase_add_test(tc, standin_parse_bad);
     tcase_add_test(tc, standin_format);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "harness_suite.h"
 #include "krp.h"
 #include "rules.h"
 
@@ -889,9 +890,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(suite());
 }

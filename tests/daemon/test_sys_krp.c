@@ -11,6 +11,7 @@
 
 #include "convert.h"
 #include "harness.h"
+#include "harness_suite.h"
 
 static struct h_standin sim;
 static struct h_daemon simd;
@@ -515,9 +516,5 @@ int main(void)
     tcase_set_timeout(tc2, 60);
     tcase_add_test(tc2, backend_down_then_reapplied);
     suite_add_tcase(s, tc2);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

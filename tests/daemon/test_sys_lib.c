@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "harness.h"
+#include "harness_suite.h"
 
 START_TEST(square_completes)
 {
@@ -53,9 +54,5 @@ int main(void)
     tcase_set_timeout(tc, 90);
     tcase_add_test(tc, square_completes);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -17,6 +17,7 @@
 
 #include "convert.h"
 #include "harness.h"
+#include "harness_suite.h"
 
 static void setup(void)
 {
@@ -535,9 +536,5 @@ int main(void)
     tcase_add_test(tc, malformed_simulator_lines);
     tcase_add_test(tc, peer_flood_bounded);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdio.h>
 
+#include "harness_suite.h"
 #include "params.h"
 #include "sanity.h"
 
@@ -68,9 +69,5 @@ int main(void)
     add(s, "servo", servo);
     add(s, "determinism", determinism);
     add(s, "unknown", unknown_check);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return h_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "harness_suite.h"
 #include "scenario.h"
 
 static const char *g_path;
@@ -53,9 +54,5 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, scenario_file);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return h_run_suite(s);
 }

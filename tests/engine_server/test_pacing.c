@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "harness_suite.h"
 #include "pacing.h"
 
 #define MS 1000000ull
@@ -125,9 +126,5 @@ int main(void)
     tcase_add_test(tc, large_debt_slips);
     tcase_add_test(tc, fast_and_step);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

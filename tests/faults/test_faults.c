@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include "faults.h"
+#include "harness_suite.h"
 
 #define TRIALS 10000
 
@@ -474,9 +475,5 @@ int main(void)
     tcase_add_test(ts, stream_bounded_and_freed);
     tcase_add_test(ts, run_time_command);
     suite_add_tcase(s, ts);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

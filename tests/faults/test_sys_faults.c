@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cap_harness.h"
+#include "harness_suite.h"
 
 /* |k - n p| within 5 standard deviations */
 static void assert_binomial(double k, double n, double p, const char *what)
@@ -234,9 +235,5 @@ int main(void)
     tcase_add_test(tc, faults_at_run_time);
     tcase_add_test(tc, bad_fault_commands_and_config);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

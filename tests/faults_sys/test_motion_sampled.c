@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "motion.h"
 
 /* Belts slew toward the command at accel mm/s^2; the command takes effect
@@ -208,9 +209,5 @@ int main(void)
     tcase_add_test(tc, turn_settles_at_slow_attitude_rates);
     tcase_add_test(tc, profile_unchanged_when_sensors_keep_up);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gz_codec.h"
+#include "harness_suite.h"
 
 static uint8_t out[4096];
 static uint8_t arena_mem[1 << 16];
@@ -515,9 +516,5 @@ int main(void)
     tcase_add_test(tc, topic_names);
     tcase_add_test(tc, master_uri);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

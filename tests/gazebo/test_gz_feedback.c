@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend_gazebo.h"
+#include "harness_suite.h"
 
 static struct kn_gazebo_fb fb;
 static struct kn_conv_table conv;
@@ -329,9 +330,5 @@ int main(void)
     tcase_add_test(tc, other_models_and_bad_numbers);
     tcase_add_test(tc, restart_keeps_travel);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

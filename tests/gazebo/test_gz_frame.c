@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gz_frame.h"
+#include "harness_suite.h"
 
 #define MAXGOT 64
 
@@ -227,9 +228,5 @@ int main(void)
     tcase_add_test(tc, reset_drops_partial);
     tcase_add_test(tc, header_encoding);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gz_harness.h"
+#include "harness_suite.h"
 
 static struct h_daemon simd;
 static struct h_udp ctl;
@@ -359,9 +360,5 @@ int main(void)
     tcase_add_test(tc, protocol_master_and_bad_publishers);
     tcase_add_test(tc, late_namespace);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "gz_harness.h"
+#include "harness_suite.h"
 
 #define MAXLOG 20000
 
@@ -91,9 +92,5 @@ int main(void)
     tcase_set_timeout(tc, 90);
     tcase_add_test(tc, square_in_the_gazebo_world);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

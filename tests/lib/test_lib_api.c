@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "kenaf.h"
 
 START_TEST(every_function_before_init)
@@ -80,9 +81,5 @@ int main(void)
     tcase_add_test(tc, strerror_covers_every_code);
     tcase_add_test(tc, init_refuses_bad_settings);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(s);
 }

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "harness_suite.h"
 #include "kenaf.h"
 #include "robot_fixture.h"
 
@@ -78,9 +79,5 @@ int main(void)
     tcase_add_test(tc, time_is_robot_time_and_monotonic);
     tcase_add_test(tc, sleep_ends_with_timeout_when_robot_falls_silent);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(s);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "motion.h"
 #include "robot_clock.h"
 #include "settings.h"
@@ -409,9 +410,5 @@ int main(void)
     tcase_add_test(tc, status_units);
     tcase_add_test(tc, flag_names_and_block);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(s);
 }

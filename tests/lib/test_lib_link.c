@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "harness_suite.h"
 #include "kenaf.h"
 #include "robot_fixture.h"
 
@@ -302,9 +303,5 @@ int main(void)
     tcase_add_test(tc, stop_is_sent_three_times);
     tcase_add_test(tc, link_loss_and_robot_restart);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(s);
 }

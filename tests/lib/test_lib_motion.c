@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness_suite.h"
 #include "kenaf.h"
 #include "robot_fixture.h"
 
@@ -230,9 +231,5 @@ int main(void)
     tcase_add_test(tc, silent_robot_ends_motion_with_timeout);
     tcase_add_test(tc, backend_down_ends_motion);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "harness_suite.h"
 #include "kenaf.h"
 #include "robot_fixture.h"
 
@@ -132,9 +133,5 @@ int main(void)
     tcase_add_test(tc, four_threads_hammer_the_library);
     tcase_add_test(tc, exit_while_other_threads_call);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return h_run_suite(s);
 }

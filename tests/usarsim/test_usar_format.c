@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "real_lines.h"
 
 static char out[KN_USAR_MAX_LINE + 3];
@@ -583,9 +584,5 @@ static Suite *format_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(format_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(format_suite());
 }

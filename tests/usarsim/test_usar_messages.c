@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "real_lines.h"
 
 static void vec_eq(const double v[3], double x, double y, double z)
@@ -604,9 +605,5 @@ static Suite *messages_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(messages_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(messages_suite());
 }

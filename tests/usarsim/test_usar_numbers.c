@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "comma_locale.h"
+#include "harness_suite.h"
 #include "real_lines.h"
 
 static double num(const char *s)
@@ -333,9 +334,5 @@ static Suite *numbers_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(numbers_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(numbers_suite());
 }

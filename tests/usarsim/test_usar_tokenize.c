@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness_suite.h"
 #include "real_lines.h"
 
 struct shape {
@@ -426,9 +427,5 @@ static Suite *tokenize_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(tokenize_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(tokenize_suite());
 }

@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "harness.h"
+#include "harness_suite.h"
 #include "real_lines.h"
 #include "usarsim_codec.h"
 
@@ -478,9 +479,5 @@ int main(void)
     tcase_add_test(tc, square_completes);
     tcase_add_test(tc, mirrored_right_encoder);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -16,6 +16,7 @@
 #include "comma_locale.h"
 #include "config.h"
 #include "convert.h"
+#include "harness_suite.h"
 #include "krp.h"
 #include "log.h"
 #include "real_lines.h"
@@ -740,10 +741,7 @@ int main(void)
     tcase_add_test(t, rates_and_accel_derived);
     tcase_add_test(t, stats_shape);
     suite_add_tcase(s, t);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    int rc = h_run_suite(s);
     h_comma_locale_teardown();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return rc;
 }
