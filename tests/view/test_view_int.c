@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "pcapng.h"
@@ -450,6 +452,49 @@ START_TEST(daemon_world_req)
 }
 END_TEST
 
+/* Start-up refusals: exit 2 for a bad command line, 1 with the reason for
+ * an address it cannot listen on (taken, or not this machine's). */
+static int run_view(const char *const args[], const char *err_name)
+{
+    char *argv[16];
+    int n = 0;
+    argv[n++] = getenv("KN_VIEW");
+    for (int i = 0; args[i] && n < 15; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    struct h_proc p;
+    h_spawn(&p, argv, NULL, err_name);
+    int st = h_wait_exit(&p, H_LONG_MS);
+    ck_assert_msg(st != -1 && WIFEXITED(st), "kenaf-view did not exit: %s", h_stderr(&p));
+    return WEXITSTATUS(st);
+}
+
+START_TEST(start_errors)
+{
+    const char *const bad_port[] = {"--listen", "127.0.0.1:99999", NULL};
+    ck_assert_int_eq(run_view(bad_port, "a.stderr"), 2);
+    ck_assert_ptr_nonnull(strstr(h_file_text(h_path("a.stderr")), "port out of range"));
+    const char *const bad_robot[] = {"--robot", "x=[::1", NULL};
+    ck_assert_int_eq(run_view(bad_robot, "b.stderr"), 2);
+    ck_assert_ptr_nonnull(strstr(h_file_text(h_path("b.stderr")), "missing ']'"));
+    const char *const bad_max[] = {"--max-clients", "0", NULL};
+    ck_assert_int_eq(run_view(bad_max, "c.stderr"), 2);
+    const char *const not_here[] = {"--listen", "192.0.2.1:8088", NULL};
+    ck_assert_int_eq(run_view(not_here, "d.stderr"), 1);
+    ck_assert_ptr_nonnull(strstr(h_file_text(h_path("d.stderr")), "cannot listen on 192.0.2.1"));
+    int port = 0;
+    int lfd = h_tcp_listen(&port);
+    char taken[32];
+    snprintf(taken, sizeof taken, "127.0.0.1:%d", port);
+    const char *const in_use[] = {"--listen", taken, NULL};
+    ck_assert_int_eq(run_view(in_use, "e.stderr"), 1);
+    ck_assert_ptr_nonnull(strstr(h_file_text(h_path("e.stderr")), "in use"));
+    close(lfd);
+    const char *const help[] = {"--help", NULL};
+    ck_assert_int_eq(run_view(help, "f.stderr"), 0);
+}
+END_TEST
+
 int main(void)
 {
     const struct h_case cases[] = {
@@ -461,6 +506,7 @@ int main(void)
         {"limits", client_limits, 60, NULL, NULL},
         {"no-world", robot_without_world, 60, NULL, NULL},
         {"daemon-world", daemon_world_req, 60, NULL, NULL},
+        {"start-errors", start_errors, 60, NULL, NULL},
     };
     return h_run_cases("view-integration", cases, sizeof cases / sizeof cases[0]);
 }

@@ -4,10 +4,12 @@
 #include "view.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -169,6 +171,20 @@ static int listen_iface(const struct kn_view_opts *o, char *iface, size_t len, b
         fprintf(stderr, "kenaf-view: --listen %s\n", err);
         return -1;
     }
+    /* libwebsockets waits quietly for an address that is not (yet) on this
+     * machine; a bind here says at once what is wrong */
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sslen) < 0) {
+        fprintf(stderr, "kenaf-view: cannot listen on %s:%u: %s\n", o->listen_host,
+                o->listen_port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
     const void *a = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
                                              : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
     if (!inet_ntop(ss.ss_family, a, iface, (socklen_t)len))
