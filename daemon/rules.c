@@ -384,7 +384,12 @@ static void on_crawler(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
     move_mark(p, m->h.seq);
     r->clamped = clamped;
     kn_conv_krp_crawler(&c, r->belts);
-    r->wd_armed = true;
+    /* A zero set-point is a robot told to stand still: like STOP it leaves
+     * nothing for the watchdog to stop, so it disarms it instead of arming a
+     * trip (and a WATCHDOG flag) 500 ms after the controller falls quiet.
+     * The library repeats a zero only briefly; the next non-zero CRAWLER
+     * arms the watchdog again. */
+    r->wd_armed = c.left_mm_s != 0 || c.right_mm_s != 0;
     r->wd_fed_ns = now;
     r->wd_flag = false;
     command(r, 0, now);

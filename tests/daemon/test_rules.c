@@ -513,6 +513,26 @@ START_TEST(stop_disarms_watchdog)
 }
 END_TEST
 
+/* A zero CRAWLER is a robot told to stand still: it disarms the watchdog
+ * like STOP (no trip, no WATCHDOG when the controller then falls quiet),
+ * while one belt still moving keeps it armed. */
+START_TEST(zero_setpoint_disarms_watchdog)
+{
+    crawler(1, 1, 0, 300, 300);
+    advance(200 * MS);
+    crawler(1, 2, 0, 0, 0);
+    advance(3000 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+    cap.rd = cap.nout;
+    ck_assert(!(status_of(1, 3).flags & KN_KRP_ST_WATCHDOG));
+    crawler(1, 4, 0, 0, 100); /* one belt moving: guarded */
+    advance(500 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+    cap.rd = cap.nout;
+    ck_assert(status_of(1, 5).flags & KN_KRP_ST_WATCHDOG);
+}
+END_TEST
+
 START_TEST(watchdog_configurable)
 {
     kn_rules_free(R);
@@ -873,6 +893,7 @@ static Suite *suite(void)
     tcase_add_test(tc, ignored_setpoint_does_not_feed_watchdog);
     tcase_add_test(tc, watchdog_trips_and_clears);
     tcase_add_test(tc, stop_disarms_watchdog);
+    tcase_add_test(tc, zero_setpoint_disarms_watchdog);
     tcase_add_test(tc, watchdog_configurable);
     tcase_add_test(tc, estop_latch);
     tcase_add_test(tc, subscribe_push_and_cancel);

@@ -190,20 +190,18 @@ static void stop_now(struct app *a)
 }
 
 /* Gives the ramped set-point to the library. While it is non-zero it goes
- * every tick. When the ramp reaches zero the console stops the robot with
- * hrt_stop (KRP/1 STOP) instead of a zero set-point: the library repeats a
- * zero only briefly and then falls quiet (so an idle console never fights
- * another controller), and the robot's watchdog, armed by every set-point,
- * would then trip and raise WATCHDOG over a robot that was simply told to
- * stand still. A STOP disarms the watchdog until the next set-point and
- * clears the flag, so a released key leaves no alarm behind, while a
- * console that dies mid-drive still trips it (docs/protocol.md, watchdog). */
+ * every tick; a zero goes once: the library repeats it briefly and then
+ * falls quiet, so an idle console never fights another controller. The
+ * robot takes a zero set-point as "stand still" and disarms its watchdog
+ * (docs/protocol.md, watchdog), so a released key leaves no WATCHDOG
+ * behind, while a console that dies mid-drive still trips it. Not a STOP:
+ * STOP would also freeze flippers still moving to a preset. */
 static void send_belts(struct app *a)
 {
     double l = round(a->drive.cmd[0]), r = round(a->drive.cmd[1]);
     if (l == 0 && r == 0 && a->sent[0] == 0 && a->sent[1] == 0)
         return;
-    int rc = l == 0 && r == 0 ? hrt_stop() : hrt_set_crawler_speed(l, r);
+    int rc = hrt_set_crawler_speed(l, r);
     a->sent[0] = l;
     a->sent[1] = r;
     if (rc != a->belt_rc && rc < 0)
@@ -291,16 +289,21 @@ static void on_pad_press(void *ctx, const struct kn_action *ac)
 }
 
 /* Follows the terminal's size: below the panel's minimum the operator
- * cannot see the robot, so the console does not drive it (the tick stops
- * belts it was driving). */
+ * cannot see the robot, so the console stops belts it was driving and
+ * drives no more until the terminal is large enough again. */
 static void check_size(struct app *a)
 {
     bool small = !kn_panel_fits();
     if (small == a->too_small)
         return;
     a->too_small = small;
-    if (small)
+    if (small) {
         a->help = false;
+        /* the operator cannot see the robot any more: belts to 0 at once,
+         * as the stop key does, not by the ramp */
+        if (a->sent[0] != 0 || a->sent[1] != 0)
+            stop_now(a);
+    }
     say(a, "%s", small ? "terminal too small: driving off"
                        : "terminal large enough again: driving on");
 }
