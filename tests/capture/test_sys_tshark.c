@@ -20,7 +20,8 @@ static const char *tshark;
 enum {
     C_TYPE, C_SEQ, C_FLAGS, C_HELLO, C_LEFT, C_RIGHT, C_MASK, C_FL, C_RL, C_PERIOD, C_ESTOP,
     C_ACKSEQ, C_ACKTYPE, C_HA_NAME, C_HA_BACKEND, C_HA_CPM, C_HA_VMAX, C_HA_FMIN, C_ST_REQ,
-    C_ST_FLAGS, C_ST_ACCZ, C_ST_BATT, C_ST_FLA, C_ER_SEQ, C_ER_TYPE, C_ER_CODE, C_EXPERT, NCOL
+    C_ST_FLAGS, C_ST_ACCZ, C_ST_BATT, C_ST_FLA, C_ER_SEQ, C_ER_TYPE, C_ER_CODE, C_EXPERT,
+    C_WR_OFF, C_W_TOTAL, C_W_OFF, C_W_LEN, NCOL
 };
 static const char *const columns[NCOL] = {
     "krp.type", "krp.seq", "krp.flags", "krp.hello.name", "krp.crawler.left", "krp.crawler.right",
@@ -29,7 +30,8 @@ static const char *const columns[NCOL] = {
     "krp.hello_ack.backend", "krp.hello_ack.counts_per_m", "krp.hello_ack.max_speed",
     "krp.hello_ack.flipper_min", "krp.status.req_seq", "krp.status.flags", "krp.status.accel_z",
     "krp.status.battery", "krp.status.flipper_fl", "krp.error.seq", "krp.error.type",
-    "krp.error.code", "_ws.expert.message",
+    "krp.error.code", "_ws.expert.message", "krp.world_req.offset", "krp.world.total_len",
+    "krp.world.offset", "krp.world.chunk_len",
 };
 
 struct row {
@@ -114,6 +116,11 @@ START_TEST(tshark_decodes_every_field)
     h_expect_error(&u, KN_KRP_ERR_ESTOP, s, KN_KRP_CRAWLER);
     h_expect_ack(&u, h_estop(&u, KN_KRP_F_ACK_REQ, 0), KN_KRP_ESTOP);
     h_expect_ack(&u, h_subscribe(&u, KN_KRP_F_ACK_REQ, 0), KN_KRP_SUBSCRIBE);
+    /* the world description extension: the first chunk */
+    send_raw(&u, "KN\x01\x08\x6a\0\0\0\x04\0\0\0\0\0\0\0", 16);
+    ck_assert(h_udp_recv_answer(&u, &m, H_LONG_MS) && m.h.type == KN_KRP_WORLD);
+    struct kn_krp_world world = m.u.world;
+    ck_assert_uint_gt(world.total_len, 0);
     /* broken envelopes, each answered by the robot */
     send_raw(&u, "KN\x02\x02\x64\0\0\0\x08\0\0\0\1\0\0\0\1\0\0\0", 20);        /* version 2 */
     h_expect_error(&u, KN_KRP_ERR_BAD_VERSION, 100, KN_KRP_CRAWLER);
@@ -196,6 +203,16 @@ START_TEST(tshark_decodes_every_field)
     ck_assert_ptr_nonnull(find(rows, n, 0x04, -1, NULL));
     ck_assert_ptr_nonnull(find(rows, n, 0x05, -1, NULL));
     ck_assert_ptr_nonnull(find(rows, n, 0x80, C_ACKTYPE, "0x07"));
+    r = find(rows, n, 0x08, C_WR_OFF, "0");
+    ck_assert_msg(r != NULL, "no WORLD_REQ with its offset");
+    char wtotal[32], wlen[32];
+    snprintf(wtotal, sizeof wtotal, "%u", (unsigned)world.total_len);
+    snprintf(wlen, sizeof wlen, "%u", (unsigned)world.n);
+    r = find(rows, n, 0x86, C_W_TOTAL, wtotal);
+    ck_assert_msg(r != NULL, "no WORLD with total_len %s", wtotal);
+    ck_assert_str_eq(r->col[C_W_OFF], "0");
+    ck_assert_str_eq(r->col[C_W_LEN], wlen);
+    ck_assert_msg(r->col[C_EXPERT][0] == 0, "expert info on a good WORLD: %s", r->col[C_EXPERT]);
     r = find(rows, n, 0x85, C_ST_REQ, "0"); /* a push */
     ck_assert_ptr_nonnull(r);
     ck_assert_int_eq(num(r->col[C_ST_ACCZ]), 9807);   /* standin at rest: +g */
@@ -251,7 +268,7 @@ START_TEST(tshark_decodes_every_field)
         "ESTOP (emergency stop engaged)", "BACKEND_UP (simulator or hardware link up): True",
         "SIMULATED: True", "WATCHDOG", "CLAMPED", "STALE", "Protocol version: 1",
         "Simulated: simulation (1)", "Backend: built-in engine (1)", "Robot name: kenaf",
-        "Ground-truth pose: True", "Lockstep", "Flipper torque", "Encoder counts per metre: 4000 counts/m",
+        "Ground-truth pose: True", "Lockstep", "World description (WORLD_REQ answered): True", "Flipper torque", "Encoder counts per metre: 4000 counts/m",
         "Belt speed limit: 800 mm/s", "Flipper angle minimum: -11950 x 0.01 deg (-119.50 deg)",
         "Flipper angle maximum: 11950 x 0.01 deg (119.50 deg)",
     };

@@ -18,13 +18,16 @@ local MAX_DGRAM = 512
 
 local types = {
     [0x01] = "HELLO", [0x02] = "CRAWLER", [0x03] = "FLIPPER", [0x04] = "STOP",
-    [0x05] = "STATUS_REQ", [0x06] = "SUBSCRIBE", [0x07] = "ESTOP",
-    [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0xFF] = "ERROR",
+    [0x05] = "STATUS_REQ", [0x06] = "SUBSCRIBE", [0x07] = "ESTOP", [0x08] = "WORLD_REQ",
+    [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0x86] = "WORLD", [0xFF] = "ERROR",
 }
 local payload_len = {
     [0x01] = 16, [0x02] = 8, [0x03] = 20, [0x04] = 0, [0x05] = 0, [0x06] = 2, [0x07] = 1,
-    [0x80] = 8, [0x81] = 40, [0x85] = 112, [0xFF] = 8,
+    [0x08] = 4, [0x80] = 8, [0x81] = 40, [0x85] = 112, [0x86] = 8, [0xFF] = 8,
 }
+-- WORLD (the world description extension) carries 8 fixed bytes and then a
+-- chunk of 0 to 480 bytes of the description: the only variable payload.
+local WORLD_CHUNK_MAX = 480
 local error_codes = {
     [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
     [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY",
@@ -78,6 +81,12 @@ end
 local F_sub_period = add(ProtoField.uint16("krp.subscribe.period", "STATUS push period (0 cancels)", base.UNIT_STRING, u("ms")))
 -- ESTOP
 local F_estop = add(ProtoField.uint8("krp.estop.engage", "Emergency stop", base.DEC, { [0] = "release", [1] = "engage" }))
+-- WORLD_REQ / WORLD (world description extension)
+local F_wr_offset = add(ProtoField.uint32("krp.world_req.offset", "Description offset asked for", base.DEC))
+local F_w_total = add(ProtoField.uint32("krp.world.total_len", "Description length (bytes)", base.DEC))
+local F_w_offset = add(ProtoField.uint32("krp.world.offset", "Chunk offset", base.DEC))
+local F_w_data = add(ProtoField.string("krp.world.data", "Chunk (JSON text)"))
+local F_w_len = add(ProtoField.uint32("krp.world.chunk_len", "Chunk length (bytes)", base.DEC))
 -- ACK
 local F_ack_seq = add(ProtoField.uint32("krp.ack.seq", "Acknowledged seq", base.DEC))
 local F_ack_type = add(ProtoField.uint8("krp.ack.type", "Acknowledged type", base.HEX, types))
@@ -91,7 +100,8 @@ local F_ha_caps = add(ProtoField.uint32("krp.hello_ack.capabilities", "Capabilit
 local F_ha_cap_torque = add(ProtoField.bool("krp.hello_ack.capabilities.flipper_torque", "Flipper torque", 32, nil, 0x1))
 local F_ha_cap_truth = add(ProtoField.bool("krp.hello_ack.capabilities.ground_truth", "Ground-truth pose", 32, nil, 0x2))
 local F_ha_cap_lock = add(ProtoField.bool("krp.hello_ack.capabilities.lockstep", "Lockstep", 32, nil, 0x4))
-local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFFF8))
+local F_ha_cap_world = add(ProtoField.bool("krp.hello_ack.capabilities.world", "World description (WORLD_REQ answered)", 32, nil, 0x8))
+local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFFF0))
 local F_ha_cpm = add(ProtoField.int32("krp.hello_ack.counts_per_m", "Encoder counts per metre", base.UNIT_STRING, u("counts/m")))
 local F_ha_vmax = add(ProtoField.int32("krp.hello_ack.max_speed", "Belt speed limit", base.UNIT_STRING, u("mm/s")))
 local F_ha_fmin = add(ProtoField.int32("krp.hello_ack.flipper_min", "Flipper angle minimum", base.UNIT_STRING, u("x 0.01 deg")))
@@ -256,6 +266,26 @@ decode[0x07] = function(buf, t, off)
     return v == 1 and "engage" or (v == 0 and "release" or string.format("value %d", v))
 end
 
+decode[0x08] = function(buf, t, off)
+    t:add_le(F_wr_offset, buf(off, 4))
+    return string.format("offset %d", buf(off, 4):le_uint())
+end
+
+decode[0x86] = function(buf, t, off)
+    local total, at = buf(off, 4):le_uint(), buf(off + 4, 4):le_uint()
+    local n = buf:len() - off - 8
+    t:add_le(F_w_total, buf(off, 4))
+    t:add_le(F_w_offset, buf(off + 4, 4))
+    t:add(F_w_len, buf(off, 8), n):set_generated()
+    if n > 0 then
+        local d = t:add(F_w_data, buf(off + 8, n))
+        if at + n > total then
+            d:add_proto_expert_info(E.range, "Chunk runs past the description's length")
+        end
+    end
+    return string.format("bytes %d-%d of %d", at, at + n, total)
+end
+
 decode[0x80] = function(buf, t, off)
     t:add_le(F_ack_seq, buf(off, 4))
     t:add(F_ack_type, buf(off + 4, 1))
@@ -274,6 +304,7 @@ decode[0x81] = function(buf, t, off)
     c:add_le(F_ha_cap_torque, buf(off + 20, 4))
     c:add_le(F_ha_cap_truth, buf(off + 20, 4))
     c:add_le(F_ha_cap_lock, buf(off + 20, 4))
+    c:add_le(F_ha_cap_world, buf(off + 20, 4))
     c:add_le(F_ha_cap_rsv, buf(off + 20, 4))
     t:add_le(F_ha_cpm, buf(off + 24, 4))
     t:add_le(F_ha_vmax, buf(off + 28, 4))
@@ -384,6 +415,9 @@ local function dissect(buf, pinfo, tree)
         t:add_proto_expert_info(E.unknown_type, string.format("Unknown message type 0x%02x (answered with ERROR UNKNOWN_TYPE)", ty))
         if len > HDR_LEN then t:add(F_payload, buf(HDR_LEN)) end
         return len
+    end
+    if ty == 0x86 and plen >= want and plen <= want + WORLD_CHUNK_MAX then
+        want = plen
     end
     if plen ~= want then
         li:add_proto_expert_info(E.bad_payload, string.format("%s carries %d payload bytes, not %d (answered with ERROR BAD_LENGTH)", type_name(ty), want, plen))
