@@ -17,13 +17,11 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -35,21 +33,6 @@
 
 #define KRP_PORT 9750   /* config/kenaf-simd.json */
 #define NOBODY 65534
-
-/* A network namespace of our own with loopback up. */
-static void own_network(void)
-{
-    ck_assert_msg(unshare(CLONE_NEWNET) == 0, "unshare(CLONE_NEWNET): %s", strerror(errno));
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    ck_assert_int_ge(fd, 0);
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-    ck_assert_msg(ioctl(fd, SIOCGIFFLAGS, &ifr) == 0, "SIOCGIFFLAGS lo: %s", strerror(errno));
-    ifr.ifr_flags |= IFF_UP;
-    ck_assert_msg(ioctl(fd, SIOCSIFFLAGS, &ifr) == 0, "SIOCSIFFLAGS lo: %s", strerror(errno));
-    close(fd);
-}
 
 /* The checkout's layout: ./config is the source tree's. */
 static const char *make_checkout(void)
@@ -167,7 +150,7 @@ static int run_wait_ready(const char *sock)
 
 static void defaults_run(bool as_root)
 {
-    own_network();
+    h_private_net();
     const char *dir = make_checkout();
     /* where a fresh machine puts the socket for this user */
     const char *fresh = as_root ? "/run" : "/tmp";
