@@ -1,8 +1,11 @@
 // Track belts: the outline of a belt around two pulleys of different radii
 // (the main track has equal ones, a flipper a large root and a small tip),
-// a band mesh around it whose tread marks move with the belt, and the flat
-// side plates that close it. Shared by the main tracks and the flippers.
+// a band around it whose tread marks move with the belt, and the flat side
+// plates that close it, all one mesh on one small texture: its upper half
+// the tread (scrolled along the belt), its lower half the plates' colour.
+// Shared by the main tracks and the flippers.
 import * as THREE from '../three/build/three.module.js';
+import { mergeGeometries } from './merge.js';
 
 const TREAD_PITCH_M = 0.04; // one grouser every 4 cm (drawn, not measured)
 
@@ -37,20 +40,26 @@ export function beltOutline(r1, r2, len, arcSteps = 14) {
     return { points: pts, length: s };
 }
 
-// A dark rubber texture with lighter grousers; repeats along u.
-function treadTexture() {
+// Upper half: dark rubber with lighter grousers, repeating along u; lower
+// half: the side plates' colour. No mipmaps: they would blend the halves.
+const TREAD_V = 0.75, PLATE_V = 0.25;
+function beltTexture(plateColour) {
     const c = document.createElement('canvas');
     c.width = 32;
-    c.height = 8;
+    c.height = 16;
     const g = c.getContext('2d');
     g.fillStyle = '#1c1c1c';
     g.fillRect(0, 0, 32, 8);
     g.fillStyle = '#6a6a6a';
     g.fillRect(0, 0, 9, 8);
+    g.fillStyle = plateColour;
+    g.fillRect(0, 8, 32, 8);
     const t = new THREE.CanvasTexture(c);
     t.wrapS = THREE.RepeatWrapping;
     t.wrapT = THREE.ClampToEdgeWrapping;
     t.magFilter = THREE.NearestFilter;
+    t.minFilter = THREE.LinearFilter;
+    t.generateMipmaps = false;
     return t;
 }
 
@@ -66,7 +75,7 @@ function bandGeometry(outline, width) {
             const v = 2 * i + k;
             pos.set([p.u, (k ? 0.5 : -0.5) * width, p.w], 3 * v);
             nor.set([p.nu, 0, p.nw], 3 * v);
-            uv.set([reps * p.s / outline.length, k], 2 * v);
+            uv.set([reps * p.s / outline.length, TREAD_V], 2 * v);
         }
         if (i + 1 < n) {
             const a = 2 * i;
@@ -108,20 +117,21 @@ function platesGeometry(outline, y0) {
 }
 
 // One belt with its two side plates, in the frame of circle 1 (u = x,
-// across = y, w = z). setTravel(m) moves the tread marks by m metres along
-// the belt's direction of motion.
+// across = y, w = z), as `mesh`. setTravel(m) moves the tread marks by m
+// metres along the belt's direction of motion.
 export class Belt {
-    constructor(r1, r2, len, width, plateMaterial) {
+    constructor(r1, r2, len, width, plateColour) {
         this.outline = beltOutline(r1, r2, len);
-        this.texture = treadTexture();
+        this.texture = beltTexture(plateColour);
         const band = bandGeometry(this.outline, width);
         this.reps = band.reps;
-        this.texture.repeat.set(1, 1);
-        const bandMat = new THREE.MeshLambertMaterial({ map: this.texture, side: THREE.DoubleSide });
-        this.group = new THREE.Group();
-        this.group.add(new THREE.Mesh(band.geometry, bandMat));
-        this.group.add(new THREE.Mesh(platesGeometry(this.outline, 0.5 * width - 0.002), plateMaterial));
-        this.materials = [bandMat];
+        const plates = platesGeometry(this.outline, 0.5 * width - 0.002);
+        this.geometry = mergeGeometries([{ geometry: band.geometry },
+                                         { geometry: plates, uv: [0, PLATE_V] }]);
+        band.geometry.dispose();
+        plates.dispose();
+        this.material = new THREE.MeshLambertMaterial({ map: this.texture, side: THREE.DoubleSide });
+        this.mesh = new THREE.Mesh(this.geometry, this.material);
     }
 
     setTravel(m) {
@@ -131,8 +141,8 @@ export class Belt {
     }
 
     dispose() {
-        this.group.traverse(o => o.geometry && o.geometry.dispose());
-        this.materials.forEach(m => m.dispose());
+        this.geometry.dispose();
+        this.material.dispose();
         this.texture.dispose();
     }
 }

@@ -5,6 +5,7 @@
 // reports it (origin on the main pulley axis, x forward, y left, z up).
 import * as THREE from '../three/build/three.module.js';
 import { Belt } from './belt.js';
+import { mergeGeometries } from './merge.js';
 import { CAMERA_MOUNTS } from './mounts.js';
 
 // The shipped config/robots/kenaf.json, for a world without a robot file
@@ -20,6 +21,15 @@ const DEFAULT = {
 // saturated hues the terrain and the overlay never use.
 export const BODY_COLOURS = [0xff6a00, 0xe0006a, 0x8a2be2, 0x00a86b, 0x1f5fff];
 export const FLIPPER_COLOUR = 0xffcc00;
+const TRACK_PLATE_COLOUR = '#3a3a3a';
+
+// A geometry placed in the body frame: at (x, y, z), turned about x by rx
+// and about z by rz (the cylinders of three.js lie along y).
+function placed(geometry, x, y, z, rx = 0, rz = 0) {
+    const m = new THREE.Matrix4().compose(new THREE.Vector3(x, y, z),
+        new THREE.Quaternion().setFromEuler(new THREE.Euler(rx, 0, rz)), new THREE.Vector3(1, 1, 1));
+    return { geometry, matrix: m };
+}
 
 function num(obj, key, def, lo, hi) {
     const v = obj && obj[key];
@@ -59,10 +69,10 @@ export class KenafModel {
         this.root.name = 'kenaf';
         const body = new THREE.MeshLambertMaterial({
             color: BODY_COLOURS[colourIndex % BODY_COLOURS.length] });
-        const dark = new THREE.MeshLambertMaterial({ color: 0x3a3a3a, side: THREE.DoubleSide });
+        const dark = new THREE.MeshLambertMaterial({ color: 0x3a3a3a });
         const metal = new THREE.MeshLambertMaterial({ color: 0x8c8c8c });
-        const flip = new THREE.MeshLambertMaterial({ color: FLIPPER_COLOUR, side: THREE.DoubleSide });
-        this.materials = [body, dark, metal, flip];
+        this.materials = [body, dark, metal];
+        const flipColour = '#' + FLIPPER_COLOUR.toString(16).padStart(6, '0');
 
         // chassis: between the tracks, its floor `clearance` above the ground
         const cs = g.cs;
@@ -74,9 +84,9 @@ export class KenafModel {
         // main tracks: belt from the rear pulley (circle 1) to the front one
         this.tracks = [];
         for (const side of [0, 1]) { // 0 left (+y), 1 right
-            const b = new Belt(g.r, g.r, 2 * g.px, g.tw, dark);
-            b.group.position.set(-g.px, side ? -g.ty : g.ty, 0);
-            this.root.add(b.group);
+            const b = new Belt(g.r, g.r, 2 * g.px, g.tw, TRACK_PLATE_COLOUR);
+            b.mesh.position.set(-g.px, side ? -g.ty : g.ty, 0);
+            this.root.add(b.mesh);
             this.tracks.push(b);
         }
 
@@ -90,29 +100,29 @@ export class KenafModel {
             if (!front)
                 pivot.rotation.z = Math.PI;
             const swing = new THREE.Group();
-            const b = new Belt(g.fr1, g.fr2, g.fl, g.fw, flip);
-            swing.add(b.group);
+            const b = new Belt(g.fr1, g.fr2, g.fl, g.fw, flipColour);
+            swing.add(b.mesh);
             pivot.add(swing);
             this.root.add(pivot);
             // the rear belts run backwards in their own frame
             this.flippers.push({ swing, belt: b, side: left ? 0 : 1, sign: front ? 1 : -1 });
         }
-        // one axle through both sides at each end, for the hubs
+        // the metal that never moves (hub axles, PTZ post, mast) is one mesh
+        const fixedMetal = [];
         const hub = new THREE.CylinderBufferGeometry(0.3 * g.r, 0.3 * g.r,
                                                      2 * g.fy + g.fw + 0.004, 16);
-        for (const x of [-g.px, g.px]) {
-            const m = new THREE.Mesh(hub, metal);
-            m.position.x = x; // cylinders are along y already
-            this.root.add(m);
-        }
-
-        this.buildCameras(dark, metal);
+        for (const x of [-g.px, g.px])
+            fixedMetal.push(placed(hub, x, 0, 0)); // one axle through both sides
+        this.buildCameras(dark, metal, fixedMetal);
+        const fixed = mergeGeometries(fixedMetal);
+        fixedMetal.forEach(p => p.geometry.dispose());
+        this.root.add(new THREE.Mesh(fixed, metal));
         this.setFlippers([0, 0, 0, 0]);
     }
 
     // The PTZ camera head at the front of the chassis and the bird's-eye
     // camera on its mast; each has an `eye` object the views look through.
-    buildCameras(dark, metal) {
+    buildCameras(dark, metal, fixedMetal) {
         const m = CAMERA_MOUNTS, top = this.chassisTop;
         // PTZ: base on the chassis, pan about z, tilt about y
         this.ptzPan = new THREE.Group();
@@ -126,10 +136,9 @@ export class KenafModel {
         lens.rotation.z = Math.PI / 2;
         lens.position.x = 0.015;
         this.ptzTilt.add(lens);
-        const post = new THREE.Mesh(new THREE.CylinderBufferGeometry(0.012, 0.012, m.ptz.above_chassis, 8), metal);
-        post.rotation.x = Math.PI / 2;
-        post.position.set(m.ptz.x, m.ptz.y, top + 0.5 * m.ptz.above_chassis);
-        this.root.add(post, this.ptzPan);
+        fixedMetal.push(placed(new THREE.CylinderBufferGeometry(0.012, 0.012, m.ptz.above_chassis, 8),
+                               m.ptz.x, m.ptz.y, top + 0.5 * m.ptz.above_chassis, Math.PI / 2));
+        this.root.add(this.ptzPan);
         this.ptzEye = new THREE.Object3D();
         this.ptzEye.position.x = 0.026; // in front of the lens
         this.ptzTilt.add(this.ptzEye);
@@ -138,10 +147,8 @@ export class KenafModel {
         const ground = -this.geom.r;
         const camZ = ground + m.bird.height_m;
         const mastLen = Math.max(0.05, camZ - top);
-        const mast = new THREE.Mesh(new THREE.CylinderBufferGeometry(0.008, 0.01, mastLen, 8), metal);
-        mast.rotation.x = Math.PI / 2;
-        mast.position.set(m.bird.x, m.bird.y, top + 0.5 * mastLen);
-        this.root.add(mast);
+        fixedMetal.push(placed(new THREE.CylinderBufferGeometry(0.008, 0.01, mastLen, 8),
+                               m.bird.x, m.bird.y, top + 0.5 * mastLen, Math.PI / 2));
         this.birdMount = new THREE.Group();
         this.birdMount.position.set(m.bird.x, m.bird.y, camZ);
         this.birdMount.rotation.y = -m.bird.tilt_deg * Math.PI / 180; // + about y lowers +x
