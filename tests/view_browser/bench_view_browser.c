@@ -70,14 +70,15 @@ static void measure(int robots, const char *view)
     cJSON_Delete(l1);
     cJSON *lat = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"%s\"}", le);
     cJSON *work = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.workMs\"}");
+    cJSON *scale = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.renderScale\"}");
     cJSON_Delete(vb_cmd(&b, 20000, "{\"cmd\":\"shot\",\"name\":\"%s\"}", name));
     for (int i = 0; i < robots; i++)
         h_simple(&u[i], 0, KN_KRP_STOP, 0);
 
     double n = vb_num(lat, "value.n");
     ck_assert_msg(n > 10 * robots, "the page measured only %.0f state frames", n);
-    printf("FIGURE view_fps_%d_robots %.1f frames/s (%dx%d, headless Chromium, software WebGL)\n",
-           robots, fps, W, H);
+    printf("FIGURE view_fps_%d_robots %.1f frames/s (%dx%d window drawn at %.0f %%, headless "
+           "Chromium, software WebGL)\n", robots, fps, W, H, 100 * vb_num(scale, "value"));
     printf("FIGURE view_latency_p50_%d_robots %.1f ms (%.0f states)\n", robots,
            vb_num(lat, "value.p50"), n);
     printf("FIGURE view_latency_p95_%d_robots %.1f ms\n", robots, vb_num(lat, "value.p95"));
@@ -86,6 +87,7 @@ static void measure(int robots, const char *view)
     ck_assert_msg(fps > 1, "the page draws no frames");
     cJSON_Delete(lat);
     cJSON_Delete(work);
+    cJSON_Delete(scale);
     vb_browser_quit(&b);
     for (int i = 0; i < robots; i++)
         h_udp_close(&u[i]);
