@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hostport.h"
 #include "runner.h"
@@ -593,9 +594,13 @@ int kn_srv_run(const struct kn_srv_opts *o)
     s->sig_term.data = s;
     uv_signal_start(&s->sig_term, on_signal, SIGTERM);
     if (o->stdin_watch) {
+        /* only a pipe or socket can be watched: libuv aborts on a file or
+         * /dev/null, which epoll refuses */
+        struct stat st;
+        bool pipe_like = fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
         uv_pipe_init(s->loop, &s->stdin_pipe, 0);
         s->stdin_pipe.data = s;
-        if (uv_pipe_open(&s->stdin_pipe, 0) == 0 &&
+        if (pipe_like && uv_pipe_open(&s->stdin_pipe, 0) == 0 &&
             uv_read_start((uv_stream_t *)&s->stdin_pipe, on_stdin_alloc, on_stdin) == 0) {
             s->stdin_open = true;
         } else {

@@ -4,12 +4,14 @@
  * frame, DRIVE, joint commands with the per-joint sign), several robots
  * in one world, the extension commands, bad input, pacing and lockstep. */
 #include <check.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "eng_client.h"
 
@@ -42,6 +44,24 @@ static void stop_clean(void)
     ck_assert_msg(strstr(h_stderr(&eng.proc), "kenaf-engine: stats:") != NULL,
                   "no stats at exit: %s", h_stderr(&eng.proc));
 }
+
+/* --stdin-watch when stdin is no pipe (here /dev/null, which epoll
+ * refuses): the engine says it does not watch it and serves on. */
+START_TEST(stdin_watch_not_a_pipe)
+{
+    int null_fd = open("/dev/null", O_RDONLY);
+    ck_assert_int_ge(null_fd, 0);
+    ck_assert_int_eq(dup2(null_fd, 0), 0); /* this test's own process: Check forked it */
+    close(null_fd);
+    static const char *const extra[] = {"--stdin-watch", NULL};
+    start(extra);
+    ck_assert_msg(ec_line(&ca, H_LONG_MS), "no banner: %s", h_stderr(&eng.proc));
+    ck_assert_msg(kn_usar_kind(&ca.tl) == KN_USAR_K_NFO, "first line: %s", ca.last);
+    ck_assert_msg(strstr(h_stderr(&eng.proc), "stdin is not a pipe") != NULL, "%s",
+                  h_stderr(&eng.proc));
+    stop_clean();
+}
+END_TEST
 
 START_TEST(nfo_first)
 {
@@ -565,6 +585,7 @@ int main(void)
         {"drift", pacing_drift, 40, NULL, NULL},
         {"lockstep", lockstep, 40, NULL, NULL},
         {"conf-geo", conf_geo, 30, NULL, NULL},
+        {"stdin-not-pipe", stdin_watch_not_a_pipe, 30, NULL, NULL},
     };
     return h_run_cases("kenaf-engine server", cases, sizeof cases / sizeof cases[0]);
 }
