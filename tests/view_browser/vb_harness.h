@@ -19,8 +19,8 @@
 
 /* The `main` of the browser test and bench: runs the cases (h_run_cases)
  * when Chromium, node and playwright-core (tests/view_browser/node-deps:
- * installed once into a cache, offline afterwards) are there, else says
- * why not and returns VB_SKIP. */
+ * installed once into a cache, offline afterwards) are there and no
+ * KN_WRAP is set, else says why not and returns VB_SKIP. */
 int vb_main(const char *suite, const struct h_case *cases, size_t ncases);
 
 /* kenaf-simd with `count` robots named kenaf0.. (kenaf when one) on the
