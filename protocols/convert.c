@@ -400,6 +400,42 @@ void kn_conv_pose_to_sim(const struct kn_conv_table *t, const double pos_m[3],
     kn_conv_rpy_to_sim(t, rpy, sim_rpy);
 }
 
+void kn_conv_odometry_to_world(const struct kn_conv_table *t, const double origin_pos[3],
+                               double origin_yaw, const double odo[3], double pos_m[3],
+                               double rpy[3])
+{
+    /* the relative pose into the neutral frame like any other pose, then
+     * placed at the origin: the frame change and the placement commute */
+    double sim_rel[3] = {finite_or_zero(odo[0]), finite_or_zero(odo[1]), 0.0};
+    double sim_rpy[3] = {0.0, 0.0, finite_or_zero(odo[2])};
+    double rel[3], rel_rpy[3];
+    kn_conv_pose_from_sim(t, sim_rel, sim_rpy, rel, rel_rpy);
+    double yaw0 = finite_or_zero(origin_yaw), c = cos(yaw0), s = sin(yaw0);
+    pos_m[0] = finite_or_zero(origin_pos[0]) + c * rel[0] - s * rel[1];
+    pos_m[1] = finite_or_zero(origin_pos[1]) + s * rel[0] + c * rel[1];
+    pos_m[2] = finite_or_zero(origin_pos[2]);
+    rpy[0] = 0.0;
+    rpy[1] = 0.0;
+    rpy[2] = kn_conv_wrap_pi(yaw0 + rel_rpy[2]);
+}
+
+void kn_conv_odometry_from_world(const struct kn_conv_table *t, const double origin_pos[3],
+                                 double origin_yaw, const double pos_m[3], double yaw,
+                                 double odo[3])
+{
+    double yaw0 = finite_or_zero(origin_yaw), c = cos(yaw0), s = sin(yaw0);
+    double dx = finite_or_zero(pos_m[0]) - finite_or_zero(origin_pos[0]);
+    double dy = finite_or_zero(pos_m[1]) - finite_or_zero(origin_pos[1]);
+    double rel[3] = {c * dx + s * dy, -s * dx + c * dy, 0.0};
+    double rel_rpy[3] = {0.0, 0.0, kn_conv_wrap_pi(finite_or_zero(yaw) - yaw0)};
+    double sim[3], sim_rpy[3];
+    kn_conv_vec_to_sim(t, rel, sim);
+    kn_conv_rpy_to_sim(t, rel_rpy, sim_rpy);
+    odo[0] = sim[0];
+    odo[1] = sim[1];
+    odo[2] = kn_conv_wrap_pi(sim_rpy[2]);
+}
+
 /* ---- KRP/1 <-> neutral state ----------------------------------------- */
 
 void kn_conv_state_to_krp(const struct kn_state *s, int32_t counts_per_m,

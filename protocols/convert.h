@@ -169,6 +169,22 @@ void kn_conv_pose_from_sim(const struct kn_conv_table *t, const double sim_pos[3
 void kn_conv_pose_to_sim(const struct kn_conv_table *t, const double pos_m[3],
                          const double rpy[3], double sim_pos[3], double sim_rpy[3]);
 
+/* USARSim's Odometry {Pose x,y,theta} is planar dead reckoning in the
+ * simulator's frame counted from where the robot spawned: x along its
+ * heading at spawn, theta from that heading. Into a world pose (neutral
+ * frame) through the spawn pose (origin_pos, origin_yaw, neutral):
+ * position = origin + Rz(origin_yaw) * the relative one, z the origin's,
+ * roll = pitch = 0, yaw = origin_yaw + the relative one (canonical).
+ * Non-finite inputs count as 0. */
+void kn_conv_odometry_to_world(const struct kn_conv_table *t, const double origin_pos[3],
+                               double origin_yaw, const double odo[3], double pos_m[3],
+                               double rpy[3]);
+/* The reverse: a world position and yaw to the {Pose x,y,theta} the
+ * simulator reports for them (theta in (-pi, pi]). */
+void kn_conv_odometry_from_world(const struct kn_conv_table *t, const double origin_pos[3],
+                                 double origin_yaw, const double pos_m[3], double yaw,
+                                 double odo[3]);
+
 /* Z-Y-X Euler angles into canonical form in place: the same rotation with
  * pitch in [-pi/2, pi/2] and roll, yaw in (-pi, pi]. */
 void kn_conv_rpy_canonical(double rpy[3]);

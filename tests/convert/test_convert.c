@@ -681,6 +681,48 @@ START_TEST(usarsim_init_pose_round_trip)
 }
 END_TEST
 
+/* Odometry {Pose} counts from the spawn pose: golden values for a robot
+ * spawned at (4, 2.5, 0.25) facing +y (KRP), and world -> odometry ->
+ * world for random spawns and poses. */
+START_TEST(usarsim_odometry_through_spawn)
+{
+    struct kn_conv_table t;
+    kn_conv_table_usarsim(&t);
+    const double origin[3] = {4.0, 2.5, 0.25};
+    double pos[3], rpy[3];
+    kn_conv_odometry_to_world(&t, origin, PI / 2, (const double[3]){0, 0, 0}, pos, rpy);
+    ASSERT_NEAR(pos[0], 4.0, 1e-12);
+    ASSERT_NEAR(pos[1], 2.5, 1e-12);
+    ASSERT_NEAR(pos[2], 0.25, 0);
+    ASSERT_NEAR(rpy[2], PI / 2, 1e-12);
+    /* 1 m ahead, 0.5 m right (z down: +y), 0.1 rad clockwise */
+    kn_conv_odometry_to_world(&t, origin, PI / 2, (const double[3]){1.0, 0.5, 0.1}, pos, rpy);
+    ASSERT_NEAR(pos[0], 4.5, 1e-12);
+    ASSERT_NEAR(pos[1], 3.5, 1e-12);
+    ASSERT_NEAR(rpy[0], 0, 0);
+    ASSERT_NEAR(rpy[1], 0, 0);
+    ASSERT_NEAR(rpy[2], PI / 2 - 0.1, 1e-12);
+    for (int i = 0; i < ROUNDS; i++) {
+        double o[3] = {rng_uniform(-50, 50), rng_uniform(-50, 50), rng_uniform(-5, 5)};
+        double yaw0 = rng_uniform(-PI, PI);
+        double odo[3] = {rng_uniform(-20, 20), rng_uniform(-20, 20), rng_uniform(-PI, PI)};
+        double odo2[3];
+        kn_conv_odometry_to_world(&t, o, yaw0, odo, pos, rpy);
+        kn_conv_odometry_from_world(&t, o, yaw0, pos, rpy[2], odo2);
+        ASSERT_NEAR(odo2[0], odo[0], 1e-9);
+        ASSERT_NEAR(odo2[1], odo[1], 1e-9);
+        ASSERT_NEAR(ang_diff(odo2[2], odo[2]), 0, 1e-12);
+        /* the distance travelled is the same in both frames */
+        ASSERT_NEAR(hypot(pos[0] - o[0], pos[1] - o[1]), hypot(odo[0], odo[1]), 1e-9);
+    }
+    /* no NaN gets through */
+    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    kn_conv_odometry_to_world(&t, bad, NAN, bad, pos, rpy);
+    for (int k = 0; k < 3; k++)
+        ck_assert(pos[k] == 0.0 && rpy[k] == 0.0);
+}
+END_TEST
+
 START_TEST(vectors_between_frames)
 {
     struct kn_conv_table u, g;
@@ -1341,6 +1383,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, usarsim_groundtruth_golden);
     tcase_add_test(tc, usarsim_rotation_matches_matrices);
     tcase_add_test(tc, usarsim_init_pose_round_trip);
+    tcase_add_test(tc, usarsim_odometry_through_spawn);
     tcase_add_test(tc, vectors_between_frames);
     tcase_add_test(tc, belt_wheel);
     tcase_add_test(tc, encoder_ticks);
