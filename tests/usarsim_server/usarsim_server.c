@@ -12,7 +12,7 @@
  *                  [--sta-ms N] [--sen-ms N] [--sensors LIST] [--asta]
  *                  [--wheel-radius M] [--track-width M] [--max-wheel RAD_S]
  *                  [--encoder-res RAD] [--encoder-sign L,R] [--start TAG=x,y,z,r,p,y]
- *                  [--no-get]
+ *                  [--no-get] [--sta-flippers-once]
  *
  * Prints "PORT <n>" once it listens (--port 0: any free port; a restart
  * can take its old port back). --log records every line received, as
@@ -27,6 +27,8 @@
  * --asta adds one ASTA (UT2004: MISSTA) line per flipper joint. --no-get
  * never answers GETCONF/GETGEO (UDK's reply when nothing matches).
  * --encoder-sign 1,-1 makes the right encoder count down going forward.
+ * --sta-flippers-once (udk) puts flipper angles in each robot's first STA
+ * only, as a stray line from a real UDK server does.
  * SIGTERM/SIGINT exit 0. */
 #include <getopt.h>
 #include <math.h>
@@ -65,6 +67,7 @@ struct client {
     struct robot r;
     size_t feed_off;        /* bytes of the feed sent; feed_len: done */
     bool feeding;
+    bool sta_sent;          /* for --sta-flippers-once */
     char *held;             /* own lines held while a fed line is half sent */
     size_t held_len, held_cap;
 };
@@ -80,7 +83,7 @@ static struct {
     enum kn_usar_dialect dialect;
     char *feed;
     size_t feed_len, feed_chunk;
-    bool feed_only, asta, no_get;
+    bool feed_only, asta, no_get, sta_flippers_once;
     unsigned sensors;
     unsigned sta_every, sen_every, step_no;
     double wheel_radius, max_wheel, enc_res;
@@ -147,7 +150,12 @@ static void send_sta(struct client *c)
         memcpy(s.flipper, c->r.m.flipper, sizeof s.flipper);
     } else {
         s.battery = 99999; /* no battery item */
+        if (S.sta_flippers_once && !c->sta_sent) {
+            s.flipper_mask = 0x0F;
+            memcpy(s.flipper, c->r.m.flipper, sizeof s.flipper);
+        }
     }
+    c->sta_sent = true;
     char buf[512];
     send_fmt(c, buf, kn_usar_fmt_sta(buf, sizeof buf, &s, S.dialect));
 }
@@ -617,7 +625,7 @@ static void usage(FILE *to)
             "         [--feed-only] [--feed-chunk N] [--sta-ms N] [--sen-ms N] [--sensors LIST]\n"
             "         [--asta] [--wheel-radius M] [--track-width M] [--max-wheel RAD_S]\n"
             "         [--encoder-res RAD] [--encoder-sign L,R] [--start TAG=x,y,z,r,p,y]\n"
-            "         [--no-get]\n");
+            "         [--no-get] [--sta-flippers-once]\n");
 }
 
 static bool read_feed(const char *path)
@@ -731,6 +739,7 @@ int main(int argc, char **argv)
         { "encoder-sign", required_argument, NULL, 'g' },
         { "start", required_argument, NULL, 'S' },
         { "no-get", no_argument, NULL, 'n' },
+        { "sta-flippers-once", no_argument, NULL, 'O' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -775,6 +784,7 @@ int main(int argc, char **argv)
         case 'g': ok = ok && parse_signs(optarg); break;
         case 'S': ok = ok && parse_start(optarg); break;
         case 'n': S.no_get = true; break;
+        case 'O': S.sta_flippers_once = true; break;
         case 'h': usage(stdout); return 0;
         default: ok = false; break;
         }
