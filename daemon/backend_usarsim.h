@@ -22,6 +22,22 @@
  * answers when nothing matches); nothing waits for them. */
 #define KN_USARSIM_GET_TIMEOUT_NS 3000000000ull
 
+/* A measured flipper angle (STA, ASTA/MISSTA) stands for this long
+ * (five of USARSim's 0.1 s status periods); older, a newer command target
+ * is the better word on where the flipper is. */
+#define KN_USARSIM_FLIPPER_FRESH_NS 500000000ull
+
+/* UDK's encoders (items W<i>) count 2*pi / Resolution ticks per turn and
+ * start over; the default Resolution 0.01 rad gives 628. Used until (and
+ * unless) GETCONF {Type Encoder} says otherwise. */
+#define KN_USARSIM_UDK_TICKS_PER_TURN 628
+
+/* An encoder step beyond this many times what the belts can do at the
+ * robot's max_speed_mm_s (over at least KN_USARSIM_JUMP_MIN_DT_S) is a
+ * wrap of unknown size, not travel: it is bridged at the last speed. */
+#define KN_USARSIM_JUMP_FACTOR 2.0
+#define KN_USARSIM_JUMP_MIN_DT_S 0.1
+
 /* The link ops (backend_usarsim.c): USARSim, and the built-in engine
  * reached at an address (HELLO_ACK backend 1, same protocol and code). */
 struct kn_backend_ops;

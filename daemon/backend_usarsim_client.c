@@ -24,6 +24,17 @@
 enum src { SRC_NONE = 0, SRC_ODOMETRY, SRC_INS, SRC_GROUNDTRUTH };
 enum flip_src { FLIP_COMMAND = 0, FLIP_ASTA, FLIP_STA };
 
+/* One flipper's latest word from each kind of source; the state shows
+ * the newer one, a fresh measurement first (resolve_flippers). */
+struct flipper {
+    bool have_meas, have_target;
+    double meas, target;                 /* flipper angle, neutral */
+    uint64_t meas_ns, target_ns;         /* local clock when they came */
+    enum flip_src meas_src;
+    enum flip_src src;                   /* what the state shows now */
+    uint64_t src_ns;                     /* and since when (0: nothing yet) */
+};
+
 static const char *const src_names[] = { "none", "odometry", "ins", "groundtruth" };
 static const char *const flip_src_names[] = { "command", "asta", "sta" };
 
@@ -43,8 +54,9 @@ static const char *const reason_key[NRESULTS] = {
 enum get { GET_CONF_ROBOT = 1, GET_GEO_ROBOT = 2, GET_CONF_ENCODER = 4 };
 
 struct encoder {
-    bool have_tick;          /* prev_tick is valid (per connection) */
+    bool have_tick;          /* prev_tick, prev_t are valid (per connection) */
     int64_t prev_tick;
+    double prev_t;
     double ticks;            /* accumulated travel in ticks, across connections */
     bool have_speed_ref;
     double ref_t, ref_m;     /* last sample used for the speed */
@@ -58,6 +70,7 @@ struct kn_usarsim {
     char class_name[64];
     char start_tag[64];
     double spawn_pos[3], spawn_rpy[3];      /* neutral frame */
+    double max_belt_m_s;                    /* the robot's max_speed_mm_s */
     char joint[KN_NFLIPPERS][64];
     struct kn_conv_table t;
 
@@ -70,7 +83,9 @@ struct kn_usarsim {
     uint64_t connect_ns;
     unsigned get_pending;
     uint64_t get_sent_ns;
-    int64_t tick_modulus;                   /* 0: ticks taken as not wrapping */
+    int64_t tick_modulus;                   /* from CONF; 0: not told */
+    double odo_origin[3], odo_origin_yaw;   /* the pose INIT asked for */
+    uint64_t now_ns;                        /* of the last line or command */
 
     /* the robot */
     struct kn_state st;
@@ -80,7 +95,7 @@ struct kn_usarsim {
     double sim_time;
     uint64_t sim_time_ns;
     enum src pose_src;                      /* best pose source seen this connection */
-    enum flip_src flip_src;
+    struct flipper fl[KN_NFLIPPERS];
     bool have_att_prev;
     double att_prev_t, att_prev[3];
     int npos;
@@ -109,7 +124,7 @@ struct kn_usarsim {
     uint64_t lines, blank, malformed[NRESULTS], unknown_head, ignored;
     uint64_t nfo, sta, asta, conf, geo, res;
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
-    uint64_t sen_shut_out, encoder_unmapped, states;
+    uint64_t sen_shut_out, encoder_unmapped, encoder_jumps, states;
     uint64_t drive_sent_n, drive_repeats, drive_over_max;
     uint64_t joint_sent_n, joint_repeats, multidrive_sent;
     uint64_t get_answers, get_timeouts, format_errors;
@@ -189,8 +204,38 @@ static double line_time(struct kn_usarsim *u, bool has, double t, uint64_t now)
     return local;
 }
 
-static void emit_state(struct kn_usarsim *u)
+/* Each flipper from whichever source last reported it: a measurement
+ * (STA, ASTA/MISSTA) while it is fresh or newer than any command, else
+ * the last command target. KN_HAVE_FLIPPER only when all four are fresh
+ * measurements: a STOP holds flippers at measured angles, and a stale
+ * one (UDK's Kenaf reports none; a single STA may carry some) would
+ * command them back to it. */
+static void resolve_flippers(struct kn_usarsim *u, uint64_t now)
 {
+    bool measured = true;
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        struct flipper *f = &u->fl[k];
+        bool fresh = f->have_meas && now - f->meas_ns < KN_USARSIM_FLIPPER_FRESH_NS;
+        if (f->have_meas && (fresh || !f->have_target || f->meas_ns >= f->target_ns)) {
+            u->st.flipper_rad[k] = f->meas;
+            f->src = f->meas_src;
+            f->src_ns = f->meas_ns;
+        } else if (f->have_target) {
+            u->st.flipper_rad[k] = f->target;
+            f->src = FLIP_COMMAND;
+            f->src_ns = f->target_ns;
+        }
+        measured = measured && fresh && f->src != FLIP_COMMAND;
+    }
+    if (measured)
+        u->st.have |= KN_HAVE_FLIPPER;
+    else
+        u->st.have &= ~KN_HAVE_FLIPPER;
+}
+
+static void emit_state(struct kn_usarsim *u, uint64_t now)
+{
+    resolve_flippers(u, now);
     u->states++;
     if (u->io.state)
         u->io.state(u->io.ctx, &u->st);
@@ -237,6 +282,7 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
         u->spawn_pos[i] = b->spawn_location_m[i];
         u->spawn_rpy[i] = b->spawn_rpy_rad[i];
     }
+    u->max_belt_m_s = cfg->max_speed_mm_s / 1000.0;
     kn_conv_table_usarsim(&u->t);
     u->t.wheel_radius_m = b->wheel_radius_m;
     u->t.counts_per_m = cfg->counts_per_m;
@@ -268,10 +314,18 @@ static void send_init(struct kn_usarsim *u)
 {
     char buf[512];
     int n = -KN_USAR_EARG;
+    /* USARSim's Odometry counts from where INIT puts the robot; at a
+     * PlayerStart that pose is the server's secret, so it counts from
+     * the world origin there (docs/usarsim.md) */
+    memset(u->odo_origin, 0, sizeof u->odo_origin);
+    u->odo_origin_yaw = 0.0;
     if (u->have_pose || !u->start_tag[0]) {
         double pos[3], rpy[3];
-        kn_conv_pose_to_sim(&u->t, u->have_pose ? u->last_pos : u->spawn_pos,
-                            u->have_pose ? u->last_rpy : u->spawn_rpy, pos, rpy);
+        const double *at = u->have_pose ? u->last_pos : u->spawn_pos;
+        const double *att = u->have_pose ? u->last_rpy : u->spawn_rpy;
+        memcpy(u->odo_origin, at, sizeof u->odo_origin);
+        u->odo_origin_yaw = att[2];
+        kn_conv_pose_to_sim(&u->t, at, att, pos, rpy);
         n = kn_usar_fmt_init(buf, sizeof buf, u->class_name, u->robot, pos, rpy);
         if (n < 0 && u->have_pose) { /* an absurd last pose: fall back to the configured one */
             kn_warn("robot %s: last known pose cannot be sent (%s); spawning at the configured "
@@ -306,7 +360,13 @@ void kn_usarsim_connected(struct kn_usarsim *u, uint64_t now_ns)
     u->get_pending = 0;
     u->tick_modulus = 0;
     u->pose_src = SRC_NONE;
-    u->flip_src = FLIP_COMMAND;
+    u->now_ns = now_ns;
+    /* a new robot: nothing measured or commanded on it yet */
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        u->fl[k].have_meas = u->fl[k].have_target = false;
+        u->fl[k].src = FLIP_COMMAND;
+        u->fl[k].src_ns = 0;
+    }
     u->have_att_prev = false;
     u->npos = 0;
     for (int s = 0; s < 2; s++) {
@@ -377,24 +437,22 @@ static void derive_accel(struct kn_usarsim *u, double t)
  * with 2 decimals, ground truth with 3), INS over odometry; a source is
  * used for the connection's rest once seen, so two estimates never
  * alternate. */
-static bool take_pose(struct kn_usarsim *u, enum src src, const double sim_pos[3],
-                      const double sim_rpy[3], double t)
+static bool take_pose(struct kn_usarsim *u, enum src src, const double pos[3],
+                      const double rpy[3], double t)
 {
     if (src < u->pose_src)
         return false;
     u->pose_src = src;
-    double pos[3], rpy[3];
-    kn_conv_pose_from_sim(&u->t, sim_pos, sim_rpy, pos, rpy);
-    memcpy(u->st.rpy_rad, rpy, sizeof rpy);
-    memcpy(u->st.pos_m, pos, sizeof pos);
+    memcpy(u->st.rpy_rad, rpy, sizeof u->st.rpy_rad);
+    memcpy(u->st.pos_m, pos, sizeof u->st.pos_m);
     u->st.have |= KN_HAVE_ATTITUDE | KN_HAVE_POSITION;
     derive_rate(u, t);
     derive_accel(u, t);
     if (u->npos < 3) /* nothing to derive from yet: at rest, gravity only */
         kn_conv_world_to_body(u->st.rpy_rad, (const double[3]){ 0, 0, KN_GRAVITY },
                               u->st.accel_m_s2);
-    /* where to spawn again after a reconnect (odometry counts from the
-     * spawn pose, not from the world origin: no use for INIT) */
+    /* where to spawn again after a reconnect (odometry drifts: a wall
+     * may stand where it thinks the robot is) */
     if (src != SRC_ODOMETRY) {
         memcpy(u->last_pos, pos, sizeof u->last_pos);
         memcpy(u->last_rpy, rpy, sizeof u->last_rpy);
@@ -422,6 +480,44 @@ static int encoder_side(struct kn_usar_str name)
     return -1;
 }
 
+/* Ticks per turn of an encoder: what CONF said, else UDK's default for
+ * its W<i> items (a missing CONF answer must not make every turn a jump),
+ * else none (UT2004's and the built-in engine's counters do not wrap). */
+static int64_t encoder_modulus(const struct kn_usarsim *u, const char *name)
+{
+    if (u->tick_modulus > 0)
+        return u->tick_modulus;
+    if ((name[0] == 'W' || name[0] == 'w') && name[1] >= '0' && name[1] <= '9' && !name[2])
+        return KN_USARSIM_UDK_TICKS_PER_TURN;
+    return 0;
+}
+
+/* The ticks one encoder moved since its last sample. A step the belts
+ * cannot make in that time (KN_USARSIM_JUMP_FACTOR) is a wrap of a size
+ * nobody told us: it is bridged at the last speed and counted, so a
+ * wrong or missing turn size never shows as travel. */
+static double encoder_step(struct kn_usarsim *u, int side, const struct encoder *e,
+                           int64_t tick, double t)
+{
+    int64_t d = kn_conv_tick_delta(e->prev_tick, tick, encoder_modulus(u, e->name));
+    double per_tick = kn_conv_ticks_to_m(&u->t, side, 1.0);
+    double dt = t - e->prev_t;
+    double span = dt > KN_USARSIM_JUMP_MIN_DT_S ? dt : KN_USARSIM_JUMP_MIN_DT_S;
+    double limit = KN_USARSIM_JUMP_FACTOR * u->max_belt_m_s * span;
+    if (per_tick == 0.0 || !(limit > 0) || fabs((double)d * per_tick) <= limit)
+        return (double)d;
+    u->encoder_jumps++;
+    if (u->encoder_jumps == 1)
+        kn_warn("robot %s: encoder %s jumped %lld ticks in %.3f s, more than the belts can "
+                "move: taken as a wrap and bridged at the last speed (set the encoder's "
+                "Resolution in the simulator or check counts_per_tick); further ones are only "
+                "counted", u->robot, e->name, (long long)d, dt);
+    double bridged = dt > 0 && isfinite(u->st.belt_speed_m_s[side])
+                         ? u->st.belt_speed_m_s[side] * dt / per_tick
+                         : 0.0;
+    return isfinite(bridged) ? bridged : 0.0;
+}
+
 static void take_encoders(struct kn_usarsim *u, const struct kn_usar_sen *s, double t)
 {
     bool done[2] = { false, false };
@@ -443,8 +539,9 @@ static void take_encoders(struct kn_usarsim *u, const struct kn_usar_sen *s, dou
         done[side] = true;
         int64_t tick = s->ticks[i].tick;
         if (e->have_tick)
-            e->ticks += (double)kn_conv_tick_delta(e->prev_tick, tick, u->tick_modulus);
+            e->ticks += encoder_step(u, side, e, tick, t);
         e->prev_tick = tick;
+        e->prev_t = t;
         e->have_tick = true;
         double m = kn_conv_ticks_to_m(&u->t, side, e->ticks);
         u->st.belt_pos_m[side] = m;
@@ -473,21 +570,24 @@ static void on_sen(struct kn_usarsim *u, uint64_t now)
     }
     double t = line_time(u, s.has_time, s.time, now);
     bool changed = true;
+    double pos[3], rpy[3];
     switch (s.sen_type) {
     case KN_USAR_SEN_GROUNDTRUTH:
-        u->sen_gt++;
-        changed = take_pose(u, SRC_GROUNDTRUTH, s.location, s.orientation, t);
-        break;
     case KN_USAR_SEN_INS:
-        u->sen_ins++;
-        changed = take_pose(u, SRC_INS, s.location, s.orientation, t);
+        if (s.sen_type == KN_USAR_SEN_GROUNDTRUTH)
+            u->sen_gt++;
+        else
+            u->sen_ins++;
+        kn_conv_pose_from_sim(&u->t, s.location, s.orientation, pos, rpy);
+        changed = take_pose(u, s.sen_type == KN_USAR_SEN_GROUNDTRUTH ? SRC_GROUNDTRUTH : SRC_INS,
+                            pos, rpy, t);
         break;
-    case KN_USAR_SEN_ODOMETRY: {
+    case KN_USAR_SEN_ODOMETRY:
+        /* relative to the spawn pose, not a world position */
         u->sen_odometry++;
-        double pos[3] = { s.pose[0], s.pose[1], 0.0 }, rpy[3] = { 0.0, 0.0, s.pose[2] };
+        kn_conv_odometry_to_world(&u->t, u->odo_origin, u->odo_origin_yaw, s.pose, pos, rpy);
         changed = take_pose(u, SRC_ODOMETRY, pos, rpy, t);
         break;
-    }
     case KN_USAR_SEN_ENCODER:
         u->sen_encoder++;
         take_encoders(u, &s, t);
@@ -508,12 +608,17 @@ static void on_sen(struct kn_usarsim *u, uint64_t now)
                      s.sen_type == KN_USAR_SEN_ODOMETRY))
         u->sen_shut_out++;
     if (changed || s.has_time)
-        emit_state(u);
+        emit_state(u, now);
 }
 
-static void take_flipper(struct kn_usarsim *u, int k, double joint_rad)
+static void take_flipper(struct kn_usarsim *u, int k, double joint_rad, enum flip_src src,
+                         uint64_t now)
 {
-    u->st.flipper_rad[k] = kn_conv_joint_to_flipper(&u->t, k, joint_rad);
+    struct flipper *f = &u->fl[k];
+    f->meas = kn_conv_joint_to_flipper(&u->t, k, joint_rad);
+    f->meas_ns = now;
+    f->meas_src = src;
+    f->have_meas = true;
 }
 
 static void on_sta(struct kn_usarsim *u, uint64_t now)
@@ -548,15 +653,10 @@ static void on_sta(struct kn_usarsim *u, uint64_t now)
             u->st.have &= ~KN_HAVE_BATTERY;
         }
     }
-    if (mask) {
-        u->flip_src = FLIP_STA;
-        for (int k = 0; k < KN_NFLIPPERS; k++)
-            if (mask & (1u << k))
-                take_flipper(u, k, joint[k]);
-        if (mask == 0x0F)
-            u->st.have |= KN_HAVE_FLIPPER;
-    }
-    emit_state(u);
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        if (mask & (1u << k))
+            take_flipper(u, k, joint[k], FLIP_STA, now);
+    emit_state(u, now);
 }
 
 static void on_links(struct kn_usarsim *u, uint64_t now)
@@ -569,24 +669,20 @@ static void on_links(struct kn_usarsim *u, uint64_t now)
     }
     u->asta++;
     line_time(u, s.has_time, s.time, now);
-    if (u->flip_src == FLIP_STA)
-        return; /* STA already reports them */
     bool any = false;
     for (unsigned i = 0; i < s.n; i++) {
         if (!s.link[i].has_value)
             continue;
         for (int k = 0; k < KN_NFLIPPERS; k++) {
             if (view_is(s.link[i].name, u->joint[k])) {
-                take_flipper(u, k, s.link[i].value);
+                take_flipper(u, k, s.link[i].value, FLIP_ASTA, now);
                 any = true;
             }
         }
     }
-    if (any) {
-        u->flip_src = FLIP_ASTA;
-        u->st.have |= KN_HAVE_FLIPPER;
-        emit_state(u);
-    }
+    /* a time moves the robot's clock like any other line's */
+    if (any || s.has_time)
+        emit_state(u, now);
 }
 
 static void on_conf_geo(struct kn_usarsim *u, bool conf)
@@ -701,6 +797,7 @@ static void check_queries(struct kn_usarsim *u, uint64_t now)
 void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_t now)
 {
     u->lines++;
+    u->now_ns = now;
     enum kn_usar_result r = kn_usar_tokenize(line, len, &u->line);
     if (r == KN_USAR_EEMPTY) {
         u->blank++;
@@ -816,7 +913,7 @@ static void add_drive(struct kn_usarsim *u, const struct kn_command *cmd, bool r
 }
 
 static void add_flippers(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply,
-                         char *buf, size_t cap, size_t *len)
+                         uint64_t now, char *buf, size_t cap, size_t *len)
 {
     double joint[KN_NFLIPPERS];
     uint8_t send = 0;
@@ -867,11 +964,13 @@ static void add_flippers(struct kn_usarsim *u, const struct kn_command *cmd, boo
         u->joint_sent[k] = true;
         u->joint_val[k] = joint[k];
         u->joint_sent_n++;
-        /* without any angle feedback (the UDK Kenaf reports none), the
-         * target is the best there is: report it, without KN_HAVE_FLIPPER */
-        if (u->flip_src == FLIP_COMMAND)
-            u->st.flipper_rad[k] = kn_conv_joint_to_flipper(&u->t, k, joint[k]);
+        /* without a fresh angle (the UDK Kenaf reports none), the target
+         * is the best there is: shown, without KN_HAVE_FLIPPER */
+        u->fl[k].target = kn_conv_joint_to_flipper(&u->t, k, joint[k]);
+        u->fl[k].target_ns = now;
+        u->fl[k].have_target = true;
     }
+    resolve_flippers(u, now);
 }
 
 void kn_usarsim_command(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply,
@@ -880,9 +979,9 @@ void kn_usarsim_command(struct kn_usarsim *u, const struct kn_command *cmd, bool
     char buf[CMD_BUF];
     size_t len = 0;
     buf[0] = '\0';
-    (void)now_ns;
+    u->now_ns = now_ns;
     add_drive(u, cmd, reapply, buf, sizeof buf, &len);
-    add_flippers(u, cmd, reapply, buf, sizeof buf, &len);
+    add_flippers(u, cmd, reapply, now_ns, buf, sizeof buf, &len);
     write_out(u, buf, len);
 }
 
@@ -914,6 +1013,38 @@ uint64_t kn_usarsim_malformed_total(const struct kn_usarsim *u)
 static void num(cJSON *o, const char *k, uint64_t v)
 {
     cJSON_AddNumberToObject(o, k, (double)v);
+}
+
+/* Where each flipper angle comes from and how old it is (as of the last
+ * line or command), FL, FR, RL, RR; "flippers" names the source of those
+ * that have one when they share it ("mixed" otherwise), "flipper_age_s"
+ * is the oldest age. */
+static void add_flipper_sources(const struct kn_usarsim *u, cJSON *src)
+{
+    const char *same = NULL;
+    cJSON *names = cJSON_AddArrayToObject(src, "flipper_sources");
+    cJSON *ages = cJSON_AddArrayToObject(src, "flipper_ages_s");
+    double oldest = -1.0;
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        const struct flipper *f = &u->fl[k];
+        cJSON_AddItemToArray(names, cJSON_CreateString(flip_src_names[f->src]));
+        if (f->src_ns && !same)
+            same = flip_src_names[f->src];
+        else if (f->src_ns && strcmp(flip_src_names[f->src], same) != 0)
+            same = "mixed";
+        if (!f->src_ns || u->now_ns < f->src_ns) {
+            cJSON_AddItemToArray(ages, cJSON_CreateNull());
+            continue;
+        }
+        double age = (double)(u->now_ns - f->src_ns) / 1e9;
+        cJSON_AddItemToArray(ages, cJSON_CreateNumber(age));
+        oldest = age > oldest ? age : oldest;
+    }
+    cJSON_AddStringToObject(src, "flippers", same ? same : flip_src_names[FLIP_COMMAND]);
+    if (oldest >= 0)
+        cJSON_AddNumberToObject(src, "flipper_age_s", oldest);
+    else
+        cJSON_AddNullToObject(src, "flipper_age_s");
 }
 
 void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
@@ -954,17 +1085,21 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
     num(in, "other_sensors", u->sen_other);
     num(in, "shut_out", u->sen_shut_out);
     num(in, "encoder_unmapped", u->encoder_unmapped);
+    num(in, "encoder_jumps", u->encoder_jumps);
 
     cJSON *src = cJSON_AddObjectToObject(o, "sources");
     cJSON_AddStringToObject(src, "pose", src_names[u->pose_src]);
     cJSON_AddStringToObject(src, "rate", u->rate_derived ? "derived" : "none");
     cJSON_AddStringToObject(src, "accel", u->accel_derived ? "derived" : "gravity");
-    cJSON_AddStringToObject(src, "flippers", flip_src_names[u->flip_src]);
+    add_flipper_sources(u, src);
     cJSON_AddStringToObject(src, "belts", u->enc[0].name[0] || u->enc[1].name[0] ? "encoder"
                                                                                  : "none");
     cJSON_AddStringToObject(src, "encoder_left", u->enc[KN_LEFT].name);
     cJSON_AddStringToObject(src, "encoder_right", u->enc[KN_RIGHT].name);
-    num(src, "encoder_modulus", (uint64_t)u->tick_modulus);
+    /* ticks per turn in use: CONF's, UDK's default for W<i>, 0 for none */
+    num(src, "encoder_modulus",
+        (uint64_t)encoder_modulus(u, u->enc[KN_RIGHT].name[0] ? u->enc[KN_RIGHT].name
+                                                               : u->enc[KN_LEFT].name));
     cJSON_AddBoolToObject(src, "touch", u->touch);
     if (u->have_battery_life)
         cJSON_AddNumberToObject(src, "battery_life_s", u->battery_life_s);

@@ -466,6 +466,106 @@ START_TEST(square_completes)
 }
 END_TEST
 
+/* ---- edge cases of real servers ---- */
+
+/* Both belts at mm_s for about ms, a STOP, and the STATUS once at rest. */
+static struct kn_krp_status drive_then_stop(struct h_udp *u, int ms, int16_t mm_s)
+{
+    uint64_t end = h_now_us() + (uint64_t)ms * 1000u;
+    while (h_now_us() < end) {
+        h_crawler(u, 0, 0, mm_s, mm_s);
+        h_sleep_ms(50);
+    }
+    h_simple(u, 0, KN_KRP_STOP, 0);
+    h_sleep_ms(300);
+    return h_status_any(u);
+}
+
+/* The stand-in with extra options, kenaf-simd on it (extra_backend in
+ * its backend section), the robot up, and a KRP/1 socket to it. */
+static void start_robot(struct h_standin *sim, struct h_daemon *d, struct h_udp *u,
+                        const char *const extra[], const char *extra_backend)
+{
+    start_server(sim, 0, "usarsim", extra);
+    start_daemon(d, sim->port, extra_backend, NULL);
+    h_wait_backend_fresh(d, 0, H_LONG_MS);
+    h_udp_open(u, d->port[0]);
+}
+
+/* UDK: one STA carrying flipper fields (right after spawn) must not pin
+ * the flippers: STATUS shows the operator's 30 deg, and a STOP does not
+ * command them back to the stale angle of that one line. */
+START_TEST(stray_sta_flippers_do_not_undo_a_command)
+{
+    struct h_standin sim;
+    struct h_daemon d;
+    static const char *const once[] = { "--sta-flippers-once", NULL };
+    struct h_udp u;
+    start_robot(&sim, &d, &u, once, NULL);
+    const int32_t fl[4] = { 3000, 3000, 3000, 3000 };
+    h_flipper(&u, 0, 0, 0x0F, fl);
+    wait_flippers(&u, fl, 2, H_LONG_MS);
+    ck_assert_int_eq(wait_line(sim.log, 0, "SET {Type Joint} {Name RLFlipper} {Opcode Angle} "
+                                           "{Params 0.5236}", H_LONG_MS) >= 0, 1);
+    h_simple(&u, 0, KN_KRP_STOP, 0);
+    h_sleep_ms(500);
+    /* the four SETs of the command, none after the STOP */
+    ck_assert_int_eq(h_log_count(sim.log, "SET {Type Joint}"), 4);
+    struct kn_krp_status st = h_status_any(&u);
+    for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(st.flipper_cdeg[k], 3000);
+    assert_daemon_alive(&d);
+    h_udp_close(&u);
+}
+END_TEST
+
+/* Odometry as the only pose: it counts from the spawn pose, so STATUS
+ * starts where the robot was put, not at the world origin. */
+START_TEST(odometry_only_starts_at_the_spawn_pose)
+{
+    struct h_standin sim;
+    struct h_daemon d;
+    static const char *const odo[] = { "--sensors", "odometry,encoder", NULL };
+    struct h_udp u;
+    start_robot(&sim, &d, &u, odo,
+                ",\"usarsim\":{\"location_m\":[3,4,0],\"rotation_deg\":[0,0,90]}");
+    struct kn_krp_status st = h_status_any(&u);
+    ck_assert_msg(abs(st.pos_mm[0] - 3000) < 5 && abs(st.pos_mm[1] - 4000) < 5,
+                  "at (%d, %d) mm, spawned at (3000, 4000)", st.pos_mm[0], st.pos_mm[1]);
+    ck_assert_int_eq(st.rpy_cdeg[2], 9000);
+    /* 0.2 m/s ahead for about a second: along +y (it faces +y) */
+    st = drive_then_stop(&u, 1000, 200);
+    ck_assert_msg(abs(st.pos_mm[0] - 3000) < 20 && st.pos_mm[1] > 4100,
+                  "at (%d, %d) mm after driving ahead from (3000, 4000) facing +y",
+                  st.pos_mm[0], st.pos_mm[1]);
+    assert_daemon_alive(&d);
+    h_udp_close(&u);
+}
+END_TEST
+
+/* UDK that answers no GETCONF: the W<i> encoders still wrap every turn
+ * (628 ticks), so 3 s at 0.2 m/s (more than one wheel turn) count about
+ * 2400 counts a side, not a turn less. */
+START_TEST(encoders_wrap_without_encoder_conf)
+{
+    struct h_standin sim;
+    struct h_daemon d;
+    static const char *const noget[] = { "--no-get", NULL };
+    struct h_udp u;
+    start_robot(&sim, &d, &u, noget, NULL);
+    struct kn_krp_status s0 = h_status_any(&u);
+    struct kn_krp_status s1 = drive_then_stop(&u, 3000, 200);
+    int32_t dl = s1.crawler_count[0] - s0.crawler_count[0];
+    int32_t dr = s1.crawler_count[1] - s0.crawler_count[1];
+    ck_assert_msg(dl > 2000 && dl < 2900 && dr > 2000 && dr < 2900,
+                  "left %d, right %d counts for about 0.6 m (2400 counts)", dl, dr);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.usarsim.sources.encoder_modulus"), 628);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.usarsim.received.encoder_jumps"), 0);
+    assert_daemon_alive(&d);
+    h_udp_close(&u);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("usarsim backend against the stand-in server");
@@ -478,6 +578,9 @@ int main(void)
     tcase_add_test(tc, server_restart_respawns_where_it_was);
     tcase_add_test(tc, square_completes);
     tcase_add_test(tc, mirrored_right_encoder);
+    tcase_add_test(tc, stray_sta_flippers_do_not_undo_a_command);
+    tcase_add_test(tc, odometry_only_starts_at_the_spawn_pose);
+    tcase_add_test(tc, encoders_wrap_without_encoder_conf);
     suite_add_tcase(s, tc);
     return h_run_suite(s);
 }

@@ -30,6 +30,7 @@ struct cap {
     char out[65536];
     size_t len;
     int readies, states, fails;
+    struct kn_state last; /* the last state handed out */
 };
 
 static struct cap C;
@@ -52,8 +53,8 @@ static void cap_ready(void *ctx)
 
 static void cap_state(void *ctx, const struct kn_state *s)
 {
-    (void)s;
     ((struct cap *)ctx)->states++;
+    ((struct cap *)ctx)->last = *s;
 }
 
 static void cap_fail(void *ctx, const char *why)
@@ -618,6 +619,113 @@ START_TEST(reinit_at_last_pose)
     client_free();
 }
 
+/* ---- edge cases seen with real servers ---- */
+
+/* Odometry counts from where the robot spawned, along its heading then:
+ * spawned at (4, 2.5) facing +y (KRP), {Pose 0,0,0} is (4, 2.5) and 1 m
+ * ahead and 0.5 m to the right is (4.5, 3.5). */
+START_TEST(odometry_through_spawn_pose)
+{
+    client_ready(",\"usarsim\":{\"location_m\":[4,2.5,0.25],\"rotation_deg\":[0,0,90]}");
+    feed("SEN {Time 2.0} {Type Odometry} {Name Odometry} {Pose 0.0000,0.0000,0.0000}\r\n");
+    struct kn_krp_status st = status();
+    ck_assert_int_eq(st.pos_mm[0], 4000);
+    ck_assert_int_eq(st.pos_mm[1], 2500);
+    ck_assert_int_eq(st.pos_mm[2], 250);
+    ck_assert_int_eq(st.rpy_cdeg[2], 9000);
+    feed("SEN {Time 2.1} {Type Odometry} {Name Odometry} {Pose 1.0000,0.5000,0.1000}\r\n");
+    st = status();
+    ck_assert_int_eq(st.pos_mm[0], 4500);
+    ck_assert_int_eq(st.pos_mm[1], 3500);
+    /* 0.1 rad clockwise (USARSim) from 90 deg left */
+    ck_assert_int_eq(st.rpy_cdeg[2], 8427);
+    ck_assert_str_eq(stat_str("sources", "pose"), "odometry");
+    client_free();
+}
+
+/* UDK: one STA that happens to carry flipper fields must not pin the
+ * flippers to it: a later command is the newest word on them, STATUS
+ * shows it, and without a fresh measurement they are not "measured" (a
+ * STOP would otherwise command them back to the stale angle). */
+START_TEST(flippers_from_latest_source)
+{
+    client_ready(NULL);
+    feed("STA {Time 2.0} {Battery 99999} {Type GroundVehicle} {FRFlipper 0.0000} "
+         "{FLFlipper 0.0000} {RRFlipper 0.0000} {RLFlipper 0.0000}\r\n");
+    ck_assert(kn_usarsim_state(U)->have & KN_HAVE_FLIPPER);
+    now_ns += 2 * S_NS;
+    const double deg[4] = { 30, 30, 30, 30 };
+    command(0, 0, 0x0F, deg, false);
+    for (int i = 0; i < 5; i++) {
+        now_ns += S_NS / 10;
+        feed("STA {Time 4.0} {Battery 99999} {Type GroundVehicle} {LightToggle False}\r\n");
+    }
+    ck_assert(!(C.last.have & KN_HAVE_FLIPPER));
+    struct kn_krp_status st = status();
+    for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(st.flipper_cdeg[k], 3000);
+    ck_assert_str_eq(stat_str("sources", "flippers"), "command");
+    ck_assert_double_eq_tol(stat_num("sources", "flipper_age_s"), 0.5, 1e-9);
+    /* measurements that keep coming win again, newest first */
+    feed("STA {Time 4.1} {Battery 99999} {Type GroundVehicle} {FRFlipper -0.5000} "
+         "{FLFlipper -0.5000} {RRFlipper 0.5000} {RLFlipper 0.5000}\r\n");
+    ck_assert(C.last.have & KN_HAVE_FLIPPER);
+    ck_assert_double_eq_tol(C.last.flipper_rad[KN_FR], 0.5, 1e-12);
+    ck_assert_str_eq(stat_str("sources", "flippers"), "sta");
+    now_ns += S_NS / 10;
+    feed("ASTA {Time 4.2} {Name FRFlipper} {Link 1} {Value -0.6000}\r\n");
+    ck_assert_double_eq_tol(C.last.flipper_rad[KN_FR], 0.6, 1e-12);
+    ck_assert_double_eq_tol(C.last.flipper_rad[KN_RR], 0.5, 1e-12);
+    ck_assert(C.last.have & KN_HAVE_FLIPPER);
+    client_free();
+}
+
+/* UDK without an answer to GETCONF {Type Encoder}: its W<i> encoders
+ * still wrap after one turn (628 ticks at the default Resolution 0.01). */
+START_TEST(encoder_wrap_without_conf)
+{
+    client_ready(NULL);
+    feed("SEN {Time 5.0} {Type Encoder} {Name W0} {Tick 600} {Name W1} {Tick -600}\r\n");
+    feed("SEN {Time 5.1} {Type Encoder} {Name W0} {Tick 620} {Name W1} {Tick -620}\r\n");
+    feed("SEN {Time 5.2} {Type Encoder} {Name W0} {Tick 10} {Name W1} {Tick -10}\r\n");
+    struct kn_krp_status st = status();
+    ck_assert_int_eq(st.crawler_count[KN_RIGHT], 38);
+    ck_assert_int_eq(st.crawler_count[KN_LEFT], -38);
+    ck_assert_int_eq(stat_num("sources", "encoder_modulus"), 628);
+    client_free();
+}
+
+/* A counter that wraps somewhere unknown (here every 2000 ticks, 0.5 m
+ * at 4000 ticks/m): the jump is far beyond what the belts can do in that
+ * time, so it is taken as a wrap and bridged at the last speed, never
+ * counted as travel. */
+START_TEST(encoder_jump_is_a_wrap)
+{
+    client_ready(NULL);
+    /* UT2004 names: no per-turn default applies */
+    feed("SEN {Time 5.0} {Type Encoder} {Name ECLeft Tick 1950} {Name ECRight Tick 150}\r\n");
+    feed("SEN {Time 5.1} {Type Encoder} {Name ECLeft Tick 1970} {Name ECRight Tick 170}\r\n");
+    feed("SEN {Time 5.2} {Type Encoder} {Name ECLeft Tick -10} {Name ECRight Tick 190}\r\n");
+    struct kn_krp_status st = status();
+    ck_assert_int_eq(st.crawler_count[KN_RIGHT], 40);
+    ck_assert_int_eq(st.crawler_count[KN_LEFT], 40);
+    ck_assert_int_eq(stat_num("received", "encoder_jumps"), 1);
+    client_free();
+}
+
+/* MISSTA (and ASTA) carry the game time: the robot's clock follows it
+ * even when none of their links is a flipper. */
+START_TEST(missta_time_advances)
+{
+    client_ready(NULL);
+    int before = C.states;
+    feed(REAL_6);
+    ck_assert_int_gt(C.states, before);
+    ck_assert_double_eq_tol(C.last.time_s, 395.38, 1e-9);
+    ck_assert_uint_eq(status().time_us, 395380000);
+    client_free();
+}
+
 /* ---- encoders and derived quantities ---- */
 
 START_TEST(encoder_wrap_and_speed)
@@ -740,6 +848,13 @@ int main(void)
     tcase_add_test(t, encoder_counts_per_tick);
     tcase_add_test(t, rates_and_accel_derived);
     tcase_add_test(t, stats_shape);
+    suite_add_tcase(s, t);
+    t = tcase_create("real_server_edges");
+    tcase_add_test(t, odometry_through_spawn_pose);
+    tcase_add_test(t, flippers_from_latest_source);
+    tcase_add_test(t, encoder_wrap_without_conf);
+    tcase_add_test(t, encoder_jump_is_a_wrap);
+    tcase_add_test(t, missta_time_advances);
     suite_add_tcase(s, t);
     int rc = h_run_suite(s);
     h_comma_locale_teardown();
