@@ -79,7 +79,7 @@ static struct kn_krp_status settled(void)
  * 1 deg), then a little longer so the drawing has caught up with it. */
 static void page_has(const struct kn_krp_status *s)
 {
-    vb_cmd(&b, 15000,
+    cJSON *a = vb_cmd(&b, 15000,
            "{\"cmd\":\"until\",\"ms\":10000,\"expr\":\"(() => { const r = window.kenafView.robots[0];"
            " if (!r || !r.state) return false; const s = r.state;"
            " return Math.abs(s.pos[0] - %.4f) < 0.005 && Math.abs(s.pos[1] - %.4f) < 0.005 &&"
@@ -87,6 +87,7 @@ static void page_has(const struct kn_krp_status *s)
            pos_m(s, 0), pos_m(s, 1), s->flipper_cdeg[0] * M_PI / 18000,
            s->flipper_cdeg[1] * M_PI / 18000, s->flipper_cdeg[2] * M_PI / 18000,
            s->flipper_cdeg[3] * M_PI / 18000);
+    cJSON_Delete(a);
     h_sleep_ms(300);
 }
 
