@@ -47,13 +47,33 @@ static const char *make_checkout(void)
 }
 
 /* Starts `kenaf-simd` without flags in dir, in a mount namespace where
- * `fresh` is an empty tmpfs, as root or as uid 65534. */
+ * `fresh` is an empty tmpfs, as root or as uid 65534. What the run needs
+ * from under `fresh` (a checkout or build tree in /tmp, as a CI clone may
+ * be) is bound back into the new tmpfs at its own path, through the old
+ * `fresh` held at /mnt for the moment. */
 static void start_simd(struct h_proc *p, const char *dir, const char *fresh, bool as_root)
 {
-    char mount_cmd[200];
-    snprintf(mount_cmd, sizeof mount_cmd, "mount -t tmpfs -o mode=%s kn-test %s && exec \"$@\"",
-             as_root ? "0755" : "1777", fresh);
-    char *argv[32];
+    static const char script[] =
+        "set -e; fresh=$1 mode=$2; shift 2\n"
+        "mount --bind \"$fresh\" /mnt\n"
+        "mount -t tmpfs -o mode=\"$mode\" kn-test \"$fresh\"\n"
+        "while [ \"$1\" != -- ]; do\n"
+        "  case $1 in \"$fresh\"/*) mkdir -p \"$1\"; mount --bind \"/mnt${1#\"$fresh\"}\" \"$1\";; esac\n"
+        "  shift\n"
+        "done\n"
+        "shift; umount -l /mnt; exec \"$@\"\n";
+    /* the trees the run reads: the daemon's build tree (it finds
+     * kenaf-engine there), the source tree (config/) and the checkout */
+    static char build_root[512];
+    const char *simd = getenv("KN_SIMD");
+    ck_assert_msg(simd != NULL, "KN_SIMD not set");
+    snprintf(build_root, sizeof build_root, "%s", simd);
+    for (int up = 0; up < 2; up++) { /* <build>/daemon/kenaf-simd */
+        char *slash = strrchr(build_root, '/');
+        ck_assert_ptr_nonnull(slash);
+        *slash = '\0';
+    }
+    char *argv[48];
     int n = 0;
     argv[n++] = (char *)h_which("unshare");
     argv[n++] = "--mount";
@@ -61,8 +81,14 @@ static void start_simd(struct h_proc *p, const char *dir, const char *fresh, boo
     argv[n++] = "private";
     argv[n++] = "sh";
     argv[n++] = "-c";
-    argv[n++] = mount_cmd;
+    argv[n++] = (char *)script;
     argv[n++] = "sh";
+    argv[n++] = (char *)fresh;
+    argv[n++] = as_root ? "0755" : "1777";
+    argv[n++] = build_root;
+    argv[n++] = KN_SOURCE_ROOT;
+    argv[n++] = (char *)dir;
+    argv[n++] = "--";
     argv[n++] = "env";
     static const char *const unset[] = { "HOME", "XDG_RUNTIME_DIR", "RUNTIME_DIRECTORY",
                                          "KENAF_CONFIG_DIR", "NOTIFY_SOCKET", "JOURNAL_STREAM",
@@ -78,9 +104,8 @@ static void start_simd(struct h_proc *p, const char *dir, const char *fresh, boo
         argv[n++] = "--clear-groups";
         argv[n++] = "--inh-caps=-all";
     }
-    argv[n++] = getenv("KN_SIMD");
+    argv[n++] = (char *)simd;
     argv[n] = NULL;
-    ck_assert_msg(argv[n - 1] != NULL, "KN_SIMD not set");
     char here[512];
     ck_assert_ptr_nonnull(getcwd(here, sizeof here));
     ck_assert_int_eq(chdir(dir), 0); /* the child starts there */
