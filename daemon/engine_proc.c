@@ -430,11 +430,13 @@ static void spawn(struct engine_proc *p)
     /* USARSim's scan intervals (0.1-0.2 s) are too coarse for a
      * controller that closes its loop on the encoders and the heading
      * every status (20 ms in libkenaf): the spawned engine reports those
-     * at 50 Hz, as the robot's own driver would */
+     * at 50 Hz, as the robot's own driver would. STA keeps USARSim's
+     * 0.1 s (time, battery, flipper angles; ASTA brings the flippers at
+     * 10 Hz too), so the backend sees the stream a real server sends. */
     char *args[] = {p->exe,           "--listen",   "127.0.0.1:0",   "--terrain",
                     p->terrain_file,  "--robot",    p->robot_file,   "--sen-rate",
-                    "STA=50",         "--sen-rate", "GroundTruth=50", "--sen-rate",
-                    "Encoder=50",     "--stdin-watch", NULL};
+                    "GroundTruth=50", "--sen-rate", "Encoder=50",    "--stdin-watch",
+                    NULL};
     uv_process_options_t o;
     memset(&o, 0, sizeof o);
     o.exit_cb = on_exit_cb;
