@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "art.h"
+#include "harness_suite.h"
 
 static struct kn_art a;
 
@@ -106,9 +107,5 @@ int main(void)
     tcase_add_test(tc, directions);
     tcase_add_test(tc, extreme_angles_stay_in_the_grid);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

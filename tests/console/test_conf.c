@@ -10,6 +10,7 @@
 #include <linux/input-event-codes.h>
 
 #include "conf.h"
+#include "harness_suite.h"
 
 static char err[8192];
 static struct kn_conf c;
@@ -282,9 +283,5 @@ int main(void)
     tcase_add_test(tc, bad_files);
     tcase_add_test(tc, small_error_buffer_is_safe);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -10,6 +10,7 @@
 #include "conf.h"
 #include "drive.h"
 #include "keys.h"
+#include "harness_suite.h"
 
 static struct kn_drive d;
 static struct kn_conf c;
@@ -215,9 +216,5 @@ int main(void)
     tcase_add_test(tc, joystick_target_overrides_keys);
     tcase_add_test(tc, key_map);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -8,6 +8,7 @@
 
 #include "conf.h"
 #include "joy.h"
+#include "harness_suite.h"
 
 static struct kn_conf c;
 static struct kn_joy j;
@@ -170,9 +171,5 @@ int main(void)
     tcase_add_test(tc, plug_in_state_and_reset);
     tcase_add_test(tc, inverted_axes_follow_the_config);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

@@ -485,9 +485,5 @@ int main(void)
     tcase_add_test(tc, no_robot_is_a_clear_error);
     tcase_add_test(tc, refusals_without_terminal);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }

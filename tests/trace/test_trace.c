@@ -6,6 +6,7 @@
 
 #include "trace.h"
 #include "xmlread.h"
+#include "harness_suite.h"
 
 static void square(struct kn_trace *t, int per_side)
 {
@@ -139,9 +140,5 @@ int main(void)
     tcase_add_test(tc, cap_counts_what_it_drops);
     tcase_add_test(tc, empty_trace_is_valid_output);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return h_run_suite(s);
 }
