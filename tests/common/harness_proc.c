@@ -268,6 +268,21 @@ bool h_wrapped(void)
     return w && w[0];
 }
 
+long h_rss_kb(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb;
+}
+
 void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], const char *err_name)
 {
     if (!h_wrapped()) {

@@ -73,6 +73,8 @@ void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], co
  * slower and their VmRSS is mostly the wrapper's: a test may relax what
  * that changes and the spec does not bound; the spec's bounds stay. */
 bool h_wrapped(void);
+/* A process's VmRSS in KiB (from /proc/PID/status), or -1 when it is gone. */
+long h_rss_kb(pid_t pid);
 /* Exit status (as from waitpid) within timeout_ms, or -1. */
 int h_wait_exit(struct h_proc *p, int timeout_ms);
 void h_signal(struct h_proc *p, int sig);

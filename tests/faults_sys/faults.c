@@ -130,21 +130,6 @@ bool f_status_until(struct h_udp *u, bool (*pred)(const struct kn_krp_status *, 
 
 /* ---- processes ---- */
 
-long f_rss_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-            break;
-    fclose(f);
-    return kb;
-}
-
 int f_engine_start(struct h_proc *p, const char *const extra[])
 {
     const char *args[40] = { "--quiet" };

@@ -55,8 +55,6 @@ bool f_status_until(struct h_udp *u, bool (*pred)(const struct kn_krp_status *, 
                     int poll_ms, int timeout_ms, struct f_st *out);
 
 /* ---- processes ---- */
-/* VmRSS of a process in KiB, or -1. */
-long f_rss_kb(pid_t pid);
 /* Starts kenaf-engine (KN_ENGINE) on a free port with extra arguments
  * (NULL-terminated, may be NULL); returns its port. Wrapped like the
  * stand-ins (KN_WRAP). */

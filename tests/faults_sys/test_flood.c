@@ -246,7 +246,7 @@ START_TEST(flood)
             pace(&pacer);
             pacer_reqs++;
             if ((nb + ng) % (BATCH * 200) == 0) {
-                long rss = f_rss_kb(d.proc.pid);
+                long rss = h_rss_kb(d.proc.pid);
                 if (rss0 < 0 && nb + ng >= 20000) {
                     rss0 = rss; /* after warm-up: every peer slot in use */
                     t_warm = h_now_us();
@@ -259,7 +259,7 @@ START_TEST(flood)
     pace(&pacer);
     pacer_reqs++;
     uint64_t t1 = h_now_us();
-    long rss1 = f_rss_kb(d.proc.pid);
+    long rss1 = h_rss_kb(d.proc.pid);
     atomic_store(&probe.stop, true);
     pthread_join(th, NULL);
     double secs = (double)(t1 - t0) / 1e6;

@@ -163,7 +163,7 @@ static void stall(bool stream)
         h_sleep_ms(2);
     ck_assert_int_eq(h_log_count(sim.log, "#paused"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.stall.queued_bytes"), 0);
-    long rss0 = f_rss_kb(d.proc.pid);
+    long rss0 = h_rss_kb(d.proc.pid);
     uint64_t t_pause = h_now_us();
     snd.port = d.port[0];
     pthread_t th;
@@ -199,7 +199,7 @@ static void stall(bool stream)
                 t_pending = h_now_us();
             }
             cJSON_Delete(js);
-            long rss = f_rss_kb(d.proc.pid);
+            long rss = h_rss_kb(d.proc.pid);
             if (rss > rss_max)
                 rss_max = rss;
         }
@@ -226,7 +226,7 @@ static void stall(bool stream)
                       "latest CRAWLER not ACKed");
     }
     unsigned total = last + 1;
-    long rss1 = f_rss_kb(d.proc.pid);
+    long rss1 = h_rss_kb(d.proc.pid);
     cJSON *js = h_stats(&d);
     double bytes_out = num(js, "robots.0.backend.bytes_out");
     double q_end = num(js, "robots.0.backend.stall.queued_bytes");

@@ -286,7 +286,7 @@ START_TEST(slow_client)
                 free(msg);
     ck_assert_msg(vw_stat(&v, "frames_out.states_skipped") >= 100,
                   "the slow client never filled up");
-    long rss0 = vw_rss_kb(v.proc.pid);
+    long rss0 = h_rss_kb(v.proc.pid);
     uint64_t t0 = h_now_us();
     unsigned states = 0;
     while (h_now_us() - t0 < 5000000u) {
@@ -296,7 +296,7 @@ START_TEST(slow_client)
         }
     }
     double secs = (double)(h_now_us() - t0) / 1e6;
-    long rss1 = vw_rss_kb(v.proc.pid);
+    long rss1 = h_rss_kb(v.proc.pid);
     printf("slow client: RSS %ld KiB -> %ld KiB over %.1f s; reading client %.0f states/s "
            "(8 robots x 50 Hz); states skipped for the slow one %.0f\n", rss0, rss1, secs,
            states / secs, vw_stat(&v, "frames_out.states_skipped"));
@@ -333,13 +333,13 @@ START_TEST(connect_cycles)
     for (int i = 0; i < 10; i++)
         one_cycle(i);
     ck_assert(vw_wait_stat(&v, "ws.accepted", 10, H_LONG_MS));
-    long rss0 = vw_rss_kb(v.proc.pid);
+    long rss0 = h_rss_kb(v.proc.pid);
     for (int i = 0; i < 100; i++)
         one_cycle(i);
     uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
     while (vw_stat(&v, "clients") > 0 && h_now_us() < end)
         h_sleep_ms(20);
-    long rss1 = vw_rss_kb(v.proc.pid);
+    long rss1 = h_rss_kb(v.proc.pid);
     printf("100 connect/disconnect cycles: RSS %ld KiB -> %ld KiB\n", rss0, rss1);
     ck_assert_double_eq(vw_stat(&v, "clients"), 0);
     ck_assert_double_eq(vw_stat(&v, "ws.accepted"), 110);

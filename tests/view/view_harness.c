@@ -404,21 +404,6 @@ bool vw_wait_stat(struct vw_view *v, const char *path, double min, int timeout_m
     return vw_stat(v, path) >= min;
 }
 
-long vw_rss_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-            break;
-    fclose(f);
-    return kb;
-}
-
 long vw_rss_allow_kb(void)
 {
     return getenv("KN_SANITIZED") ? 16384 : 256;

@@ -87,8 +87,6 @@ double vw_stat(struct vw_view *v, const char *path);
 /* Polls until vw_stat(path) >= min; true when reached. */
 bool vw_wait_stat(struct vw_view *v, const char *path, double min, int timeout_ms);
 
-/* VmRSS of a process in KiB (-1 when it cannot be read). */
-long vw_rss_kb(pid_t pid);
 /* How much VmRSS may grow where it must stay flat: 256 KiB, or 16 MiB in
  * a sanitized build (KN_SANITIZED: ASan keeps freed memory in quarantine). */
 long vw_rss_allow_kb(void);
