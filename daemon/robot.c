@@ -436,11 +436,6 @@ bool kn_robot_link_up(const struct kn_robot *r)
 
 /* ---- stats ----------------------------------------------------------- */
 
-static const char *const err_names[9] = {
-    [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
-    [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY",
-};
-
 /* The types this side expects always appear; others only when seen. */
 static void add_types(cJSON *o, const uint64_t *count, uint64_t total, bool to_robot)
 {
@@ -486,7 +481,7 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
 
     cJSON *e = cJSON_AddObjectToObject(o, "errors");
     for (int c = 2; c <= 8; c++)
-        cJSON_AddNumberToObject(e, err_names[c], (double)st->errors_sent[c]);
+        cJSON_AddNumberToObject(e, kn_krp_error_name((uint8_t)c), (double)st->errors_sent[c]);
 
     cJSON *d = cJSON_AddObjectToObject(o, "drops");
     cJSON_AddNumberToObject(d, "bad_magic", (double)st->drop_bad_magic);

@@ -119,6 +119,20 @@ const char *kn_krp_type_name(uint8_t type)
     }
 }
 
+const char *kn_krp_error_name(uint8_t code)
+{
+    switch (code) {
+    case KN_KRP_ERR_BAD_VERSION: return "BAD_VERSION";
+    case KN_KRP_ERR_BAD_LENGTH: return "BAD_LENGTH";
+    case KN_KRP_ERR_UNKNOWN_TYPE: return "UNKNOWN_TYPE";
+    case KN_KRP_ERR_RANGE: return "RANGE";
+    case KN_KRP_ERR_ESTOP: return "ESTOP";
+    case KN_KRP_ERR_BACKEND_DOWN: return "BACKEND_DOWN";
+    case KN_KRP_ERR_BUSY: return "BUSY";
+    default: return NULL;
+    }
+}
+
 bool kn_krp_is_to_robot(uint8_t type)
 {
     return type >= KN_KRP_HELLO && type <= KN_KRP_WORLD_REQ;

@@ -215,6 +215,9 @@ const char *kn_krp_result_str(enum kn_krp_result r);
 /* Name of a message type ("CRAWLER"), or NULL when unknown. */
 const char *kn_krp_type_name(uint8_t type);
 
+/* Name of an ERROR code ("RANGE"), or NULL when unknown. */
+const char *kn_krp_error_name(uint8_t code);
+
 /* Payload length of a known type (for WORLD its fixed part), or -1 when
  * the type is unknown. */
 int kn_krp_payload_len(uint8_t type);

@@ -106,30 +106,17 @@ void kn_estop_readable(struct kn_estop *e)
     }
 }
 
-static const char *error_name(int code)
-{
-    switch (code) {
-    case KN_KRP_ERR_BAD_VERSION: return "BAD_VERSION";
-    case KN_KRP_ERR_BAD_LENGTH: return "BAD_LENGTH";
-    case KN_KRP_ERR_UNKNOWN_TYPE: return "UNKNOWN_TYPE";
-    case KN_KRP_ERR_RANGE: return "RANGE";
-    case KN_KRP_ERR_ESTOP: return "ESTOP";
-    case KN_KRP_ERR_BACKEND_DOWN: return "BACKEND_DOWN";
-    case KN_KRP_ERR_BUSY: return "BUSY";
-    default: return "unknown";
-    }
-}
-
 void kn_estop_describe(const struct kn_estop *e, char *buf, size_t len)
 {
     const char *what = e->engage ? "engage" : "release";
+    const char *code = kn_krp_error_name((uint8_t)e->error_code);
     switch (e->state) {
     case KN_ESTOP_IDLE: snprintf(buf, len, "%s", ""); break;
     case KN_ESTOP_PENDING: snprintf(buf, len, "%s sent, waiting for ACK", what); break;
     case KN_ESTOP_ACKED: snprintf(buf, len, "%s acknowledged", what); break;
     case KN_ESTOP_NO_ANSWER: snprintf(buf, len, "%s NOT acknowledged: no answer", what); break;
     case KN_ESTOP_REFUSED:
-        snprintf(buf, len, "%s refused: ERROR %s", what, error_name(e->error_code));
+        snprintf(buf, len, "%s refused: ERROR %s", what, code ? code : "unknown");
         break;
     }
 }

@@ -9,9 +9,8 @@
 
 static const char *errname(uint8_t code)
 {
-    static const char *const n[9] = { NULL,         NULL,    "BAD_VERSION",  "BAD_LENGTH", "UNKNOWN_TYPE",
-                                      "RANGE",      "ESTOP", "BACKEND_DOWN", "BUSY" };
-    return code < 9 && n[code] ? n[code] : "?";
+    const char *n = kn_krp_error_name(code);
+    return n ? n : "?";
 }
 
 static void ref(char *key, size_t len, uint8_t type, uint32_t seq)

@@ -224,13 +224,9 @@ void kn_vrobot_stats(const struct kn_vrobot *r, void *cjson_array)
     add_u64(in, "statuses", s->statuses);
     add_u64(in, "hello_acks", s->hello_acks);
     add_u64(in, "subscribe_busy", s->sub_busy);
-    static const char *const codes[9] = {
-        [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
-        [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY",
-    };
     cJSON *e = cJSON_AddObjectToObject(in, "errors");
     for (int c = 2; c <= 8; c++)
-        add_u64(e, codes[c], s->errors[c]);
+        add_u64(e, kn_krp_error_name((uint8_t)c), s->errors[c]);
     cJSON *l = cJSON_AddObjectToObject(o, "link");
     add_u64(l, "up_events", s->links_up);
     add_u64(l, "down_events", s->links_down);
