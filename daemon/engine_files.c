@@ -9,18 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "datadir.h" /* engine/: kn_datadir_of */
 #include "params.h"  /* engine/: kn_robotfile_load */
 #include "terrain.h" /* engine/: kn_terrain_load */
-
-#ifndef KN_ENGINE_BUILD_ROOT
-#define KN_ENGINE_BUILD_ROOT "/nonexistent"
-#endif
-#ifndef KN_ENGINE_SOURCE_CONFIG_DIR
-#define KN_ENGINE_SOURCE_CONFIG_DIR "config"
-#endif
-#ifndef KN_ENGINE_INSTALL_CONFIG_DIR
-#define KN_ENGINE_INSTALL_CONFIG_DIR "/usr/local/share/kenaf-sim"
-#endif
 
 static const char *const subdirs[] = { "terrains", "robots" };
 
@@ -29,27 +20,10 @@ const char *kn_engfiles_noun(enum kn_engfiles_kind kind)
     return kind == KN_ENGFILES_TERRAIN ? "terrain" : "robot";
 }
 
-/* The same rule as the engine's kn_run_config_dir(), for the engine at exe
- * instead of the running program. */
+/* The engine's own rule (engine/datadir.c), for the engine at exe. */
 void kn_engfiles_dir(const char *exe, char *out, size_t len)
 {
-    const char *e = getenv("KENAF_CONFIG_DIR");
-    if (e && *e) {
-        snprintf(out, len, "%s", e);
-        return;
-    }
-    char real[PATH_MAX];
-    size_t rl = strlen(KN_ENGINE_BUILD_ROOT);
-    if (realpath(exe, real) && strncmp(real, KN_ENGINE_BUILD_ROOT, rl) == 0 && real[rl] == '/') {
-        snprintf(out, len, "%s", KN_ENGINE_SOURCE_CONFIG_DIR);
-        return;
-    }
-    struct stat st;
-    if (stat(KN_ENGINE_INSTALL_CONFIG_DIR "/robots", &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(out, len, "%s", KN_ENGINE_INSTALL_CONFIG_DIR);
-        return;
-    }
-    snprintf(out, len, "%s", KN_ENGINE_SOURCE_CONFIG_DIR);
+    kn_datadir_of(exe, out, len);
 }
 
 static bool ends_with(const char *s, const char *suffix)

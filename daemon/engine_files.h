@@ -8,7 +8,7 @@
  * A name (letters, digits, '_', '-') is NAME.json in the engine's data
  * folder, terrains/ or robots/; anything with a '/' or ending in .json is
  * a file, relative to the working directory. The data folder is the one
- * kenaf-engine itself uses (engine/runner.c, kn_run_config_dir): the
+ * kenaf-engine itself uses (engine/datadir.c, kn_datadir_of): the
  * KENAF_CONFIG_DIR environment variable, else the source tree's config/
  * for an engine inside the build tree, else <datadir>/kenaf-sim when it
  * has a robots/ folder, else the source tree's config/. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "sanity.h"
 #include "scenario.h"
 
@@ -27,25 +28,13 @@
 /* Invariant of every validation run (docs/engine.md): penetration < 10 mm. */
 #define MAX_PENETRATION 0.010
 
-/* KENAF_CONFIG_DIR wins; a binary inside the build tree reads the source
- * tree; an installed one reads <datadir>/kenaf-sim when it exists. */
+/* The engine's own data folder (datadir.c), worked out once. */
 const char *kn_run_config_dir(void)
 {
-    const char *e = getenv("KENAF_CONFIG_DIR");
-    if (e && *e)
-        return e;
-    static char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    size_t rl = strlen(KN_BUILD_ROOT);
-    if (n > 0) {
-        exe[n] = '\0';
-        if ((size_t)n > rl && strncmp(exe, KN_BUILD_ROOT, rl) == 0 && exe[rl] == '/')
-            return KN_CONFIG_DIR;
-    }
-    struct stat st;
-    if (stat(KN_INSTALL_CONFIG_DIR "/robots", &st) == 0 && S_ISDIR(st.st_mode))
-        return KN_INSTALL_CONFIG_DIR;
-    return KN_CONFIG_DIR;
+    static char dir[4096];
+    if (!dir[0])
+        kn_datadir_of("/proc/self/exe", dir, sizeof dir);
+    return dir;
 }
 
 struct row {
