@@ -147,18 +147,25 @@ function heightsOf(doc) {
     return { nx, ny, dx, dy, z: h.z };
 }
 
-// A repeating 1 m grid for the ground planes, lines on the cell borders.
-function gridTexture() {
+// A repeating texture of one cell: a fill with lines on two of its borders,
+// so the tiles show distance and motion.
+function cellTexture(px, fill, line, linePx) {
     const c = document.createElement('canvas');
-    c.width = c.height = 64;
+    c.width = c.height = px;
     const g = c.getContext('2d');
-    g.fillStyle = '#98a398';
-    g.fillRect(0, 0, 64, 64);
-    g.fillStyle = '#6f7a70';
-    g.fillRect(0, 0, 64, 2);
-    g.fillRect(0, 0, 2, 64);
+    g.fillStyle = fill;
+    g.fillRect(0, 0, px, px);
+    g.fillStyle = line;
+    g.fillRect(0, 0, px, linePx);
+    g.fillRect(0, 0, linePx, px);
     const t = new THREE.CanvasTexture(c);
     t.wrapS = t.wrapT = THREE.RepeatWrapping;
+    return t;
+}
+
+// A repeating 1 m grid for the ground planes, lines on the cell borders.
+function gridTexture() {
+    const t = cellTexture(64, '#98a398', '#6f7a70', 2);
     t.repeat.set(PLANE_SIZE_M, PLANE_SIZE_M);
     return t;
 }
@@ -166,17 +173,7 @@ function gridTexture() {
 // Obstacle faces: light concrete in 0.25 m slabs, so flat tops and faces
 // still show distance and motion.
 function slabTexture() {
-    const c = document.createElement('canvas');
-    c.width = c.height = 32;
-    const g = c.getContext('2d');
-    g.fillStyle = '#b4b4ac';
-    g.fillRect(0, 0, 32, 32);
-    g.fillStyle = '#8e8e88';
-    g.fillRect(0, 0, 32, 1);
-    g.fillRect(0, 0, 1, 32);
-    const t = new THREE.CanvasTexture(c);
-    t.wrapS = t.wrapT = THREE.RepeatWrapping;
-    return t;
+    return cellTexture(32, '#b4b4ac', '#8e8e88', 1);
 }
 
 // Texture coordinates in units of `tile` metres along the two axes each
