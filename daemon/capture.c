@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "capdir.h"
 #include "config.h"
 #include "log.h"
 
@@ -54,6 +56,16 @@ static struct {
     char last_error[160];
 } last;                              /* the capture stopped last, for the stats */
 static struct cap *last_cap;         /* that capture while it still finishes */
+
+/* Captures started over the stats socket (capdir.h): where, with which
+ * group, and the largest size cap a command may ask for (0: none). */
+static struct {
+    char dir[KN_CFG_PATH_LEN];
+    gid_t group;
+    uint64_t max_bytes;
+    uint64_t refused[KN_CAPDIR_NREFUSALS];
+    char last_refusal[2 * KN_CFG_PATH_LEN + 256];
+} run = { "", (gid_t)-1, KN_CAPTURE_DEFAULT_MAX_BYTES, { 0 }, "" };
 
 static char startup_path[KN_CFG_PATH_LEN];
 static uint64_t startup_max = KN_CAPTURE_DEFAULT_MAX_BYTES;
@@ -242,17 +254,19 @@ static void put_epb(struct cap *c, uint32_t ifid, const uint8_t *pkt, size_t len
         flush(c);
 }
 
-int kn_capture_start(uv_loop_t *loop, const char *path, uint64_t max_bytes, char *err,
-                     size_t errlen)
+static int refuse_running(char *err, size_t errlen)
 {
-    if (current) {
-        snprintf(err, errlen, "a capture is running already (%s)", current->path);
-        return -1;
-    }
-    if (!path || !*path || strlen(path) >= KN_CFG_PATH_LEN) {
-        snprintf(err, errlen, "capture: expected a file path of 1..%d bytes", KN_CFG_PATH_LEN - 1);
-        return -1;
-    }
+    if (!current)
+        return 0;
+    snprintf(err, errlen, "a capture is running already (%s)", current->path);
+    return -1;
+}
+
+/* Starts recording into fd (open for writing, empty), which it takes over
+ * whatever the result; path is what the stats show. */
+static int start_fd(uv_loop_t *loop, int fd, const char *path, uint64_t max_bytes, char *err,
+                    size_t errlen)
+{
     struct cap *c = calloc(1, sizeof *c);
     if (c) {
         c->fill = malloc(BUF_CAP);
@@ -264,15 +278,8 @@ int kn_capture_start(uv_loop_t *loop, const char *path, uint64_t max_bytes, char
             free(c->flight);
         }
         free(c);
+        close(fd);
         snprintf(err, errlen, "capture: out of memory");
-        return -1;
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "capture %s: %s", path, strerror(errno));
-        free(c->fill);
-        free(c->flight);
-        free(c);
         return -1;
     }
     c->loop = loop;
@@ -306,6 +313,50 @@ int kn_capture_start(uv_loop_t *loop, const char *path, uint64_t max_bytes, char
     kn_info("capture %s started%s", path, max_bytes ? "" : " (no size cap)");
     flush(c);
     return 0;
+}
+
+/* Any path: the command line's --capture, given by whoever starts the
+ * daemon. */
+int kn_capture_start(uv_loop_t *loop, const char *path, uint64_t max_bytes, char *err,
+                     size_t errlen)
+{
+    if (refuse_running(err, errlen) < 0)
+        return -1;
+    if (!path || !*path || strlen(path) >= KN_CFG_PATH_LEN) {
+        snprintf(err, errlen, "capture: expected a file path of 1..%d bytes", KN_CFG_PATH_LEN - 1);
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "capture %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return start_fd(loop, fd, path, max_bytes, err, errlen);
+}
+
+/* A path from the stats socket: inside the capture directory only. */
+static int start_in_dir(uv_loop_t *loop, const char *request, uint64_t max_bytes, char *err,
+                        size_t errlen)
+{
+    if (refuse_running(err, errlen) < 0)
+        return -1;
+    char full[KN_CFG_PATH_LEN];
+    enum kn_capdir_refusal why;
+    int fd = kn_capdir_open(run.dir, request, run.group, full, sizeof full, &why, err, errlen);
+    if (fd < 0) {
+        run.refused[why]++;
+        snprintf(run.last_refusal, sizeof run.last_refusal, "%s", err);
+        kn_warn("stats socket: %s", err);
+        return -1;
+    }
+    return start_fd(loop, fd, full, max_bytes, err, errlen);
+}
+
+void kn_capture_set_dir(const char *dir, gid_t group, uint64_t max_bytes)
+{
+    snprintf(run.dir, sizeof run.dir, "%s", dir ? dir : "");
+    run.group = group;
+    run.max_bytes = max_bytes;
 }
 
 void kn_capture_stop(void)
@@ -498,6 +549,13 @@ void kn_capture_stats(cJSON *o)
 {
     struct cap *c = current;
     cJSON_AddBoolToObject(o, "active", c != NULL);
+    cJSON_AddStringToObject(o, "dir", run.dir);
+    cJSON_AddNumberToObject(o, "max_bytes_allowed", (double)run.max_bytes);
+    cJSON *r = cJSON_AddObjectToObject(o, "refused");
+    for (int i = 0; i < KN_CAPDIR_NREFUSALS; i++)
+        cJSON_AddNumberToObject(r, kn_capdir_refusal_name((enum kn_capdir_refusal)i),
+                                (double)run.refused[i]);
+    cJSON_AddStringToObject(o, "last_refusal", run.last_refusal);
     if (c) {
         cJSON_AddStringToObject(o, "path", c->path);
         cJSON_AddNumberToObject(o, "max_bytes", (double)c->max_bytes);
@@ -549,7 +607,7 @@ char *kn_capture_command(uv_loop_t *loop, const char *args)
     if (strcmp(verb, "start") != 0)
         return reply_error("usage: capture start PATH [max_mb=N] | capture stop | capture status");
     const char *path = strtok_r(NULL, " \t", &save);
-    uint64_t max = KN_CAPTURE_DEFAULT_MAX_BYTES;
+    uint64_t max = run.max_bytes;
     for (const char *kv = strtok_r(NULL, " \t", &save); kv; kv = strtok_r(NULL, " \t", &save)) {
         char *end = NULL;
         if (strncmp(kv, "max_mb=", 7) != 0)
@@ -558,12 +616,20 @@ char *kn_capture_command(uv_loop_t *loop, const char *args)
         unsigned long long mb = strtoull(kv + 7, &end, 10);
         if (!kv[7] || *end || errno || mb > 1024ull * 1024)
             return reply_error("capture start: max_mb must be 0..1048576 (0: no cap)");
+        /* the config's cap is the operator's ceiling */
+        if (run.max_bytes && (mb == 0 || mb * 1024 * 1024 > run.max_bytes)) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "capture start: max_mb=%llu is above the config's "
+                     "capture_max_mb %llu (it may only lower it)", mb,
+                     (unsigned long long)(run.max_bytes >> 20));
+            return reply_error(msg);
+        }
         max = mb * 1024 * 1024;
     }
     if (!path)
         return reply_error("capture start: expected a file path");
-    char err[KN_CFG_PATH_LEN + 128];
-    if (kn_capture_start(loop, path, max, err, sizeof err) < 0)
+    char err[2 * KN_CFG_PATH_LEN + 256];
+    if (start_in_dir(loop, path, max, err, sizeof err) < 0)
         return reply_error(err);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "ok", true);

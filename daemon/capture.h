@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include <cjson/cJSON.h>
 #include <uv.h>
@@ -45,8 +46,9 @@ void kn_capture_configure(const char *path, uint64_t max_bytes);
 /* Opens the configured capture, if any: 0, or -1 with a message in err. */
 int kn_capture_startup(uv_loop_t *loop, char *err, size_t errlen);
 
-/* Starts a capture into path (created or truncated). -1 with a message in
- * err when one is running already or the file cannot be opened. */
+/* Starts a capture into path (created or truncated; any path: the command
+ * line's --capture). -1 with a message in err when one is running already
+ * or the file cannot be opened. */
 int kn_capture_start(uv_loop_t *loop, const char *path, uint64_t max_bytes, char *err,
                      size_t errlen);
 /* Stops recording; what is buffered is written and the file closed in the
@@ -71,8 +73,16 @@ void kn_capture_tcp_close(struct kn_capture_flow *fl);
 /* The capture's state and counters into obj (the "capture" stats). */
 void kn_capture_stats(cJSON *obj);
 
+/* Where captures started over the stats socket go (capdir.h: PATH inside
+ * dir only, symbolic links refused, each refusal counted in the stats),
+ * the group their files and the directory get ((gid_t)-1: the daemon's
+ * own), and the largest size cap such a capture may have (0: no cap; a
+ * command's max_mb=N may only lower it). */
+void kn_capture_set_dir(const char *dir, gid_t group, uint64_t max_bytes);
+
 /* The stats-socket command "capture start PATH [max_mb=N]", "capture
- * stop" or "capture" (status): returns a malloc'd JSON reply. */
+ * stop" or "capture" (status): returns a malloc'd JSON reply; PATH goes
+ * through the capture directory (kn_capture_set_dir). */
 char *kn_capture_command(uv_loop_t *loop, const char *args);
 
 /* sockaddr (IPv4 or IPv6) to an endpoint; -1 for other families. */

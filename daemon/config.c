@@ -19,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "capdir.h"
 #include "convert.h"
 #include "hostport.h"
 #include "jsonschema.h"
@@ -934,9 +935,83 @@ static void check_robots(struct ld *l, const struct kn_config *cfg)
     }
 }
 
+/* "0660": octal permission bits for the stats socket, read and write for
+ * owner and group at most: others get nothing and nobody gets execute
+ * bits, which mean nothing on a socket and would hide a typo. */
+static void load_socket_mode(struct ld *l, const cJSON *doc, struct kn_config *cfg)
+{
+    char s[8], g[400];
+    if (!opt_string(l, doc, "$", "stats_socket_mode", s, sizeof s))
+        return;
+    size_t n = strlen(s);
+    char *end = NULL;
+    unsigned long m = strtoul(s, &end, 8);
+    if (n < 3 || n > 4 || *end || (n == 4 && s[0] != '0') || strspn(s, "01234567") != n) {
+        got(member(doc, "stats_socket_mode"), g, sizeof g);
+        errs_add(l->e, "$.stats_socket_mode", "expected an octal mode such as \"0660\", got %s", g);
+        return;
+    }
+    if (m & ~(unsigned long)KN_CFG_SOCKET_MODE) {
+        errs_add(l->e, "$.stats_socket_mode", "expected a mode within 0660 (read and write for "
+                 "owner and group; nothing for others, no execute bits), got \"%s\"%s%s", s,
+                 m & 07 ? " (grants access to others)" : "", m & 0110 ? " (execute bits)" : "");
+        return;
+    }
+    cfg->stats_socket_mode = (unsigned)m;
+}
+
+/* A group name, or its number as a string or an integer. */
+static void load_socket_group(struct ld *l, const cJSON *doc, struct kn_config *cfg)
+{
+    const cJSON *v = member(doc, "stats_socket_group");
+    char g[400];
+    if (v == NULL)
+        return;
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 2147483647.0 &&
+        floor(v->valuedouble) == v->valuedouble) {
+        snprintf(cfg->stats_socket_group, sizeof cfg->stats_socket_group, "%.0f", v->valuedouble);
+        return;
+    }
+    if (cJSON_IsString(v) && v->valuestring[0] && strlen(v->valuestring) <= KN_CFG_GROUP_LEN &&
+        !strchr(v->valuestring, ':')) {
+        snprintf(cfg->stats_socket_group, sizeof cfg->stats_socket_group, "%s", v->valuestring);
+        return;
+    }
+    got(v, g, sizeof g);
+    errs_add(l->e, "$.stats_socket_group", "expected a group name of 1..%d bytes or a group "
+             "number 0..2147483647, got %s", KN_CFG_GROUP_LEN, g);
+}
+
+static void load_capture(struct ld *l, const cJSON *doc, struct kn_config *cfg)
+{
+    if (member(doc, "capture_dir") != NULL) {
+        if (opt_string(l, doc, "$", "capture_dir", cfg->capture_dir, sizeof cfg->capture_dir) &&
+            cfg->capture_dir[0] != '/') {
+            errs_add(l->e, "$.capture_dir", "expected an absolute directory path, got \"%s\"",
+                     cfg->capture_dir);
+            cfg->capture_dir[0] = '\0';
+        }
+    } else {
+        /* none found (no HOME): run-time captures are refused and say so */
+        cfg->capture_dir_default = true;
+        if (kn_capdir_default(cfg->capture_dir, sizeof cfg->capture_dir) < 0)
+            cfg->capture_dir[0] = '\0';
+    }
+    double mb = (double)(cfg->capture_max_bytes >> 20);
+    opt_ranged(l, doc, "$", "capture_max_mb", 0, 1024.0 * 1024, &mb);
+    if (floor(mb) != mb) {
+        errs_add(l->e, "$.capture_max_mb", "expected a whole number of MiB, got %g", mb);
+        mb = floor(mb);
+    }
+    cfg->capture_max_bytes = (uint64_t)mb << 20;
+}
+
 static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
 {
     char g[400];
+    cfg->stats_socket_mode = KN_CFG_SOCKET_MODE;
+    cfg->capture_max_bytes = KN_CFG_CAPTURE_MAX_MB << 20;
+    cfg->ready_timeout_s = KN_CFG_READY_TIMEOUT_S;
     if (!cJSON_IsObject(doc)) {
         got(doc, g, sizeof g);
         errs_add(l->e, "$", "expected an object, got %s", g);
@@ -953,6 +1028,10 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
             errs_add(l->e, "$.stats_socket", "expected a default stats socket path of at most "
                      "%zu bytes, got a longer one (set \"stats_socket\")", sizeof cfg->stats_socket - 1);
     }
+    load_socket_mode(l, doc, cfg);
+    load_socket_group(l, doc, cfg);
+    load_capture(l, doc, cfg);
+    opt_ranged(l, doc, "$", "ready_timeout_s", 0, 3600, &cfg->ready_timeout_s);
     const cJSON *robots = member(doc, "robots");
     if (robots == NULL) {
         errs_add(l->e, "$", "missing required key \"robots\"");
@@ -1285,6 +1364,15 @@ char *kn_config_to_json(const struct kn_config *cfg)
         return NULL;
     add_str(&j, root, "log_level", name_of(log_level_names, 4, (int)cfg->log_level, "info"));
     add_str(&j, root, "stats_socket", cfg->stats_socket);
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", cfg->stats_socket_mode);
+    add_str(&j, root, "stats_socket_mode", mode);
+    if (cfg->stats_socket_group[0])
+        add_str(&j, root, "stats_socket_group", cfg->stats_socket_group);
+    if (cfg->capture_dir[0])
+        add_str(&j, root, "capture_dir", cfg->capture_dir);
+    add_num(&j, root, "capture_max_mb", (double)(cfg->capture_max_bytes >> 20));
+    add_num(&j, root, "ready_timeout_s", cfg->ready_timeout_s);
     cJSON *robots = add(&j, root, "robots", cJSON_CreateArray());
     for (size_t i = 0; robots != NULL && i < cfg->n_robots && i < KN_CFG_MAX_ROBOTS; i++) {
         const struct kn_cfg_robot *r = &cfg->robots[i];

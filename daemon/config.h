@@ -15,6 +15,10 @@
 #define KN_CFG_PATH_LEN 512
 #define KN_CFG_MAX_FILE_BYTES (1024 * 1024) /* config and schema files */
 #define KN_CFG_MAX_ERRORS 32                /* problems reported per load */
+#define KN_CFG_GROUP_LEN 32                 /* stats_socket_group */
+#define KN_CFG_SOCKET_MODE 0660             /* stats_socket_mode default, and its upper bound */
+#define KN_CFG_READY_TIMEOUT_S 30.0
+#define KN_CFG_CAPTURE_MAX_MB 1024ull
 
 enum kn_log_level { KN_LOG_ERROR = 0, KN_LOG_WARN, KN_LOG_INFO, KN_LOG_DEBUG };
 
@@ -101,6 +105,12 @@ struct kn_config {
     enum kn_log_level log_level;
     char stats_socket[KN_CFG_PATH_LEN]; /* "" = no stats socket */
     bool stats_socket_default;        /* not in the file: the default (sockdir.h) */
+    unsigned stats_socket_mode;       /* exact permission bits, default 0660 */
+    char stats_socket_group[KN_CFG_GROUP_LEN + 1]; /* name or number; "" = our own group */
+    char capture_dir[KN_CFG_PATH_LEN]; /* run-time captures (capdir.h); "" = none found */
+    bool capture_dir_default;         /* not in the file: the default (capdir.h) */
+    uint64_t capture_max_bytes;       /* cap per capture file; 0 = none; default 1 GiB */
+    double ready_timeout_s;           /* READY=1 after this at the latest; 0 = at once */
     double notify_watchdog_s;         /* informational; systemd sets the real one */
     size_t n_robots;
     struct kn_cfg_robot robots[KN_CFG_MAX_ROBOTS];

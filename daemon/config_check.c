@@ -153,10 +153,22 @@ static void check_stats_socket(struct check *c)
             "(%s)", g, why);
 }
 
+static void check_socket_group(struct check *c)
+{
+    const char *g = c->cfg->stats_socket_group;
+    gid_t gid;
+    char why[300];
+    if (!g[0] || kn_sockdir_group(g, &gid, why, sizeof why) == 0)
+        return;
+    problem(c, "$.stats_socket_group", "expected a group of this host (a name in the group "
+            "database, or a number), got \"%s\" (%s)", g, why);
+}
+
 size_t kn_cfgcheck_run(const struct kn_config *cfg, char *err, size_t errlen)
 {
     struct check c = { cfg, err, errlen, 0 };
     check_stats_socket(&c);
+    check_socket_group(&c);
     for (size_t i = 0; i < cfg->n_robots && i < KN_CFG_MAX_ROBOTS; i++) {
         const struct kn_cfg_robot *r = &cfg->robots[i];
         check_listen(&c, i, r);

@@ -8,7 +8,8 @@
  *   - for a spawned engine: the kenaf-engine executable is found, and its
  *     terrain and robot files load with the engine's own loaders
  *     (engine_files.h);
- *   - the stats socket's directory is usable (sockdir.h; not created).
+ *   - the stats socket's directory is usable (sockdir.h; not created);
+ *   - stats_socket_group names a group of this host (or is a number).
  * Listen addresses that clash between robots are the loader's rule
  * (config.c). */
 #ifndef KN_CONFIG_CHECK_H

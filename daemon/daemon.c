@@ -1,7 +1,13 @@
 /* The daemon: see daemon.h. Reload keeps every robot whose config did not
  * change (same socket, same simulator connection, same peers); changed
  * robots are stopped and started again, removed ones stopped, new ones
- * started. A config that does not load is refused and the old one stays. */
+ * started. A config that does not load is refused and the old one stays.
+ *
+ * READY=1 tells systemd the service works: it is sent once every robot's
+ * simulator link is up, or when ready_timeout_s has passed (then with a
+ * warning and STATUS= naming the links that are down), so `systemctl
+ * start` does not report success for robots that cannot move yet, nor
+ * hang for a simulator that is away. The watchdog pings run meanwhile. */
 #include "daemon.h"
 
 #include <signal.h>
@@ -17,6 +23,7 @@
 #include "config_check.h"
 #include "log.h"
 #include "notify.h"
+#include "sockdir.h"
 #include "robot.h"
 #include "stats.h"
 
@@ -40,6 +47,9 @@ struct kn_daemon {
     struct kn_stats_server *stats;
     uv_signal_t sigterm, sigint, sighup;
     uv_timer_t wd_timer;
+    uv_timer_t ready_timer;  /* ready_timeout_s: READY=1 with links still down */
+    bool waiting;            /* started, READY=1 held back for the links */
+    bool ready;              /* READY=1 sent */
     bool wd_on;
     bool stopping;
     uint64_t started_ns, reloads, reload_failures;
@@ -81,19 +91,51 @@ static char *render_stats(void *ctx)
     return s;
 }
 
+static bool link_up(const struct slot *s)
+{
+    return s->robot && kn_robot_link_up(s->robot);
+}
+
+static bool all_links_up(const struct kn_daemon *d)
+{
+    for (size_t i = 0; i < d->nslots; i++)
+        if (!link_up(&d->slots[i]))
+            return false;
+    return true;
+}
+
+/* "a, b": the robots whose simulator links are down; how many. */
+static size_t links_down(const struct kn_daemon *d, char *out, size_t len)
+{
+    size_t n = 0, used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < d->nslots; i++) {
+        if (link_up(&d->slots[i]))
+            continue;
+        int w = snprintf(out + used, len - used, "%s%s", n ? ", " : "", d->slots[i].cfg.name);
+        if (w > 0 && (size_t)w < len - used)
+            used += (size_t)w;
+        n++;
+    }
+    return n;
+}
+
 static void send_status(struct kn_daemon *d)
 {
-    char buf[900];
+    char buf[900], down[600];
     size_t n = 0, up = 0, running = 0;
     for (size_t i = 0; i < d->nslots; i++) {
-        struct kn_robot *r = d->slots[i].robot;
-        if (!r)
-            continue;
-        running++;
-        up += kn_robot_link_up(r);
+        running += d->slots[i].robot != NULL;
+        up += link_up(&d->slots[i]);
     }
-    int w = snprintf(buf, sizeof buf, "%zu/%zu robots running, %zu simulator links up", running,
-                     d->nslots, up);
+    size_t ndown = links_down(d, down, sizeof down);
+    int w;
+    if (!d->ready)
+        w = snprintf(buf, sizeof buf, "waiting for simulator links: %s (%zu/%zu up)", down, up,
+                     d->nslots);
+    else
+        w = snprintf(buf, sizeof buf, "%zu/%zu robots running, %zu simulator links up%s%s",
+                     running, d->nslots, up, ndown ? "; links down: " : "", ndown ? down : "");
     n = w > 0 ? (size_t)w : 0;
     for (size_t i = 0; i < d->nslots && n < sizeof buf - 1; i++) {
         struct kn_robot *r = d->slots[i].robot;
@@ -106,12 +148,51 @@ static void send_status(struct kn_daemon *d)
     kn_notify("STATUS=%s", buf);
 }
 
+static void send_ready(struct kn_daemon *d)
+{
+    d->ready = true;
+    d->waiting = false;
+    uv_timer_stop(&d->ready_timer);
+    kn_notify("READY=1");
+    send_status(d);
+}
+
+static void on_ready_timeout(uv_timer_t *t)
+{
+    struct kn_daemon *d = t->data;
+    char down[600];
+    if (links_down(d, down, sizeof down))
+        kn_warn("ready_timeout_s (%g s) passed with simulator links down: %s; telling systemd "
+                "READY anyway", d->cfg->ready_timeout_s, down);
+    send_ready(d);
+}
+
+/* At start-up: READY now, or once the links are up (on_link_change), or at
+ * ready_timeout_s. */
+static void ready_or_wait(struct kn_daemon *d)
+{
+    if (d->cfg->ready_timeout_s <= 0 || all_links_up(d)) {
+        send_ready(d);
+        return;
+    }
+    uint64_t ms = (uint64_t)(d->cfg->ready_timeout_s * 1000.0 + 0.5);
+    d->waiting = true;
+    uv_timer_start(&d->ready_timer, on_ready_timeout, ms ? ms : 1, 0);
+    kn_info("waiting up to %g s for the simulator links before telling systemd READY",
+            d->cfg->ready_timeout_s);
+    send_status(d);
+}
+
 static void on_link_change(void *ctx, struct kn_robot *r, bool up)
 {
     (void)r;
     (void)up;
     struct kn_daemon *d = ctx;
-    if (!d->stopping)
+    if (d->stopping || !(d->waiting || d->ready))
+        return; /* still starting: ready_or_wait looks at the links */
+    if (d->waiting && all_links_up(d))
+        send_ready(d);
+    else
         send_status(d);
 }
 
@@ -146,17 +227,44 @@ static int start_robot(struct kn_daemon *d, struct slot *s)
     return 0;
 }
 
-static int open_stats(struct kn_daemon *d, const char *path)
+/* stats_socket_group as a gid ((gid_t)-1: ours); --check-config has
+ * named an unknown one already, this is for a group removed since. */
+static int socket_group(const struct kn_config *cfg, gid_t *gid)
 {
-    char err[512];
-    if (!path[0])
+    char err[300];
+    if (kn_sockdir_group(cfg->stats_socket_group, gid, err, sizeof err) < 0) {
+        kn_err("stats_socket_group: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int open_stats(struct kn_daemon *d, const struct kn_config *cfg)
+{
+    char err[1024];
+    gid_t gid;
+    if (!cfg->stats_socket[0])
         return 0;
-    if (kn_stats_server_start(&d->loop, path, render_stats, d, &d->stats, err, sizeof err) < 0) {
+    if (socket_group(cfg, &gid) < 0)
+        return -1;
+    if (kn_stats_server_start(&d->loop, cfg->stats_socket, cfg->stats_socket_mode, gid,
+                              render_stats, d, &d->stats, err, sizeof err) < 0) {
         kn_err("%s", err);
         return -1;
     }
-    kn_info("stats on unix socket %s", path);
+    kn_info("stats on unix socket %s (mode %04o%s%s)", cfg->stats_socket, cfg->stats_socket_mode,
+            cfg->stats_socket_group[0] ? ", group " : "", cfg->stats_socket_group);
     return 0;
+}
+
+/* Run-time captures: the capture directory, its group, the size cap. */
+static void set_capture_dir(const struct kn_config *cfg)
+{
+    gid_t gid = (gid_t)-1;
+    char err[300];
+    if (kn_sockdir_group(cfg->stats_socket_group, &gid, err, sizeof err) < 0)
+        gid = (gid_t)-1; /* open_stats says why */
+    kn_capture_set_dir(cfg->capture_dir, gid, cfg->capture_max_bytes);
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -185,6 +293,7 @@ static void shutdown_all(struct kn_daemon *d)
     uv_close((uv_handle_t *)&d->sigint, NULL);
     uv_close((uv_handle_t *)&d->sighup, NULL);
     uv_close((uv_handle_t *)&d->wd_timer, NULL);
+    uv_close((uv_handle_t *)&d->ready_timer, NULL);
 }
 
 static void on_stop_signal(uv_signal_t *h, int sig)
@@ -210,8 +319,7 @@ static void reload(struct kn_daemon *d)
         snprintf(d->last_reload_error, sizeof d->last_reload_error, "%s", err);
         d->reload_failures++;
         free(nc);
-        kn_notify("READY=1");
-        send_status(d);
+        send_ready(d);
         return;
     }
     if (d->log_override < 0)
@@ -225,7 +333,7 @@ static void reload(struct kn_daemon *d)
         kn_err("reload of %s refused: out of memory", d->path);
         d->reload_failures++;
         free(nc);
-        kn_notify("READY=1");
+        send_ready(d);
         return;
     }
     size_t kept = 0, restarted = 0, added = 0, removed = 0;
@@ -265,19 +373,21 @@ static void reload(struct kn_daemon *d)
     free(next);
     d->nslots = nc->n_robots;
 
-    if (strcmp(nc->stats_socket, d->cfg->stats_socket) != 0 || (!d->stats && nc->stats_socket[0])) {
+    if (strcmp(nc->stats_socket, d->cfg->stats_socket) != 0 || (!d->stats && nc->stats_socket[0]) ||
+        nc->stats_socket_mode != d->cfg->stats_socket_mode ||
+        strcmp(nc->stats_socket_group, d->cfg->stats_socket_group) != 0) {
         kn_stats_server_stop(d->stats);
         d->stats = NULL;
-        open_stats(d, nc->stats_socket);
+        open_stats(d, nc);
     }
+    set_capture_dir(nc);
     free(d->cfg);
     d->cfg = nc;
     d->reloads++;
     d->last_reload_error[0] = '\0';
     kn_info("reloaded %s: %zu robots kept, %zu restarted, %zu added, %zu removed", d->path, kept,
             restarted, added, removed);
-    kn_notify("READY=1");
-    send_status(d);
+    send_ready(d);
 }
 
 static void on_hup(uv_signal_t *h, int sig)
@@ -299,6 +409,8 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
     }
     signal(SIGPIPE, SIG_IGN);
     uv_loop_init(&d->loop);
+    uv_timer_init(&d->loop, &d->ready_timer);
+    d->ready_timer.data = d;
     d->cfg = cfg;
     d->log_override = log_override;
     d->started_ns = uv_hrtime();
@@ -308,6 +420,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
 
     int rc = 0;
     char cerr[600];
+    set_capture_dir(cfg);
     if (kn_capture_startup(&d->loop, cerr, sizeof cerr) < 0) {
         kn_err("%s", cerr);
         rc = 1;
@@ -318,7 +431,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
         if (start_robot(d, &d->slots[i]) < 0)
             rc = 1;
     }
-    if (rc == 0 && open_stats(d, cfg->stats_socket) < 0)
+    if (rc == 0 && open_stats(d, cfg) < 0)
         rc = 1;
 
     uv_signal_init(&d->loop, &d->sigterm);
@@ -340,6 +453,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
         uv_close((uv_handle_t *)&d->sigint, NULL);
         uv_close((uv_handle_t *)&d->sighup, NULL);
         uv_close((uv_handle_t *)&d->wd_timer, NULL);
+        uv_close((uv_handle_t *)&d->ready_timer, NULL);
     } else {
         uv_signal_start(&d->sigterm, on_stop_signal, SIGTERM);
         uv_signal_start(&d->sigint, on_stop_signal, SIGINT);
@@ -353,8 +467,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
             kn_info("systemd watchdog: pinging every %llu ms", (unsigned long long)ms);
         }
         kn_info("kenaf-simd %s running %zu robots from %s", KN_VERSION, d->nslots, d->path);
-        kn_notify("READY=1");
-        send_status(d);
+        ready_or_wait(d);
     }
 
     uv_run(&d->loop, UV_RUN_DEFAULT);

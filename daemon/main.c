@@ -49,7 +49,8 @@ static void usage(FILE *f)
             "                        and exit 1. Start-up prints the same lines.\n"
             "      --stats           print the stats of the running daemon (JSON)\n"
             "      --command LINE    send a command to the running daemon, print its answer:\n"
-            "                        'capture start PATH [max_mb=N]', 'capture stop',\n"
+            "                        'capture start PATH [max_mb=N]' (PATH inside the\n"
+            "                        config's capture_dir), 'capture stop',\n"
             "                        'capture status', 'faults ROBOT krp|sim [off] [drop=P]\n"
             "                        [duplicate=P] [reorder=P] [delay_ms=MS] [jitter_ms=MS]\n"
             "                        [seed=N]'; exit 1 when it is refused\n"
@@ -59,7 +60,7 @@ static void usage(FILE *f)
             "      --socket PATH     stats socket to ask (default: the config's stats_socket)\n"
             "      --capture FILE    record KRP/1 datagrams and simulator traffic as pcapng\n"
             "      --capture-max-mb N  stop recording when the file reaches N MiB\n"
-            "                        (default 1024; 0: no cap)\n"
+            "                        (default: the config's capture_max_mb, 1024; 0: no cap)\n"
             "  -l, --log-level L     error, warn, info or debug (overrides the config)\n"
             "  -V, --version         print the version\n"
             "  -h, --help            this text\n"
@@ -71,6 +72,17 @@ static void usage(FILE *f)
             "with mode 0700, and /tmp/kenaf-simd-<uid> must be ours and writable by nobody\n"
             "else. --stats, --command and --wait-ready look in the same places (and in\n"
             "/run/kenaf-simd whatever the uid) and take the first socket that exists.\n"
+            "The socket gets exactly \"stats_socket_mode\" (default 0660) and the group\n"
+            "\"stats_socket_group\" (default: the daemon's own; a directory made for it\n"
+            "then gets 0750 and that group).\n"
+            "\n"
+            "Captures started with --command go into \"capture_dir\": left out, it is\n"
+            "$STATE_DIRECTORY/captures (systemd StateDirectory=), else\n"
+            "$XDG_STATE_HOME/kenaf-simd/captures, else /var/lib/kenaf-simd/captures as\n"
+            "root, else $HOME/.local/state/kenaf-simd/captures.\n"
+            "\n"
+            "systemd: READY=1 once every robot's simulator link is up, or after\n"
+            "\"ready_timeout_s\" (default 30; 0: at once) with the links down named.\n"
             "\n"
             "Spawned engine: kenaf-engine next to kenaf-simd, then in its build tree, then\n"
             "in PATH (or backend.engine.path). backend.engine.terrain and .robot take a\n"
@@ -185,7 +197,7 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *config = NULL, *sock = NULL, *command = NULL, *capture = NULL;
-    uint64_t capture_max = KN_CAPTURE_DEFAULT_MAX_BYTES;
+    uint64_t capture_max = 0;
     bool capture_max_set = false, timeout_set = false;
     bool check = false, stats = false, wait = false;
     double timeout_s = KN_CLIENT_WAIT_DEFAULT_S;
@@ -285,6 +297,6 @@ int main(int argc, char **argv)
         return 0;
     }
     if (capture)
-        kn_capture_configure(capture, capture_max);
+        kn_capture_configure(capture, capture_max_set ? capture_max : cfg->capture_max_bytes);
     return kn_daemon_run(cfg, config, log_override);
 }

@@ -2,6 +2,7 @@
 #include "sockdir.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,76 @@ static int check_creatable(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+int kn_sockdir_group(const char *spec, gid_t *out, char *err, size_t errlen)
+{
+    *out = (gid_t)-1;
+    if (!spec || !spec[0])
+        return 0;
+    if (strspn(spec, "0123456789") == strlen(spec)) {
+        errno = 0;
+        unsigned long g = strtoul(spec, NULL, 10);
+        if (errno || g > 2147483647ul) {
+            snprintf(err, errlen, "group number %s out of range (at most 2147483647)", spec);
+            return -1;
+        }
+        *out = (gid_t)g;
+        return 0;
+    }
+    struct group gr, *res = NULL;
+    char buf[16384];
+    int e = getgrnam_r(spec, &gr, buf, sizeof buf, &res);
+    if (e != 0) {
+        snprintf(err, errlen, "group \"%s\": cannot look it up: %s", spec, strerror(e));
+        return -1;
+    }
+    if (!res) {
+        snprintf(err, errlen, "unknown group \"%s\": not in the group database", spec);
+        return -1;
+    }
+    *out = gr.gr_gid;
+    return 0;
+}
+
+void kn_sockdir_group_error(char *err, size_t errlen, const char *path, gid_t group, int e)
+{
+    char who[64] = "";
+    if (e == EPERM)
+        snprintf(who, sizeof who, " (uid %u is not a member of group %u)", (unsigned)geteuid(),
+                 (unsigned)group);
+    snprintf(err, errlen, "%s: cannot give it group %u: %s%s", path, (unsigned)group, strerror(e),
+             who);
+}
+
+int kn_sockdir_mkdir(const char *dir, unsigned mode, gid_t group, char *err, size_t errlen)
+{
+    /* nobody else gets in before the mode below is set */
+    mode_t old = umask(077);
+    int rc = mkdir(dir, 0700);
+    int e = errno;
+    umask(old);
+    if (rc < 0 && e == EEXIST)
+        return 0;
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: cannot be created: %s", dir, strerror(e));
+        return -1;
+    }
+    if (group != (gid_t)-1 && chown(dir, (uid_t)-1, group) < 0) {
+        kn_sockdir_group_error(err, errlen, dir, group, errno);
+        return -1;
+    }
+    if (chmod(dir, (mode_t)mode) < 0) {
+        snprintf(err, errlen, "%s: cannot set mode %04o: %s", dir, mode, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int kn_sockdir_prepare(const char *path, bool create, char *err, size_t errlen)
+{
+    return kn_sockdir_prepare_group(path, create, (gid_t)-1, err, errlen);
+}
+
+int kn_sockdir_prepare_group(const char *path, bool create, gid_t group, char *err, size_t errlen)
 {
     if (strlen(path) > SUN_PATH_MAX) {
         snprintf(err, errlen, "%s: path too long for a Unix socket (%zu bytes, at most %d)", path,
@@ -159,10 +229,8 @@ int kn_sockdir_prepare(const char *path, bool create, char *err, size_t errlen)
         }
         if (!create)
             return check_creatable(dir, err, errlen);
-        if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-            snprintf(err, errlen, "%s: cannot be created: %s", dir, strerror(errno));
+        if (kn_sockdir_mkdir(dir, group == (gid_t)-1 ? 0700 : 0750, group, err, errlen) < 0)
             return -1;
-        }
         if (stat(dir, &st) < 0) {
             snprintf(err, errlen, "%s: %s", dir, strerror(errno));
             return -1;

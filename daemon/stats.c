@@ -203,8 +203,32 @@ static void free_server(uv_handle_t *h)
     free(h->data);
 }
 
-int kn_stats_server_start(uv_loop_t *loop, const char *path, kn_stats_render_fn render, void *ctx,
-                          struct kn_stats_server **out, char *err, size_t errlen)
+/* A socket for a group is of no use in a directory that group cannot
+ * enter (one kenaf-simd did not create: systemd's RuntimeDirectory=, or
+ * the admin's). Said once at start, not refused: root may still use it. */
+static void warn_unreachable(const char *path, unsigned mode, gid_t group)
+{
+    if (!(mode & 0060))
+        return;
+    char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir] = '\0';
+    gid_t g = group == (gid_t)-1 ? getegid() : group;
+    struct stat st;
+    if (stat(dir, &st) < 0 || (st.st_mode & S_IXOTH) || (st.st_gid == g && (st.st_mode & S_IXGRP)))
+        return;
+    kn_warn("stats socket %s: its directory %s (mode %04o, gid %u) cannot be entered by group %u; "
+            "only the owner reaches the socket", path, dir, (unsigned)(st.st_mode & 07777),
+            (unsigned)st.st_gid, (unsigned)g);
+}
+
+int kn_stats_server_start(uv_loop_t *loop, const char *path, unsigned mode, gid_t group,
+                          kn_stats_render_fn render, void *ctx, struct kn_stats_server **out,
+                          char *err, size_t errlen)
 {
     *out = NULL;
     struct kn_stats_server *s = calloc(1, sizeof *s);
@@ -223,18 +247,20 @@ int kn_stats_server_start(uv_loop_t *loop, const char *path, kn_stats_render_fn 
     s->loop = loop;
     s->render = render;
     s->ctx = ctx;
-    if (kn_sockdir_prepare(path, true, why, sizeof why) < 0) {
+    if (kn_sockdir_prepare_group(path, true, group, why, sizeof why) < 0) {
         snprintf(err, errlen, "stats socket %s: %s", path, why);
         free(s);
         return -1;
     }
     uv_pipe_init(loop, &s->pipe, 0);
     s->pipe.data = s;
-    if (kn_unixsock_listen(&s->pipe, path, 16, on_connection, why, sizeof why) < 0) {
+    if (kn_unixsock_listen_mode(&s->pipe, path, 16, mode, group, on_connection, why,
+                                sizeof why) < 0) {
         snprintf(err, errlen, "stats socket %s", why);
         uv_close((uv_handle_t *)&s->pipe, free_server);
         return -1;
     }
+    warn_unreachable(path, mode, group);
     *out = s;
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <uv.h>
 
@@ -14,11 +15,13 @@ struct kn_stats_server;
 /* Returns a malloc'd JSON text (freed by the server) or NULL. */
 typedef char *(*kn_stats_render_fn)(void *ctx);
 
-/* Binds path (its directory made ready by kn_sockdir_prepare; a stale
- * socket left by a dead daemon is replaced; one in use is an error). -1
- * and a message with the real cause in err on failure. */
-int kn_stats_server_start(uv_loop_t *loop, const char *path, kn_stats_render_fn render, void *ctx,
-                          struct kn_stats_server **out, char *err, size_t errlen);
+/* Binds path (its directory made ready by kn_sockdir_prepare_group; a
+ * stale socket left by a dead daemon is replaced; one in use is an error)
+ * with exactly `mode` and `group` ((gid_t)-1: ours) whatever the umask.
+ * -1 and a message with the real cause in err on failure. */
+int kn_stats_server_start(uv_loop_t *loop, const char *path, unsigned mode, gid_t group,
+                          kn_stats_render_fn render, void *ctx, struct kn_stats_server **out,
+                          char *err, size_t errlen);
 
 /* Closes the socket (clients being served finish on their own) and
  * removes the path. */

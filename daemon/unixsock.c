@@ -9,6 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sockdir.h"
+
 static int fill_addr(struct sockaddr_un *a, const char *path, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
@@ -50,8 +52,22 @@ static int clear_stale(const char *path, const struct sockaddr_un *a, char *err,
     return 0;
 }
 
-int kn_unixsock_listen(uv_pipe_t *pipe, const char *path, int backlog, uv_connection_cb cb,
-                       char *err, size_t errlen)
+/* Socket file permissions: mode 0 leaves what bind(2) and the umask made. */
+static int set_perms(const char *path, unsigned mode, gid_t group, char *err, size_t errlen)
+{
+    if (group != (gid_t)-1 && lchown(path, (uid_t)-1, group) < 0) {
+        kn_sockdir_group_error(err, errlen, path, group, errno);
+        return -1;
+    }
+    if (mode && chmod(path, (mode_t)mode) < 0) {
+        snprintf(err, errlen, "%s: cannot set mode %04o: %s", path, mode, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int kn_unixsock_listen_mode(uv_pipe_t *pipe, const char *path, int backlog, unsigned mode,
+                            gid_t group, uv_connection_cb cb, char *err, size_t errlen)
 {
     struct sockaddr_un a;
     if (fill_addr(&a, path, err, errlen) < 0 || clear_stale(path, &a, err, errlen) < 0)
@@ -61,9 +77,21 @@ int kn_unixsock_listen(uv_pipe_t *pipe, const char *path, int backlog, uv_connec
         snprintf(err, errlen, "%s: socket: %s", path, strerror(errno));
         return -1;
     }
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    /* owner-only until the mode below is set: no moment where the umask
+     * lets others connect */
+    mode_t old = mode ? umask(0177) : 0;
+    int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
+    int e = errno;
+    if (mode)
+        umask(old);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
         close(fd);
+        return -1;
+    }
+    if (set_perms(path, mode, group, err, errlen) < 0) {
+        close(fd);
+        unlink(path);
         return -1;
     }
     if (listen(fd, backlog) < 0) {
@@ -72,7 +100,7 @@ int kn_unixsock_listen(uv_pipe_t *pipe, const char *path, int backlog, uv_connec
         unlink(path);
         return -1;
     }
-    int rc = uv_pipe_open(pipe, fd);
+    rc = uv_pipe_open(pipe, fd);
     if (rc < 0)
         close(fd); /* not taken over by the pipe */
     else
@@ -83,4 +111,10 @@ int kn_unixsock_listen(uv_pipe_t *pipe, const char *path, int backlog, uv_connec
         return -1;
     }
     return 0;
+}
+
+int kn_unixsock_listen(uv_pipe_t *pipe, const char *path, int backlog, uv_connection_cb cb,
+                       char *err, size_t errlen)
+{
+    return kn_unixsock_listen_mode(pipe, path, backlog, 0, (gid_t)-1, cb, err, errlen);
 }

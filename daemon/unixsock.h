@@ -6,6 +6,7 @@
 #define KN_UNIXSOCK_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <uv.h>
 
@@ -16,5 +17,12 @@
  * err. */
 int kn_unixsock_listen(uv_pipe_t *pipe, const char *path, int backlog, uv_connection_cb cb,
                        char *err, size_t errlen);
+
+/* The same with the socket file's permissions set exactly: created under
+ * a umask that lets nobody else in, then given `group` (unless (gid_t)-1)
+ * and `mode`, whatever the process's umask. A socket that cannot be given
+ * them is removed again, with the real reason in err. */
+int kn_unixsock_listen_mode(uv_pipe_t *pipe, const char *path, int backlog, unsigned mode,
+                            gid_t group, uv_connection_cb cb, char *err, size_t errlen);
 
 #endif

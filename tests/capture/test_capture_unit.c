@@ -726,6 +726,8 @@ START_TEST(command_start_stop)
     uv_loop_t loop;
     uv_loop_init(&loop);
     char line[256];
+    /* run-time captures go into the capture directory, at most 4 MiB each */
+    kn_capture_set_dir(tmpdir, (gid_t)-1, 4u << 20);
     ck_assert(!ok(cmd(&loop, "stop")));
     ck_assert(!ok(cmd(&loop, "start")));
     ck_assert(!ok(cmd(&loop, "bogus")));
@@ -733,6 +735,9 @@ START_TEST(command_start_stop)
     ck_assert(!ok(cmd(&loop, line)));
     snprintf(line, sizeof line, "start %s/no/such/dir/x.pcapng", tmpdir);
     ck_assert(!ok(cmd(&loop, line)));
+    snprintf(line, sizeof line, "start %s max_mb=5", tpath("x.pcapng"));
+    ck_assert(!ok(cmd(&loop, line))); /* above the directory's cap */
+    ck_assert(!ok(cmd(&loop, "start ../x.pcapng")));
     snprintf(line, sizeof line, "start %s max_mb=2", tpath("x.pcapng"));
     cJSON *j = cmd(&loop, line);
     cJSON *c = cJSON_GetObjectItem(j, "capture");

@@ -1214,6 +1214,75 @@ START_TEST(random_inputs_never_crash)
 }
 END_TEST
 
+/* The service keys: the stats socket's mode and group, the capture
+ * directory and cap, ready_timeout_s. */
+static void service_json(char *buf, size_t len, const char *top)
+{
+    snprintf(buf, len, "{%s, \"robots\": [{\"name\": \"r\", \"backend\": {\"type\": "
+             "\"standin\", \"address\": \"127.0.0.1:1\"}}]}", top);
+}
+
+START_TEST(service_keys)
+{
+    char t[1024];
+    service_json(t, sizeof t, "\"log_level\": \"info\"");
+    struct kn_config *c = parse_ok(t, "defaults.json");
+    ck_assert_uint_eq(c->stats_socket_mode, 0660);
+    ck_assert_str_eq(c->stats_socket_group, "");
+    ck_assert_uint_eq(c->capture_max_bytes, 1024ull << 20);
+    ck_assert(c->ready_timeout_s == 30);
+    ck_assert(c->capture_dir_default);
+    free(c);
+
+    service_json(t, sizeof t, "\"stats_socket_mode\": \"600\", \"stats_socket_group\": 4242, "
+                 "\"capture_dir\": \"/srv/caps\", \"capture_max_mb\": 0, \"ready_timeout_s\": 0");
+    c = parse_ok(t, "set.json");
+    ck_assert_uint_eq(c->stats_socket_mode, 0600);
+    ck_assert_str_eq(c->stats_socket_group, "4242");
+    ck_assert_str_eq(c->capture_dir, "/srv/caps");
+    ck_assert(!c->capture_dir_default);
+    ck_assert_uint_eq(c->capture_max_bytes, 0);
+    ck_assert(c->ready_timeout_s == 0);
+    /* the effective config loads back to the same values */
+    char *json = kn_config_to_json(c);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_msg(strstr(json, "\"stats_socket_mode\": \"0600\"") &&
+                  strstr(json, "\"stats_socket_group\": \"4242\""), "%s", json);
+    struct kn_config *back = parse_ok(json, "back.json");
+    ck_assert_uint_eq(back->stats_socket_mode, 0600);
+    ck_assert_str_eq(back->stats_socket_group, "4242");
+    ck_assert_str_eq(back->capture_dir, "/srv/caps");
+    ck_assert_uint_eq(back->capture_max_bytes, 0);
+    free(json);
+    free(back);
+    free(c);
+
+    service_json(t, sizeof t, "\"stats_socket_group\": \"kenaf\"");
+    c = parse_ok(t, "name.json");
+    ck_assert_str_eq(c->stats_socket_group, "kenaf");
+    free(c);
+
+    /* modes for others or with execute bits, relative directories, ranges */
+    static const char *const bad[][2] = {
+        { "\"stats_socket_mode\": \"0666\"",
+          "t.json: $.stats_socket_mode: expected a mode within 0660 (read and write for owner and "
+          "group; nothing for others, no execute bits), got \"0666\" (grants access to others)" },
+        { "\"stats_socket_mode\": \"0770\"", "got \"0770\" (execute bits)" },
+        { "\"stats_socket_mode\": \"rw-rw----\"", "$.stats_socket_mode: " },
+        { "\"stats_socket_mode\": 660", "$.stats_socket_mode: expected string" },
+        { "\"stats_socket_group\": \"\"", "$.stats_socket_group: " },
+        { "\"stats_socket_group\": -1", "$.stats_socket_group: " },
+        { "\"capture_dir\": \"out/caps\"", "$.capture_dir: " },
+        { "\"capture_max_mb\": 1.5", "$.capture_max_mb: " },
+        { "\"ready_timeout_s\": 3601", "$.ready_timeout_s: " },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        service_json(t, sizeof t, bad[i][0]);
+        fails_with(t, bad[i][1]);
+    }
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -1244,6 +1313,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, robot_equality);
     tcase_add_test(tc, validator_keywords);
     tcase_add_test(tc, random_inputs_never_crash);
+    tcase_add_test(tc, service_keys);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,7 @@
 /* Unit tests of what kenaf-simd checks at start-up besides the config
  * file: the stats socket's default place and its directory (sockdir.h),
- * the spawned engine's terrain and robot files (engine_files.h), and the
+ * the spawned engine's terrain and robot files (engine_files.h), the
+ * socket's group, the capture directory's default (capdir.h), and the
  * checker over a loaded config (config_check.h). */
 #include <check.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "capdir.h"
 #include "config_check.h"
 #include "engine_files.h"
 #include "harness_proc.h"
@@ -279,6 +281,71 @@ START_TEST(checker_finds_what_start_up_would)
 }
 END_TEST
 
+/* ---- the socket's group and the capture directory ------------------------ */
+
+START_TEST(socket_group_is_resolved)
+{
+    gid_t g;
+    ck_assert_int_eq(kn_sockdir_group("", &g, err, sizeof err), 0);
+    ck_assert_uint_eq(g, (gid_t)-1); /* our own: nothing to change */
+    ck_assert_int_eq(kn_sockdir_group("4242", &g, err, sizeof err), 0);
+    ck_assert_uint_eq(g, 4242); /* a number need not be in the group database */
+    ck_assert_int_eq(kn_sockdir_group("root", &g, err, sizeof err), 0);
+    ck_assert_uint_eq(g, 0);
+    ck_assert_int_eq(kn_sockdir_group("no-such-group-kn", &g, err, sizeof err), -1);
+    ck_assert_str_eq(err, "unknown group \"no-such-group-kn\": not in the group database");
+
+    clear_env();
+    char text[1024];
+    snprintf(text, sizeof text, "{\"stats_socket\": \"%s\", \"stats_socket_group\": "
+             "\"no-such-group-kn\", \"robots\": [{\"name\": \"a\", \"listen\": "
+             "\"127.0.0.1:0\", \"backend\": {\"type\": \"standin\", \"address\": "
+             "\"127.0.0.1:1\"}}]}", h_path("s.sock"));
+    struct kn_config *cfg = load_text(text);
+    err[0] = '\0';
+    ck_assert_uint_eq(kn_cfgcheck_run(cfg, err, sizeof err), 1);
+    ck_assert_msg(strstr(err, ": $.stats_socket_group: expected a group of this host (a name in "
+                  "the group database, or a number), got \"no-such-group-kn\" (unknown group"),
+                  "%s", err);
+    free(cfg);
+}
+END_TEST
+
+START_TEST(socket_dir_for_a_group_is_0750)
+{
+    char sock[256];
+    snprintf(sock, sizeof sock, "%s", h_path("g/stats.sock"));
+    mode_t old = umask(0);
+    ck_assert_int_eq(kn_sockdir_prepare_group(sock, true, getegid(), err, sizeof err), 0);
+    umask(old);
+    struct stat st;
+    ck_assert_int_eq(stat(h_path("g"), &st), 0);
+    ck_assert_uint_eq(st.st_mode & 07777, 0750);
+    ck_assert_uint_eq(st.st_gid, getegid());
+}
+END_TEST
+
+START_TEST(capture_dir_default_follows_the_environment)
+{
+    char p[512];
+    unsetenv("STATE_DIRECTORY");
+    unsetenv("XDG_STATE_HOME");
+    setenv("STATE_DIRECTORY", "/var/lib/kenaf-simd:/var/lib/other", 1);
+    setenv("XDG_STATE_HOME", "/home/u/.state", 1);
+    setenv("HOME", "/home/u", 1);
+    ck_assert_int_eq(kn_capdir_default(p, sizeof p), 0);
+    ck_assert_str_eq(p, "/var/lib/kenaf-simd/captures");
+    unsetenv("STATE_DIRECTORY");
+    ck_assert_int_eq(kn_capdir_default(p, sizeof p), 0);
+    ck_assert_str_eq(p, "/home/u/.state/kenaf-simd/captures");
+    setenv("XDG_STATE_HOME", "relative", 1); /* not absolute: ignored, as XDG says */
+    ck_assert_int_eq(kn_capdir_default(p, sizeof p), 0);
+    ck_assert_str_eq(p, geteuid() == 0 ? "/var/lib/kenaf-simd/captures"
+                                       : "/home/u/.local/state/kenaf-simd/captures");
+    ck_assert_int_eq(kn_capdir_default(p, 10), -1); /* does not fit */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config-check-unit");
@@ -291,6 +358,9 @@ int main(void)
     tcase_add_test(tc, tmp_fallback_must_be_ours);
     tcase_add_test(tc, engine_files_resolve_and_load);
     tcase_add_test(tc, checker_finds_what_start_up_would);
+    tcase_add_test(tc, socket_group_is_resolved);
+    tcase_add_test(tc, socket_dir_for_a_group_is_0750);
+    tcase_add_test(tc, capture_dir_default_follows_the_environment);
     suite_add_tcase(s, tc);
     return h_run_suite(s);
 }

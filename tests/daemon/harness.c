@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,14 +32,52 @@ const char *h_standin_robot(const char *name, int sim_port, const char *extra)
     return b;
 }
 
+int h_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_ms)
+{
+    /* the harness keeps a pointer to every child until teardown */
+    static struct h_proc pool[32];
+    static int next;
+    ck_assert_int_lt(next, 32);
+    struct h_proc *p = &pool[next++];
+    char name[32];
+    snprintf(name, sizeof name, "run-%d.stderr", next);
+    h_spawn(p, argv, NULL, name);
+    size_t used = 0;
+    if (outlen)
+        out[0] = '\0';
+    static char line[65536];
+    uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
+    while (h_now_us() < end) {
+        int left = (int)((end - h_now_us()) / 1000u);
+        if (!h_read_line(p, line, sizeof line, left > 0 ? left : 1))
+            break; /* EOF (or the deadline) */
+        int w = snprintf(out + used, outlen - used, "%s\n", line);
+        if (w > 0 && (size_t)w < outlen - used)
+            used += (size_t)w;
+    }
+    int left = (int)(end > h_now_us() ? (end - h_now_us()) / 1000u : 0);
+    int st = h_wait_exit(p, left > 1000 ? left : 1000);
+    if (err && errlen)
+        snprintf(err, errlen, "%s", h_stderr(p));
+    if (st == -1) {
+        h_signal(p, SIGKILL);
+        h_wait_exit(p, H_LONG_MS);
+        return -1;
+    }
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return WEXITSTATUS(st);
+}
+
 /* ---- kenaf-simd ---- */
 
 void h_daemon_write_config(struct h_daemon *d, const char *robots_json)
 {
-    char *text = malloc(strlen(robots_json) + 1024);
+    char *text = malloc(strlen(robots_json) + sizeof d->top + 1024);
     ck_assert_ptr_nonnull(text);
-    sprintf(text, "{\n  \"log_level\": \"%s\",\n  \"stats_socket\": \"%s\",\n  \"robots\": %s\n}\n",
-            getenv("KN_DEBUG") ? "debug" : "info", d->stats, robots_json);
+    sprintf(text, "{\n  \"log_level\": \"%s\",\n  \"stats_socket\": \"%s\",\n  %s%s"
+            "\"robots\": %s\n}\n", getenv("KN_DEBUG") ? "debug" : "info", d->stats, d->top,
+            d->top[0] ? ",\n  " : "", robots_json);
     h_write_file(d->config, text);
     free(text);
 }
@@ -94,6 +133,20 @@ void h_daemon_start_env(struct h_daemon *d, const char *robots_json, char *const
 void h_daemon_launch(struct h_daemon *d, const char *name, const char *robots_json,
                      const char *const args[], char *const extra_env[], bool wrapped)
 {
+    h_daemon_spawn(d, name, NULL, robots_json, args, extra_env, wrapped);
+    h_daemon_ready(d);
+}
+
+void h_daemon_spawn(struct h_daemon *d, const char *name, const char *top, const char *robots_json,
+                    const char *const args[], char *const extra_env[], bool wrapped)
+{
+    h_daemon_spawn_at(d, name, NULL, top, robots_json, args, extra_env, wrapped);
+}
+
+void h_daemon_spawn_at(struct h_daemon *d, const char *name, const char *stats, const char *top,
+                       const char *robots_json, const char *const args[], char *const extra_env[],
+                       bool wrapped)
+{
     const char *exe = getenv("KN_SIMD");
     ck_assert_msg(exe != NULL, "KN_SIMD not set");
     memset(d, 0, sizeof *d);
@@ -101,9 +154,14 @@ void h_daemon_launch(struct h_daemon *d, const char *name, const char *robots_js
     snprintf(f, sizeof f, "%s.json", name);
     snprintf(d->config, sizeof d->config, "%s", h_path(f));
     snprintf(f, sizeof f, "%s-stats.sock", name);
-    snprintf(d->stats, sizeof d->stats, "%s", h_path(f));
+    snprintf(d->stats, sizeof d->stats, "%s", stats ? stats : h_path(f));
     snprintf(f, sizeof f, "%s-notify.sock", name);
     snprintf(d->notify_path, sizeof d->notify_path, "%s", h_path(f));
+    if (top)
+        snprintf(d->top, sizeof d->top, "%s", top);
+    else
+        snprintf(d->top, sizeof d->top, "\"ready_timeout_s\": 0,\n  \"capture_dir\": \"%s\"",
+                 h_path(""));
     h_daemon_write_config(d, robots_json);
 
     d->notify_fd = h_unix_dgram_bind(d->notify_path);
@@ -128,6 +186,10 @@ void h_daemon_launch(struct h_daemon *d, const char *name, const char *robots_js
         h_spawn_wrapped(&d->proc, argv, env, f);
     else
         h_spawn(&d->proc, argv, env, f);
+}
+
+void h_daemon_ready(struct h_daemon *d)
+{
     ck_assert_msg(h_notify_seen(d, "READY=1", H_LONG_MS), "kenaf-simd not ready: %s",
                   h_stderr(&d->proc));
     cJSON *s = h_stats(d);

@@ -25,6 +25,11 @@
  * stdout (a static buffer). */
 const char *h_run_square(int port, int timeout_ms, const char *extra);
 
+/* Runs argv to its end (at most timeout_ms): its stdout into out and its
+ * stderr into err (each cut to its length; err may be NULL). Returns the
+ * exit code, 128+signal, or -1 on timeout (then it is killed). */
+int h_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_ms);
+
 /* ---- the stand-in simulator ---- */
 /* $KN_STANDIN (standin_sim, or another stand-in a test names there) under
  * KN_WRAP; h_sim_start says the rest. */
@@ -43,6 +48,7 @@ struct h_daemon {
     char notify_path[256];
     int notify_fd;
     char notes[8192];       /* every notify message received, '\n'-joined */
+    char top[1024];         /* top-level config members written before "robots" */
     int nrobots;
     int port[H_MAX_ROBOTS]; /* KRP/1 UDP ports, from the stats */
 };
@@ -58,6 +64,21 @@ void h_daemon_start_env(struct h_daemon *d, const char *robots_json, char *const
  * FILE" (NULL-terminated, may be NULL); wrapped: under KN_WRAP. */
 void h_daemon_launch(struct h_daemon *d, const char *name, const char *robots_json,
                      const char *const args[], char *const env[], bool wrapped);
+/* h_daemon_launch without waiting: top (NULL: the harness's, below) is
+ * the text of more top-level config members ("\"k\": v, ..."). The
+ * harness's: "ready_timeout_s": 0 (READY as soon as the robots are bound;
+ * tests that need a simulator wait for it with h_wait_backend_fresh) and
+ * "capture_dir": the scratch directory. */
+void h_daemon_spawn(struct h_daemon *d, const char *name, const char *top, const char *robots_json,
+                    const char *const args[], char *const env[], bool wrapped);
+/* The same with the stats socket at `stats` (NULL: NAME-stats.sock in the
+ * scratch directory). */
+void h_daemon_spawn_at(struct h_daemon *d, const char *name, const char *stats, const char *top,
+                       const char *robots_json, const char *const args[], char *const env[],
+                       bool wrapped);
+/* Waits for READY=1 (failing the test after H_LONG_MS) and reads the
+ * robots' UDP ports from the stats. */
+void h_daemon_ready(struct h_daemon *d);
 /* Just writes the config file the daemon reads (for reload tests). */
 void h_daemon_write_config(struct h_daemon *d, const char *robots_json);
 /* Waits until a notify message containing `what` arrived (counting from
