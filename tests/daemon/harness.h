@@ -26,7 +26,8 @@
 const char *h_run_square(int port, int timeout_ms, const char *extra);
 
 /* Runs argv to its end (at most timeout_ms): its stdout into out and its
- * stderr into err (each cut to its length; err may be NULL). Returns the
+ * stderr into err (each cut to its length; err may be NULL; the stderr of
+ * the latest run is also in the scratch file run.stderr). Returns the
  * exit code, 128+signal, or -1 on timeout (then it is killed). */
 int h_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_ms);
 
