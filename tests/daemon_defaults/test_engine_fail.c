@@ -41,11 +41,15 @@ START_TEST(failing_engine_backs_off)
                   h_stderr(&d.proc));
     /* 0.2, 0.4, 0.8, 1.6 s ... between tries: a tight loop would make hundreds */
     h_sleep_ms(1500);
+    /* every spawn failed: failures read first, so a try that starts
+     * between the two reads (a loaded machine) is one spawn ahead */
+    snprintf(key, sizeof key, "%sfailures_in_a_row", p);
+    double failures = h_stat(&d, key);
     snprintf(key, sizeof key, "%sspawns", p);
     double spawns = h_stat(&d, key);
     ck_assert_msg(spawns >= 3 && spawns <= 7, "%g spawns in about 3 s", spawns);
-    snprintf(key, sizeof key, "%sfailures_in_a_row", p);
-    ck_assert_double_eq(h_stat(&d, key), spawns);
+    ck_assert_msg(spawns == failures || spawns == failures + 1, "%g spawns, %g failures in a row",
+                  spawns, failures);
     snprintf(key, sizeof key, "%snext_retry_s", p);
     ck_assert_double_le(h_stat(&d, key), 60.0);
     snprintf(key, sizeof key, "%slast_stderr", p);
