@@ -63,6 +63,13 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         { NULL, 0, NULL, 0 },
     };
     *a = (struct runner_args){ .o = { .variant = -1 } };
+    /* `--scenario --help` asks for help, not for a scenario file named
+     * --help: look for it before getopt takes it as an option's argument */
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 1;
+        }
     int ch;
     while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (ch) {
