@@ -49,7 +49,7 @@ static void usage(FILE *f)
             "                        and exit 1. Start-up prints the same lines.\n"
             "      --stats           print the stats of the running daemon (JSON)\n"
             "      --command LINE    send a command to the running daemon, print its answer:\n"
-            "                        'capture start PATH [max_mb=N]' (PATH inside the\n"
+            "                        'stats', 'help', 'capture start PATH [max_mb=N]' (PATH inside the\n"
             "                        config's capture_dir), 'capture stop',\n"
             "                        'capture status', 'faults ROBOT krp|sim [off] [drop=P]\n"
             "                        [duplicate=P] [reorder=P] [delay_ms=MS] [jitter_ms=MS]\n"
