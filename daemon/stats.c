@@ -203,12 +203,14 @@ static void free_server(uv_handle_t *h)
     free(h->data);
 }
 
-/* A socket for a group is of no use in a directory that group cannot
- * enter (one kenaf-simd did not create: systemd's RuntimeDirectory=, or
- * the admin's). Said once at start, not refused: root may still use it. */
+/* A socket for a configured group is of no use in a directory that group
+ * cannot enter (one kenaf-simd did not create: systemd's RuntimeDirectory=,
+ * or the admin's). Said once at start, not refused: root may still use it.
+ * Without a configured group the daemon's own group gets no promise (the
+ * default 0700 directory of a run from a checkout is right as it is). */
 static void warn_unreachable(const char *path, unsigned mode, gid_t group)
 {
-    if (!(mode & 0060))
+    if (!(mode & 0060) || group == (gid_t)-1)
         return;
     char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
     snprintf(dir, sizeof dir, "%s", path);
@@ -217,7 +219,7 @@ static void warn_unreachable(const char *path, unsigned mode, gid_t group)
         snprintf(dir, sizeof dir, ".");
     else
         slash[slash == dir] = '\0';
-    gid_t g = group == (gid_t)-1 ? getegid() : group;
+    gid_t g = group;
     struct stat st;
     if (stat(dir, &st) < 0 || (st.st_mode & S_IXOTH) || (st.st_gid == g && (st.st_mode & S_IXGRP)))
         return;
