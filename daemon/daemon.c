@@ -178,8 +178,9 @@ static void ready_or_wait(struct kn_daemon *d)
     uint64_t ms = (uint64_t)(d->cfg->ready_timeout_s * 1000.0 + 0.5);
     d->waiting = true;
     uv_timer_start(&d->ready_timer, on_ready_timeout, ms ? ms : 1, 0);
-    kn_info("waiting up to %g s for the simulator links before telling systemd READY",
-            d->cfg->ready_timeout_s);
+    if (getenv("NOTIFY_SOCKET")) /* only systemd waits for READY */
+        kn_info("waiting up to %g s for the simulator links before telling systemd READY",
+                d->cfg->ready_timeout_s);
     send_status(d);
 }
 
