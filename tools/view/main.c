@@ -49,7 +49,7 @@ static void usage(FILE *f)
             "\n"
             "  --listen HOST:PORT   where browsers connect; keep the loopback default and\n"
             "                       use an SSH tunnel to reach it from elsewhere\n"
-            "                       (docs/view.md); port 0 takes any free port\n"
+            "                       (kenaf-view(1)); port 0 takes any free port\n"
             "  --robot [NAME=]HOST:PORT  a robot to watch over KRP/1 (repeatable, up to %d;\n"
             "                       default $KENAF_ROBOT, else 127.0.0.1:%d); NAME\n"
             "                       labels it, else the robot's own name is used\n"
