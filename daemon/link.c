@@ -280,6 +280,7 @@ static void merge(struct kn_command *into, const struct kn_command *c)
         if (c->flipper_mask & (1u << k))
             into->flipper_rad[k] = c->flipper_rad[k];
     into->flipper_mask |= c->flipper_mask;
+    into->emergency = c->emergency; /* the newest stop says how to stop */
 }
 
 void kn_link_command(struct kn_link *l, const struct kn_command *cmd, uint64_t t_rx_ns)
@@ -287,6 +288,7 @@ void kn_link_command(struct kn_link *l, const struct kn_command *cmd, uint64_t t
     if (!l->have_cmd)
         memset(&l->last, 0, sizeof l->last);
     merge(&l->last, cmd);
+    l->last.emergency = false; /* re-applied set-points are no emergency */
     l->have_cmd = true;
     if (l->st != L_READY || l->deferred_fail) {
         l->cmds_while_down++;

@@ -183,10 +183,11 @@ static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct k
 
 /* ---- commands toward the simulator ----------------------------------- */
 
-static void command(struct kn_rules *r, uint8_t flipper_mask, uint64_t t_rx)
+static void command_as(struct kn_rules *r, uint8_t flipper_mask, uint64_t t_rx, bool emergency)
 {
     struct kn_command c;
     memset(&c, 0, sizeof c);
+    c.emergency = emergency; /* watchdog, ESTOP: the simulator brakes (kn_command) */
     c.belt_speed_m_s[0] = r->belts[0];
     c.belt_speed_m_s[1] = r->belts[1];
     c.flipper_mask = flipper_mask;
@@ -194,6 +195,11 @@ static void command(struct kn_rules *r, uint8_t flipper_mask, uint64_t t_rx)
         c.flipper_rad[k] = r->flipper[k];
     r->st.commands++;
     r->io.command(r->io.ctx, &c, t_rx);
+}
+
+static void command(struct kn_rules *r, uint8_t flipper_mask, uint64_t t_rx)
+{
+    command_as(r, flipper_mask, t_rx, false);
 }
 
 /* The flippers a simulator that came back is still restoring (see
@@ -497,7 +503,7 @@ static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
         r->estop = true;
         stop_belts(r);
         r->wd_armed = false;
-        command(r, hold_flippers(r, now, false), now);
+        command_as(r, hold_flippers(r, now, false), now, true);
     } else {
         /* Released: belts stay at 0 until a new CRAWLER. */
         r->estop = false;
@@ -576,7 +582,7 @@ void kn_rules_tick(struct kn_rules *r, uint64_t now)
         r->wd_flag = true;
         r->st.watchdog_trips++;
         stop_belts(r);
-        command(r, 0, now);
+        command_as(r, 0, now, true);
     }
     expire_subs(r, now);
     for (unsigned i = 0; i < r->nsubs; i++) {

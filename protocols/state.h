@@ -5,6 +5,7 @@
 #ifndef KN_STATE_H
 #define KN_STATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum { KN_LEFT = 0, KN_RIGHT = 1 };
@@ -42,6 +43,10 @@ struct kn_command {
     double belt_speed_m_s[2];            /* L, R, + forward */
     double flipper_rad[KN_NFLIPPERS];    /* targets */
     uint8_t flipper_mask;                /* bit k: flipper k target is set */
+    /* A stop the robot's safety rules made (watchdog trip, ESTOP), not a
+     * controller's: a backend that can (the built-in engine) brakes the
+     * belts as hard as the motor drivers do instead of ramping down. */
+    bool emergency;
 };
 
 #endif
