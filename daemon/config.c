@@ -150,7 +150,7 @@ static size_t errs_room(const struct errs *e)
 
 /* Reads at most KN_CFG_MAX_FILE_BYTES + 1 bytes, so an oversized file (or
  * an endless one such as /dev/zero) is refused without reading it all. */
-static char *read_file(const char *path, size_t *len, struct errs *e)
+static char *read_file(const char *path, size_t *len, struct errs *e, struct stat *st_out)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -197,6 +197,8 @@ static char *read_file(const char *path, size_t *len, struct errs *e)
         return NULL;
     }
     *len = n;
+    if (st_out != NULL)
+        *st_out = st;
     return buf;
 }
 
@@ -396,7 +398,7 @@ static cJSON *load_schema(const char *schema_path, struct errs *e)
             schema = parse_json(kn_config_schema_json, kn_config_schema_json_len, &se);
     } else {
         size_t len = 0;
-        char *text = read_file(schema_path, &len, &se);
+        char *text = read_file(schema_path, &len, &se, NULL);
         if (text != NULL && check_bytes(text, len, &se))
             schema = parse_json(text, len, &se);
         free(text);
@@ -1137,9 +1139,15 @@ static size_t load_file(const char *path, const char *schema_path, struct kn_con
         return e.n;
     }
     size_t len = 0;
-    char *text = read_file(path, &len, &e);
+    struct stat st;
+    char *text = read_file(path, &len, &e, &st);
     if (text != NULL)
         parse_checked(text, len, &e, schema_path, out, partial);
+    if (text != NULL && (partial || e.n == 0)) {
+        /* what was read is what the trust rule looks at (config_check.c) */
+        out->source_stat = st;
+        out->source_stat_ok = true;
+    }
     free(text);
     return e.n;
 }

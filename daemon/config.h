@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "state.h"
 
@@ -102,6 +103,8 @@ struct kn_cfg_robot {
 
 struct kn_config {
     char source[KN_CFG_PATH_LEN];     /* file it came from */
+    bool source_stat_ok;              /* source_stat holds the file's fstat as read */
+    struct stat source_stat;          /* owner and mode, for config_check's trust rule */
     enum kn_log_level log_level;
     char stats_socket[KN_CFG_PATH_LEN]; /* "" = no stats socket */
     bool stats_socket_default;        /* not in the file: the default (sockdir.h) */

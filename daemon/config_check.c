@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "engine_files.h"
 #include "engine_proc.h"
+#include "filetrust.h"
 #include "sockdir.h"
 
 struct check {
@@ -124,6 +125,12 @@ static void check_engine(struct check *c, size_t i, const struct kn_cfg_backend 
             problem(c, path, "expected a kenaf-engine next to kenaf-simd, in its build tree or "
                     "in PATH, got none (looked at: %s; set the path)", why);
         exe[0] = '\0'; /* the data folder by the install/source rule */
+    } else if (kn_filetrust_path(exe, 0, why, sizeof why) < 0) {
+        /* kenaf-simd runs it, often as root or the service's user */
+        char want[160];
+        kn_filetrust_expected(geteuid(), 0, want, sizeof want);
+        snprintf(path, sizeof path, "$.robots[%zu].backend.engine.path", i);
+        problem(c, path, "expected a kenaf-engine executable %s, got %s (%s)", want, exe, why);
     }
     kn_engfiles_dir(exe, dir, sizeof dir);
     check_engine_file(c, i, KN_ENGFILES_TERRAIN, dir, b->terrain);
@@ -164,9 +171,22 @@ static void check_socket_group(struct check *c)
             "database, or a number), got \"%s\" (%s)", g, why);
 }
 
+/* A config names programs to run and sockets to open: only root and the
+ * daemon's own user may be able to change it. */
+static void check_source(struct check *c)
+{
+    char why[300], want[160];
+    if (!c->cfg->source_stat_ok ||
+        kn_filetrust_stat(&c->cfg->source_stat, geteuid(), 0, why, sizeof why) == 0)
+        return;
+    kn_filetrust_expected(geteuid(), 0, want, sizeof want);
+    problem(c, NULL, "expected a config file %s, got %s", want, why);
+}
+
 size_t kn_cfgcheck_run(const struct kn_config *cfg, char *err, size_t errlen)
 {
     struct check c = { cfg, err, errlen, 0 };
+    check_source(&c);
     check_stats_socket(&c);
     check_socket_group(&c);
     for (size_t i = 0; i < cfg->n_robots && i < KN_CFG_MAX_ROBOTS; i++) {

@@ -1,6 +1,8 @@
 /* What start-up needs beyond a valid config file, checked without
  * starting anything, so that `kenaf-simd --check-config`, start-up and
  * SIGHUP reload refuse the same configs and name every problem at once:
+ *   - the config file, and a spawned engine's executable, are owned by
+ *     root or the daemon's user and writable by nobody else (filetrust.h);
  *   - each backend is built into this kenaf-simd;
  *   - each listen address belongs to this host (a UDP socket binds to it;
  *     the port is not tried, since a running daemon holds it);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -170,6 +171,9 @@ void h_write_file(const char *path, const char *text)
     ck_assert_msg(f != NULL, "%s: %s", tmp, strerror(errno));
     fputs(text, f);
     ck_assert_int_eq(fclose(f), 0);
+    /* as an admin installs a config, whatever the test's umask: kenaf-simd
+     * refuses one that group or others may write */
+    ck_assert_int_eq(chmod(tmp, 0644), 0);
     ck_assert_int_eq(rename(tmp, path), 0);
 }
 

@@ -30,7 +30,8 @@ void h_teardown(void);
 const char *h_path(const char *name);
 /* Removes a directory and everything in it (as far as it can). */
 void h_remove_tree(const char *dir);
-/* Written to a temporary name and renamed: readers never see half a file. */
+/* Written to a temporary name and renamed: readers never see half a file.
+ * Mode 0644 whatever the umask. */
 void h_write_file(const char *path, const char *text);
 /* A file's text (its first 32 KiB), "" when it cannot be read; a static
  * buffer (rotating, 4 deep, so a message can quote several files). */

@@ -5,13 +5,15 @@
  * out in one run, one line each in the form "FILE: $.path: expected ...,
  * got ...", exit 1; each alone gives its one line; start-up refuses the
  * same config with the same lines and spawns nothing; the shipped configs
- * pass. Real kenaf-simd processes ($KN_SIMD). */
+ * pass; a config others may change is refused. Real kenaf-simd processes
+ * ($KN_SIMD). */
 #include <check.h>
 #include <dirent.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,6 +163,37 @@ START_TEST(start_up_refuses_with_the_same_lines)
 }
 END_TEST
 
+/* A config that group or others may write, or that another user owns,
+ * could name any program for kenaf-simd to run: refused by --check-config
+ * and at start-up, with the file, what was found and what is expected. */
+START_TEST(untrusted_config_refused)
+{
+    const char *cfg = write_config("loose.json", 0);
+    const char *err;
+    char *check[] = { "--check-config", "--config", (char *)cfg, NULL };
+    char *start[] = { "--config", (char *)cfg, NULL };
+    const mode_t bad[] = { 0666, 0664, 0646 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(chmod(cfg, bad[i]), 0);
+        char want[600];
+        snprintf(want, sizeof want, "%s: expected a config file owned by root", cfg);
+        ck_assert_int_eq(run_simd(check, &err), 1);
+        ck_assert_msg(strstr(err, want) && strstr(err, "1 problem; the config is not valid"),
+                      "%s", err);
+        ck_assert_int_eq(run_simd(start, &err), 1);
+        ck_assert_msg(strstr(err, want) && strstr(err, "not starting"), "%s", err);
+        ck_assert_msg(!strstr(err, "engine: started"), "an engine was started:\n%s", err);
+    }
+    ck_assert_int_eq(chmod(cfg, 0644), 0);
+    ck_assert_msg(run_simd(check, &err) == 0, "0644 refused:\n%s", err);
+    if (geteuid() != 0)
+        return; /* only root can give a file away */
+    ck_assert_int_eq(chown(cfg, 4321, (gid_t)-1), 0);
+    ck_assert_int_eq(run_simd(check, &err), 1);
+    ck_assert_msg(strstr(err, "got owner uid 4321 (neither root nor uid 0)"), "%s", err);
+}
+END_TEST
+
 START_TEST(shipped_configs_pass)
 {
     const char *dir = KN_SOURCE_ROOT "/config/examples";
@@ -196,6 +229,7 @@ int main(void)
         { "start_up_refuses_with_the_same_lines", start_up_refuses_with_the_same_lines, 30,
           NULL, NULL },
         { "shipped_configs_pass", shipped_configs_pass, 30, NULL, NULL },
+        { "untrusted_config_refused", untrusted_config_refused, 30, NULL, NULL },
     };
     return h_run_cases("config-check", cases, sizeof cases / sizeof cases[0]);
 }

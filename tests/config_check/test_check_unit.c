@@ -2,7 +2,8 @@
  * file: the stats socket's default place and its directory (sockdir.h),
  * the spawned engine's terrain and robot files (engine_files.h), the
  * socket's group, the capture directory's default (capdir.h), and the
- * checker over a loaded config (config_check.h). */
+ * checker over a loaded config (config_check.h), with the owner and mode
+ * rule for the config file and the engine program (filetrust.h). */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -281,6 +282,83 @@ START_TEST(checker_finds_what_start_up_would)
 }
 END_TEST
 
+/* ---- files kenaf-simd trusts: the config, the engine it runs ---------------- */
+
+/* The problems of the config in c.json after chmod(mode) and, when uid is
+ * not -1, chown to uid. */
+static const char *check_with(const char *file, mode_t mode, uid_t uid, const char *text)
+{
+    struct kn_config *cfg = load_text(text);
+    ck_assert_int_eq(chmod(file, mode), 0);
+    if (uid != (uid_t)-1)
+        ck_assert_int_eq(chown(file, uid, (gid_t)-1), 0);
+    free(cfg);
+    cfg = calloc(1, sizeof *cfg);
+    ck_assert_ptr_nonnull(cfg);
+    err[0] = '\0';
+    size_t n = kn_config_load_all(h_path("c.json"), NULL, cfg, err, sizeof err);
+    n += kn_cfgcheck_run(cfg, err, sizeof err);
+    free(cfg);
+    return n ? err : "";
+}
+
+START_TEST(config_file_must_be_trusted)
+{
+    clear_env();
+    char text[1024], want[200];
+    snprintf(text, sizeof text, "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"a\", "
+             "\"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"usarsim\"}}]}");
+    const char *c = h_path("c.json");
+    ck_assert_str_eq(check_with(c, 0644, (uid_t)-1, text), "");   /* ours, 0644 */
+    ck_assert_str_eq(check_with(c, 0600, (uid_t)-1, text), "");
+    ck_assert_str_eq(check_with(c, 0444, (uid_t)-1, text), "");
+    snprintf(want, sizeof want, "c.json: expected a config file owned by root");
+    const char *e = check_with(c, 0666, (uid_t)-1, text);
+    ck_assert_msg(strstr(e, want) && strstr(e, "mode 0666 (writable by group and others)"), "%s", e);
+    e = check_with(c, 0664, (uid_t)-1, text);
+    ck_assert_msg(strstr(e, "mode 0664 (writable by group)"), "%s", e);
+    e = check_with(c, 0646, (uid_t)-1, text);
+    ck_assert_msg(strstr(e, "mode 0646 (writable by others)"), "%s", e);
+    if (geteuid() != 0)
+        return; /* only root can give a file away */
+    e = check_with(c, 0644, 4321, text);
+    ck_assert_msg(strstr(e, "got owner uid 4321 (neither root nor uid 0), mode 0644"), "%s", e);
+    ck_assert_str_eq(check_with(c, 0644, 0, text), "");
+}
+END_TEST
+
+START_TEST(engine_program_must_be_trusted)
+{
+    clear_env();
+    const char *exe = h_path("eng");
+    h_write_file(exe, "#!/bin/sh\nexit 1\n");
+    char text[1024];
+    snprintf(text, sizeof text, "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"a\", "
+             "\"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"engine\", \"engine\": "
+             "{\"path\": \"%s\"}}}]}", exe);
+    struct kn_config *cfg = load_text(text);
+    const mode_t modes[] = { 0755, 0775, 0757, 0777 };
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        ck_assert_int_eq(chmod(exe, modes[i]), 0);
+        err[0] = '\0';
+        kn_cfgcheck_run(cfg, err, sizeof err);
+        bool refused = strstr(err, "$.robots[0].backend.engine.path: expected a kenaf-engine "
+                              "executable owned by root") != NULL;
+        ck_assert_msg(refused == (modes[i] != 0755), "mode %04o:\n%s", (unsigned)modes[i], err);
+        if (refused)
+            ck_assert_msg(strstr(err, "writable by"), "%s", err);
+    }
+    if (geteuid() == 0) {
+        ck_assert_int_eq(chmod(exe, 0755), 0);
+        ck_assert_int_eq(chown(exe, 4321, (gid_t)-1), 0);
+        err[0] = '\0';
+        kn_cfgcheck_run(cfg, err, sizeof err);
+        ck_assert_msg(strstr(err, "(owner uid 4321 (neither root nor uid 0), mode 0755)"), "%s", err);
+    }
+    free(cfg);
+}
+END_TEST
+
 /* ---- the socket's group and the capture directory ------------------------ */
 
 START_TEST(socket_group_is_resolved)
@@ -358,6 +436,8 @@ int main(void)
     tcase_add_test(tc, tmp_fallback_must_be_ours);
     tcase_add_test(tc, engine_files_resolve_and_load);
     tcase_add_test(tc, checker_finds_what_start_up_would);
+    tcase_add_test(tc, config_file_must_be_trusted);
+    tcase_add_test(tc, engine_program_must_be_trusted);
     tcase_add_test(tc, socket_group_is_resolved);
     tcase_add_test(tc, socket_dir_for_a_group_is_0750);
     tcase_add_test(tc, capture_dir_default_follows_the_environment);
