@@ -1014,6 +1014,7 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
     cfg->stats_socket_mode = KN_CFG_SOCKET_MODE;
     cfg->capture_max_bytes = KN_CFG_CAPTURE_MAX_MB << 20;
     cfg->ready_timeout_s = KN_CFG_READY_TIMEOUT_S;
+    cfg->fault_injection = true;
     if (!cJSON_IsObject(doc)) {
         got(doc, g, sizeof g);
         errs_add(l->e, "$", "expected an object, got %s", g);
@@ -1034,6 +1035,13 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
     load_socket_group(l, doc, cfg);
     load_capture(l, doc, cfg);
     opt_ranged(l, doc, "$", "ready_timeout_s", 0, 3600, &cfg->ready_timeout_s);
+    const cJSON *fi = member(doc, "fault_injection");
+    if (fi != NULL && !cJSON_IsBool(fi)) {
+        got(fi, g, sizeof g);
+        errs_add(l->e, "$.fault_injection", "expected true or false, got %s", g);
+    } else if (fi != NULL) {
+        cfg->fault_injection = cJSON_IsTrue(fi);
+    }
     const cJSON *robots = member(doc, "robots");
     if (robots == NULL) {
         errs_add(l->e, "$", "missing required key \"robots\"");
@@ -1050,6 +1058,13 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
     cJSON_ArrayForEach(jr, robots) {
         size_t i = cfg->n_robots++;
         load_robot(l, jr, i, &cfg->robots[i]);
+        cfg->robots[i].fault_injection = cfg->fault_injection;
+        if (!cfg->fault_injection && member(jr, "faults") != NULL) {
+            char p[64];
+            snprintf(p, sizeof p, "$.robots[%zu].faults", i);
+            errs_add(l->e, p, "expected no faults section, since \"fault_injection\" is false, "
+                     "got one");
+        }
     }
     check_robots(l, cfg);
 }
@@ -1381,6 +1396,7 @@ char *kn_config_to_json(const struct kn_config *cfg)
         add_str(&j, root, "capture_dir", cfg->capture_dir);
     add_num(&j, root, "capture_max_mb", (double)(cfg->capture_max_bytes >> 20));
     add_num(&j, root, "ready_timeout_s", cfg->ready_timeout_s);
+    add(&j, root, "fault_injection", cJSON_CreateBool(cfg->fault_injection));
     cJSON *robots = add(&j, root, "robots", cJSON_CreateArray());
     for (size_t i = 0; robots != NULL && i < cfg->n_robots && i < KN_CFG_MAX_ROBOTS; i++) {
         const struct kn_cfg_robot *r = &cfg->robots[i];
@@ -1402,9 +1418,11 @@ char *kn_config_to_json(const struct kn_config *cfg)
         add_num(&j, lim, "flipper_min_deg", kn_conv_cdeg_to_deg(r->flipper_min_cdeg));
         add_num(&j, lim, "flipper_max_deg", kn_conv_cdeg_to_deg(r->flipper_max_cdeg));
         backend_to_json(&j, jr, &r->backend);
-        cJSON *jf = add(&j, jr, "faults", cJSON_CreateObject());
-        faults_to_json(&j, jf, "krp", &r->faults_krp);
-        faults_to_json(&j, jf, "sim", &r->faults_sim);
+        if (cfg->fault_injection) {
+            cJSON *jf = add(&j, jr, "faults", cJSON_CreateObject());
+            faults_to_json(&j, jf, "krp", &r->faults_krp);
+            faults_to_json(&j, jf, "sim", &r->faults_sim);
+        }
     }
     struct out o = { NULL, 0, 0, j.failed };
     out_value(&o, root, 0);
@@ -1457,7 +1475,8 @@ static bool faults_equal(const struct kn_cfg_faults *a, const struct kn_cfg_faul
 
 bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
 {
-    return faults_equal(&a->faults_krp, &b->faults_krp) &&
+    return a->fault_injection == b->fault_injection &&
+           faults_equal(&a->faults_krp, &b->faults_krp) &&
            faults_equal(&a->faults_sim, &b->faults_sim) && strcmp(a->name, b->name) == 0 && strcmp(a->bind_host, b->bind_host) == 0 &&
            a->port == b->port && a->watchdog_ms == b->watchdog_ms &&
            a->max_speed_mm_s == b->max_speed_mm_s && a->flipper_min_cdeg == b->flipper_min_cdeg &&

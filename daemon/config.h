@@ -99,6 +99,7 @@ struct kn_cfg_robot {
     struct kn_cfg_backend backend;
     struct kn_cfg_faults faults_krp;  /* KRP/1 datagrams, both directions */
     struct kn_cfg_faults faults_sim;  /* commands toward the simulator */
+    bool fault_injection;             /* the top-level key, for this robot's injector */
 };
 
 struct kn_config {
@@ -114,6 +115,7 @@ struct kn_config {
     bool capture_dir_default;         /* not in the file: the default (capdir.h) */
     uint64_t capture_max_bytes;       /* cap per capture file; 0 = none; default 1 GiB */
     double ready_timeout_s;           /* READY=1 after this at the latest; 0 = at once */
+    bool fault_injection;             /* false: no faults sections, "faults" command refused */
     double notify_watchdog_s;         /* informational; systemd sets the real one */
     size_t n_robots;
     struct kn_cfg_robot robots[KN_CFG_MAX_ROBOTS];

@@ -116,6 +116,8 @@ struct kn_faults {
     struct stream st[KN_FAULT_NSTREAMS];
     unsigned timers_open;
     bool closing;
+    bool refuse;                 /* "fault_injection": false: commands refused */
+    uint64_t refused;            /* commands refused for that */
 };
 
 static struct kn_faults *registry;
@@ -416,8 +418,16 @@ static void link_json(cJSON *o, const struct kn_faults *f, bool krp)
     cJSON_AddNumberToObject(o, "injected", (double)injected);
 }
 
+void kn_faults_set_allowed(struct kn_faults *f, bool allowed)
+{
+    if (f)
+        f->refuse = !allowed;
+}
+
 void kn_faults_stats(const struct kn_faults *f, cJSON *obj)
 {
+    cJSON_AddBoolToObject(obj, "enabled", !f->refuse);
+    cJSON_AddNumberToObject(obj, "commands_refused", (double)f->refused);
     link_json(cJSON_AddObjectToObject(obj, "krp"), f, true);
     link_json(cJSON_AddObjectToObject(obj, "sim"), f, false);
 }
@@ -471,6 +481,18 @@ char *kn_faults_command(const char *args)
     const char *link = robot ? strtok_r(NULL, " \t", &save) : NULL;
     if (!robot || !link)
         return reply_error("%s", "usage: faults ROBOT krp|sim [off | key=value ...]");
+    struct kn_faults *f = registry;
+    while (f && strcasecmp(f->robot, robot) != 0)
+        f = f->next_reg;
+    if (!f)
+        return reply_error("no robot named \"%s\"", robot);
+    if (f->refuse) {
+        /* a production daemon: nobody with the socket may break its links */
+        f->refused++;
+        kn_warn("robot %s: faults command refused: fault injection is disabled", f->robot);
+        return reply_error("fault injection is disabled on robot \"%s\" (\"fault_injection\": "
+                           "false in the config)", f->robot);
+    }
     bool krp;
     if (!strcmp(link, "krp"))
         krp = true;
@@ -478,11 +500,6 @@ char *kn_faults_command(const char *args)
         krp = false;
     else
         return reply_error("link must be krp or sim, got \"%s\"", link);
-    struct kn_faults *f = registry;
-    while (f && strcasecmp(f->robot, robot) != 0)
-        f = f->next_reg;
-    if (!f)
-        return reply_error("no robot named \"%s\"", robot);
     struct kn_cfg_faults p = f->st[krp ? KN_FAULT_KRP_IN : KN_FAULT_SIM].p;
     for (char *kv = strtok_r(NULL, " \t", &save); kv; kv = strtok_r(NULL, " \t", &save)) {
         if (!strcmp(kv, "off")) {

@@ -85,7 +85,13 @@ void kn_fault_describe(const struct kn_fault_decision *d, char *buf, size_t len)
  * and frees once the timers are closed. NULL is fine. */
 void kn_faults_free(struct kn_faults *f);
 
-/* Parameters and counters of both links into obj. */
+/* "fault_injection": false in the config: kn_faults_command refuses this
+ * robot (and counts it); the config loader already refused faults
+ * sections, so nothing is injected. */
+void kn_faults_set_allowed(struct kn_faults *f, bool allowed);
+
+/* Parameters and counters of both links into obj, with "enabled" and
+ * "commands_refused". */
 void kn_faults_stats(const struct kn_faults *f, cJSON *obj);
 
 /* Replaces a link's parameters (and restarts its sequences from the

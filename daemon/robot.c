@@ -382,6 +382,7 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
         uv_close((uv_handle_t *)&r->udp, on_handle_closed);
         return -1;
     }
+    kn_faults_set_allowed(r->faults, cfg->fault_injection);
     kn_faults_set_sink(r->faults, KN_FAULT_KRP_IN, deliver_in, r);
     kn_faults_set_sink(r->faults, KN_FAULT_KRP_OUT, deliver_out, r);
     kn_faults_set_sink(r->faults, KN_FAULT_SIM, deliver_sim, r);

@@ -1283,6 +1283,38 @@ START_TEST(service_keys)
 }
 END_TEST
 
+START_TEST(fault_injection_key)
+{
+    char t[1024];
+    service_json(t, sizeof t, "\"log_level\": \"info\"");
+    struct kn_config *c = parse_ok(t, "default.json");
+    ck_assert(c->fault_injection && c->robots[0].fault_injection);
+    free(c);
+
+    /* off: no faults sections, and the effective config loads back */
+    service_json(t, sizeof t, "\"fault_injection\": false");
+    c = parse_ok(t, "off.json");
+    ck_assert(!c->fault_injection && !c->robots[0].fault_injection);
+    char *json = kn_config_to_json(c);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_msg(strstr(json, "\"fault_injection\": false") && !strstr(json, "\"faults\""), "%s",
+                  json);
+    struct kn_config *back = parse_ok(json, "back.json");
+    ck_assert(kn_config_robot_equal(&back->robots[0], &c->robots[0]));
+    ck_assert(!kn_config_robot_equal(&back->robots[0], &(struct kn_cfg_robot){ 0 }));
+    free(json);
+    free(back);
+    free(c);
+
+    fails_with("{\"fault_injection\": false, \"robots\": [{\"name\": \"r\", \"faults\": {}, "
+               "\"backend\": {\"type\": \"standin\", \"address\": \"127.0.0.1:1\"}}]}",
+               "t.json: $.robots[0].faults: expected no faults section, since \"fault_injection\" "
+               "is false, got one");
+    service_json(t, sizeof t, "\"fault_injection\": 0");
+    fails_with(t, "$.fault_injection: expected boolean");
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -1295,6 +1327,7 @@ static Suite *config_suite(void)
     tcase_add_test(tc, round_trip_shipped);
     tcase_add_test(tc, round_trip_unusual_values);
     tcase_add_test(tc, schema_defaults_match_loader);
+    tcase_add_test(tc, fault_injection_key);
     tcase_add_test(tc, bad_files_fail_with_clear_errors);
     tcase_add_test(tc, many_errors_are_all_reported);
     tcase_add_test(tc, schema_and_rule_errors_together);

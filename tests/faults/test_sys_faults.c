@@ -6,7 +6,8 @@
  *    seed other ones;
  *  - faults set at run time (`kenaf-simd --command "faults ..."`) on both
  *    links: drop everything, then nothing; duplicate, delay and drop
- *    whole commands toward the simulator.
+ *    whole commands toward the simulator;
+ *  - with "fault_injection": false the command is refused and counted.
  * Process records are static: the harness keeps pointers to them until
  * teardown. */
 #include <check.h>
@@ -186,6 +187,17 @@ START_TEST(faults_at_run_time)
 }
 END_TEST
 
+/* --check-config on a config of this text fails; its stderr. */
+static const char *check_config_fails(const char *name, const char *json)
+{
+    static char out[8192];
+    const char *cfg = h_path(name);
+    h_write_file(cfg, json);
+    char *argv[] = { getenv("KN_SIMD"), "--check-config", "--config", (char *)cfg, NULL };
+    ck_assert_int_eq(c_run(argv, out, sizeof out, H_LONG_MS), 1);
+    return h_file_text(h_path("run.stderr")); /* where c_run puts the child's stderr */
+}
+
 START_TEST(bad_fault_commands_and_config)
 {
     static struct h_standin sim;
@@ -206,21 +218,53 @@ START_TEST(bad_fault_commands_and_config)
     }
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.active"), 0);
     /* the config is checked too */
-    const char *cfg = h_path("bad.json");
-    h_write_file(cfg, "{\"robots\":[{\"name\":\"r\",\"faults\":{\"krp\":{\"drop\":2,\"seed\":-1},"
-                      "\"sim\":{\"jitter\":5}},\"backend\":{\"type\":\"standin\","
-                      "\"address\":\"127.0.0.1:7000\"}}]}");
-    char *argv[] = { getenv("KN_SIMD"), "--check-config", "--config", (char *)cfg, NULL };
-    ck_assert_int_eq(c_run(argv, out, sizeof out, H_LONG_MS), 1);
-    FILE *f = fopen(h_path("run.stderr"), "r"); /* where c_run puts the child's stderr */
-    ck_assert_ptr_nonnull(f);
-    static char e[8192];
-    size_t n = fread(e, 1, sizeof e - 1, f);
-    e[n] = '\0';
-    fclose(f);
+    const char *e = check_config_fails("bad.json",
+        "{\"robots\":[{\"name\":\"r\",\"faults\":{\"krp\":{\"drop\":2,\"seed\":-1},"
+        "\"sim\":{\"jitter\":5}},\"backend\":{\"type\":\"standin\","
+        "\"address\":\"127.0.0.1:7000\"}}]}");
     ck_assert_msg(strstr(e, "$.robots[0].faults.krp.drop") != NULL, "%s", e);
     ck_assert_msg(strstr(e, "$.robots[0].faults.krp.seed") != NULL, "%s", e);
     ck_assert_msg(strstr(e, "$.robots[0].faults.sim.jitter") != NULL, "%s", e);
+}
+END_TEST
+
+/* "fault_injection": false (the packaged config): the faults command is
+ * refused with a reply that says why, and counted; a faults section is a
+ * config error. */
+START_TEST(fault_injection_disabled)
+{
+    static struct h_standin sim;
+    static struct h_daemon d;
+    h_standin_start(&sim, 0, "standin", NULL);
+    char robots[1200], top[600];
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, NULL));
+    snprintf(top, sizeof top, "\"ready_timeout_s\": 0, \"capture_dir\": \"%s\", "
+             "\"fault_injection\": false", h_path(""));
+    h_daemon_spawn(&d, "off", top, robots, NULL, NULL, true);
+    h_daemon_ready(&d);
+    ck_assert_double_eq(h_stat(&d, "robots.0.faults.enabled"), 0);
+    static char out[8192];
+    for (int i = 0; i < 2; i++) {
+        char *argv[] = { getenv("KN_SIMD"), "--command", "faults kenaf krp drop=1", "--socket",
+                         d.stats, NULL };
+        ck_assert_int_eq(c_run(argv, out, sizeof out, H_LONG_MS), 1);
+        ck_assert_msg(strstr(out, "\"ok\":false") && strstr(out, "fault injection is disabled"),
+                      "%s", out);
+    }
+    ck_assert_double_eq(h_stat(&d, "robots.0.faults.commands_refused"), 2);
+    ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.drop"), 0);
+    /* the robot still answers: nothing was dropped */
+    struct h_udp u;
+    h_udp_open(&u, d.port[0]);
+    (void)h_status(&u);
+    h_udp_close(&u);
+
+    const char *e = check_config_fails("off.json",
+        "{\"fault_injection\": false, \"robots\":[{\"name\":\"r\",\"faults\":"
+        "{\"krp\":{\"drop\":0.1}},\"backend\":{\"type\":\"standin\","
+        "\"address\":\"127.0.0.1:7000\"}}]}");
+    ck_assert_msg(strstr(e, "$.robots[0].faults: expected no faults section, since "
+                            "\"fault_injection\" is false, got one"), "%s", e);
 }
 END_TEST
 
@@ -234,6 +278,7 @@ int main(void)
     tcase_add_test(tc, same_seed_same_faults);
     tcase_add_test(tc, faults_at_run_time);
     tcase_add_test(tc, bad_fault_commands_and_config);
+    tcase_add_test(tc, fault_injection_disabled);
     suite_add_tcase(s, tc);
     return h_run_suite(s);
 }
