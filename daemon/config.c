@@ -833,6 +833,37 @@ static void load_faults(struct ld *l, const cJSON *jr, const char *rbase, struct
     load_fault_link(l, jf, base, "sim", &r->faults_sim);
 }
 
+/* allow_drivers / allow_observers: networks or addresses (access.h). */
+static void load_allow(struct ld *l, const cJSON *jr, const char *rbase, const char *key,
+                       struct kn_access *a, struct kn_access_net *list, uint8_t *n)
+{
+    const cJSON *v = member(jr, key);
+    if (v == NULL)
+        return;
+    char p[160], g[400];
+    join(p, sizeof p, rbase, key);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > KN_ACCESS_MAX_NETS) {
+        got(v, g, sizeof g);
+        errs_add(l->e, p, "expected an array of at most %d addresses or networks, got %s",
+                 KN_ACCESS_MAX_NETS, g);
+        return;
+    }
+    a->on = true;
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, v) {
+        char ip[180];
+        snprintf(ip, sizeof ip, "%s[%d]", p, i++);
+        const char *why = "expected a string";
+        if (!cJSON_IsString(it) || kn_access_parse(it->valuestring, &list[*n], &why) < 0) {
+            got(it, g, sizeof g);
+            errs_add(l->e, ip, "%s (\"10.1.2.0/24\", \"::1/128\", \"127.0.0.1\"), got %s", why, g);
+            continue;
+        }
+        (*n)++;
+    }
+}
+
 static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_robot *r)
 {
     char base[64], p[128], g[400];
@@ -883,6 +914,9 @@ static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_ro
     }
     load_backend(l, jr, base, &r->backend);
     load_faults(l, jr, base, r);
+    load_allow(l, jr, base, "allow_drivers", &r->access, r->access.drivers, &r->access.n_drivers);
+    load_allow(l, jr, base, "allow_observers", &r->access, r->access.observers,
+               &r->access.n_observers);
 }
 
 /* Two listen addresses clash when the same port could not be bound twice:
@@ -1268,6 +1302,19 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
     }
 }
 
+static void allow_to_json(struct jb *j, cJSON *jr, const char *key, const struct kn_access_net *list,
+                          unsigned n)
+{
+    cJSON *arr = add(j, jr, key, cJSON_CreateArray());
+    for (unsigned i = 0; arr != NULL && i < n; i++) {
+        char net[80];
+        kn_access_format(&list[i], net, sizeof net);
+        cJSON *s = cJSON_CreateString(net);
+        if (s == NULL || !cJSON_AddItemToArray(arr, s))
+            j->failed = true;
+    }
+}
+
 static void faults_to_json(struct jb *j, cJSON *jf, const char *key, const struct kn_cfg_faults *f)
 {
     cJSON *o = add(j, jf, key, cJSON_CreateObject());
@@ -1417,6 +1464,10 @@ char *kn_config_to_json(const struct kn_config *cfg)
         add_num(&j, lim, "max_speed_mm_s", r->max_speed_mm_s);
         add_num(&j, lim, "flipper_min_deg", kn_conv_cdeg_to_deg(r->flipper_min_cdeg));
         add_num(&j, lim, "flipper_max_deg", kn_conv_cdeg_to_deg(r->flipper_max_cdeg));
+        if (r->access.on) {
+            allow_to_json(&j, jr, "allow_drivers", r->access.drivers, r->access.n_drivers);
+            allow_to_json(&j, jr, "allow_observers", r->access.observers, r->access.n_observers);
+        }
         backend_to_json(&j, jr, &r->backend);
         if (cfg->fault_injection) {
             cJSON *jf = add(&j, jr, "faults", cJSON_CreateObject());
@@ -1476,6 +1527,7 @@ static bool faults_equal(const struct kn_cfg_faults *a, const struct kn_cfg_faul
 bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
 {
     return a->fault_injection == b->fault_injection &&
+           memcmp(&a->access, &b->access, sizeof a->access) == 0 &&
            faults_equal(&a->faults_krp, &b->faults_krp) &&
            faults_equal(&a->faults_sim, &b->faults_sim) && strcmp(a->name, b->name) == 0 && strcmp(a->bind_host, b->bind_host) == 0 &&
            a->port == b->port && a->watchdog_ms == b->watchdog_ms &&

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "access.h"
 #include "state.h"
 
 #define KN_CFG_MAX_ROBOTS 64
@@ -100,6 +101,7 @@ struct kn_cfg_robot {
     struct kn_cfg_faults faults_krp;  /* KRP/1 datagrams, both directions */
     struct kn_cfg_faults faults_sim;  /* commands toward the simulator */
     bool fault_injection;             /* the top-level key, for this robot's injector */
+    struct kn_access access;          /* allow_drivers, allow_observers */
 };
 
 struct kn_config {

@@ -12,7 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "backend.h"
+#include "log.h"
 #include "engine_files.h"
 #include "engine_proc.h"
 #include "filetrust.h"
@@ -183,6 +185,17 @@ static void check_source(struct check *c)
     problem(c, NULL, "expected a config file %s, got %s", want, why);
 }
 
+/* Not a problem (a lab may mean it), but said loudly: at start-up, on
+ * reload and in --check-config, where the same loader runs. */
+static void warn_open(const struct kn_config *cfg, size_t i, const struct kn_cfg_robot *r)
+{
+    if (r->access.on || !kn_access_exposed(r->bind_host))
+        return;
+    kn_warn("WARNING: %s: $.robots[%zu] (robot %s) listens on %s, not a loopback address, with "
+            "no allow_drivers or allow_observers: anyone who can reach it can drive the robot",
+            cfg->source, i, r->name, r->bind_host);
+}
+
 size_t kn_cfgcheck_run(const struct kn_config *cfg, char *err, size_t errlen)
 {
     struct check c = { cfg, err, errlen, 0 };
@@ -192,6 +205,7 @@ size_t kn_cfgcheck_run(const struct kn_config *cfg, char *err, size_t errlen)
     for (size_t i = 0; i < cfg->n_robots && i < KN_CFG_MAX_ROBOTS; i++) {
         const struct kn_cfg_robot *r = &cfg->robots[i];
         check_listen(&c, i, r);
+        warn_open(cfg, i, r);
         check_backend_built(&c, i, &r->backend);
         check_address(&c, i, &r->backend);
         check_engine(&c, i, &r->backend);

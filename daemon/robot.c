@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "backend.h"
 #include "capture.h"
 #include "engine_proc.h"
@@ -41,6 +42,7 @@ struct kn_robot {
     void *done_arg;
 
     uint64_t recv_errors, send_errors, send_queued, send_queue_full;
+    uint64_t access_dropped, access_refused;  /* allow-lists (access.h) */
 };
 
 struct udp_sreq {
@@ -195,6 +197,27 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     buf->len = sizeof rx_buf;
 }
 
+/* The allow-lists, before faults and rules see a datagram: one from an
+ * unlisted address gets no answer at all (a scanner learns nothing), a
+ * driving command from an observer-only address an ERROR. */
+static bool admitted(struct kn_robot *r, const struct sockaddr *addr, const struct kn_addr *from,
+                     const uint8_t *buf, size_t len, uint64_t now)
+{
+    enum kn_access_verdict v = kn_access_check(&r->cfg.access, addr, buf, len);
+    if (v == KN_ACCESS_PASS)
+        return true;
+    kn_capture_udp(addr, (const struct sockaddr *)&r->local, buf, len, KN_PCAPNG_DIR_IN,
+                   v == KN_ACCESS_DROP ? "not in the allow-lists: dropped"
+                                       : "observer only: refused");
+    if (v == KN_ACCESS_DROP) {
+        r->access_dropped++;
+        return false;
+    }
+    r->access_refused++;
+    kn_rules_refuse(r->rules, from, buf, len, KN_ACCESS_ERR_NOT_ALLOWED, now);
+    return false;
+}
+
 static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
                     unsigned flags)
 {
@@ -210,6 +233,8 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     uint64_t now = uv_hrtime();
     struct kn_addr from;
     if (kn_addr_set(&from, addr) < 0)
+        return;
+    if (!admitted(r, addr, &from, (const uint8_t *)buf->base, (size_t)nread, now))
         return;
     if (!kn_faults_active(r->faults, KN_FAULT_KRP_IN)) {
         kn_capture_udp(addr, (const struct sockaddr *)&r->local, buf->base, (size_t)nread,
@@ -539,6 +564,11 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
         cJSON_AddNumberToObject(po, "subscribed_ms", p->sub_period_ms);
         cJSON_AddNumberToObject(po, "idle_ms", (double)(now - p->last_seen_ns) / 1e6);
     }
+
+    cJSON *ac = cJSON_AddObjectToObject(o, "access");
+    cJSON_AddBoolToObject(ac, "lists", r->cfg.access.on);
+    cJSON_AddNumberToObject(ac, "dropped_not_listed", (double)r->access_dropped);
+    cJSON_AddNumberToObject(ac, "refused_observer", (double)r->access_refused);
 
     if (r->faults)
         kn_faults_stats(r->faults, cJSON_AddObjectToObject(o, "faults"));

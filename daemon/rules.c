@@ -130,6 +130,15 @@ static void send_ack(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
     send_msg(r, p, to, &m);
 }
 
+void kn_rules_refuse(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf,
+                     size_t len, uint8_t code, uint64_t now_ns)
+{
+    struct kn_krp_msg m;
+    memset(&m, 0, sizeof m);
+    (void)kn_krp_decode(buf, len, &m);
+    send_error(r, kn_peers_find(&r->peers, from), from, m.h.seq, m.h.type, code, now_ns);
+}
+
 uint16_t kn_rules_flags(const struct kn_rules *r, uint64_t now_ns)
 {
     uint16_t f = KN_KRP_ST_SIMULATED;

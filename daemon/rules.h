@@ -82,6 +82,12 @@ void kn_rules_free(struct kn_rules *r);
 void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
                        const uint8_t *buf, size_t len, uint64_t now_ns);
 
+/* An ERROR `code` for a datagram refused before the rules saw it (the
+ * allow-lists, daemon/access.h): naming its seq and type, with the robot's
+ * seq, through the sender's ERROR token bucket. Nothing else changes. */
+void kn_rules_refuse(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf,
+                     size_t len, uint8_t code, uint64_t now_ns);
+
 /* Timers: watchdog, subscription pushes, lapsed leases. Call at (or after)
  * kn_rules_next_deadline(); calling it early does nothing harmful. */
 void kn_rules_tick(struct kn_rules *r, uint64_t now_ns);
