@@ -5,7 +5,15 @@
  * the malformed count within the line count. The codec target
  * (fuzz_usarsim.c) covers the tokenizer and parsers; this one covers what
  * the backend does with their results (pose sources, derived rates,
- * encoder wrap, re-INIT at a pose taken from the input). */
+ * encoder wrap, re-INIT at a pose taken from the input).
+ *
+ * Speed: the client is sans-I/O (no socket, no timer: the clock is an
+ * argument), so a run costs what its lines and commands cost. A command
+ * goes out where the input says so (a piece starting with BYTE_COMMAND)
+ * and once at the end, not every few pieces: each one's lines are
+ * tokenized again here, and one every 4 pieces took most of the time.
+ * An over-long line comes from BYTE_LONG_LINE (a run of KN_USAR_MAX_LINE
+ * filler bytes) instead of 16 KiB of input, so inputs stay short. */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +29,12 @@
 #include "usarsim_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A piece starting with one of these bytes also does this (the byte is
+ * fed as well: the server may send anything). */
+#define BYTE_RECONNECT 0xFF  /* after the piece: disconnect, connect (re-INIT) */
+#define BYTE_LONG_LINE 0xFE  /* before the piece: KN_USAR_MAX_LINE more bytes of a word */
+#define BYTE_COMMAND 0xFD    /* after the piece: a command made from the next byte */
 
 static struct kn_usar_line check_line;
 
@@ -83,6 +97,41 @@ static const struct kn_cfg_robot *robot(void)
     return &cfg.robots[0];
 }
 
+/* Inputs of at most MAX_LEN bytes unless -max_len says otherwise: a few
+ * dozen lines, enough for every sequence the client keeps state across,
+ * and a run costs about a microsecond a byte under the sanitizers. */
+#define MAX_LEN "-max_len=1024"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    static char *args[256];
+    int n = *argc;
+    for (int i = 1; i < n; i++)
+        if (strncmp((*argv)[i], "-max_len=", 9) == 0)
+            return 0;
+    if (n + 2 > (int)(sizeof args / sizeof args[0]))
+        return 0;
+    /* libFuzzer reads its flags after this call: add ours first */
+    args[0] = (*argv)[0];
+    args[1] = (char *)MAX_LEN;
+    for (int i = 1; i < n; i++)
+        args[i + 1] = (*argv)[i];
+    args[n + 1] = NULL;
+    *argc = n + 1;
+    *argv = args;
+    return 0;
+}
+
+/* KN_USAR_MAX_LINE bytes of a word, no EOL. */
+static const char *long_run(void)
+{
+    static char run[KN_USAR_MAX_LINE];
+    if (run[0] == '\0')
+        memset(run, 'x', sizeof run);
+    return run;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct kn_usarsim_io io = {
@@ -94,26 +143,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     uint64_t now = 1000000000ull;
     kn_usarsim_connected(u, now);
-    /* the first byte: piece size and how often to interleave commands */
+    /* the first byte: piece size and whether commands are re-applied */
     size_t piece = size ? (size_t)(data[0] % 64) + 1 : 1;
-    bool ut = size && (data[0] & 0x40);
+    bool reapply = size && (data[0] & 0x40);
     size_t off = size ? 1 : 0;
-    unsigned n = 0;
     while (off < size) {
         size_t len = size - off < piece ? size - off : piece;
+        if (data[off] == BYTE_LONG_LINE) /* the line goes on past the limit */
+            kn_usarsim_feed(u, long_run(), KN_USAR_MAX_LINE, now);
         kn_usarsim_feed(u, (const char *)data + off, len, now);
         now += 1000000ull * (data[off] % 50);
-        if (++n % 4 == 0) {
+        if (data[off] == BYTE_COMMAND) {
+            int8_t b = off + len < size ? (int8_t)data[off + len] : 0;
             struct kn_command c;
             memset(&c, 0, sizeof c);
-            c.belt_speed_m_s[0] = (int8_t)data[off] / 100.0;
-            c.belt_speed_m_s[1] = -(int8_t)data[off] / 70.0;
-            c.flipper_mask = (uint8_t)(data[off] & 0x0F);
+            c.belt_speed_m_s[0] = b / 100.0;
+            c.belt_speed_m_s[1] = -b / 70.0;
+            c.flipper_mask = (uint8_t)(b & 0x0F);
             for (int k = 0; k < KN_NFLIPPERS; k++)
-                c.flipper_rad[k] = ((int8_t)data[off] + k) / 40.0;
-            kn_usarsim_command(u, &c, ut, now);
+                c.flipper_rad[k] = (b + k) / 40.0;
+            kn_usarsim_command(u, &c, reapply, now);
         }
-        if (data[off] == 0xFF) { /* a reconnect: re-INIT at whatever pose was read */
+        if (data[off] == BYTE_RECONNECT) { /* a reconnect: re-INIT at whatever pose was read */
             kn_usarsim_disconnected(u);
             kn_usarsim_connected(u, now);
         }
