@@ -892,6 +892,47 @@ static void load_faults(struct ld *l, const cJSON *jr, const char *rbase, struct
     load_fault_link(l, jf, base, "sim", &r->faults_sim);
 }
 
+/* "consoles": IP addresses, each with a port or without one (every
+ * port); "hello_to_drive": a boolean. */
+static void load_consoles(struct ld *l, const cJSON *jr, const char *base, struct kn_cfg_robot *r)
+{
+    char p[256], g[400];
+    const cJSON *h = member(jr, "hello_to_drive");
+    if (h != NULL) {
+        if (cJSON_IsBool(h)) {
+            r->hello_to_drive = cJSON_IsTrue(h);
+        } else {
+            join(p, sizeof p, base, "hello_to_drive");
+            got(h, g, sizeof g);
+            errs_add(l->e, p, "expected true or false, got %s", g);
+        }
+    }
+    const cJSON *v = member(jr, "consoles");
+    if (v == NULL)
+        return;
+    join(p, sizeof p, base, "consoles");
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > KN_CFG_MAX_CONSOLES) {
+        got(v, g, sizeof g);
+        errs_add(l->e, p, "expected an array of at most %d addresses, got %s", KN_CFG_MAX_CONSOLES, g);
+        return;
+    }
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v) {
+        char q[300];
+        snprintf(q, sizeof q, "%s[%zu]", p, r->n_consoles);
+        const char *why = "not a string";
+        struct kn_cfg_console *e = &r->consoles[r->n_consoles];
+        if (!cJSON_IsString(c) || c->valuestring == NULL ||
+            !parse_hostport(c->valuestring, 0, true, 0, e->host, sizeof e->host, &e->port, &why)) {
+            got(c, g, sizeof g);
+            errs_add(l->e, q, "expected \"IPv4[:PORT]\" or \"[IPv6][:PORT]\", got %s (%s)", g, why);
+            memset(e, 0, sizeof *e);
+            continue;
+        }
+        r->n_consoles++;
+    }
+}
+
 /* allow_drivers / allow_observers: networks or addresses (access.h). */
 static void load_allow(struct ld *l, const cJSON *jr, const char *rbase, const char *key,
                        struct kn_access *a, struct kn_access_net *list, uint8_t *n)
@@ -955,6 +996,7 @@ static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_ro
     opt_number(l, jr, base, "watchdog_ms", &r->watchdog_ms);
     opt_int32(l, jr, base, "counts_per_m", &r->counts_per_m);
     opt_number(l, jr, base, "battery_v", &r->battery_v);
+    load_consoles(l, jr, base, r);
 
     char lb[96];
     join(lb, sizeof lb, base, "limits");
@@ -1521,6 +1563,20 @@ char *kn_config_to_json(const struct kn_config *cfg)
         add_num(&j, jr, "watchdog_ms", r->watchdog_ms);
         add_num(&j, jr, "counts_per_m", r->counts_per_m);
         add_num(&j, jr, "battery_v", r->battery_v);
+        cJSON *jc = add(&j, jr, "consoles", cJSON_CreateArray());
+        for (size_t k = 0; jc != NULL && k < r->n_consoles; k++) {
+            char a[96];
+            if (r->consoles[k].port)
+                format_hostport(r->consoles[k].host, r->consoles[k].port, a, sizeof a);
+            else
+                snprintf(a, sizeof a, "%s", r->consoles[k].host);
+            cJSON *js = cJSON_CreateString(a);
+            if (js == NULL || !cJSON_AddItemToArray(jc, js)) {
+                cJSON_Delete(js);
+                j.failed = true;
+            }
+        }
+        add(&j, jr, "hello_to_drive", cJSON_CreateBool(r->hello_to_drive));
         cJSON *lim = add(&j, jr, "limits", cJSON_CreateObject());
         add_num(&j, lim, "max_speed_mm_s", r->max_speed_mm_s);
         add_num(&j, lim, "flipper_min_deg", kn_conv_cdeg_to_deg(r->flipper_min_cdeg));
@@ -1585,6 +1641,17 @@ static bool faults_equal(const struct kn_cfg_faults *a, const struct kn_cfg_faul
            a->delay_ms == b->delay_ms && a->jitter_ms == b->jitter_ms && a->seed == b->seed;
 }
 
+static bool consoles_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
+{
+    if (a->n_consoles != b->n_consoles)
+        return false;
+    for (size_t i = 0; i < a->n_consoles; i++)
+        if (strcmp(a->consoles[i].host, b->consoles[i].host) != 0 ||
+            a->consoles[i].port != b->consoles[i].port)
+            return false;
+    return true;
+}
+
 bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
 {
     return a->fault_injection == b->fault_injection &&
@@ -1594,5 +1661,6 @@ bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_rob
            a->port == b->port && a->watchdog_ms == b->watchdog_ms &&
            a->max_speed_mm_s == b->max_speed_mm_s && a->flipper_min_cdeg == b->flipper_min_cdeg &&
            a->flipper_max_cdeg == b->flipper_max_cdeg && a->counts_per_m == b->counts_per_m &&
-           a->battery_v == b->battery_v && backend_equal(&a->backend, &b->backend);
+           a->battery_v == b->battery_v && a->hello_to_drive == b->hello_to_drive &&
+           consoles_equal(a, b) && backend_equal(&a->backend, &b->backend);
 }

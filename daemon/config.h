@@ -21,6 +21,7 @@
 #define KN_CFG_SOCKET_MODE 0660             /* stats_socket_mode default, and its upper bound */
 #define KN_CFG_READY_TIMEOUT_S 30.0
 #define KN_CFG_CAPTURE_MAX_MB 1024ull
+#define KN_CFG_MAX_CONSOLES 16
 
 enum kn_log_level { KN_LOG_ERROR = 0, KN_LOG_WARN, KN_LOG_INFO, KN_LOG_DEBUG };
 
@@ -87,6 +88,12 @@ struct kn_cfg_faults {
     uint64_t seed;      /* 0..2^53-1; same seed + same input = same faults */
 };
 
+/* An operator console's address; port 0 matches every port. */
+struct kn_cfg_console {
+    char host[64];
+    uint16_t port;
+};
+
 struct kn_cfg_robot {
     char name[KN_CFG_NAME_LEN + 1];
     char bind_host[KN_CFG_HOST_LEN];  /* "127.0.0.1", "::", ... */
@@ -97,6 +104,11 @@ struct kn_cfg_robot {
     int32_t flipper_max_cdeg;         /* default 11950 */
     int32_t counts_per_m;             /* reported in HELLO_ACK */
     double battery_v;                 /* reported when the simulator has none */
+    /* Operator consoles (docs/protocol.md "Sessions"): may always drive
+     * and release the e-stop. Port 0: every port of the address. */
+    struct kn_cfg_console consoles[KN_CFG_MAX_CONSOLES];
+    size_t n_consoles;
+    bool hello_to_drive;              /* set-points need a HELLO first */
     struct kn_cfg_backend backend;
     struct kn_cfg_faults faults_krp;  /* KRP/1 datagrams, both directions */
     struct kn_cfg_faults faults_sim;  /* commands toward the simulator */

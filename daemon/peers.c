@@ -26,6 +26,18 @@ bool kn_addr_equal(const struct kn_addr *a, const struct kn_addr *b)
     return false;
 }
 
+bool kn_addr_match(const struct kn_addr *pattern, const struct kn_addr *a)
+{
+    struct kn_addr any = *a;
+    if (pattern->ss.ss_family == AF_INET &&
+        ((const struct sockaddr_in *)&pattern->ss)->sin_port == 0)
+        ((struct sockaddr_in *)&any.ss)->sin_port = 0;
+    else if (pattern->ss.ss_family == AF_INET6 &&
+             ((const struct sockaddr_in6 *)&pattern->ss)->sin6_port == 0)
+        ((struct sockaddr_in6 *)&any.ss)->sin6_port = 0;
+    return kn_addr_equal(pattern, &any);
+}
+
 static uint32_t fnv(uint32_t h, const void *p, size_t n)
 {
     const uint8_t *b = p;

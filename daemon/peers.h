@@ -23,6 +23,9 @@ bool kn_addr_equal(const struct kn_addr *a, const struct kn_addr *b);
 uint32_t kn_addr_hash(const struct kn_addr *a);
 /* "127.0.0.1:9750" or "[::1]:9750"; always NUL-terminates. */
 void kn_addr_format(const struct kn_addr *a, char *buf, size_t len);
+/* pattern matches a: same family and address, and same port unless the
+ * pattern's port is 0 (every port of that address). */
+bool kn_addr_match(const struct kn_addr *pattern, const struct kn_addr *a);
 /* From a sockaddr (IPv4 or IPv6); returns -1 for other families. */
 int kn_addr_set(struct kn_addr *a, const struct sockaddr *sa);
 
@@ -35,6 +38,11 @@ struct kn_peer {
     struct kn_tbucket errors;   /* ERROR answers */
     uint16_t sub_period_ms;     /* 0: not subscribed */
     uint64_t sub_next_ns;
+    /* sessions (rules.c, docs/protocol.md "Sessions") */
+    bool hello;                 /* sent HELLO (plain or session) in this session */
+    bool session;               /* a session HELLO was answered: token required */
+    uint32_t token;
+    bool console;               /* matches the robot's consoles list */
     char name[17];              /* from HELLO, for stats */
     uint64_t dgrams_in, dgrams_out, errors_sent, errors_suppressed;
     /* table links (indices, -1 = none) */

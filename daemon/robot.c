@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "access.h"
 #include "backend.h"
@@ -130,6 +131,17 @@ static void rules_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, 
     memcpy(out_item, to, sizeof *to);
     memcpy(out_item + sizeof *to, buf, len);
     kn_faults_submit(r->faults, KN_FAULT_KRP_OUT, out_item, sizeof *to + len);
+}
+
+/* Session tokens from the kernel's random source, so one cannot be
+ * guessed from another. */
+static uint32_t rules_random32(void *ctx)
+{
+    (void)ctx;
+    uint32_t v = 0;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v)
+        v = (uint32_t)uv_hrtime() * 2654435761u; /* never short for 4 bytes; still a value */
+    return v;
 }
 
 static void deliver_sim(void *ctx, const void *item, size_t len)
@@ -396,7 +408,15 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     p.watchdog_ms = cfg->watchdog_ms;
     p.stale_ms = cfg->backend.stale_ms;
     p.battery_v = cfg->battery_v;
-    struct kn_rules_io io = { .ctx = r, .send = rules_send, .command = rules_command };
+    p.hello_to_drive = cfg->hello_to_drive;
+    for (size_t i = 0; i < cfg->n_consoles && p.n_consoles < KN_RULES_MAX_CONSOLES; i++) {
+        struct sockaddr_storage cs;
+        if (resolve(cfg->consoles[i].host, cfg->consoles[i].port, &cs) == 0 &&
+            kn_addr_set(&p.consoles[p.n_consoles], (struct sockaddr *)&cs) == 0)
+            p.n_consoles++;
+    }
+    struct kn_rules_io io = { .ctx = r, .send = rules_send, .command = rules_command,
+                              .random32 = rules_random32 };
     r->rules = kn_rules_new(&p, &io, uv_hrtime());
     struct kn_link_events ev = { .ctx = r, .up = link_up, .state = link_state };
     r->faults = r->rules ? kn_faults_new(loop, cfg->name, &cfg->faults_krp, &cfg->faults_sim) : NULL;
@@ -473,6 +493,42 @@ static void add_types(cJSON *o, const uint64_t *count, uint64_t total, bool to_r
     }
 }
 
+/* Who drives, who holds the e-stop, and how sessions came and went. */
+static void session_stats(struct kn_robot *r, cJSON *o)
+{
+    const struct kn_rules_stats *st = kn_rules_stats(r->rules);
+    char a[80];
+    const struct kn_peer *d = kn_rules_driver(r->rules);
+    if (d) {
+        cJSON *jd = cJSON_AddObjectToObject(o, "driver");
+        kn_addr_format(&d->addr, a, sizeof a);
+        cJSON_AddStringToObject(jd, "addr", a);
+        cJSON_AddStringToObject(jd, "name", d->name);
+        cJSON_AddBoolToObject(jd, "session", d->session);
+        cJSON_AddBoolToObject(jd, "console", d->console);
+    } else {
+        cJSON_AddNullToObject(o, "driver");
+    }
+    struct kn_addr e;
+    if (kn_rules_estop_owner(r->rules, &e)) {
+        kn_addr_format(&e, a, sizeof a);
+        cJSON_AddStringToObject(o, "estop_by", a);
+    } else {
+        cJSON_AddNullToObject(o, "estop_by");
+    }
+    cJSON_AddNumberToObject(o, "active", kn_rules_sessions(r->rules));
+    cJSON_AddNumberToObject(o, "opened", (double)st->sessions_opened);
+    cJSON_AddNumberToObject(o, "closed", (double)st->sessions_closed);
+    cJSON_AddNumberToObject(o, "expired", (double)st->sessions_expired);
+    cJSON_AddNumberToObject(o, "driver_claims", (double)st->driver_claims);
+    cJSON_AddNumberToObject(o, "driver_takeovers", (double)st->driver_takeovers);
+    cJSON_AddNumberToObject(o, "driver_released", (double)st->driver_released);
+    cJSON_AddNumberToObject(o, "driver_watchdog", (double)st->driver_watchdog);
+    cJSON_AddNumberToObject(o, "not_owner", (double)st->not_owner);
+    cJSON_AddNumberToObject(o, "estop_release_refused", (double)st->estop_release_refused);
+    cJSON_AddNumberToObject(o, "bad_session", (double)st->bad_session);
+}
+
 void kn_robot_stats(struct kn_robot *r, cJSON *arr)
 {
     uint64_t now = uv_hrtime();
@@ -506,7 +562,7 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(env, "not_to_robot", (double)st->not_to_robot);
 
     cJSON *e = cJSON_AddObjectToObject(o, "errors");
-    for (int c = 2; c <= 8; c++)
+    for (int c = 2; c <= KN_KRP_ERR_MAX; c++)
         cJSON_AddNumberToObject(e, kn_krp_error_name((uint8_t)c), (double)st->errors_sent[c]);
 
     cJSON *d = cJSON_AddObjectToObject(o, "drops");
@@ -538,6 +594,8 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(sb, "busy", (double)st->sub_busy);
     cJSON_AddNumberToObject(sb, "lapsed", (double)st->sub_lapsed);
     cJSON_AddNumberToObject(sb, "cancelled", (double)st->sub_cancelled);
+
+    session_stats(r, cJSON_AddObjectToObject(o, "sessions"));
 
     struct kn_peers *pt = kn_rules_peers(r->rules);
     cJSON *pe = cJSON_AddObjectToObject(o, "peers");

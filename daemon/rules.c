@@ -13,8 +13,14 @@ struct kn_rules {
     struct kn_rules_io io;
     struct kn_peers peers;
     struct kn_tbucket overflow_errors; /* peers that found the table full */
-    struct kn_peer *subs[KN_RULES_MAX_SUBS];
+    /* One more than the limit: a driver that hands over keeps its
+     * subscription, and the new driver still gets the slot kept for it. */
+    struct kn_peer *subs[KN_RULES_MAX_SUBS + 1];
     unsigned nsubs;
+
+    struct kn_peer *driver;            /* the one peer whose set-points apply */
+    struct kn_addr estop_by;           /* who engaged the e-stop last */
+    uint64_t rng;                      /* tokens without io.random32 */
 
     uint32_t seq_out;                  /* the robot's own seq, one per robot */
 
@@ -66,6 +72,9 @@ struct kn_rules *kn_rules_new(const struct kn_rules_params *p, const struct kn_r
     }
     kn_tbucket_init(&r->overflow_errors, KN_RULES_ERR_RATE, KN_RULES_ERR_BURST, now_ns);
     r->wd_ns = ms_to_ns(p->watchdog_ms);
+    if (r->p.n_consoles > KN_RULES_MAX_CONSOLES)
+        r->p.n_consoles = KN_RULES_MAX_CONSOLES;
+    r->rng = now_ns ^ (uint64_t)(uintptr_t)r;
     return r;
 }
 
@@ -173,7 +182,9 @@ static void send_status(struct kn_rules *r, struct kn_peer *p, const struct kn_a
     send_msg(r, p, to, &m);
 }
 
-static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *to)
+/* session: answer a session HELLO (48 bytes, role and token) */
+static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *to,
+                           bool session)
 {
     struct kn_krp_msg m;
     kn_krp_init(&m, KN_KRP_HELLO_ACK, 0, 0);
@@ -182,7 +193,12 @@ static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct k
     a->simulated = 1;
     a->backend = r->p.backend_id;
     memcpy(a->robot_name, r->p.name, sizeof a->robot_name);
-    a->capabilities = r->p.capabilities | (r->world ? KN_KRP_CAP_WORLD : 0);
+    a->capabilities = r->p.capabilities | (r->world ? KN_KRP_CAP_WORLD : 0) | KN_KRP_CAP_SESSIONS;
+    if (session && p) {
+        a->session = true;
+        a->role = r->driver == p ? KN_KRP_ROLE_DRIVER : KN_KRP_ROLE_OBSERVER;
+        a->token = p->token;
+    }
     a->counts_per_m = r->p.counts_per_m;
     a->max_speed_mm_s = r->p.max_speed_mm_s;
     a->flipper_min_cdeg = r->p.flipper_min_cdeg;
@@ -264,6 +280,75 @@ static void drop_sub(struct kn_rules *r, struct kn_peer *p)
     p->sub_next_ns = 0;
 }
 
+/* ---- sessions: who drives ------------------------------------------- */
+
+static uint32_t new_token(struct kn_rules *r)
+{
+    uint32_t t = 0;
+    while (t == 0) {
+        if (r->io.random32) {
+            t = r->io.random32(r->io.ctx);
+        } else { /* splitmix64 */
+            uint64_t z = (r->rng += 0x9E3779B97F4A7C15ull);
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            t = (uint32_t)(z ^ (z >> 31));
+        }
+    }
+    return t;
+}
+
+static bool is_console(const struct kn_rules *r, const struct kn_addr *a)
+{
+    for (unsigned i = 0; i < r->p.n_consoles; i++)
+        if (kn_addr_match(&r->p.consoles[i], a))
+            return true;
+    return false;
+}
+
+static void set_driver(struct kn_rules *r, struct kn_peer *p)
+{
+    if (r->driver == p)
+        return;
+    if (r->driver)
+        r->st.driver_takeovers++;
+    r->driver = p;
+    r->st.driver_claims++;
+}
+
+/* The driver gives up (BYE, a HELLO to observe, silence): nobody commands
+ * the belts any more, so they stop; flipper targets stay. */
+static void release_driver(struct kn_rules *r, uint64_t now)
+{
+    r->driver = NULL;
+    r->st.driver_released++;
+    if (r->belts[0] != 0 || r->belts[1] != 0) {
+        stop_belts(r);
+        command(r, 0, now);
+    }
+    r->wd_armed = false;
+}
+
+/* Everything the robot kept for a peer's session: the driver role, the
+ * subscription, the mark, the token. The peer entry itself stays. */
+static void end_session(struct kn_rules *r, struct kn_peer *p, uint64_t now)
+{
+    if (r->driver == p)
+        release_driver(r, now);
+    if (p->sub_period_ms)
+        drop_sub(r, p);
+    p->has_mark = false;
+    p->hello = p->session = false;
+    p->token = 0;
+}
+
+/* A driver silent for 5 s has gone (its session with it). */
+static void expire_driver(struct kn_rules *r, uint64_t now)
+{
+    if (r->driver && elapsed(now, r->driver->last_seen_ns) >= KN_RULES_SILENCE_NS)
+        release_driver(r, now);
+}
+
 static void expire_subs(struct kn_rules *r, uint64_t now)
 {
     for (unsigned i = 0; i < r->nsubs;) {
@@ -284,16 +369,20 @@ static struct kn_peer *peer_get(struct kn_rules *r, const struct kn_addr *from, 
 {
     struct kn_peer *p = kn_peers_find(&r->peers, from);
     if (p) {
-        if (elapsed(now, p->last_seen_ns) >= KN_RULES_SILENCE_NS && p->has_mark) {
-            p->has_mark = false;
-            r->st.marks_forgotten++;
+        if (elapsed(now, p->last_seen_ns) >= KN_RULES_SILENCE_NS) {
+            if (p->has_mark)
+                r->st.marks_forgotten++;
+            if (p->session)
+                r->st.sessions_expired++;
+            end_session(r, p, now);
         }
     } else {
         if (r->peers.used >= r->peers.cap) {
             struct kn_peer *old = kn_peers_oldest(&r->peers);
             if (old && elapsed(now, old->last_seen_ns) >= KN_RULES_SILENCE_NS) {
-                if (old->sub_period_ms)
-                    drop_sub(r, old);
+                if (old->session)
+                    r->st.sessions_expired++;
+                end_session(r, old, now);
                 kn_peers_remove(&r->peers, old);
                 r->st.peers_evicted++;
             }
@@ -305,6 +394,7 @@ static struct kn_peer *peer_get(struct kn_rules *r, const struct kn_addr *from, 
         }
         r->st.peers_added++;
         p->first_seen_ns = now;
+        p->console = is_console(r, from);
         kn_tbucket_init(&p->errors, KN_RULES_ERR_RATE, KN_RULES_ERR_BURST, now);
     }
     p->last_seen_ns = now;
@@ -355,13 +445,30 @@ static int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi, bool *clamped)
 
 /* ---- message handlers ------------------------------------------------ */
 
+/* HELLO opens a session (a fresh seq space, and with SESSION a fresh
+ * token), or with TOKEN reconsiders the role of the open one. Asking to
+ * drive gets the robot when nobody drives, or always for a console. */
 static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
-                     const struct kn_krp_msg *m)
+                     const struct kn_krp_msg *m, uint64_t now)
 {
+    bool session = m->h.flags & KN_KRP_F_SESSION;
+    bool observe = session && (m->h.flags & KN_KRP_F_OBSERVER);
     if (p) {
-        if (p->has_mark)
-            r->st.marks_forgotten++;
-        p->has_mark = false;
+        if (!(m->h.flags & KN_KRP_F_TOKEN)) {
+            if (p->has_mark)
+                r->st.marks_forgotten++;
+            p->has_mark = false;
+            p->session = session;
+            if (session) {
+                p->token = new_token(r);
+                r->st.sessions_opened++;
+            }
+        }
+        p->hello = true;
+        if (!observe && (!r->driver || p->console))
+            set_driver(r, p);
+        else if (observe && r->driver == p)
+            release_driver(r, now);
         size_t i = 0;
         for (; i < KN_KRP_NAME_LEN && m->u.hello.name[i]; i++) {
             unsigned char c = (unsigned char)m->u.hello.name[i];
@@ -369,7 +476,54 @@ static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
         }
         p->name[i] = '\0';
     }
-    send_hello_ack(r, p, from);
+    send_hello_ack(r, p, from, session);
+}
+
+/* Only the driver's set-points apply. A console takes the robot over; a
+ * peer without a session token claims it while nobody drives (unless the
+ * robot wants a HELLO first); a session observer asks with HELLO. */
+static bool may_drive(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                      const struct kn_krp_msg *m, uint64_t now)
+{
+    if (p && p == r->driver)
+        return true;
+    if (p && (p->console ||
+              (!r->driver && !p->session && (p->hello || !r->p.hello_to_drive)))) {
+        set_driver(r, p);
+        return true;
+    }
+    r->st.not_owner++;
+    send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_NOT_OWNER, now);
+    return false;
+}
+
+/* A datagram belongs to the sender's session when it carries that
+ * session's token; a peer without a session sends none. HELLO without a
+ * token always passes: it opens a new session. */
+static bool token_ok(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                     const struct kn_krp_msg *m, uint64_t now)
+{
+    bool ok;
+    if (m->h.flags & KN_KRP_F_TOKEN)
+        ok = p && p->session && p->token == m->h.token;
+    else
+        ok = m->h.type == KN_KRP_HELLO || !p || !p->session;
+    if (!ok) {
+        r->st.bad_session++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_BAD_SESSION, now);
+    }
+    return ok;
+}
+
+static void on_bye(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                   const struct kn_krp_msg *m, uint64_t now)
+{
+    if (p) {
+        if (p->session)
+            r->st.sessions_closed++;
+        end_session(r, p, now);
+    }
+    send_ack(r, p, from, &m->h);
 }
 
 /* The gate every CRAWLER and FLIPPER passes: older than the sender's mark
@@ -377,6 +531,8 @@ static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
 static bool setpoint_admitted(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                               const struct kn_krp_msg *m, uint64_t now)
 {
+    if (!may_drive(r, p, from, m, now))
+        return false;
     if (stale_seq(r, p, m->h.seq))
         return false;
     if (r->estop) {
@@ -451,6 +607,8 @@ static void on_flipper(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
 static void on_stop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                     const struct kn_krp_msg *m, uint64_t now)
 {
+    if (!may_drive(r, p, from, m, now))
+        return;
     move_mark(p, m->h.seq);
     stop_belts(r);
     r->wd_armed = false;   /* nothing moves: nothing to guard */
@@ -459,6 +617,24 @@ static void on_stop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr 
     command(r, hold_flippers(r, now, true), now);
     backend_check(r, p, from, &m->h, now);
     send_ack(r, p, from, &m->h);
+}
+
+/* Eight slots: one kept for the driver, and of the other seven at most
+ * four for peers without a session token (anyone can forge those). */
+static bool sub_slot_free(const struct kn_rules *r, const struct kn_peer *p)
+{
+    if (p == r->driver)
+        return true;
+    unsigned others = 0, plain = 0;
+    for (unsigned i = 0; i < r->nsubs; i++) {
+        if (r->subs[i] == r->driver)
+            continue;
+        others++;
+        plain += !r->subs[i]->session;
+    }
+    if (others >= KN_RULES_MAX_SUBS - 1)
+        return false;
+    return p->session || plain < KN_RULES_MAX_PLAIN_SUBS;
 }
 
 static void on_subscribe(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
@@ -473,7 +649,7 @@ static void on_subscribe(struct kn_rules *r, struct kn_peer *p, const struct kn_
         send_ack(r, p, from, &m->h);
         return;
     }
-    if (!p || (!p->sub_period_ms && r->nsubs >= KN_RULES_MAX_SUBS)) {
+    if (!p || (!p->sub_period_ms && !sub_slot_free(r, p))) {
         r->st.sub_busy++;
         send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_BUSY, now);
         return;
@@ -510,10 +686,17 @@ static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
         if (!r->estop)
             r->st.estop_engaged++;
         r->estop = true;
+        r->estop_by = *from;
         stop_belts(r);
         r->wd_armed = false;
         command_as(r, hold_flippers(r, now, false), now, true);
     } else {
+        /* Only who engaged it last, or a console, releases it. */
+        if (r->estop && !kn_addr_equal(from, &r->estop_by) && !(p && p->console)) {
+            r->st.estop_release_refused++;
+            send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_NOT_OWNER, now);
+            return;
+        }
         /* Released: belts stay at 0 until a new CRAWLER. */
         r->estop = false;
     }
@@ -554,6 +737,7 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
         r->st.drop_bad_magic++;
         return;
     }
+    expire_driver(r, now);
     expire_subs(r, now);
     struct kn_peer *p = peer_get(r, from, now);
 
@@ -569,8 +753,11 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
         send_error(r, p, from, m.h.seq, m.h.type, KN_KRP_ERR_UNKNOWN_TYPE, now);
         return;
     }
+    if (!token_ok(r, p, from, &m, now))
+        return;
     switch (m.h.type) {
-    case KN_KRP_HELLO: on_hello(r, p, from, &m); break;
+    case KN_KRP_HELLO: on_hello(r, p, from, &m, now); break;
+    case KN_KRP_BYE: on_bye(r, p, from, &m, now); break;
     case KN_KRP_CRAWLER: on_crawler(r, p, from, &m, now); break;
     case KN_KRP_FLIPPER: on_flipper(r, p, from, &m, now); break;
     case KN_KRP_STOP: on_stop(r, p, from, &m, now); break;
@@ -592,7 +779,12 @@ void kn_rules_tick(struct kn_rules *r, uint64_t now)
         r->st.watchdog_trips++;
         stop_belts(r);
         command_as(r, 0, now, true);
+        if (r->driver) { /* a driver that went quiet while moving gives the robot up */
+            r->driver = NULL;
+            r->st.driver_watchdog++;
+        }
     }
+    expire_driver(r, now);
     expire_subs(r, now);
     for (unsigned i = 0; i < r->nsubs; i++) {
         struct kn_peer *p = r->subs[i];
@@ -612,6 +804,8 @@ uint64_t kn_rules_next_deadline(const struct kn_rules *r)
     uint64_t d = UINT64_MAX;
     if (r->wd_armed)
         d = r->wd_fed_ns + r->wd_ns;
+    if (r->driver && r->driver->last_seen_ns + KN_RULES_SILENCE_NS < d)
+        d = r->driver->last_seen_ns + KN_RULES_SILENCE_NS;
     for (unsigned i = 0; i < r->nsubs; i++) {
         const struct kn_peer *p = r->subs[i];
         if (p->sub_next_ns < d)
@@ -692,6 +886,27 @@ int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len)
     r->world = copy;
     r->world_len = (uint32_t)len;
     return 0;
+}
+
+const struct kn_peer *kn_rules_driver(const struct kn_rules *r)
+{
+    return r->driver;
+}
+
+bool kn_rules_estop_owner(const struct kn_rules *r, struct kn_addr *who)
+{
+    if (r->estop)
+        *who = r->estop_by;
+    return r->estop;
+}
+
+unsigned kn_rules_sessions(struct kn_rules *r)
+{
+    unsigned n = 0, i = 0;
+    const struct kn_peer *p;
+    while ((p = kn_peers_next(&r->peers, &i)) != NULL)
+        n += p->session;
+    return n;
 }
 
 void kn_rules_setpoints(const struct kn_rules *r, struct kn_command *cmd)

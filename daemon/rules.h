@@ -17,7 +17,9 @@
 #include "state.h"
 
 #define KN_RULES_MAX_PEERS 256
-#define KN_RULES_MAX_SUBS 8
+#define KN_RULES_MAX_SUBS 8                 /* one of them kept for the driver */
+#define KN_RULES_MAX_PLAIN_SUBS 4           /* of those, for peers without a session token */
+#define KN_RULES_MAX_CONSOLES 16
 #define KN_RULES_SILENCE_NS 5000000000ull   /* mark forgotten, lease lapses */
 #define KN_RULES_ERR_RATE 10                /* ERROR answers per second per peer */
 #define KN_RULES_ERR_BURST 10
@@ -38,6 +40,11 @@ struct kn_rules_params {
     double stale_ms;
     double battery_v;                /* when the simulator reports none */
     uint32_t max_peers;              /* 0: KN_RULES_MAX_PEERS */
+    /* Consoles: always allowed to drive and to release the e-stop. Port 0
+     * matches every port of that address. */
+    struct kn_addr consoles[KN_RULES_MAX_CONSOLES];
+    unsigned n_consoles;
+    bool hello_to_drive;             /* refuse set-points from a peer that never sent HELLO */
 };
 
 struct kn_rules_io {
@@ -47,6 +54,9 @@ struct kn_rules_io {
     /* A command for the simulator: belts always, flippers per mask.
      * t_rx_ns is when the datagram that caused it arrived (latency). */
     void (*command)(void *ctx, const struct kn_command *cmd, uint64_t t_rx_ns);
+    /* 32 random bits for session tokens; NULL: a generator seeded from
+     * the start time (tests). */
+    uint32_t (*random32)(void *ctx);
 };
 
 /* Counters for the stats; everything the rules drop or refuse is here. */
@@ -56,7 +66,7 @@ struct kn_rules_stats {
     uint64_t out_type[256];
     uint64_t envelope[8];            /* by enum kn_krp_result (EMAGIC..EPAYLOAD) */
     uint64_t not_to_robot;           /* robot->controller types sent to us */
-    uint64_t errors_sent[9];         /* by ERROR code (2..8) */
+    uint64_t errors_sent[KN_KRP_ERR_MAX + 1]; /* by ERROR code (2..10) */
     uint64_t drop_bad_magic;
     uint64_t drop_rate_limited;      /* ERROR answers not sent (token bucket) */
     uint64_t drop_stale_seq;         /* set-points older than the sender's mark */
@@ -70,6 +80,15 @@ struct kn_rules_stats {
     uint64_t while_backend_down;     /* set-points that arrived with the link down */
     uint64_t peers_added, peers_evicted, peers_overflow, marks_forgotten;
     uint64_t world_bad_offset;       /* WORLD_REQ past the document's end */
+    /* sessions */
+    uint64_t not_owner;              /* CRAWLER/FLIPPER/STOP from a peer that does not drive */
+    uint64_t estop_release_refused;  /* release by neither the engager nor a console */
+    uint64_t bad_session;            /* datagrams with a missing, unknown or stale token */
+    uint64_t sessions_opened, sessions_closed, sessions_expired;
+    uint64_t driver_claims;          /* a peer became the driver */
+    uint64_t driver_takeovers;       /* ... by a console, from another driver */
+    uint64_t driver_released;        /* BYE, a HELLO to observe, silence */
+    uint64_t driver_watchdog;        /* driver role ended by a watchdog trip */
 };
 
 struct kn_rules;
@@ -119,6 +138,15 @@ struct kn_peers *kn_rules_peers(struct kn_rules *r);
  * HELLO_ACK. NULL or len 0 removes it (WORLD then says total_len 0).
  * -1 when out of memory (the old document stays). */
 int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len);
+
+/* The peer that drives now, or NULL. */
+const struct kn_peer *kn_rules_driver(const struct kn_rules *r);
+
+/* Who engaged the e-stop last; false when it is not engaged. */
+bool kn_rules_estop_owner(const struct kn_rules *r, struct kn_addr *who);
+
+/* Active session (token) peers. */
+unsigned kn_rules_sessions(struct kn_rules *r);
 
 /* The set-points the robot holds now (belts; flippers that were ever set). */
 void kn_rules_setpoints(const struct kn_rules *r, struct kn_command *cmd);

@@ -21,6 +21,8 @@ static void reset_state_locked(const struct kn_settings *cfg)
     memset(&kn_lib.hello, 0, sizeof kn_lib.hello);
     kn_lib.sub_busy = false;
     kn_lib.next_hello = kn_lib.next_sub = kn_lib.next_poll = 0;
+    kn_lib.rehello = false;
+    kn_lib.next_claim = 0;
     kn_lib.have_status = false;
     kn_lib.status_gen = 0;
     kn_lib.status_wall = 0;
@@ -108,6 +110,10 @@ void hrt_kenaf_exit(void)
     while (kn_lib.link == KN_LIB_LINK_UP && kn_lib.stop_left > 0 && (now = kn_lib_now()) < deadline)
         kn_lib_wait_locked(deadline);
     kn_udp_send_subscribe(0, 0);
+    /* BYE ends the session: the robot is free for another driver at once,
+     * not after its 5 s of silence (a robot without sessions answers
+     * UNKNOWN_TYPE, which nobody reads any more). */
+    kn_udp_send_simple(KN_KRP_BYE, 0);
     pthread_mutex_unlock(&kn_lib.mu);
 
     kn_io_stop();

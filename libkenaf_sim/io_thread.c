@@ -19,6 +19,7 @@
 #define KN_HANDSHAKE_RETRY_NS (100 * KN_MS)
 #define KN_RECOVERY_RETRY_NS (200 * KN_MS)
 #define KN_SUBSCRIBE_RENEW_NS (1000 * KN_MS)
+#define KN_CLAIM_RETRY_NS (1000 * KN_MS)
 #define KN_RX_BURST 64
 
 static int64_t earlier(int64_t a, int64_t b)
@@ -60,6 +61,11 @@ static void on_hello_ack(const struct kn_krp_hello_ack *a, int64_t now)
     bool first = !kn_lib.have_hello;
     kn_lib.hello = *a;
     kn_lib.have_hello = true;
+    kn_lib.rehello = false;
+    /* Made the driver again (after another client left, or the watchdog
+     * gave the robot up): the held set-points were refused meanwhile. */
+    if (kn_udp_session_accept(a) && !first && kn_lib.link == KN_LIB_LINK_UP)
+        kn_sp_resend_locked(now);
     if (first)
         kn_lib_debug("robot '%s' %s, %d counts/m, max %d mm/s", a->robot_name,
                      a->simulated ? "simulated" : "hardware", a->counts_per_m, a->max_speed_mm_s);
@@ -90,8 +96,30 @@ static void on_status(const struct kn_krp_status *s, int64_t now)
     pthread_cond_broadcast(&kn_lib.cond);
 }
 
+static bool driving_type(uint8_t t)
+{
+    return t == KN_KRP_CRAWLER || t == KN_KRP_FLIPPER || t == KN_KRP_STOP;
+}
+
 static void on_error(const struct kn_krp_error *e, int64_t now)
 {
+    if (kn_udp_session_lost(e)) {
+        kn_lib_debug("robot no longer knows our session: HELLO again");
+        kn_lib.rehello = true;
+        kn_lib.next_hello = now;
+        return;
+    }
+    if (e->code == KN_KRP_ERR_NOT_OWNER && driving_type(e->offending_type)) {
+        /* Someone else drives: ask to drive now and then, so the program
+         * gets the robot once the other client leaves. */
+        if (now >= kn_lib.next_claim) {
+            kn_lib_debug("robot: another client drives; asking to drive");
+            kn_lib.rehello = true;
+            kn_lib.next_hello = now;
+            kn_lib.next_claim = now + KN_CLAIM_RETRY_NS;
+        }
+        return;
+    }
     if (e->offending_type == KN_KRP_SUBSCRIBE && e->code == KN_KRP_ERR_BUSY) {
         if (!kn_lib.sub_busy)
             kn_lib_debug("robot has no free subscription: polling with STATUS_REQ");
@@ -175,6 +203,13 @@ static int64_t link_timers(int64_t now)
         next = earlier(next, kn_lib.next_hello);
         break;
     case KN_LIB_LINK_UP:
+        if (kn_lib.rehello) {
+            if (now >= kn_lib.next_hello) {
+                kn_udp_send_simple(KN_KRP_HELLO, 0);
+                kn_lib.next_hello = now + KN_RECOVERY_RETRY_NS;
+            }
+            next = earlier(next, kn_lib.next_hello);
+        }
         if (now >= kn_lib.next_sub) {
             kn_udp_send_subscribe((uint16_t)kn_lib.cfg.status_ms, KN_KRP_F_ACK_REQ);
             kn_lib.next_sub = now + KN_SUBSCRIBE_RENEW_NS;

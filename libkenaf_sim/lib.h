@@ -14,6 +14,7 @@
 
 #include "kenaf.h"
 #include "krp.h"
+#include "krp_session.h"
 #include "robot_clock.h"
 #include "settings.h"
 
@@ -35,6 +36,7 @@ struct kn_lib {
     pthread_mutex_t send_mu;
     uint32_t seq;        /* send_mu: last seq sent; one counter, +1 per datagram */
     int fd;              /* send_mu: connected UDP socket or -1 */
+    struct kn_krp_session sess; /* send_mu: the robot's session, stamped on every datagram */
 
     /* ---- guarded by mu ---- */
     bool running;        /* init succeeded and exit not called */
@@ -54,6 +56,8 @@ struct kn_lib {
     int64_t next_hello;  /* handshake / recovery retry */
     int64_t next_sub;    /* SUBSCRIBE renewal */
     int64_t next_poll;   /* STATUS_REQ while sub_busy */
+    bool rehello;        /* HELLO again while up: session lost, or asking to drive */
+    int64_t next_claim;  /* earliest next HELLO asking to drive after NOT_OWNER */
 
     bool have_status;
     uint64_t status_gen; /* +1 per STATUS */
@@ -98,6 +102,10 @@ void kn_udp_close(void);
 int kn_udp_send(struct kn_krp_msg *m);
 void kn_udp_send_simple(uint8_t type, uint16_t flags);
 void kn_udp_send_subscribe(uint16_t period_ms, uint16_t flags);
+/* The session's role and token from a HELLO_ACK; true when it made us the driver. */
+bool kn_udp_session_accept(const struct kn_krp_hello_ack *a);
+/* An ERROR that ends the session (BAD_SESSION for the current token). */
+bool kn_udp_session_lost(const struct kn_krp_error *e);
 
 /* io_thread.c */
 int kn_io_start(void);

@@ -46,6 +46,7 @@ int kn_udp_open(const struct kn_settings *cfg)
     }
     pthread_mutex_lock(&kn_lib.send_mu);
     kn_lib.fd = fd;
+    memset(&kn_lib.sess, 0, sizeof kn_lib.sess); /* a new connection, a new session */
     pthread_mutex_unlock(&kn_lib.send_mu);
     return 0;
 }
@@ -66,6 +67,7 @@ int kn_udp_send(struct kn_krp_msg *m)
     pthread_mutex_lock(&kn_lib.send_mu);
     if (kn_lib.fd >= 0) {
         m->h.seq = ++kn_lib.seq;
+        kn_krp_session_stamp(&kn_lib.sess, m);
         size_t n = kn_krp_encode(m, buf, sizeof buf);
         if (n > 0 && send(kn_lib.fd, buf, n, 0) == (ssize_t)n) {
             rc = 0;
@@ -82,9 +84,34 @@ void kn_udp_send_simple(uint8_t type, uint16_t flags)
 {
     struct kn_krp_msg m;
     kn_krp_init(&m, type, 0, flags);
-    if (type == KN_KRP_HELLO)
+    if (type == KN_KRP_HELLO) {
+        /* A session, to drive: a robot without sessions ignores the flag;
+         * within an open session the token makes it a request to drive. */
+        m.h.flags |= KN_KRP_F_SESSION;
         memcpy(m.u.hello.name, kn_lib.name, sizeof m.u.hello.name);
+    }
     kn_udp_send(&m);
+}
+
+bool kn_udp_session_accept(const struct kn_krp_hello_ack *a)
+{
+    pthread_mutex_lock(&kn_lib.send_mu);
+    uint8_t was = kn_lib.sess.on ? kn_lib.sess.role : 0;
+    if (kn_krp_session_accept(&kn_lib.sess, a, kn_lib.seq + 1))
+        kn_lib_debug("session opened, %s", a->role == KN_KRP_ROLE_DRIVER ? "driving" : "observing");
+    bool driver = kn_lib.sess.on && kn_lib.sess.role == KN_KRP_ROLE_DRIVER;
+    pthread_mutex_unlock(&kn_lib.send_mu);
+    if (a->session && a->role == KN_KRP_ROLE_OBSERVER && was != KN_KRP_ROLE_OBSERVER)
+        kn_lib_debug("another client drives this robot: set-points are refused until it leaves");
+    return driver && was != KN_KRP_ROLE_DRIVER;
+}
+
+bool kn_udp_session_lost(const struct kn_krp_error *e)
+{
+    pthread_mutex_lock(&kn_lib.send_mu);
+    bool lost = kn_krp_session_lost(&kn_lib.sess, e);
+    pthread_mutex_unlock(&kn_lib.send_mu);
+    return lost;
 }
 
 void kn_udp_send_subscribe(uint16_t period_ms, uint16_t flags)

@@ -83,6 +83,7 @@ int kn_krp_payload_len(uint8_t type)
     case KN_KRP_SUBSCRIBE: return KN_KRP_LEN_SUBSCRIBE;
     case KN_KRP_ESTOP: return KN_KRP_LEN_ESTOP;
     case KN_KRP_WORLD_REQ: return KN_KRP_LEN_WORLD_REQ;
+    case KN_KRP_BYE: return KN_KRP_LEN_BYE;
     case KN_KRP_ACK: return KN_KRP_LEN_ACK;
     case KN_KRP_HELLO_ACK: return KN_KRP_LEN_HELLO_ACK;
     case KN_KRP_STATUS: return KN_KRP_LEN_STATUS;
@@ -96,6 +97,8 @@ int kn_krp_payload_max(uint8_t type)
 {
     if (type == KN_KRP_WORLD)
         return KN_KRP_LEN_WORLD + KN_KRP_WORLD_CHUNK;
+    if (type == KN_KRP_HELLO_ACK)
+        return KN_KRP_LEN_HELLO_ACK_SESSION;
     return kn_krp_payload_len(type);
 }
 
@@ -110,6 +113,7 @@ const char *kn_krp_type_name(uint8_t type)
     case KN_KRP_SUBSCRIBE: return "SUBSCRIBE";
     case KN_KRP_ESTOP: return "ESTOP";
     case KN_KRP_WORLD_REQ: return "WORLD_REQ";
+    case KN_KRP_BYE: return "BYE";
     case KN_KRP_ACK: return "ACK";
     case KN_KRP_HELLO_ACK: return "HELLO_ACK";
     case KN_KRP_STATUS: return "STATUS";
@@ -129,13 +133,15 @@ const char *kn_krp_error_name(uint8_t code)
     case KN_KRP_ERR_ESTOP: return "ESTOP";
     case KN_KRP_ERR_BACKEND_DOWN: return "BACKEND_DOWN";
     case KN_KRP_ERR_BUSY: return "BUSY";
+    case KN_KRP_ERR_NOT_OWNER: return "NOT_OWNER";
+    case KN_KRP_ERR_BAD_SESSION: return "BAD_SESSION";
     default: return NULL;
     }
 }
 
 bool kn_krp_is_to_robot(uint8_t type)
 {
-    return type >= KN_KRP_HELLO && type <= KN_KRP_WORLD_REQ;
+    return type >= KN_KRP_HELLO && type <= KN_KRP_BYE;
 }
 
 uint8_t kn_krp_error_code(enum kn_krp_result r)
@@ -217,6 +223,11 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
         a->max_speed_mm_s = geti32(p + 28);
         a->flipper_min_cdeg = geti32(p + 32);
         a->flipper_max_cdeg = geti32(p + 36);
+        a->session = m->h.length == KN_KRP_LEN_HELLO_ACK_SESSION;
+        if (a->session) {
+            a->role = p[40];
+            a->token = get32(p + 44);
+        }
         break;
     }
     case KN_KRP_STATUS: {
@@ -251,6 +262,12 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
     }
 }
 
+/* TOKEN means something only on what a controller sends the robot. */
+static bool has_token(uint8_t type, uint16_t flags)
+{
+    return (flags & KN_KRP_F_TOKEN) && kn_krp_is_to_robot(type);
+}
+
 enum kn_krp_result kn_krp_decode(const uint8_t *buf, size_t len, struct kn_krp_msg *m)
 {
     memset(m, 0, sizeof *m);
@@ -274,9 +291,19 @@ enum kn_krp_result kn_krp_decode(const uint8_t *buf, size_t len, struct kn_krp_m
     int want = kn_krp_payload_len(m->h.type);
     if (want < 0)
         return KN_KRP_ETYPE;
-    /* only WORLD has a variable part: fixed part + 0..480 bytes */
-    if (m->h.length < want || m->h.length > kn_krp_payload_max(m->h.type))
+    if (has_token(m->h.type, m->h.flags)) {
+        /* the token is the last 4 bytes; what precedes it is the payload */
+        if (m->h.length != want + KN_KRP_LEN_TOKEN)
+            return KN_KRP_EPAYLOAD;
+        m->h.token = get32(buf + len - KN_KRP_LEN_TOKEN);
+    } else if (m->h.type == KN_KRP_HELLO_ACK) {
+        /* 40 bytes, or 48 when it answers a session HELLO */
+        if (m->h.length != want && m->h.length != KN_KRP_LEN_HELLO_ACK_SESSION)
+            return KN_KRP_EPAYLOAD;
+    } else if (m->h.length < want || m->h.length > kn_krp_payload_max(m->h.type)) {
+        /* only WORLD has a variable part: fixed part + 0..480 bytes */
         return KN_KRP_EPAYLOAD;
+    }
     decode_payload(buf + KN_KRP_HDR_LEN, m);
     return KN_KRP_OK;
 }
@@ -319,6 +346,10 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         put32(p + 28, (uint32_t)a->max_speed_mm_s);
         put32(p + 32, (uint32_t)a->flipper_min_cdeg);
         put32(p + 36, (uint32_t)a->flipper_max_cdeg);
+        if (a->session) {
+            p[40] = a->role;
+            put32(p + 44, a->token);
+        }
         break;
     }
     case KN_KRP_STATUS: {
@@ -362,6 +393,12 @@ size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap)
             return 0;
         plen += m->u.world.n;
     }
+    if (m->h.type == KN_KRP_HELLO_ACK && m->u.hello_ack.session)
+        plen = KN_KRP_LEN_HELLO_ACK_SESSION;
+    bool token = has_token(m->h.type, m->h.flags);
+    int body = plen;
+    if (token)
+        plen += KN_KRP_LEN_TOKEN;
     if (cap < (size_t)(KN_KRP_HDR_LEN + plen))
         return 0;
     buf[0] = KN_KRP_MAGIC0;
@@ -374,5 +411,7 @@ size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap)
     /* pad bytes are part of the contract: always zero */
     memset(buf + KN_KRP_HDR_LEN, 0, (size_t)plen);
     encode_payload(m, buf + KN_KRP_HDR_LEN);
+    if (token)
+        put32(buf + KN_KRP_HDR_LEN + body, m->h.token);
     return (size_t)(KN_KRP_HDR_LEN + plen);
 }

@@ -26,6 +26,7 @@ enum kn_krp_type {
     KN_KRP_SUBSCRIBE = 0x06,
     KN_KRP_ESTOP = 0x07,
     KN_KRP_WORLD_REQ = 0x08,  /* world description extension */
+    KN_KRP_BYE = 0x09,        /* sessions extension: the client leaves */
     /* robot -> controller */
     KN_KRP_ACK = 0x80,
     KN_KRP_HELLO_ACK = 0x81,
@@ -34,8 +35,15 @@ enum kn_krp_type {
     KN_KRP_ERROR = 0xFF,
 };
 
-/* Header flag bits. Unknown bits are ignored by receivers. */
+/* Header flag bits. Unknown bits are ignored by receivers. Bits 1-3 are
+ * the sessions extension (docs/protocol.md, "Sessions"): a robot that
+ * does not know it ignores them like any unknown bit, except that TOKEN
+ * changes the payload length, so a client sets it only after a HELLO_ACK
+ * that opened a session. */
 #define KN_KRP_F_ACK_REQ 0x0001u
+#define KN_KRP_F_SESSION 0x0002u  /* HELLO: open a session (HELLO_ACK says role, token) */
+#define KN_KRP_F_OBSERVER 0x0004u /* HELLO with SESSION: observe, do not drive */
+#define KN_KRP_F_TOKEN 0x0008u    /* controller -> robot: 4-byte session token after the payload */
 
 /* ERROR codes on the wire. */
 enum kn_krp_errcode {
@@ -46,6 +54,15 @@ enum kn_krp_errcode {
     KN_KRP_ERR_ESTOP = 6,
     KN_KRP_ERR_BACKEND_DOWN = 7,
     KN_KRP_ERR_BUSY = 8,
+    KN_KRP_ERR_NOT_OWNER = 9,    /* sessions: another client drives / holds the e-stop */
+    KN_KRP_ERR_BAD_SESSION = 10, /* sessions: token missing, unknown or stale */
+};
+#define KN_KRP_ERR_MAX 10
+
+/* Session roles in a session HELLO_ACK. */
+enum kn_krp_role {
+    KN_KRP_ROLE_DRIVER = 1,
+    KN_KRP_ROLE_OBSERVER = 2,
 };
 
 /* STATUS state flag bits. */
@@ -67,6 +84,7 @@ enum kn_krp_backend {
 #define KN_KRP_CAP_GROUND_TRUTH 0x0002u
 #define KN_KRP_CAP_LOCKSTEP 0x0004u
 #define KN_KRP_CAP_WORLD 0x0008u /* answers WORLD_REQ with a world description */
+#define KN_KRP_CAP_SESSIONS 0x0010u /* knows sessions, one driver at a time, BYE */
 
 /* Flipper order on the wire. */
 enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPERS = 4 };
@@ -83,6 +101,9 @@ enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPE
 #define KN_KRP_LEN_WORLD_REQ 4
 #define KN_KRP_LEN_ACK 8
 #define KN_KRP_LEN_HELLO_ACK 40
+#define KN_KRP_LEN_HELLO_ACK_SESSION 48 /* + role, pad, token */
+#define KN_KRP_LEN_BYE 0
+#define KN_KRP_LEN_TOKEN 4
 #define KN_KRP_LEN_STATUS 112
 #define KN_KRP_LEN_ERROR 8
 #define KN_KRP_LEN_WORLD 8
@@ -92,8 +113,9 @@ struct kn_krp_header {
     uint8_t version;
     uint8_t type;
     uint32_t seq;
-    uint16_t length; /* payload bytes */
+    uint16_t length; /* payload bytes, a TOKEN's 4 included */
     uint16_t flags;
+    uint32_t token;  /* with KN_KRP_F_TOKEN on a controller -> robot type */
 };
 
 struct kn_krp_hello {
@@ -147,6 +169,10 @@ struct kn_krp_hello_ack {
     int32_t max_speed_mm_s;
     int32_t flipper_min_cdeg;
     int32_t flipper_max_cdeg;
+    /* sessions extension: present (48-byte payload) when session is true */
+    bool session;
+    uint8_t role;    /* enum kn_krp_role */
+    uint32_t token;
 };
 
 struct kn_krp_status {
@@ -198,7 +224,7 @@ enum kn_krp_result {
     KN_KRP_EVERSION,    /* version != 1 */
     KN_KRP_ELENGTH,     /* header length field != datagram length - 12 */
     KN_KRP_ETYPE,       /* type not in the protocol */
-    KN_KRP_EPAYLOAD,    /* payload length wrong for the type */
+    KN_KRP_EPAYLOAD,    /* payload length wrong for the type (and its TOKEN flag) */
 };
 
 /* Decode one datagram. On any result but EMAGIC/ESHORT/ETOOBIG, m->h holds
@@ -229,8 +255,10 @@ int kn_krp_payload_max(uint8_t type);
 /* True for the types a controller sends to the robot. */
 bool kn_krp_is_to_robot(uint8_t type);
 
-/* Encode m (m->h.length is ignored and derived from m->h.type, and for
- * WORLD from m->u.world.n; version is always 1). Returns the datagram
+/* Encode m (m->h.length is ignored and derived from m->h.type, for WORLD
+ * from m->u.world.n, for HELLO_ACK from m->u.hello_ack.session, plus 4
+ * when a controller -> robot type has KN_KRP_F_TOKEN (m->h.token is then
+ * appended); version is always 1). Returns the datagram
  * length, or 0 when the type is unknown, a WORLD's n is over
  * KN_KRP_WORLD_CHUNK or cap is too small. */
 size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap);

@@ -8,6 +8,7 @@
 
 #include "harness_suite.h"
 #include "krp.h"
+#include "krp_session.h"
 
 static struct kn_krp_msg decode_ok(const uint8_t *b, size_t n)
 {
@@ -292,7 +293,7 @@ END_TEST
 static const uint8_t all_types[] = {
     KN_KRP_HELLO, KN_KRP_CRAWLER, KN_KRP_FLIPPER, KN_KRP_STOP, KN_KRP_STATUS_REQ, KN_KRP_SUBSCRIBE,
     KN_KRP_ESTOP, KN_KRP_WORLD_REQ, KN_KRP_ACK, KN_KRP_HELLO_ACK, KN_KRP_STATUS, KN_KRP_ERROR,
-    KN_KRP_WORLD,
+    KN_KRP_WORLD, KN_KRP_BYE,
 };
 
 /* Fill every payload byte of a message through the struct with a pattern
@@ -313,6 +314,14 @@ START_TEST(round_trip_every_type)
         if (type == KN_KRP_HELLO_ACK)
             m.u.hello_ack.robot_name[k % 17] = '\0';
         size_t extra = 0;
+        if (kn_krp_is_to_robot(type) && (m.h.flags & KN_KRP_F_TOKEN))
+            extra = KN_KRP_LEN_TOKEN; /* the session token follows the payload */
+        if (type == KN_KRP_HELLO_ACK) { /* plain 40 bytes, or 48 with a session */
+            m.u.hello_ack.session = k & 1;
+            extra = m.u.hello_ack.session ? 8 : 0;
+            if (!m.u.hello_ack.session)
+                m.u.hello_ack.role = 0, m.u.hello_ack.token = 0;
+        }
         if (type == KN_KRP_WORLD) /* chunks of every size, 0..480 */
             extra = m.u.world.n =
                 (uint16_t)(k == 1 ? KN_KRP_WORLD_CHUNK : k * 7 % (KN_KRP_WORLD_CHUNK + 1));
@@ -322,6 +331,12 @@ START_TEST(round_trip_every_type)
         ck_assert_uint_eq(d.h.type, type);
         ck_assert_uint_eq(d.h.seq, m.h.seq);
         ck_assert_uint_eq(d.h.flags, m.h.flags);
+        if (extra == KN_KRP_LEN_TOKEN && type != KN_KRP_HELLO_ACK)
+            ck_assert_uint_eq(d.h.token, m.h.token);
+        if (type == KN_KRP_HELLO_ACK && m.u.hello_ack.session) {
+            ck_assert_uint_eq(d.u.hello_ack.role, m.u.hello_ack.role);
+            ck_assert_uint_eq(d.u.hello_ack.token, m.u.hello_ack.token);
+        }
         ck_assert_uint_eq(kn_krp_encode(&d, b, sizeof b), n);
         ck_assert_mem_eq(a, b, n);
     }
@@ -432,10 +447,88 @@ END_TEST
 
 START_TEST(unknown_flags_are_kept_not_rejected)
 {
-    static const uint8_t a[] = {0x4B, 0x4E, 1, 4, 3, 0, 0, 0, 0, 0, 0xFE, 0xFF};
+    static const uint8_t a[] = {0x4B, 0x4E, 1, 4, 3, 0, 0, 0, 0, 0, 0xF6, 0xFF};
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_OK);
-    ck_assert_uint_eq(m.h.flags, 0xFFFE);
+    ck_assert_uint_eq(m.h.flags, 0xFFF6);
+}
+END_TEST
+
+/* TOKEN: four more payload bytes on what a controller sends, the token;
+ * meaningless (and so ignored) on what the robot sends. */
+START_TEST(session_token_and_hello_ack)
+{
+    static const uint8_t stop_tok[] = {0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 4, 0, 0x08, 0,
+                                       0x78, 0x56, 0x34, 0x12};
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(stop_tok, sizeof stop_tok, &m), KN_KRP_OK);
+    ck_assert_uint_eq(m.h.token, 0x12345678u);
+    /* TOKEN without the token bytes, or a token on a plain length */
+    static const uint8_t stop_short[] = {0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 0, 0, 0x08, 0};
+    ck_assert_int_eq(kn_krp_decode(stop_short, sizeof stop_short, &m), KN_KRP_EPAYLOAD);
+    static const uint8_t stop_extra[] = {0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4};
+    ck_assert_int_eq(kn_krp_decode(stop_extra, sizeof stop_extra, &m), KN_KRP_EPAYLOAD);
+    /* BYE: no payload; with a token, 4 */
+    kn_krp_init(&m, KN_KRP_BYE, 7, KN_KRP_F_TOKEN);
+    m.h.token = 0xCAFEF00Du;
+    uint8_t buf[64];
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), 16);
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_BYE), "BYE");
+    /* an ERROR from the robot with the TOKEN bit has its usual 8 bytes */
+    kn_krp_init(&m, KN_KRP_ERROR, 1, KN_KRP_F_TOKEN);
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), 20);
+    ck_assert_int_eq(kn_krp_decode(buf, 20, &m), KN_KRP_OK);
+    /* HELLO_ACK: 40 or 48 bytes, nothing between */
+    kn_krp_init(&m, KN_KRP_HELLO_ACK, 1, 0);
+    m.u.hello_ack.session = true;
+    m.u.hello_ack.role = KN_KRP_ROLE_OBSERVER;
+    m.u.hello_ack.token = 0xA1B2C3D4u;
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), 60);
+    ck_assert_uint_eq(buf[52], KN_KRP_ROLE_OBSERVER);
+    ck_assert_uint_eq(buf[56], 0xD4);
+    struct kn_krp_msg d;
+    ck_assert_int_eq(kn_krp_decode(buf, 60, &d), KN_KRP_OK);
+    ck_assert(d.u.hello_ack.session);
+    ck_assert_uint_eq(d.u.hello_ack.token, 0xA1B2C3D4u);
+    for (uint16_t len = 41; len < 48; len++) {
+        buf[8] = (uint8_t)len;
+        ck_assert_int_eq(kn_krp_decode(buf, 12u + len, &d), KN_KRP_EPAYLOAD);
+    }
+}
+END_TEST
+
+/* The client's side: stamping, accepting, and telling a stale
+ * BAD_SESSION from one that ends the session. */
+START_TEST(client_session)
+{
+    struct kn_krp_session s = { 0 };
+    struct kn_krp_msg m;
+    kn_krp_session_hello(&s, &m, "square", false);
+    ck_assert_uint_eq(m.h.flags, KN_KRP_F_SESSION);
+    ck_assert_str_eq(m.u.hello.name, "square");
+    struct kn_krp_hello_ack a = { .protocol = 1, .capabilities = 0 };
+    ck_assert(!kn_krp_session_accept(&s, &a, 2));
+    ck_assert(s.legacy && !s.on); /* a robot without sessions */
+    a.capabilities = KN_KRP_CAP_SESSIONS;
+    a.session = true;
+    a.role = KN_KRP_ROLE_DRIVER;
+    a.token = 77;
+    ck_assert(kn_krp_session_accept(&s, &a, 10));
+    ck_assert(!kn_krp_session_accept(&s, &a, 12)); /* the same session again */
+    kn_krp_init(&m, KN_KRP_CRAWLER, 11, 0);
+    kn_krp_session_stamp(&s, &m);
+    ck_assert_uint_eq(m.h.flags, KN_KRP_F_TOKEN);
+    ck_assert_uint_eq(m.h.token, 77);
+    kn_krp_session_hello(&s, &m, "square", true);
+    ck_assert_uint_eq(m.h.flags, KN_KRP_F_SESSION | KN_KRP_F_OBSERVER | KN_KRP_F_TOKEN);
+    struct kn_krp_error e = { .offending_seq = 9, .offending_type = 2, .code = KN_KRP_ERR_BAD_SESSION };
+    ck_assert(!kn_krp_session_lost(&s, &e)); /* sent before the token */
+    e.code = KN_KRP_ERR_NOT_OWNER;
+    e.offending_seq = 11;
+    ck_assert(!kn_krp_session_lost(&s, &e));
+    e.code = KN_KRP_ERR_BAD_SESSION;
+    ck_assert(kn_krp_session_lost(&s, &e));
+    ck_assert(!s.on);
 }
 END_TEST
 
@@ -452,7 +545,7 @@ START_TEST(direction_and_names)
     ck_assert_str_eq(kn_krp_result_str(KN_KRP_EVERSION), "bad version");
     /* ERROR codes 2..8 have names, no other */
     for (unsigned c = 0; c < 256; c++)
-        ck_assert((kn_krp_error_name((uint8_t)c) != NULL) == (c >= 2 && c <= 8));
+        ck_assert((kn_krp_error_name((uint8_t)c) != NULL) == (c >= 2 && c <= KN_KRP_ERR_MAX));
     ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_RANGE), "RANGE");
     ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_BACKEND_DOWN), "BACKEND_DOWN");
 }
@@ -675,6 +768,8 @@ static Suite *krp_suite(void)
     tcase_add_test(e, error_length_field);
     tcase_add_test(e, error_unknown_type);
     tcase_add_test(e, unknown_flags_are_kept_not_rejected);
+    tcase_add_test(e, session_token_and_hello_ack);
+    tcase_add_test(e, client_session);
     tcase_add_test(e, direction_and_names);
     tcase_add_test(e, seq_serial_arithmetic);
     tcase_add_test(e, truncations_and_corruptions);

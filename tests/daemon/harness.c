@@ -308,6 +308,7 @@ void h_wait_backend_fresh(struct h_daemon *d, int robot, int timeout_ms)
 void h_udp_open(struct h_udp *u, int port)
 {
     u->seq = 0;
+    memset(&u->sess, 0, sizeof u->sess);
     u->fd = h_udp_connect(port);
 }
 
@@ -326,7 +327,9 @@ void h_udp_raw(struct h_udp *u, const void *buf, size_t len)
 void h_udp_send(struct h_udp *u, const struct kn_krp_msg *m)
 {
     uint8_t buf[KN_KRP_MAX_DGRAM];
-    size_t n = kn_krp_encode(m, buf, sizeof buf);
+    struct kn_krp_msg s = *m;
+    kn_krp_session_stamp(&u->sess, &s);
+    size_t n = kn_krp_encode(&s, buf, sizeof buf);
     ck_assert_uint_gt(n, 0);
     h_udp_raw(u, buf, n);
 }
@@ -379,6 +382,20 @@ uint32_t h_hello(struct h_udp *u, const char *name)
     struct kn_krp_msg m = new_msg(u, KN_KRP_HELLO, 0, 0);
     snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", name);
     return send_msg(u, &m);
+}
+
+uint8_t h_hello_session(struct h_udp *u, const char *name, bool observe)
+{
+    struct kn_krp_msg m;
+    kn_krp_session_hello(&u->sess, &m, name, observe);
+    m.h.seq = ++u->seq;
+    h_udp_send(u, &m);
+    struct kn_krp_msg a;
+    ck_assert_msg(h_udp_recv_answer(u, &a, H_LONG_MS), "no HELLO_ACK");
+    ck_assert_uint_eq(a.h.type, KN_KRP_HELLO_ACK);
+    ck_assert(a.u.hello_ack.session);
+    kn_krp_session_accept(&u->sess, &a.u.hello_ack, u->seq + 1);
+    return a.u.hello_ack.role;
 }
 
 uint32_t h_crawler(struct h_udp *u, uint32_t seq, uint16_t flags, int32_t l, int32_t r)

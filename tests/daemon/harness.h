@@ -17,6 +17,7 @@
 #include "harness_proc.h"
 #include "harness_suite.h"
 #include "krp.h"
+#include "krp_session.h"
 
 /* Runs examples/square unchanged through tools/kenaf-sim-run ($KN_SIM_RUN,
  * $KN_SQUARE) against the robot on 127.0.0.1:port and fails the test
@@ -106,6 +107,7 @@ void h_wait_backend_fresh(struct h_daemon *d, int robot, int timeout_ms);
 struct h_udp {
     int fd;
     uint32_t seq;
+    struct kn_krp_session sess; /* after h_hello_session: stamped on what h_udp_send sends */
 };
 void h_udp_open(struct h_udp *u, int port);
 void h_udp_close(struct h_udp *u);
@@ -120,6 +122,9 @@ bool h_udp_recv_answer(struct h_udp *u, struct kn_krp_msg *m, int timeout_ms);
 /* Short forms: build and send one message with seq = ++u->seq unless
  * seq != 0 is given. Return the seq used. */
 uint32_t h_hello(struct h_udp *u, const char *name);
+/* A session HELLO (to drive, or to observe), its HELLO_ACK awaited and
+ * taken; returns the role the robot gave (KN_KRP_ROLE_*). */
+uint8_t h_hello_session(struct h_udp *u, const char *name, bool observe);
 uint32_t h_crawler(struct h_udp *u, uint32_t seq, uint16_t flags, int32_t l, int32_t r);
 uint32_t h_flipper(struct h_udp *u, uint32_t seq, uint16_t flags, uint8_t mask, const int32_t cdeg[4]);
 uint32_t h_simple(struct h_udp *u, uint32_t seq, uint8_t type, uint16_t flags);

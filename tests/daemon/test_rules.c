@@ -48,6 +48,7 @@ static void cap_command(void *ctx, const struct kn_command *c, uint64_t t)
 
 static struct kn_rules *R;
 static uint64_t now;
+static void (*tweak)(struct kn_rules_params *p); /* changes make()'s parameters */
 
 static struct kn_rules *make(uint32_t max_peers)
 {
@@ -65,7 +66,9 @@ static struct kn_rules *make(uint32_t max_peers)
     p.stale_ms = 500;
     p.battery_v = 24.0;
     p.max_peers = max_peers;
-    struct kn_rules_io io = { NULL, cap_send, cap_command };
+    if (tweak)
+        tweak(&p);
+    struct kn_rules_io io = { NULL, cap_send, cap_command, NULL };
     now = T0;
     return kn_rules_new(&p, &io, now);
 }
@@ -81,6 +84,7 @@ static void teardown(void)
 {
     kn_rules_free(R);
     R = NULL;
+    tweak = NULL;
 }
 
 static struct kn_addr peer(int n)
@@ -227,7 +231,8 @@ START_TEST(hello_ack_fields)
     ck_assert_uint_eq(a->u.hello_ack.simulated, 1);
     ck_assert_uint_eq(a->u.hello_ack.backend, KN_KRP_BACKEND_ENGINE);
     ck_assert_str_eq(a->u.hello_ack.robot_name, "kenaf-test");
-    ck_assert_uint_eq(a->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH);
+    ck_assert_uint_eq(a->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_SESSIONS);
+    ck_assert(!a->u.hello_ack.session); /* a plain HELLO gets the 40-byte answer */
     ck_assert_int_eq(a->u.hello_ack.counts_per_m, 5000);
     ck_assert_int_eq(a->u.hello_ack.max_speed_mm_s, 800);
     ck_assert_int_eq(a->u.hello_ack.flipper_min_cdeg, -11950);
@@ -299,10 +304,10 @@ START_TEST(crawler_command_and_ack)
     /* without ACK_REQ: no answer */
     crawler(1, 6, 0, 100, 100);
     expect_none();
-    /* unknown flag bits are ignored */
-    crawler(1, 7, 0xFFFE, 100, 100);
+    /* unknown flag bits are ignored (TOKEN is known: it adds a token) */
+    crawler(1, 7, 0xFFFE & ~KN_KRP_F_TOKEN, 100, 100);
     expect_none();
-    crawler(1, 8, 0xFFFF, 100, 100);
+    crawler(1, 8, 0xFFFF & ~KN_KRP_F_TOKEN, 100, 100);
     expect_ack(8, KN_KRP_CRAWLER);
 }
 END_TEST
@@ -397,7 +402,8 @@ START_TEST(seq_older_ignored_shared_mark)
     /* the same seq again is not older: applied */
     crawler(1, 201, KN_KRP_F_ACK_REQ, 400, 400);
     expect_ack(201, KN_KRP_CRAWLER);
-    /* marks are per sender */
+    /* marks are per sender: peer 2 drives once peer 1 has left, from seq 1 */
+    simple(1, KN_KRP_BYE, 202, 0);
     crawler(2, 1, KN_KRP_F_ACK_REQ, 100, 100);
     expect_ack(1, KN_KRP_CRAWLER);
     ck_assert_uint_eq(st()->drop_stale_seq, 4);
@@ -474,12 +480,14 @@ START_TEST(watchdog_trips_and_clears)
     ck_assert_uint_eq(st()->watchdog_trips, 1);
     crawler(1, 5, 0, 100, 100);
     ck_assert(!(status_of(1, 6).flags & KN_KRP_ST_WATCHDOG));
-    /* fed by any controller */
+    /* fed by the driver's CRAWLER; another peer's is refused and feeds nothing */
     for (int i = 0; i < 10; i++) {
         advance(300 * MS);
+        crawler(1, 100 + (uint32_t)i, 0, 100, 100);
         crawler(2 + i % 2, 100 + (uint32_t)i, 0, 100, 100);
     }
     ck_assert_uint_eq(st()->watchdog_trips, 1);
+    ck_assert_uint_eq(st()->not_owner, 10);
     advance(500 * MS);
     ck_assert_uint_eq(st()->watchdog_trips, 2);
     /* STOP clears WATCHDOG */
@@ -545,7 +553,7 @@ START_TEST(watchdog_configurable)
     p.max_speed_mm_s = 800;
     p.watchdog_ms = 200;
     p.stale_ms = 500;
-    struct kn_rules_io io = { NULL, cap_send, cap_command };
+    struct kn_rules_io io = { NULL, cap_send, cap_command, NULL };
     R = kn_rules_new(&p, &io, now);
     crawler(1, 1, 0, 100, 100);
     advance(199 * MS);
@@ -567,7 +575,7 @@ START_TEST(estop_latch)
     ck_assert(status_of(1, 3).flags & KN_KRP_ST_ESTOP);
     crawler(1, 4, KN_KRP_F_ACK_REQ, 300, 300);
     expect_error(KN_KRP_ERR_ESTOP, 4, KN_KRP_CRAWLER);
-    flipper(2, 1, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0);
+    flipper(1, 1, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0);
     expect_error(KN_KRP_ERR_ESTOP, 1, KN_KRP_FLIPPER);
     expect_none();
     ck_assert_int_eq(cap.ncmd, 2);
@@ -596,8 +604,12 @@ START_TEST(estop_latch)
     /* the CRAWLER refused during ESTOP did not move the mark */
     estop(1, 11, 0, 1);
     estop(1, 12, 0, 0);
-    crawler(2, 1, KN_KRP_F_ACK_REQ, 100, 100); /* seq 1 was refused before: accepted now */
-    expect_ack(1, KN_KRP_CRAWLER);
+    estop(1, 13, 0, 1);
+    crawler(1, 30, 0, 100, 100); /* refused */
+    estop(1, 14, 0, 0);
+    crawler(1, 15, KN_KRP_F_ACK_REQ, 100, 100); /* older than 30, newer than the mark 10 */
+    cap.rd = cap.nout - 1;
+    expect_ack(15, KN_KRP_CRAWLER);
 }
 END_TEST
 
@@ -658,24 +670,77 @@ START_TEST(subscribe_period_clamped)
 }
 END_TEST
 
+/* Opens a session for `from` (observer or driver); returns its token. */
+static uint32_t open_session(int from, uint32_t seq, bool observe, uint8_t want_role)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_HELLO, seq, KN_KRP_F_SESSION | (observe ? KN_KRP_F_OBSERVER : 0));
+    strcpy(m.u.hello.name, "client");
+    feed(from, &m);
+    const struct kn_krp_msg *a = next_out();
+    ck_assert_uint_eq(a->h.type, KN_KRP_HELLO_ACK);
+    ck_assert(a->u.hello_ack.session);
+    ck_assert_uint_eq(a->u.hello_ack.role, want_role);
+    ck_assert_uint_ne(a->u.hello_ack.token, 0);
+    return a->u.hello_ack.token;
+}
+
+/* Sends m from `from` with the session token. */
+static void feed_token(int from, struct kn_krp_msg *m, uint32_t token)
+{
+    m->h.flags |= KN_KRP_F_TOKEN;
+    m->h.token = token;
+    feed(from, m);
+}
+
+static void subscribe_token(int from, uint32_t seq, uint32_t token, uint16_t period)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_SUBSCRIBE, seq, KN_KRP_F_ACK_REQ);
+    m.u.subscribe.period_ms = period;
+    feed_token(from, &m, token);
+}
+
+/* Eight slots: one kept for the driver, at most four for peers without a
+ * session token, the rest for session observers. */
 START_TEST(subscribe_max_8_busy)
 {
-    for (int i = 0; i < 8; i++) {
+    for (int i = 1; i <= 4; i++) { /* plain peers: four slots */
         subscribe(i, 1, KN_KRP_F_ACK_REQ, 100);
         expect_ack(1, KN_KRP_SUBSCRIBE);
     }
-    subscribe(8, 1, KN_KRP_F_ACK_REQ, 100);
+    subscribe(5, 1, KN_KRP_F_ACK_REQ, 100);
     expect_error(KN_KRP_ERR_BUSY, 1, KN_KRP_SUBSCRIBE);
+    uint32_t tok[12];
+    for (int i = 10; i < 13; i++) { /* session observers: three more */
+        tok[i - 10] = open_session(i, 1, true, KN_KRP_ROLE_OBSERVER);
+        subscribe_token(i, 2, tok[i - 10], 100);
+        expect_ack(2, KN_KRP_SUBSCRIBE);
+    }
+    ck_assert_uint_eq(kn_rules_subscribers(R), 7);
+    uint32_t t13 = open_session(13, 1, true, KN_KRP_ROLE_OBSERVER);
+    subscribe_token(13, 2, t13, 100);
+    expect_error(KN_KRP_ERR_BUSY, 2, KN_KRP_SUBSCRIBE);
     expect_none();
+    /* the driver always finds its slot */
+    crawler(20, 1, 0, 0, 0);
+    subscribe(20, 2, KN_KRP_F_ACK_REQ, 100);
+    expect_ack(2, KN_KRP_SUBSCRIBE);
     ck_assert_uint_eq(kn_rules_subscribers(R), 8);
     /* an existing subscriber may still change its period */
     subscribe(3, 2, KN_KRP_F_ACK_REQ, 200);
     expect_ack(2, KN_KRP_SUBSCRIBE);
-    /* a cancel frees a slot */
-    subscribe(0, 2, 0, 0);
-    subscribe(8, 2, KN_KRP_F_ACK_REQ, 100);
+    /* a cancel frees a slot; BYE ends a session and its subscription */
+    subscribe(1, 2, 0, 0);
+    subscribe(5, 2, KN_KRP_F_ACK_REQ, 100);
     expect_ack(2, KN_KRP_SUBSCRIBE);
-    ck_assert_uint_eq(st()->sub_busy, 1);
+    struct kn_krp_msg bye;
+    kn_krp_init(&bye, KN_KRP_BYE, 3, 0);
+    feed_token(10, &bye, tok[0]);
+    ck_assert_uint_eq(kn_rules_subscribers(R), 7);
+    subscribe_token(13, 3, t13, 100);
+    expect_ack(3, KN_KRP_SUBSCRIBE);
+    ck_assert_uint_eq(st()->sub_busy, 2);
 }
 END_TEST
 
@@ -833,21 +898,26 @@ START_TEST(peer_table_bounded)
     R = make(4);
     kn_rules_backend(R, true);
     for (int i = 0; i < 4; i++)
-        crawler(i, 100, 0, 100, 100);
+        crawler(i, 100, 0, 100, 100); /* 0 drives, the others are refused */
+    cap.rd = cap.nout;
     ck_assert_uint_eq(kn_rules_peers(R)->used, 4);
-    /* a fifth while all are active: handled without state, counted */
+    /* a fifth while all are active: handled without state, counted; it
+     * cannot drive (peer 0 does), and it can still ask for a status */
     crawler(4, 1, KN_KRP_F_ACK_REQ, 100, 100);
-    expect_ack(1, KN_KRP_CRAWLER);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 1, KN_KRP_CRAWLER);
     ck_assert_uint_eq(st()->peers_overflow, 1);
+    ck_assert_uint_eq(status_of(4, 3).req_seq, 3);
     subscribe(4, 2, 0, 100);
     expect_error(KN_KRP_ERR_BUSY, 2, KN_KRP_SUBSCRIBE);
     ck_assert_uint_eq(kn_rules_peers(R)->used, 4);
-    /* peers 0..3 kept their marks */
-    crawler(2, 99, KN_KRP_F_ACK_REQ, 100, 100);
+    /* the driver kept its mark */
+    crawler(0, 99, KN_KRP_F_ACK_REQ, 100, 100);
     expect_none();
-    /* after 5 s of silence the oldest makes room */
+    /* after 5 s of silence the oldest makes room (and the silent driver
+     * lost the robot, so the newcomer drives) */
     now += 5000 * MS;
-    crawler(3, 101, 0, 100, 100); /* 3 is active again */
+    crawler(3, 101, 0, 100, 100); /* 3 is active again, and drives */
+    simple(3, KN_KRP_BYE, 102, 0);
     crawler(5, 1, KN_KRP_F_ACK_REQ, 100, 100);
     expect_ack(1, KN_KRP_CRAWLER);
     ck_assert_uint_eq(st()->peers_evicted, 1);
@@ -860,6 +930,230 @@ START_TEST(peer_table_bounded)
     ck_assert_uint_le(kn_rules_peers(R)->used, 4);
     ck_assert_uint_gt(st()->peers_overflow, 9000); /* handled statelessly */
     ck_assert_uint_ge(st()->peers_evicted, 3);
+}
+END_TEST
+
+/* ---- sessions: one driver ---- */
+
+static void hello_plain(int from, uint32_t seq)
+{
+    simple(from, KN_KRP_HELLO, seq, 0);
+    const struct kn_krp_msg *a = next_out();
+    ck_assert_uint_eq(a->h.type, KN_KRP_HELLO_ACK);
+    ck_assert(!a->u.hello_ack.session);
+}
+
+START_TEST(second_client_not_owner)
+{
+    hello_plain(1, 1);                      /* first HELLO: the driver */
+    hello_plain(2, 1);                      /* second: an observer */
+    crawler(1, 2, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_ack(2, KN_KRP_CRAWLER);
+    int n = cap.ncmd;
+    crawler(2, 0, KN_KRP_F_ACK_REQ, -300, 300); /* B turns: refused */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 0, KN_KRP_CRAWLER);
+    flipper(2, 2, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_FLIPPER);
+    simple(2, KN_KRP_STOP, 3, KN_KRP_F_ACK_REQ);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 3, KN_KRP_STOP);
+    expect_none();
+    ck_assert_int_eq(cap.ncmd, n);          /* the robot is unaffected */
+    struct kn_command sp;
+    kn_rules_setpoints(R, &sp);
+    ck_assert_double_eq_tol(sp.belt_speed_m_s[1], 0.3, 1e-12);
+    ck_assert_uint_eq(st()->not_owner, 3);
+    /* observers may ask: STATUS_REQ, SUBSCRIBE, WORLD_REQ */
+    ck_assert_uint_eq(status_of(2, 4).req_seq, 4);
+    subscribe(2, 5, KN_KRP_F_ACK_REQ, 100);
+    expect_ack(5, KN_KRP_SUBSCRIBE);
+    struct kn_krp_msg w;
+    kn_krp_init(&w, KN_KRP_WORLD_REQ, 6, 0);
+    feed(2, &w);
+    ck_assert_uint_eq(next_out()->h.type, KN_KRP_WORLD);
+    /* a peer that never said HELLO cannot drive while someone does */
+    crawler(3, 1, 0, 100, 100);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 1, KN_KRP_CRAWLER);
+    ck_assert_ptr_nonnull(kn_rules_driver(R));
+    char a[64];
+    kn_addr_format(&kn_rules_driver(R)->addr, a, sizeof a);
+    ck_assert_str_eq(a, "127.0.0.1:20001");
+}
+END_TEST
+
+#define CONSOLE (40000 + 9)
+
+static void one_console(struct kn_rules_params *p)
+{
+    struct kn_addr c = peer(CONSOLE);            /* 127.0.0.2 */
+    ((struct sockaddr_in *)&c.ss)->sin_port = 0; /* every port of the address */
+    p->consoles[0] = c;
+    p->n_consoles = 1;
+}
+
+START_TEST(estop_release_by_engager_or_console)
+{
+    kn_rules_free(R);
+    tweak = one_console;
+    R = make(0);
+    kn_rules_backend(R, true);
+    crawler(1, 1, 0, 300, 300);             /* 1 drives */
+    estop(2, 1, KN_KRP_F_ACK_REQ, 1);        /* anyone engages */
+    expect_ack(1, KN_KRP_ESTOP);
+    struct kn_addr who, two = peer(2);
+    ck_assert(kn_rules_estop_owner(R, &who) && kn_addr_equal(&who, &two));
+    estop(1, 2, KN_KRP_F_ACK_REQ, 0);        /* the driver did not engage it */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_ESTOP);
+    expect_none();
+    ck_assert(status_of(1, 3).flags & KN_KRP_ST_ESTOP);
+    ck_assert_uint_eq(st()->estop_release_refused, 1);
+    estop(2, 2, KN_KRP_F_ACK_REQ, 0);        /* the engager releases */
+    expect_ack(2, KN_KRP_ESTOP);
+    ck_assert(!(status_of(1, 4).flags & KN_KRP_ST_ESTOP));
+    estop(1, 5, 0, 1);
+    estop(2, 3, 0, 0);                       /* 2 no longer holds it */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 3, KN_KRP_ESTOP);
+    estop(CONSOLE + 1, 1, KN_KRP_F_ACK_REQ, 0);  /* the console, from any port */
+    expect_ack(1, KN_KRP_ESTOP);
+    ck_assert(!(status_of(1, 6).flags & KN_KRP_ST_ESTOP));
+    /* releasing a latch that is not engaged is harmless */
+    estop(3, 1, KN_KRP_F_ACK_REQ, 0);
+    expect_ack(1, KN_KRP_ESTOP);
+}
+END_TEST
+
+START_TEST(console_takes_over)
+{
+    kn_rules_free(R);
+    tweak = one_console;
+    R = make(0);
+    kn_rules_backend(R, true);
+    hello_plain(1, 1);
+    crawler(1, 2, 0, 300, 300);
+    crawler(CONSOLE, 1, KN_KRP_F_ACK_REQ, 0, 0); /* the console drives at once */
+    expect_ack(1, KN_KRP_CRAWLER);
+    ck_assert_double_eq(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0], 0);
+    crawler(1, 3, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 3, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->driver_takeovers, 1);
+    /* a session HELLO from the console is answered DRIVER even when another drives */
+    simple(CONSOLE, KN_KRP_BYE, 2, 0);
+    hello_plain(1, 4);
+    open_session(CONSOLE, 3, false, KN_KRP_ROLE_DRIVER);
+    ck_assert_uint_eq(st()->driver_takeovers, 2);
+}
+END_TEST
+
+/* A captured datagram does not pass from another port, nor after a new
+ * HELLO: the token names the session, the session its address. */
+START_TEST(session_token_replay)
+{
+    uint32_t t = open_session(1, 1, false, KN_KRP_ROLE_DRIVER);
+    struct kn_krp_msg c;
+    kn_krp_init(&c, KN_KRP_CRAWLER, 2, KN_KRP_F_ACK_REQ);
+    c.u.crawler.left_mm_s = c.u.crawler.right_mm_s = 200;
+    feed_token(1, &c, t);
+    expect_ack(2, KN_KRP_CRAWLER);
+    int n = cap.ncmd;
+    feed_token(3, &c, t);                    /* the same bytes from another port */
+    expect_error(KN_KRP_ERR_BAD_SESSION, 2, KN_KRP_CRAWLER);
+    c.h.flags &= (uint16_t)~KN_KRP_F_TOKEN;  /* ... and without the token */
+    feed(3, &c);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_CRAWLER);
+    feed(1, &c);                             /* the session's own port, no token */
+    expect_error(KN_KRP_ERR_BAD_SESSION, 2, KN_KRP_CRAWLER);
+    ck_assert_int_eq(cap.ncmd, n);
+    /* a new HELLO: a new token and seq space; the old datagram is stale */
+    uint32_t t2 = open_session(1, 3, false, KN_KRP_ROLE_DRIVER);
+    ck_assert_uint_ne(t2, t);
+    feed_token(1, &c, t);
+    expect_error(KN_KRP_ERR_BAD_SESSION, 2, KN_KRP_CRAWLER);
+    ck_assert_int_eq(cap.ncmd, n);
+    ck_assert_uint_eq(st()->bad_session, 3);
+    c.h.seq = 1;                             /* its own seq space starts again */
+    feed_token(1, &c, t2);
+    expect_ack(1, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(kn_rules_sessions(R), 1);
+    ck_assert_uint_eq(st()->sessions_opened, 2);
+}
+END_TEST
+
+START_TEST(role_change_and_handover)
+{
+    uint32_t a = open_session(1, 1, false, KN_KRP_ROLE_DRIVER);
+    uint32_t b = open_session(2, 1, false, KN_KRP_ROLE_OBSERVER); /* asked to drive: busy */
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_CRAWLER, 2, 0);
+    m.u.crawler.left_mm_s = m.u.crawler.right_mm_s = 300;
+    feed_token(1, &m, a);
+    feed_token(2, &m, b);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_CRAWLER);
+    /* A hands over: a HELLO with its token, asking to observe; the belts stop */
+    kn_krp_init(&m, KN_KRP_HELLO, 3, KN_KRP_F_SESSION | KN_KRP_F_OBSERVER);
+    feed_token(1, &m, a);
+    const struct kn_krp_msg *ack = next_out();
+    ck_assert_uint_eq(ack->u.hello_ack.role, KN_KRP_ROLE_OBSERVER);
+    ck_assert_uint_eq(ack->u.hello_ack.token, a);  /* the same session */
+    ck_assert_double_eq(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0], 0);
+    ck_assert_ptr_null(kn_rules_driver(R));
+    /* B asks again within its session and drives, its mark kept */
+    kn_krp_init(&m, KN_KRP_HELLO, 4, KN_KRP_F_SESSION);
+    feed_token(2, &m, b);
+    ack = next_out();
+    ck_assert_uint_eq(ack->u.hello_ack.role, KN_KRP_ROLE_DRIVER);
+    ck_assert_uint_eq(ack->u.hello_ack.token, b);
+    kn_krp_init(&m, KN_KRP_CRAWLER, 1, KN_KRP_F_ACK_REQ); /* older than B's refused seq 2: the mark did not move */
+    m.u.crawler.left_mm_s = m.u.crawler.right_mm_s = 100;
+    feed_token(2, &m, b);
+    expect_ack(1, KN_KRP_CRAWLER);
+    /* a session observer does not drive by sending set-points */
+    kn_krp_init(&m, KN_KRP_STOP, 5, 0);
+    feed_token(1, &m, a);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 5, KN_KRP_STOP);
+}
+END_TEST
+
+START_TEST(released_on_bye_watchdog_silence)
+{
+    hello_plain(1, 1);
+    crawler(1, 2, 0, 300, 300);
+    simple(1, KN_KRP_BYE, 3, KN_KRP_F_ACK_REQ);  /* BYE: belts 0, robot free */
+    expect_ack(3, KN_KRP_BYE);
+    ck_assert_double_eq(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0], 0);
+    ck_assert_ptr_null(kn_rules_driver(R));
+    crawler(2, 1, KN_KRP_F_ACK_REQ, 300, 300);    /* another drives */
+    expect_ack(1, KN_KRP_CRAWLER);
+    advance(600 * MS);                           /* 2 went quiet while moving */
+    ck_assert_uint_eq(st()->watchdog_trips, 1);
+    ck_assert_ptr_null(kn_rules_driver(R));
+    ck_assert_uint_eq(st()->driver_watchdog, 1);
+    open_session(3, 1, false, KN_KRP_ROLE_DRIVER);
+    crawler(2, 2, KN_KRP_F_ACK_REQ, 300, 300);    /* 2 is back: 3 drives now */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_CRAWLER);
+    advance(5000 * MS);                          /* 3 silent for 5 s: released */
+    ck_assert_ptr_null(kn_rules_driver(R));
+    crawler(2, 3, KN_KRP_F_ACK_REQ, 0, 0);
+    expect_ack(3, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->driver_released, 2);
+}
+END_TEST
+
+static void need_hello(struct kn_rules_params *p)
+{
+    p->hello_to_drive = true;
+}
+
+START_TEST(hello_to_drive_switch)
+{
+    kn_rules_free(R);
+    tweak = need_hello;
+    R = make(0);
+    kn_rules_backend(R, true);
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 100, 100);   /* no HELLO: refused */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 1, KN_KRP_CRAWLER);
+    ck_assert_int_eq(cap.ncmd, 0);
+    hello_plain(1, 2);
+    crawler(1, 3, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(3, KN_KRP_CRAWLER);
 }
 END_TEST
 
@@ -888,6 +1182,13 @@ static Suite *suite(void)
     tcase_add_test(tc, flipper_mask_and_clamp);
     tcase_add_test(tc, stop_holds_flippers_clears_flags);
     tcase_add_test(tc, seq_older_ignored_shared_mark);
+    tcase_add_test(tc, second_client_not_owner);
+    tcase_add_test(tc, estop_release_by_engager_or_console);
+    tcase_add_test(tc, console_takes_over);
+    tcase_add_test(tc, session_token_replay);
+    tcase_add_test(tc, role_change_and_handover);
+    tcase_add_test(tc, released_on_bye_watchdog_silence);
+    tcase_add_test(tc, hello_to_drive_switch);
     tcase_add_test(tc, seq_wraps_rfc1982);
     tcase_add_test(tc, seq_mark_forgotten_on_hello_and_silence);
     tcase_add_test(tc, ignored_setpoint_does_not_feed_watchdog);

@@ -56,7 +56,8 @@ START_TEST(hello_ack)
     ck_assert_uint_eq(m.u.hello_ack.simulated, 1);
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_ENGINE);
     ck_assert_str_eq(m.u.hello_ack.robot_name, "kenaf");
-    ck_assert_uint_eq(m.u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD);
+    ck_assert_uint_eq(m.u.hello_ack.capabilities,
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS);
     ck_assert_int_eq(m.u.hello_ack.counts_per_m, 5000);
     ck_assert_int_eq(m.u.hello_ack.max_speed_mm_s, 800);
     ck_assert_int_eq(m.u.hello_ack.flipper_min_cdeg, -11950);
@@ -177,9 +178,10 @@ START_TEST(seq_ordering)
     h_crawler(&ctl, 0xFFFFFFF5u, KN_KRP_F_ACK_REQ, 700, 700);
     ck_assert(h_wait_stat(&simd, "robots.0.drops.stale_seq", 3, H_LONG_MS));
     h_expect_silence(&ctl);
-    /* another sender has its own mark */
+    /* another sender has its own mark: it drives from seq 1 once ctl left */
     struct h_udp other;
     h_udp_open(&other, simd.port[0]);
+    h_expect_ack(&ctl, h_simple(&ctl, 0, KN_KRP_BYE, KN_KRP_F_ACK_REQ), KN_KRP_BYE);
     h_expect_ack(&other, h_crawler(&other, 1, KN_KRP_F_ACK_REQ, 100, 100), KN_KRP_CRAWLER);
     h_udp_close(&other);
     ck_assert_double_eq(STAT("drops.stale_seq"), 3);
@@ -295,21 +297,28 @@ START_TEST(subscribe_pushes_and_cancel)
 }
 END_TEST
 
+/* Eight slots: four for plain peers, three more for session observers,
+ * one kept for the driver; the ninth subscriber is BUSY. */
 START_TEST(subscribe_ninth_busy)
 {
-    struct h_udp subs[9];
-    for (int i = 0; i < 9; i++) {
+    struct h_udp subs[10];
+    for (int i = 0; i < 10; i++) {
         h_udp_open(&subs[i], simd.port[0]);
+        if (i >= 5 && i < 9)
+            ck_assert_uint_eq(h_hello_session(&subs[i], "observer", true), KN_KRP_ROLE_OBSERVER);
+        if (i == 9) /* the driver */
+            ck_assert_uint_eq(h_hello_session(&subs[i], "driver", false), KN_KRP_ROLE_DRIVER);
         uint32_t seq = h_subscribe(&subs[i], KN_KRP_F_ACK_REQ, 1000);
-        if (i < 8)
-            h_expect_ack(&subs[i], seq, KN_KRP_SUBSCRIBE);
-        else
+        if (i == 4 || i == 8) /* a fifth plain one; a fourth observer */
             h_expect_error(&subs[i], KN_KRP_ERR_BUSY, seq, KN_KRP_SUBSCRIBE);
+        else
+            h_expect_ack(&subs[i], seq, KN_KRP_SUBSCRIBE);
     }
     ck_assert_double_eq(STAT("subscriptions.active"), 8);
-    ck_assert_double_eq(STAT("drops.subscribe_busy"), 1);
-    ck_assert_double_eq(STAT("errors.BUSY"), 1);
-    for (int i = 0; i < 9; i++)
+    ck_assert_double_eq(STAT("drops.subscribe_busy"), 2);
+    ck_assert_double_eq(STAT("errors.BUSY"), 2);
+    ck_assert_double_eq(STAT("sessions.active"), 5);
+    for (int i = 0; i < 10; i++)
         h_udp_close(&subs[i]);
 }
 END_TEST

@@ -56,7 +56,7 @@ static void setup(void)
     p.flipper_max_cdeg = 11950;
     p.watchdog_ms = 500;
     p.stale_ms = 500;
-    struct kn_rules_io io = { NULL, cap_send, cap_command };
+    struct kn_rules_io io = { NULL, cap_send, cap_command, NULL };
     R = kn_rules_new(&p, &io, now);
     ck_assert_ptr_nonnull(R);
     kn_rules_backend(R, true);
@@ -92,7 +92,7 @@ static const struct kn_krp_msg *last(void)
 START_TEST(rules_without_document)
 {
     send_type(KN_KRP_HELLO, 1, 0);
-    ck_assert_uint_eq(last()->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH);
+    ck_assert_uint_eq(last()->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_SESSIONS);
     send_type(KN_KRP_WORLD_REQ, 2, 0);
     ck_assert_uint_eq(last()->h.type, KN_KRP_WORLD);
     ck_assert_uint_eq(last()->u.world.total_len, 0);
@@ -110,7 +110,7 @@ START_TEST(rules_answer_chunks)
     ck_assert_int_eq(kn_rules_set_world(R, doc, sizeof doc), 0);
     send_type(KN_KRP_HELLO, 1, 0);
     ck_assert_uint_eq(last()->u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD);
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS);
     char got[1000];
     uint32_t off = 0;
     for (int k = 0; off < sizeof doc; k++) {
