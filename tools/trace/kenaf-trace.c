@@ -19,6 +19,7 @@
 
 #include "hostport.h"
 #include "krp.h"
+#include "krp_session.h"
 #include "trace.h"
 
 #ifndef KN_VERSION
@@ -203,15 +204,47 @@ static int finish_output(FILE *f, const char *path, bool as_svg, const struct kn
     return 0;
 }
 
+/* kenaf-trace only watches: a session as an observer where the robot has
+ * sessions (so it needs no slot meant for plain clients), plain KRP/1
+ * where it has not. */
+static struct kn_krp_session sess;
+static bool hello_acked;
+
+static void send_stamped(int fd, uint32_t *seq, struct kn_krp_msg *m)
+{
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    m->h.seq = (*seq)++;
+    kn_krp_session_stamp(&sess, m);
+    size_t n = kn_krp_encode(m, buf, sizeof buf);
+    /* a refused send (robot not up yet) is retried by the renewal timer */
+    (void)send(fd, buf, n, 0);
+}
+
 static void send_subscribe(int fd, uint32_t *seq, uint16_t period)
 {
     struct kn_krp_msg m;
-    uint8_t buf[KN_KRP_MAX_DGRAM];
-    kn_krp_init(&m, KN_KRP_SUBSCRIBE, (*seq)++, 0);
+    if (!hello_acked && period) { /* subscribe once the answer says how */
+        kn_krp_session_hello(&sess, &m, "kenaf-trace", true);
+        send_stamped(fd, seq, &m);
+        return;
+    }
+    kn_krp_init(&m, KN_KRP_SUBSCRIBE, 0, 0);
     m.u.subscribe.period_ms = period;
-    size_t n = kn_krp_encode(&m, buf, sizeof buf);
-    /* a refused send (robot not up yet) is retried by the renewal timer */
-    (void)send(fd, buf, n, 0);
+    send_stamped(fd, seq, &m);
+}
+
+/* HELLO_ACK opens the session (the next renewal subscribes under it);
+ * BAD_SESSION means the robot forgot it: HELLO again. */
+static void on_answer(const struct kn_krp_msg *m, uint32_t next_seq, double *renew)
+{
+    if (m->h.type == KN_KRP_HELLO_ACK) {
+        hello_acked = true;
+        if (kn_krp_session_accept(&sess, &m->u.hello_ack, next_seq))
+            *renew = 0;
+    } else if (m->h.type == KN_KRP_ERROR && kn_krp_session_lost(&sess, &m->u.error)) {
+        hello_acked = false;
+        *renew = 0;
+    }
 }
 
 /* Records STATUS until a signal or the duration; returns the number of
@@ -241,8 +274,13 @@ static size_t record(int fd, const struct opts *o, struct kn_trace *t)
         }
         if (m.h.type == KN_KRP_STATUS)
             kn_trace_add(t, &m.u.status);
+        else
+            on_answer(&m, seq, &renew);
     }
     send_subscribe(fd, &seq, 0);
+    struct kn_krp_msg bye;
+    kn_krp_init(&bye, KN_KRP_BYE, 0, 0);
+    send_stamped(fd, &seq, &bye);
     return bad;
 }
 

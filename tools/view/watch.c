@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "krp_session.h"
+
 /* The world document being fetched: chunk k is bytes [480 k, 480 (k+1)). */
 struct fetch {
     bool on;
@@ -20,6 +22,7 @@ struct kn_watch {
     struct kn_watch_io io;
     char name[KN_KRP_NAME_LEN + 1];
     uint32_t seq;
+    struct kn_krp_session sess; /* an observer's session, where the robot has them */
     bool acked;                /* HELLO_ACK since the link last went down */
     bool up;                   /* STATUS within the last second */
     bool busy;                 /* subscription refused: polling */
@@ -44,6 +47,7 @@ static void send_msg(struct kn_watch *w, struct kn_krp_msg *m)
 {
     uint8_t buf[KN_KRP_MAX_DGRAM];
     m->h.seq = ++w->seq;
+    kn_krp_session_stamp(&w->sess, m);
     size_t n = kn_krp_encode(m, buf, sizeof buf);
     if (n == 0)
         return;
@@ -55,8 +59,8 @@ static void send_simple(struct kn_watch *w, uint8_t type)
 {
     struct kn_krp_msg m;
     kn_krp_init(&m, type, 0, 0);
-    if (type == KN_KRP_HELLO)
-        memcpy(m.u.hello.name, w->name, sizeof m.u.hello.name);
+    if (type == KN_KRP_HELLO) /* to observe: kenaf-view never drives */
+        kn_krp_session_hello(&w->sess, &m, w->name, true);
     else if (type == KN_KRP_SUBSCRIBE)
         m.u.subscribe.period_ms = KN_WATCH_SUB_MS;
     send_msg(w, &m);
@@ -259,6 +263,7 @@ static void on_hello_ack(struct kn_watch *w, const struct kn_krp_hello_ack *a, u
 {
     w->st.hello_acks++;
     w->acked = true;
+    kn_krp_session_accept(&w->sess, a, w->seq + 1);
     w->caps = a->capabilities;
     w->io.hello(w->io.ctx, a);
     w->sub_ns = now;
@@ -295,7 +300,10 @@ static void on_error(struct kn_watch *w, const struct kn_krp_error *e, uint64_t 
 {
     if (e->code < sizeof w->st.errors / sizeof w->st.errors[0])
         w->st.errors[e->code]++;
-    if (e->offending_type == KN_KRP_SUBSCRIBE && e->code == KN_KRP_ERR_BUSY) {
+    if (kn_krp_session_lost(&w->sess, e)) {
+        w->acked = false; /* the robot forgot the session (restarted): HELLO again */
+        w->hello_ns = 0;
+    } else if (e->offending_type == KN_KRP_SUBSCRIBE && e->code == KN_KRP_ERR_BUSY) {
         w->st.sub_busy++;
         if (!w->busy)
             w->poll_ns = now; /* the first poll one period from now */
