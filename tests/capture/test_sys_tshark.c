@@ -135,7 +135,7 @@ START_TEST(tshark_decodes_every_field)
     send_raw(&u, "KN\x01\x80\x68\0\0\0\x08\0\0\0\1\0\0\0\2\0\0\0", 20); /* an ACK to the robot */
     h_expect_error(&u, KN_KRP_ERR_UNKNOWN_TYPE, 104, KN_KRP_ACK);
     send_raw(&u, "XXXXXXXXXXXXXXXX", 16);                                      /* bad magic */
-    send_raw(&u, "KN\x01\x04\x69\0\0\0\0\0\x03\0", 12);                         /* STOP, odd flags */
+    send_raw(&u, "KN\x01\x04\x69\0\0\0\0\0\x13\0", 12); /* STOP, ACK_REQ, SESSION (meaningless here) and a reserved bit */
     h_expect_ack(&u, 105, KN_KRP_STOP);
     h_expect_silence(&u);
     h_udp_close(&u);

@@ -19,25 +19,33 @@ local MAX_DGRAM = 512
 local types = {
     [0x01] = "HELLO", [0x02] = "CRAWLER", [0x03] = "FLIPPER", [0x04] = "STOP",
     [0x05] = "STATUS_REQ", [0x06] = "SUBSCRIBE", [0x07] = "ESTOP", [0x08] = "WORLD_REQ",
+    [0x09] = "BYE",
     [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0x86] = "WORLD", [0xFF] = "ERROR",
 }
 local payload_len = {
     [0x01] = 16, [0x02] = 8, [0x03] = 20, [0x04] = 0, [0x05] = 0, [0x06] = 2, [0x07] = 1,
-    [0x08] = 4, [0x80] = 8, [0x81] = 40, [0x85] = 112, [0x86] = 8, [0xFF] = 8,
+    [0x08] = 4, [0x09] = 0, [0x80] = 8, [0x81] = 40, [0x85] = 112, [0x86] = 8, [0xFF] = 8,
 }
 -- WORLD (the world description extension) carries 8 fixed bytes and then a
 -- chunk of 0 to 480 bytes of the description: the only variable payload.
 local WORLD_CHUNK_MAX = 480
 local error_codes = {
     [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
-    [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY",
+    [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY", [9] = "NOT_OWNER", [10] = "BAD_SESSION",
 }
 local error_text = {
     [2] = "version is not 1", [3] = "length wrong (header, payload or datagram size)",
     [4] = "type unknown or not for the robot", [5] = "set-point out of range, clamped",
     [6] = "refused: emergency stop engaged", [7] = "simulator link down (command stored)",
     [8] = "too many subscribers",
+    [9] = "refused: another client drives, or holds the e-stop",
+    [10] = "refused: session token missing, unknown or stale",
 }
+-- Sessions extension: header flags, the 4-byte token after a controller's
+-- payload (TOKEN), and the 48-byte HELLO_ACK with role and token.
+local FLAG_SESSION, FLAG_OBSERVER, FLAG_TOKEN = 0x0002, 0x0004, 0x0008
+local HELLO_ACK_SESSION_LEN = 48
+local roles = { [1] = "driver", [2] = "observer" }
 local backends = { [0] = "hardware", [1] = "built-in engine", [2] = "USARSim", [3] = "Gazebo" }
 local flipper_names = { "FL", "FR", "RL", "RR" }
 
@@ -54,7 +62,11 @@ local F_seq = add(ProtoField.uint32("krp.seq", "Sequence number", base.DEC))
 local F_len = add(ProtoField.uint16("krp.length", "Payload length", base.UNIT_STRING, u("bytes")))
 local F_flags = add(ProtoField.uint16("krp.flags", "Header flags", base.HEX))
 local F_ackreq = add(ProtoField.bool("krp.flags.ack_req", "ACK_REQ (answer with ACK)", 16, nil, 0x0001))
-local F_flags_rsv = add(ProtoField.uint16("krp.flags.reserved", "Reserved flag bits", base.HEX, nil, 0xFFFE))
+local F_session = add(ProtoField.bool("krp.flags.session", "SESSION (HELLO: open a session)", 16, nil, 0x0002))
+local F_observer = add(ProtoField.bool("krp.flags.observer", "OBSERVER (HELLO: observe, do not drive)", 16, nil, 0x0004))
+local F_tokenflag = add(ProtoField.bool("krp.flags.token", "TOKEN (session token after the payload)", 16, nil, 0x0008))
+local F_flags_rsv = add(ProtoField.uint16("krp.flags.reserved", "Reserved flag bits", base.HEX, nil, 0xFFF0))
+local F_token = add(ProtoField.uint32("krp.token", "Session token", base.HEX))
 local F_dir = add(ProtoField.string("krp.direction", "Direction"))
 local F_payload = add(ProtoField.bytes("krp.payload", "Payload"))
 
@@ -101,7 +113,10 @@ local F_ha_cap_torque = add(ProtoField.bool("krp.hello_ack.capabilities.flipper_
 local F_ha_cap_truth = add(ProtoField.bool("krp.hello_ack.capabilities.ground_truth", "Ground-truth pose", 32, nil, 0x2))
 local F_ha_cap_lock = add(ProtoField.bool("krp.hello_ack.capabilities.lockstep", "Lockstep", 32, nil, 0x4))
 local F_ha_cap_world = add(ProtoField.bool("krp.hello_ack.capabilities.world", "World description (WORLD_REQ answered)", 32, nil, 0x8))
-local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFFF0))
+local F_ha_cap_sessions = add(ProtoField.bool("krp.hello_ack.capabilities.sessions", "Sessions (one driver, BYE, tokens)", 32, nil, 0x10))
+local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFFE0))
+local F_ha_role = add(ProtoField.uint8("krp.hello_ack.role", "Session role", base.DEC, roles))
+local F_ha_token = add(ProtoField.uint32("krp.hello_ack.token", "Session token", base.HEX))
 local F_ha_cpm = add(ProtoField.int32("krp.hello_ack.counts_per_m", "Encoder counts per metre", base.UNIT_STRING, u("counts/m")))
 local F_ha_vmax = add(ProtoField.int32("krp.hello_ack.max_speed", "Belt speed limit", base.UNIT_STRING, u("mm/s")))
 local F_ha_fmin = add(ProtoField.int32("krp.hello_ack.flipper_min", "Flipper angle minimum", base.UNIT_STRING, u("x 0.01 deg")))
@@ -305,14 +320,23 @@ decode[0x81] = function(buf, t, off)
     c:add_le(F_ha_cap_truth, buf(off + 20, 4))
     c:add_le(F_ha_cap_lock, buf(off + 20, 4))
     c:add_le(F_ha_cap_world, buf(off + 20, 4))
+    c:add_le(F_ha_cap_sessions, buf(off + 20, 4))
     c:add_le(F_ha_cap_rsv, buf(off + 20, 4))
     t:add_le(F_ha_cpm, buf(off + 24, 4))
     t:add_le(F_ha_vmax, buf(off + 28, 4))
     t:add_le(F_ha_fmin, buf(off + 32, 4)):append_text(cdeg(le_int(buf, off + 32)))
     t:add_le(F_ha_fmax, buf(off + 36, 4)):append_text(cdeg(le_int(buf, off + 36)))
     local sim = buf(off + 2, 1):uint()
-    return string.format("\"%s\" %s, %s", name, sim == 1 and "simulated" or "hardware",
-        backends[buf(off + 3, 1):uint()] or "unknown backend")
+    local session = ""
+    if buf:len() - off >= HELLO_ACK_SESSION_LEN then
+        local role = buf(off + 40, 1):uint()
+        t:add(F_ha_role, buf(off + 40, 1))
+        check_pad(t, buf(off + 41, 3))
+        t:add_le(F_ha_token, buf(off + 44, 4))
+        session = string.format(", session %s token 0x%08x", roles[role] or "?", buf(off + 44, 4):le_uint())
+    end
+    return string.format("\"%s\" %s, %s%s", name, sim == 1 and "simulated" or "hardware",
+        backends[buf(off + 3, 1):uint()] or "unknown backend", session)
 end
 
 decode[0x85] = function(buf, t, off)
@@ -386,14 +410,20 @@ local function dissect(buf, pinfo, tree)
     local li = t:add_le(F_len, buf(8, 2))
     local fl = t:add_le(F_flags, buf(10, 2))
     fl:add_le(F_ackreq, buf(10, 2))
+    fl:add_le(F_session, buf(10, 2))
+    fl:add_le(F_observer, buf(10, 2))
+    fl:add_le(F_tokenflag, buf(10, 2))
     fl:add_le(F_flags_rsv, buf(10, 2))
-    if bit32.band(flags, 0xFFFE) ~= 0 then fl:add_proto_expert_info(E.reserved) end
+    if bit32.band(flags, 0xFFF0) ~= 0 then fl:add_proto_expert_info(E.reserved) end
     if not to_robot and pinfo.dst_port == krp.prefs.udp_port and pinfo.src_port ~= krp.prefs.udp_port then
         t:add_proto_expert_info(E.wrong_way)
     end
 
     local info = string.format("%s seq=%d", type_name(ty), seq)
     if bit32.band(flags, 1) ~= 0 then info = info .. " [ACK_REQ]" end
+    if ty == 0x01 and bit32.band(flags, FLAG_SESSION) ~= 0 then
+        info = info .. (bit32.band(flags, FLAG_OBSERVER) ~= 0 and " [SESSION observer]" or " [SESSION driver]")
+    end
     pinfo.cols.info = info
     t:append_text(", " .. type_name(ty) .. ", seq " .. seq)
 
@@ -418,6 +448,16 @@ local function dissect(buf, pinfo, tree)
     end
     if ty == 0x86 and plen >= want and plen <= want + WORLD_CHUNK_MAX then
         want = plen
+    end
+    if ty == 0x81 and plen == HELLO_ACK_SESSION_LEN then
+        want = plen
+    end
+    local token = to_robot and bit32.band(flags, FLAG_TOKEN) ~= 0
+    if token and plen == want + 4 then
+        t:add_le(F_token, buf(HDR_LEN + want, 4))
+        info = info .. string.format(" token=0x%08x", buf(HDR_LEN + want, 4):le_uint())
+        pinfo.cols.info = info
+        plen = want
     end
     if plen ~= want then
         li:add_proto_expert_info(E.bad_payload, string.format("%s carries %d payload bytes, not %d (answered with ERROR BAD_LENGTH)", type_name(ty), want, plen))
