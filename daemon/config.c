@@ -25,6 +25,7 @@
 #include "convert.h"
 #include "hostport.h"
 #include "jsonschema.h"
+#include "keyfile.h"
 #include "sockdir.h"
 
 /* Generated from config/kenaf-simd.schema.json by embed_file.c. */
@@ -935,6 +936,26 @@ static void load_consoles(struct ld *l, const cJSON *jr, const char *base, struc
 
 /* allow_drivers / allow_observers: networks or addresses (access.h). */
 static void load_allow(struct ld *l, const cJSON *jr, const char *rbase, const char *key,
+/* key_file: the key is read here, so --check-config and a start alike
+ * name a key file that is missing, readable by others or malformed. */
+static void load_key(struct ld *l, const cJSON *jr, const char *base, struct kn_cfg_robot *r)
+{
+    if (!opt_string(l, jr, base, "key_file", r->key_file, sizeof r->key_file))
+        return;
+    char p[256];
+    join(p, sizeof p, base, "key_file");
+#ifdef KN_HAVE_KEYS
+    char why[KN_CFG_PATH_LEN + 256];
+    if (kn_keyfile_read(r->key_file, r->key, &r->key_len, why, sizeof why) < 0) {
+        errs_add(l->e, p, "%s", why);
+        r->key_len = 0;
+    }
+#else
+    errs_add(l->e, p, "kenaf-simd was built without shared-key support (nettle-dev; "
+                      "meson -Dkeys=enabled), so key %s cannot be used", r->key_file);
+#endif
+}
+
                        struct kn_access *a, struct kn_access_net *list, uint8_t *n)
 {
     const cJSON *v = member(jr, key);
@@ -1020,6 +1041,7 @@ static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_ro
                &r->access.n_observers);
 }
 
+    load_key(l, jr, base, r);
 /* Two listen addresses clash when the same port could not be bound twice:
  * the same address, an IPv4 wildcard against any IPv4 address, or an IPv6
  * wildcard against anything (Linux binds [::] dual-stack by default). */
@@ -1584,6 +1606,8 @@ char *kn_config_to_json(const struct kn_config *cfg)
         if (r->access.on) {
             allow_to_json(&j, jr, "allow_drivers", r->access.drivers, r->access.n_drivers);
             allow_to_json(&j, jr, "allow_observers", r->access.observers, r->access.n_observers);
+        if (r->key_file[0])
+            add_str(&j, jr, "key_file", r->key_file);
         }
         backend_to_json(&j, jr, &r->backend);
         if (cfg->fault_injection) {

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "access.h"
+#ifdef KN_HAVE_KEYS
+#include "krp_mac.h"
+#endif
 #include "backend.h"
 #include "capture.h"
 #include "engine_proc.h"
@@ -18,6 +22,7 @@
 #include "world_doc.h"
 
 #define UDP_QUEUE_MAX 64      /* datagrams waiting when the socket is full */
+#define KEY_SENDERS 256       /* shared key: senders whose last counter is kept */
 #define STATS_PEERS_MAX 32    /* peers listed in the stats, most recent first */
 
 struct kn_robot {
@@ -44,6 +49,13 @@ struct kn_robot {
 
     uint64_t recv_errors, send_errors, send_queued, send_queue_full;
     uint64_t access_dropped, access_refused;  /* allow-lists (access.h) */
+#ifdef KN_HAVE_KEYS
+    /* key_file: every datagram in is verified, every one out signed */
+    struct kn_krpmac_key key;
+    struct kn_krpmac_replay *replay;  /* NULL: no key */
+    uint64_t key_counter;             /* last counter signed */
+    uint64_t key_accepted, key_missing, key_bad, key_replayed;
+#endif
 };
 
 struct udp_sreq {
@@ -76,7 +88,7 @@ struct sim_item {
     uint64_t t_rx;
 };
 static uint8_t in_item[sizeof(struct kn_addr) + sizeof rx_buf];
-static uint8_t out_item[sizeof(struct kn_addr) + KN_KRP_MAX_DGRAM];
+static uint8_t out_item[sizeof(struct kn_addr) + KN_KRP_MAX_DGRAM + 64];
 
 static void udp_send_now(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf,
                          size_t len)
@@ -124,7 +136,15 @@ static void deliver_out(void *ctx, const void *item, size_t len)
 static void rules_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, size_t len)
 {
     struct kn_robot *r = ctx;
-    if (!kn_faults_active(r->faults, KN_FAULT_KRP_OUT) || len > KN_KRP_MAX_DGRAM) {
+#ifdef KN_HAVE_KEYS
+    uint8_t signed_buf[KN_KRP_MAX_DGRAM + KN_KRPMAC_TRAILER];
+    if (r->replay && len <= KN_KRP_MAX_DGRAM) {
+        memcpy(signed_buf, buf, len);
+        len = kn_krpmac_sign(&r->key, ++r->key_counter, signed_buf, len, sizeof signed_buf);
+        buf = signed_buf;
+    }
+#endif
+    if (!kn_faults_active(r->faults, KN_FAULT_KRP_OUT) || len > sizeof out_item - sizeof *to) {
         udp_send_now(r, to, buf, len);
         return;
     }
@@ -230,6 +250,55 @@ static bool admitted(struct kn_robot *r, const struct sockaddr *addr, const stru
     return false;
 }
 
+/* The shared key, before anything else: a datagram without a valid MAC
+ * and a counter above its sender's last is dropped without answer and
+ * counted; a good one loses its trailer (*len) and goes on as plain KRP/1. */
+static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_t *buf,
+                         size_t *len)
+{
+#ifdef KN_HAVE_KEYS
+    if (!r->replay)
+        return true;
+    uint64_t ctr = 0;
+    size_t n = *len;
+    enum kn_krpmac_verdict v = kn_krpmac_verify(&r->key, buf, &n, &ctr);
+    if (v == KN_KRPMAC_OK) {
+        /* family, port and address: no padding bytes in the key */
+        uint8_t who[KN_KRPMAC_ADDR_MAX];
+        size_t wl = 0;
+        if (addr->sa_family == AF_INET) {
+            const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
+            memcpy(who, &a->sin_port, 2);
+            memcpy(who + 2, &a->sin_addr, 4);
+            wl = 6;
+        } else if (addr->sa_family == AF_INET6) {
+            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
+            memcpy(who, &a->sin6_port, 2);
+            memcpy(who + 2, &a->sin6_addr, 16);
+            memcpy(who + 18, &a->sin6_scope_id, 4);
+            wl = 22;
+        }
+        v = kn_krpmac_replay_check(r->replay, who, wl, ctr);
+    }
+    if (v == KN_KRPMAC_OK) {
+        r->key_accepted++;
+        *len = n;
+        return true;
+    }
+    uint64_t *count = v == KN_KRPMAC_MISSING ? &r->key_missing
+                    : v == KN_KRPMAC_BAD     ? &r->key_bad
+                                             : &r->key_replayed;
+    (*count)++;
+    char note[64];
+    snprintf(note, sizeof note, "shared key: %s, dropped", kn_krpmac_verdict_name(v));
+    kn_capture_udp(addr, (const struct sockaddr *)&r->local, buf, *len, KN_PCAPNG_DIR_IN, note);
+    return false;
+#else
+    (void)r, (void)addr, (void)buf, (void)len;
+    return true;
+#endif
+}
+
 static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
                     unsigned flags)
 {
@@ -246,6 +315,10 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     struct kn_addr from;
     if (kn_addr_set(&from, addr) < 0)
         return;
+    size_t len = (size_t)nread;
+    if (!key_verified(r, addr, (uint8_t *)buf->base, &len))
+        return;
+    nread = (ssize_t)len;
     if (!admitted(r, addr, &from, (const uint8_t *)buf->base, (size_t)nread, now))
         return;
     if (!kn_faults_active(r->faults, KN_FAULT_KRP_IN)) {
@@ -318,6 +391,9 @@ static void free_robot(struct kn_robot *r)
     void *arg = r->done_arg;
     kn_rules_free(r->rules);
     kn_faults_free(r->faults); /* no-op when kn_robot_stop freed them */
+#ifdef KN_HAVE_KEYS
+    kn_krpmac_replay_free(r->replay);
+#endif
     free(r);
     if (done)
         done(arg);
@@ -367,6 +443,23 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     r->ctx = ctx;
     r->started_ns = uv_hrtime();
     r->deadline = UINT64_MAX;
+#ifdef KN_HAVE_KEYS
+    if (cfg->key_len > 0) {
+        r->replay = kn_krpmac_replay_new(KEY_SENDERS);
+        if (!r->replay || kn_krpmac_key_set(&r->key, cfg->key, cfg->key_len) < 0) {
+            snprintf(err, errlen, "robot %s: cannot set up its shared key (%zu bytes)", cfg->name,
+                     cfg->key_len);
+            kn_krpmac_replay_free(r->replay);
+            free(r);
+            return -1;
+        }
+        /* counters from the wall clock: a restarted daemon starts above
+         * everything it signed before (docs/protocol.md, "Counters") */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r->key_counter = kn_krpmac_counter_start((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+    }
+#endif
 
     uv_udp_init(loop, &r->udp);
     r->udp.data = r;
@@ -401,6 +494,10 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     snprintf(p.name, sizeof p.name, "%s", cfg->name);
     p.backend_id = ops->krp_id;
     p.capabilities = ops->capabilities;
+#ifdef KN_HAVE_KEYS
+    if (r->replay)
+        p.capabilities |= KN_KRPMAC_CAP_KEY;
+#endif
     p.counts_per_m = cfg->counts_per_m;
     p.max_speed_mm_s = cfg->max_speed_mm_s;
     p.flipper_min_cdeg = cfg->flipper_min_cdeg;
@@ -627,6 +724,16 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddBoolToObject(ac, "lists", r->cfg.access.on);
     cJSON_AddNumberToObject(ac, "dropped_not_listed", (double)r->access_dropped);
     cJSON_AddNumberToObject(ac, "refused_observer", (double)r->access_refused);
+#ifdef KN_HAVE_KEYS
+    if (r->replay) {
+        cJSON *k = cJSON_AddObjectToObject(o, "keys");
+        cJSON_AddNumberToObject(k, "accepted", (double)r->key_accepted);
+        cJSON_AddNumberToObject(k, "missing", (double)r->key_missing);
+        cJSON_AddNumberToObject(k, "bad", (double)r->key_bad);
+        cJSON_AddNumberToObject(k, "replayed", (double)r->key_replayed);
+        cJSON_AddNumberToObject(k, "forgotten", (double)kn_krpmac_replay_forgotten(r->replay));
+    }
+#endif
 
     if (r->faults)
         kn_faults_stats(r->faults, cJSON_AddObjectToObject(o, "faults"));

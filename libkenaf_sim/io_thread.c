@@ -133,8 +133,10 @@ static void on_error(const struct kn_krp_error *e, int64_t now)
                  e->offending_seq);
 }
 
-static void on_datagram(const uint8_t *buf, size_t n, int64_t now)
+static void on_datagram(uint8_t *buf, size_t n, int64_t now)
 {
+    if (!kn_sign_in(buf, &n))
+        return;
     struct kn_krp_msg m;
     enum kn_krp_result r = kn_krp_decode(buf, n, &m);
     if (r != KN_KRP_OK) {
@@ -167,7 +169,7 @@ static void on_datagram(const uint8_t *buf, size_t n, int64_t now)
 
 static void receive_all(int fd, int64_t now)
 {
-    uint8_t buf[KN_KRP_MAX_DGRAM + 1];
+    uint8_t buf[KN_KRP_MAX_DGRAM + 64 + 1]; /* + a shared-key trailer */
     for (int i = 0; i < KN_RX_BURST; i++) {
         ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
         if (n < 0) {

@@ -107,6 +107,13 @@ bool kn_udp_session_accept(const struct kn_krp_hello_ack *a);
 /* An ERROR that ends the session (BAD_SESSION for the current token). */
 bool kn_udp_session_lost(const struct kn_krp_error *e);
 
+/* signing.c: the shared key (KENAF_KEY_FILE). setup -1: unusable key. out
+ * signs in place (send_mu held) and returns the new length; in verifies
+ * and strips, false: drop it (counted in rx_bad). */
+int kn_sign_setup(const struct kn_settings *cfg);
+size_t kn_sign_out(uint8_t *buf, size_t len, size_t cap);
+bool kn_sign_in(uint8_t *buf, size_t *len);
+
 /* io_thread.c */
 int kn_io_start(void);
 void kn_io_stop(void);

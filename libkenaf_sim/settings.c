@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hostport.h"
+#include "keyfile.h"
 #include "krp.h"
 
 int kn_settings_parse_int(const char *s, long min, long max, int *out)
@@ -53,6 +54,27 @@ static int load_int(const char *name, long min, long max, int def, int *out, cha
     return 0;
 }
 
+/* KENAF_KEY_FILE: a key the controller cannot use must not leave it
+ * talking unsigned, so the reason goes to stderr whatever KENAF_DEBUG. */
+static int load_key(struct kn_settings *out, char *err, size_t errlen)
+{
+    const char *path = getenv("KENAF_KEY_FILE");
+    if (path == NULL || *path == '\0')
+        return 0;
+#ifdef KN_HAVE_KEYS
+    char why[600];
+    if (kn_keyfile_read(path, out->key, &out->key_len, why, sizeof why) == 0)
+        return 0;
+    snprintf(err, errlen, "KENAF_KEY_FILE: %s", why);
+#else
+    snprintf(err, errlen, "KENAF_KEY_FILE: libkenaf.so.1 was built without shared-key support "
+                          "(nettle-dev; meson -Dkeys=enabled)");
+#endif
+    out->key_len = 0;
+    fprintf(stderr, "libkenaf (kenaf-sim): %s\n", err);
+    return -1;
+}
+
 int kn_settings_load(struct kn_settings *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -74,5 +96,5 @@ int kn_settings_load(struct kn_settings *out, char *err, size_t errlen)
     if (load_int("KENAF_STATUS_MS", 10, 1000, KN_SETTINGS_DEFAULT_STATUS_MS, &out->status_ms,
                  err, errlen) != 0)
         return -1;
-    return 0;
+    return load_key(out, err, errlen);
 }

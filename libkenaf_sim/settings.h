@@ -4,6 +4,7 @@
 #define KN_SETTINGS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #define KN_SETTINGS_HOST_LEN 256
@@ -19,6 +20,8 @@ struct kn_settings {
     int timeout_ms;
     int status_ms;
     bool debug;
+    uint8_t key[64];  /* KENAF_KEY_FILE: shared key; key_len 0 = none */
+    size_t key_len;
 };
 
 /* "host:port", "host", "[v6addr]:port", "[v6addr]" or a bare IPv6 address

@@ -14,6 +14,8 @@
 
 int kn_udp_open(const struct kn_settings *cfg)
 {
+    if (kn_sign_setup(cfg) < 0)
+        return HRT_EINVAL;
     struct addrinfo hints = {
         .ai_family = AF_UNSPEC,
         .ai_socktype = SOCK_DGRAM,
@@ -62,13 +64,13 @@ void kn_udp_close(void)
 
 int kn_udp_send(struct kn_krp_msg *m)
 {
-    uint8_t buf[KN_KRP_MAX_DGRAM];
+    uint8_t buf[KN_KRP_MAX_DGRAM + 64]; /* + a shared-key trailer */
     int rc = -1;
     pthread_mutex_lock(&kn_lib.send_mu);
     if (kn_lib.fd >= 0) {
         m->h.seq = ++kn_lib.seq;
         kn_krp_session_stamp(&kn_lib.sess, m);
-        size_t n = kn_krp_encode(m, buf, sizeof buf);
+        size_t n = kn_sign_out(buf, kn_krp_encode(m, buf, KN_KRP_MAX_DGRAM), sizeof buf);
         if (n > 0 && send(kn_lib.fd, buf, n, 0) == (ssize_t)n) {
             rc = 0;
         } else {
