@@ -156,9 +156,11 @@ void h_teardown(void)
 
 const char *h_path(const char *name)
 {
-    static char buf[8][256];
+    /* rotating buffers: a test may hold a few paths while a harness
+     * function (a daemon's start-up takes four) makes its own */
+    static char buf[32][256];
     static int next;
-    char *b = buf[next++ % 8];
+    char *b = buf[next++ % 32];
     snprintf(b, 256, "%s/%s", tmpdir, name);
     return b;
 }

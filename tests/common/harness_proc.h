@@ -24,7 +24,7 @@ bool h_wait_readable(int fd, uint64_t end_us);
 /* Scratch directory for the running test; removed at teardown unless
  * KN_KEEP_TMP is set. h_setup also ignores SIGPIPE (a peer that went away
  * is an answer, not a crash); h_teardown kills and reaps every child the
- * test started. h_path returns a static buffer (rotating, 8 deep). */
+ * test started. h_path returns a static buffer (rotating, 32 deep: copy a path kept across many calls). */
 void h_setup(void);
 void h_teardown(void);
 const char *h_path(const char *name);

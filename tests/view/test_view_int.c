@@ -151,7 +151,9 @@ END_TEST
  * watched: HELLO, SUBSCRIBE, STATUS_REQ and WORLD_REQ, nothing else. */
 START_TEST(observer_only)
 {
-    const char *cap = h_path("view.pcapng");
+    /* a copy: h_path's buffers are reused by the daemon's start-up below */
+    static char cap[300];
+    snprintf(cap, sizeof cap, "%s", h_path("view.pcapng"));
     const char *const args[] = {"--capture", cap, NULL};
     daemon_up(args);
     view_up(1, NULL);
