@@ -1,0 +1,439 @@
+/* Faults across hosts: controller, kenaf-simd and simulator each in a
+ * network namespace of its own (netlab.h), the two links shaped by netem
+ * (delay with jitter, loss, reordering) and each taken down for 5 s.
+ * kenaf-engine serves USARSim in the simulator's namespace, kenaf-simd
+ * reaches it there and listens on its controller-side address; in the
+ * controller's namespace examples/square runs through kenaf-sim-run
+ * (KENAF_ROBOT) and a small KRP/1 client drives on and on. The test shows
+ * that the watchdog stops the robot while the controller's link is down,
+ * what STATUS and the stats say while the simulator's link is down, how
+ * long each takes to recover, and that the counters add up: every
+ * datagram the kernels counted is counted by kenaf-simd or dropped by a
+ * counter that says where. FIGURE lines carry the numbers for
+ * docs/robustness.md. Root only (exit 77 otherwise). On a kernel without
+ * netem the links stay unshaped and the rest runs all the same (the test
+ * says so first): the outages and the counters do not need it. */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "faults.h"
+#include "netlab.h"
+
+#define KRP_PORT 9750
+#define SPEED 200               /* mm/s of the long drive */
+#define PERIOD_MS 50            /* the drive client's command period */
+#define OUTAGE_MS 5000
+#define NETEM "delay 20ms 5ms reorder 10% 50% loss 2%"
+/* Bounds, times slow() under valgrind or the sanitizers */
+#define WATCHDOG_BOUND_MS (1000.0 * slow())  /* watchdog_ms 500 plus the link's delay, a period */
+#define RECOVER_BOUND_MS (3000.0 * slow())   /* the controller's link back -> driving again */
+#define STALE_BOUND_MS (1000.0 * slow())     /* stale_ms 500 plus a STATUS period */
+#define SIM_RECOVER_BOUND_MS (20000.0 * slow()) /* TCP's retransmission back-off after 5 s */
+
+static struct h_daemon d;
+static struct h_proc engine;
+static struct h_udp u;
+static const char *no_netem;   /* why the links are not shaped, or NULL */
+static char shaping[160];      /* what the links are, for the figures */
+
+static double slow(void)
+{
+    return h_wrapped() || getenv("KN_SANITIZED") ? 3.0 : 1.0;
+}
+
+/* ---- the controller side ---- */
+
+static void ctl_open(void)
+{
+    memset(&u, 0, sizeof u);
+    nl_enter(NL_CTL);
+    u.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    nl_enter(NL_HOSTS);
+    ck_assert_int_ge(u.fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(KRP_PORT)};
+    inet_pton(AF_INET, NL_DAEMON_CTL_ADDR, &a.sin_addr);
+    ck_assert_int_eq(connect(u.fd, (struct sockaddr *)&a, sizeof a), 0);
+}
+
+/* One STATUS_REQ and its answer (skipping others, late ones included);
+ * false when none came within timeout_ms (loss, an outage). */
+static bool status_try(struct kn_krp_status *out, int timeout_ms)
+{
+    uint32_t seq = h_simple(&u, 0, KN_KRP_STATUS_REQ, 0);
+    uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
+    struct kn_krp_msg m;
+    for (uint64_t now = h_now_us(); now < end; now = h_now_us()) {
+        if (!h_udp_recv(&u, &m, (int)((end - now) / 1000u) + 1))
+            return false;
+        if (m.h.type == KN_KRP_STATUS && m.u.status.req_seq == seq) {
+            *out = m.u.status;
+            return true;
+        }
+    }
+    return false;
+}
+
+static struct kn_krp_status status_retry(void)
+{
+    struct kn_krp_status s;
+    for (int i = 0; i < 50; i++)
+        if (status_try(&s, 200))
+            return s;
+    ck_abort_msg("no STATUS in 50 tries: %s", h_stderr(&d.proc));
+    return s;
+}
+
+static void hello_retry(void)
+{
+    struct kn_krp_msg m;
+    for (int i = 0; i < 50; i++) {
+        h_hello(&u, "faults-hosts");
+        if (h_udp_recv_answer(&u, &m, 200) && m.h.type == KN_KRP_HELLO_ACK)
+            return;
+    }
+    ck_abort_msg("no HELLO_ACK in 50 tries: %s", h_stderr(&d.proc));
+}
+
+/* ---- the long drive, sampled ---- */
+
+struct sample {
+    uint64_t t_us;
+    bool answered;             /* a STATUS came back this period */
+    struct kn_krp_status s;
+    bool wd, up, stale;        /* the daemon's flags, from its stats socket */
+};
+#define MAX_SAMPLES 1200
+static struct sample smp[MAX_SAMPLES];
+static int nsmp;
+
+/* Drives for ms: CRAWLER every PERIOD_MS (belts 0 while STATUS says STALE,
+ * as a careful controller does), a STATUS_REQ and the stats each period. */
+static void drive(int ms)
+{
+    uint64_t end = h_now_us() + (uint64_t)ms * 1000u;
+    bool stale = false;
+    while (h_now_us() < end && nsmp < MAX_SAMPLES) {
+        uint64_t t0 = h_now_us();
+        int v = stale ? 0 : SPEED;
+        h_crawler(&u, 0, 0, v, v);
+        struct sample *x = &smp[nsmp++];
+        memset(x, 0, sizeof *x);
+        x->answered = status_try(&x->s, PERIOD_MS - 5);
+        x->t_us = h_now_us();
+        if (x->answered)
+            stale = (x->s.flags & KN_KRP_ST_STALE) != 0;
+        cJSON *st = h_stats(&d);
+        const cJSON *fl = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "robots"), 0),
+                                              "flags");
+        x->wd = cJSON_IsTrue(cJSON_GetObjectItem(fl, "WATCHDOG"));
+        x->up = cJSON_IsTrue(cJSON_GetObjectItem(fl, "BACKEND_UP"));
+        x->stale = cJSON_IsTrue(cJSON_GetObjectItem(fl, "STALE"));
+        cJSON_Delete(st);
+        uint64_t spent = h_now_us() - t0;
+        if (spent < PERIOD_MS * 1000u)
+            h_sleep_ms((int)(PERIOD_MS - spent / 1000u));
+    }
+}
+
+static double dist_mm(const struct kn_krp_status *a, const struct kn_krp_status *b)
+{
+    return hypot(a->pos_mm[0] - b->pos_mm[0], a->pos_mm[1] - b->pos_mm[1]);
+}
+
+/* The last answered sample before t (or -1). */
+static int last_answer_before(uint64_t t)
+{
+    int k = -1;
+    for (int i = 0; i < nsmp && smp[i].t_us < t; i++)
+        if (smp[i].answered)
+            k = i;
+    return k;
+}
+
+static bool driving(const struct sample *x)
+{
+    return x->answered && !(x->s.flags & (KN_KRP_ST_WATCHDOG | KN_KRP_ST_STALE)) &&
+           (x->s.flags & KN_KRP_ST_BACKEND_UP) && x->s.crawler_speed_mm_s[0] > SPEED / 2;
+}
+
+/* First sample at or after t that satisfies pred (or -1). */
+static int first_after(uint64_t t, bool (*pred)(const struct sample *))
+{
+    for (int i = 0; i < nsmp; i++)
+        if (smp[i].t_us >= t && pred(&smp[i]))
+            return i;
+    return -1;
+}
+
+static bool wd_in_stats(const struct sample *x)
+{
+    return x->wd;
+}
+
+static bool stale_in_status(const struct sample *x)
+{
+    return x->answered && (x->s.flags & KN_KRP_ST_STALE);
+}
+
+/* ---- the test ---- */
+
+static void start_processes(void)
+{
+    const char *exe = getenv("KN_ENGINE");
+    ck_assert_msg(exe != NULL, "KN_ENGINE not set");
+    char *argv[] = {(char *)exe, "--listen", NL_SIM_ADDR ":0", "--quiet", NULL};
+    nl_enter(NL_SIM);
+    h_spawn_wrapped(&engine, argv, NULL, "kenaf-engine.stderr");
+    nl_enter(NL_HOSTS);
+    int port = h_read_port(&engine, 3 * H_LONG_MS);
+
+    char robots[512];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"kenaf\",\"listen\":\"%s:%d\",\"backend\":{\"type\":\"engine\","
+             "\"address\":\"%s:%d\",\"reconnect_max_s\":0.3}}]",
+             NL_DAEMON_CTL_ADDR, KRP_PORT, NL_SIM_ADDR, port);
+    nl_enter(NL_DAEMON);
+    h_daemon_spawn(&d, "kenaf-simd", NULL, robots, NULL, NULL, true);
+    nl_enter(NL_HOSTS);
+    h_daemon_ready(&d);
+    h_wait_backend_fresh(&d, 0, 3 * H_LONG_MS);
+}
+
+static void shape_links(void)
+{
+    if (no_netem != NULL) {
+        snprintf(shaping, sizeof shaping, "unshaped (%s)", no_netem);
+        return;
+    }
+    snprintf(shaping, sizeof shaping, "netem %s", NETEM);
+    ck_assert(nl_netem(NL_CTL, NL_CTL_IF, NETEM));
+    ck_assert(nl_netem(NL_DAEMON, NL_DC_IF, NETEM));
+    ck_assert(nl_netem(NL_DAEMON, NL_DS_IF, NETEM));
+    ck_assert(nl_netem(NL_SIM, NL_SIM_IF, NETEM));
+}
+
+/* examples/square through kenaf-sim-run, from the controller's namespace. */
+static void run_square(void)
+{
+    const char *run = getenv("KN_SIM_RUN"), *square = getenv("KN_SQUARE");
+    ck_assert_msg(run && square, "KN_SIM_RUN / KN_SQUARE not set");
+    struct kn_krp_status before = status_retry();
+    setenv("KENAF_ROBOT", NL_DAEMON_CTL_ADDR ":9750", 1);
+    char *argv[] = {"/bin/sh", (char *)run, "--", (char *)square, NULL};
+    static char out[65536], err[8192];
+    uint64_t t0 = h_now_us();
+    nl_enter(NL_CTL);
+    int rc = h_run(argv, out, sizeof out, err, sizeof err, 6 * H_LONG_MS);
+    nl_enter(NL_HOSTS);
+    double secs = f_ms(t0, h_now_us()) / 1000.0;
+    unsetenv("KENAF_ROBOT");
+    ck_assert_msg(rc == 0, "square exited %d: %s\n%s", rc, err, out);
+    ck_assert_msg(strstr(out, "SIMULATED") != NULL, "no status block with SIMULATED: %s", out);
+    h_sleep_ms(500);
+    struct kn_krp_status after = status_retry();
+    double yaw = fmod(fabs((after.rpy_cdeg[2] - before.rpy_cdeg[2]) / 100.0), 360.0);
+    if (yaw > 180)
+        yaw = 360 - yaw;
+    f_figure("hosts-square", "examples/square (100 mm sides) through kenaf-sim-run, links %s: "
+             "done in %.1f s, ends %.1f mm and %.2f deg from where it started",
+             shaping, secs, dist_mm(&before, &after), yaw);
+    /* the motions stop within a few mm and a degree each (docs/api.md) */
+    ck_assert_msg(dist_mm(&before, &after) < 40, "square ends %.1f mm off", dist_mm(&before, &after));
+}
+
+/* One outage as sampled: when the link went down and up, the last
+ * sample answered before (the robot driving), and the first that showed
+ * the outage (sign). */
+struct outage {
+    uint64_t down, up;
+    int before, sign;
+};
+
+/* Drives 2 s, takes the daemon's end of a link down for OUTAGE_MS while
+ * driving on, then up, and drives after_ms more. sign must show during
+ * the outage (what: its name for the failure message). */
+static struct outage outage(const char *ifname, int after_ms, bool (*sign)(const struct sample *),
+                            const char *what)
+{
+    struct outage o;
+    uint64_t *down = &o.down, *up = &o.up;
+    int from = nsmp;
+    drive(2000);
+    *down = h_now_us();
+    ck_assert(nl_link(NL_DAEMON, ifname, false));
+    drive(OUTAGE_MS);
+    *up = h_now_us();
+    ck_assert(nl_link(NL_DAEMON, ifname, true));
+    drive(after_ms);
+    o.before = last_answer_before(*down);
+    ck_assert_msg(o.before >= from && driving(&smp[o.before]), "not driving before the outage");
+    o.sign = first_after(*down, sign);
+    ck_assert_msg(o.sign >= 0 && smp[o.sign].t_us < *up, "%s never showed during the outage", what);
+    return o;
+}
+
+static void ctl_outage(void)
+{
+    struct outage o = outage(NL_DC_IF, 4000, wd_in_stats, "WATCHDOG in the stats");
+    uint64_t down = o.down, up = o.up;
+    int before = o.before, wd = o.sign;
+    double wd_ms = f_ms(down, smp[wd].t_us);
+    /* stopped all along: WATCHDOG stays set until the link is back */
+    for (int i = wd; i < nsmp && smp[i].t_us < up; i++)
+        ck_assert_msg(smp[i].wd, "WATCHDOG cleared %.0f ms into the outage", f_ms(down, smp[i].t_us));
+    int back = -1;
+    for (int i = 0; i < nsmp; i++)
+        if (smp[i].t_us >= up && smp[i].answered) {
+            back = i;
+            break;
+        }
+    int moving = first_after(up, driving);
+    ck_assert_msg(back >= 0 && moving >= 0, "never driving again after the link came back");
+    /* from the last STATUS before the outage to the first after it: the
+     * watchdog's 0.5 s at SPEED, the link's delay, a period; not 5 s */
+    double moved = dist_mm(&smp[before].s, &smp[back].s);
+    double rec_ms = f_ms(up, smp[moving].t_us);
+    f_figure("hosts-ctl-link-down", "controller's link down %d ms at the daemon's end while "
+             "driving at %d mm/s: WATCHDOG in the stats %.0f ms after (bound %.0f), set until the "
+             "link was back; the robot moved %.0f mm over the outage (%.0f mm if it had not "
+             "stopped); STATUS answered again %.0f ms and driving at speed %.0f ms after the link "
+             "came back (bound %.0f)", OUTAGE_MS, SPEED, wd_ms, WATCHDOG_BOUND_MS, moved,
+             SPEED * f_ms(smp[before].t_us, smp[back].t_us) / 1000.0, f_ms(up, smp[back].t_us),
+             rec_ms, RECOVER_BOUND_MS);
+    ck_assert_msg(wd_ms <= WATCHDOG_BOUND_MS, "watchdog only after %.0f ms", wd_ms);
+    ck_assert_msg(moved < SPEED * 1.5, "moved %.0f mm during the outage", moved);
+    ck_assert_msg(rec_ms <= RECOVER_BOUND_MS, "driving again only after %.0f ms", rec_ms);
+}
+
+static void sim_outage(void)
+{
+    struct outage o = outage(NL_DS_IF, 12000, stale_in_status, "STALE in STATUS");
+    uint64_t down = o.down, up = o.up;
+    int before = o.before, st = o.sign;
+    double stale_ms = f_ms(down, smp[st].t_us);
+    bool up_cleared = false;
+    int stats_stale = 0, in_outage = 0;
+    for (int i = st; i < nsmp && smp[i].t_us < up; i++) {
+        in_outage++;
+        up_cleared |= !smp[i].up;
+        stats_stale += smp[i].stale;
+    }
+    int fresh = -1;
+    for (int i = 0; i < nsmp; i++)
+        if (smp[i].t_us >= up && smp[i].answered && !(smp[i].s.flags & KN_KRP_ST_STALE)) {
+            fresh = i;
+            break;
+        }
+    int moving = first_after(up, driving);
+    ck_assert_msg(fresh >= 0 && moving >= 0, "never fresh and driving again after the link came back");
+    double moved = dist_mm(&smp[before].s, &smp[fresh].s);
+    f_figure("hosts-sim-link-down", "simulator's link down %d ms at the daemon's end while "
+             "driving at %d mm/s: STALE in STATUS %.0f ms after (bound %.0f), in the stats for "
+             "%d of %d samples; BACKEND_UP %s during it (simulator link: %.0f disconnects, %.0f "
+             "connects in all); the controller sent belts 0 on STALE; %.0f mm between the last "
+             "STATUS before and the first fresh one after; fresh again "
+             "%.0f ms and driving %.0f ms after the link came back (bound %.0f)",
+             OUTAGE_MS, SPEED, stale_ms, STALE_BOUND_MS, stats_stale, in_outage,
+             up_cleared ? "cleared" : "stayed set", h_stat(&d, "robots.0.backend.disconnects"),
+             h_stat(&d, "robots.0.backend.connects"), moved, f_ms(up, smp[fresh].t_us),
+             f_ms(up, smp[moving].t_us), SIM_RECOVER_BOUND_MS);
+    ck_assert_msg(stale_ms <= STALE_BOUND_MS, "STALE only after %.0f ms", stale_ms);
+    ck_assert_msg(stats_stale == in_outage, "the stats lost STALE during the outage");
+    ck_assert_msg(f_ms(up, smp[moving].t_us) <= SIM_RECOVER_BOUND_MS, "driving only after %.0f ms",
+                  f_ms(up, smp[moving].t_us));
+}
+
+/* An interface's counter from its sysfs directory as its namespace sees it. */
+static long if_counter(enum nl_host h, const char *ifname, const char *name)
+{
+    char path[160], out[64];
+    snprintf(path, sizeof path, "/sys/class/net/%s/statistics/%s", ifname, name);
+    char *argv[] = {"ip", "netns", "exec", (char *)nl_ns(h), "cat", path, NULL};
+    return nl_cmd(argv, out, sizeof out) == 0 ? strtol(out, NULL, 10) : -1;
+}
+
+/* Where every KRP/1 datagram went, in both directions. */
+static void check_counters(void)
+{
+    h_crawler(&u, 0, 0, 0, 0);
+    h_sleep_ms(1500);   /* whatever netem still holds arrives */
+    long c_out = nl_udp_counter(NL_CTL, "OutDatagrams"), c_in = nl_udp_counter(NL_CTL, "InDatagrams");
+    long c_inerr = nl_udp_counter(NL_CTL, "InErrors");
+    long d_in = nl_udp_counter(NL_DAEMON, "InDatagrams"), d_out = nl_udp_counter(NL_DAEMON, "OutDatagrams");
+    long d_inerr = nl_udp_counter(NL_DAEMON, "InErrors"), d_noport = nl_udp_counter(NL_DAEMON, "NoPorts");
+    long netem_c = no_netem ? 0 : nl_netem_dropped(NL_CTL, NL_CTL_IF);
+    long netem_d = no_netem ? 0 : nl_netem_dropped(NL_DAEMON, NL_DC_IF);
+    long veth_c = if_counter(NL_CTL, NL_CTL_IF, "tx_dropped");
+    long veth_d = if_counter(NL_DAEMON, NL_DC_IF, "tx_dropped");
+    double in = h_stat(&d, "robots.0.datagrams_in.total"), out = h_stat(&d, "robots.0.datagrams_out.total");
+    double send_failed = h_stat(&d, "robots.0.drops.udp_send_failed");
+    double recv_err = h_stat(&d, "robots.0.drops.udp_recv_errors");
+    double stale_seq = h_stat(&d, "robots.0.drops.stale_seq");
+    double trips = h_stat(&d, "robots.0.rules.watchdog_trips");
+    double reconnects = h_stat(&d, "robots.0.backend.reconnects");
+    double while_down = h_stat(&d, "robots.0.rules.while_backend_down");
+    ck_assert(c_out >= 0 && d_in >= 0 && netem_c >= 0 && netem_d >= 0 && veth_c >= 0 && veth_d >= 0);
+
+    long lost_up = c_out - (d_in + d_inerr + d_noport), lost_down = d_out - (c_in + c_inerr);
+    f_figure("hosts-counters", "controller -> daemon: %ld datagrams sent; %ld reached kenaf-simd's "
+             "socket, which counted %.0f (datagrams_in.total); %ld lost on the way = %ld dropped "
+             "by netem + %ld dropped by the veth while its peer was down (+ %ld unaccounted); "
+             "%.0f older than one already taken (drops.stale_seq, reordering)",
+             c_out, d_in, in, lost_up, netem_c, veth_c, lost_up - netem_c - veth_c, stale_seq);
+    f_figure("hosts-counters-back", "daemon -> controller: kenaf-simd counted %.0f sent "
+             "(datagrams_out.total) and %.0f failed sends (drops.udp_send_failed); the kernel %ld "
+             "sent; %ld arrived; %ld lost = %ld netem + %ld veth (+ %ld unaccounted)",
+             out, send_failed, d_out, c_in, lost_down, netem_d, veth_d,
+             lost_down - netem_d - veth_d);
+    f_figure("hosts-counters-rules", "watchdog_trips %.0f, commands while the backend was down "
+             "%.0f, simulator reconnects %.0f, udp_recv_errors %.0f", trips, while_down,
+             reconnects, recv_err);
+    /* nothing lost silently: the daemon counted every datagram its kernel
+     * delivered, and every one the wire lost is in a drop counter */
+    ck_assert_msg((double)d_in == in, "kernel delivered %ld, kenaf-simd counted %.0f", d_in, in);
+    ck_assert_msg(lost_up == netem_c + veth_c, "controller -> daemon: %ld lost, %ld counted",
+                  lost_up, netem_c + veth_c);
+    ck_assert_msg(lost_down == netem_d + veth_d, "daemon -> controller: %ld lost, %ld counted",
+                  lost_down, netem_d + veth_d);
+    ck_assert_msg((double)d_out == out, "kenaf-simd counted %.0f sent, its kernel %ld", out, d_out);
+    ck_assert_msg(trips >= 1, "no watchdog trip counted");
+}
+
+START_TEST(netem_outages)
+{
+    start_processes();
+    ctl_open();
+    shape_links();
+    run_square();
+    hello_retry();   /* after square: one driver at a time */
+    ctl_outage();
+    sim_outage();
+    check_counters();
+}
+END_TEST
+
+int main(void)
+{
+    const char *why = nl_unavailable();
+    if (why != NULL) {
+        printf("faults-hosts: skipped: %s\n", why);
+        return 77;
+    }
+    no_netem = nl_netem_unavailable();
+    if (no_netem != NULL)
+        printf("faults-hosts: links not shaped: %s; the outages run on plain links\n", no_netem);
+    if (!nl_up()) {
+        nl_down();
+        return EXIT_FAILURE;
+    }
+    const struct h_case cases[] = {{"netem", netem_outages, 240, NULL, NULL}};
+    int rc = h_run_cases("faults-hosts", cases, 1);
+    nl_down();
+    return rc;
+}
