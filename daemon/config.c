@@ -934,8 +934,6 @@ static void load_consoles(struct ld *l, const cJSON *jr, const char *base, struc
     }
 }
 
-/* allow_drivers / allow_observers: networks or addresses (access.h). */
-static void load_allow(struct ld *l, const cJSON *jr, const char *rbase, const char *key,
 /* key_file: the key is read here, so --check-config and a start alike
  * name a key file that is missing, readable by others or malformed. */
 static void load_key(struct ld *l, const cJSON *jr, const char *base, struct kn_cfg_robot *r)
@@ -956,6 +954,8 @@ static void load_key(struct ld *l, const cJSON *jr, const char *base, struct kn_
 #endif
 }
 
+/* allow_drivers / allow_observers: networks or addresses (access.h). */
+static void load_allow(struct ld *l, const cJSON *jr, const char *rbase, const char *key,
                        struct kn_access *a, struct kn_access_net *list, uint8_t *n)
 {
     const cJSON *v = member(jr, key);
@@ -1039,9 +1039,9 @@ static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_ro
     load_allow(l, jr, base, "allow_drivers", &r->access, r->access.drivers, &r->access.n_drivers);
     load_allow(l, jr, base, "allow_observers", &r->access, r->access.observers,
                &r->access.n_observers);
+    load_key(l, jr, base, r);
 }
 
-    load_key(l, jr, base, r);
 /* Two listen addresses clash when the same port could not be bound twice:
  * the same address, an IPv4 wildcard against any IPv4 address, or an IPv6
  * wildcard against anything (Linux binds [::] dual-stack by default). */
@@ -1603,11 +1603,11 @@ char *kn_config_to_json(const struct kn_config *cfg)
         add_num(&j, lim, "max_speed_mm_s", r->max_speed_mm_s);
         add_num(&j, lim, "flipper_min_deg", kn_conv_cdeg_to_deg(r->flipper_min_cdeg));
         add_num(&j, lim, "flipper_max_deg", kn_conv_cdeg_to_deg(r->flipper_max_cdeg));
+        if (r->key_file[0])
+            add_str(&j, jr, "key_file", r->key_file);
         if (r->access.on) {
             allow_to_json(&j, jr, "allow_drivers", r->access.drivers, r->access.n_drivers);
             allow_to_json(&j, jr, "allow_observers", r->access.observers, r->access.n_observers);
-        if (r->key_file[0])
-            add_str(&j, jr, "key_file", r->key_file);
         }
         backend_to_json(&j, jr, &r->backend);
         if (cfg->fault_injection) {

@@ -114,12 +114,12 @@ struct kn_cfg_robot {
     struct kn_cfg_faults faults_sim;  /* commands toward the simulator */
     bool fault_injection;             /* the top-level key, for this robot's injector */
     struct kn_access access;          /* allow_drivers, allow_observers */
-};
     /* key_file (docs/protocol.md "Extension: shared key"): read and checked
      * when the config is loaded; key_len 0 = no key. */
     char key_file[KN_CFG_PATH_LEN];
     uint8_t key[64];
     size_t key_len;
+};
 
 struct kn_config {
     char source[KN_CFG_PATH_LEN];     /* file it came from */
