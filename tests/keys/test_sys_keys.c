@@ -1,0 +1,212 @@
+/* System test of the shared key (docs/protocol.md "Extension: shared
+ * key"): kenaf-simd with a robot's key_file and the stand-in simulator.
+ * The unchanged square controller signs through KENAF_KEY_FILE; unsigned
+ * datagrams, a wrong key and a signed datagram sent again from the same
+ * port are dropped without answer and counted; a key file others may read
+ * is refused by --check-config. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "harness.h"
+#include "harness_suite.h"
+#include "krp_mac.h"
+
+#define KEY_HEX "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n"
+
+static struct h_standin sim;
+static struct h_daemon d;
+static struct kn_krpmac_key key, wrong;
+static uint64_t counter;
+static char key_path[256]; /* h_path's buffers rotate: a copy */
+
+static void set_key(struct kn_krpmac_key *k, uint8_t first)
+{
+    uint8_t raw[32];
+    for (int i = 0; i < 32; i++)
+        raw[i] = (uint8_t)(first + i);
+    ck_assert_int_eq(kn_krpmac_key_set(k, raw, sizeof raw), 0);
+}
+
+/* The key file (mode 0600), the stand-in, and kenaf-simd with key_file. */
+static void start(void)
+{
+    snprintf(key_path, sizeof key_path, "%s", h_path("robot.key"));
+    h_write_file(key_path, KEY_HEX);
+    ck_assert_int_eq(chmod(key_path, 0600), 0);
+    set_key(&key, 0);
+    set_key(&wrong, 1);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    counter = kn_krpmac_counter_start((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+
+    h_standin_start(&sim, 0, "standin", NULL);
+    char extra[400], robots[1400];
+    snprintf(extra, sizeof extra, ",\"key_file\":\"%s\"", key_path);
+    snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, extra));
+    h_daemon_start(&d, robots);
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
+}
+
+/* m encoded and signed with k and the next counter into buf; its length. */
+static size_t signed_dgram(const struct kn_krpmac_key *k, const struct kn_krp_msg *m, uint8_t *buf,
+                           size_t cap)
+{
+    size_t n = kn_krp_encode(m, buf, cap);
+    ck_assert_uint_gt(n, 0);
+    n = kn_krpmac_sign(k, ++counter, buf, n, cap);
+    ck_assert_uint_gt(n, 0);
+    return n;
+}
+
+static void send_signed(struct h_udp *u, const struct kn_krpmac_key *k, uint8_t type, uint32_t seq)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, type, seq, 0);
+    uint8_t buf[KN_KRP_MAX_DGRAM + KN_KRPMAC_TRAILER];
+    h_udp_raw(u, buf, signed_dgram(k, &m, buf, sizeof buf));
+}
+
+/* The next datagram within timeout_ms, which must carry a trailer of our
+ * key; decoded into m. false on timeout. */
+static bool recv_signed(struct h_udp *u, struct kn_krp_msg *m, int timeout_ms)
+{
+    if (!h_wait_readable(u->fd, h_now_us() + (uint64_t)timeout_ms * 1000u))
+        return false;
+    uint8_t buf[KN_KRP_MAX_DGRAM + KN_KRPMAC_TRAILER];
+    ssize_t r = recv(u->fd, buf, sizeof buf, 0);
+    ck_assert_int_gt(r, 0);
+    size_t n = (size_t)r;
+    uint64_t ctr = 0;
+    enum kn_krpmac_verdict v = kn_krpmac_verify(&key, buf, &n, &ctr);
+    ck_assert_msg(v == KN_KRPMAC_OK, "answer from the robot: shared key %s",
+                  kn_krpmac_verdict_name(v));
+    ck_assert_int_eq(kn_krp_decode(buf, n, m), KN_KRP_OK);
+    return true;
+}
+
+/* Nothing answered what went before: a signed STATUS_REQ's STATUS is the
+ * very next datagram (loopback keeps order). */
+static void expect_silence(struct h_udp *u)
+{
+    send_signed(u, &key, KN_KRP_STATUS_REQ, ++u->seq);
+    struct kn_krp_msg m;
+    ck_assert_msg(recv_signed(u, &m, 3000), "no STATUS for a signed STATUS_REQ");
+    ck_assert_uint_eq(m.h.type, KN_KRP_STATUS);
+    ck_assert_uint_eq(m.u.status.req_seq, u->seq);
+}
+
+START_TEST(square_signs_through_the_library)
+{
+    start();
+    setenv("KENAF_KEY_FILE", key_path, 1);
+    h_run_square(d.port[0], 60000, h_stderr(&d.proc));
+    unsetenv("KENAF_KEY_FILE");
+    ck_assert_double_ge(h_stat(&d, "robots.0.keys.accepted"), 10);
+    ck_assert_double_ge(h_stat(&d, "robots.0.datagrams_in.CRAWLER"), 8);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.missing"), 0);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.bad"), 0);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.replayed"), 0);
+}
+END_TEST
+
+START_TEST(unsigned_and_wrong_key_dropped)
+{
+    start();
+    struct h_udp u;
+    h_udp_open(&u, d.port[0]);
+    /* plain KRP/1: no answer at all */
+    h_simple(&u, 0, KN_KRP_STATUS_REQ, 0);
+    h_crawler(&u, 0, KN_KRP_F_ACK_REQ, 300, -300);
+    ck_assert(h_wait_stat(&d, "robots.0.keys.missing", 2, 3000));
+    expect_silence(&u);
+    /* another key: dropped as bad, still no answer */
+    send_signed(&u, &wrong, KN_KRP_STATUS_REQ, ++u.seq);
+    ck_assert(h_wait_stat(&d, "robots.0.keys.bad", 1, 3000));
+    expect_silence(&u);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.missing"), 2);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.bad"), 1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.accepted"), 2);
+    ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_in.CRAWLER"), 0);
+    h_udp_close(&u);
+}
+END_TEST
+
+START_TEST(replayed_datagram_not_applied)
+{
+    start();
+    struct h_udp u;
+    h_udp_open(&u, d.port[0]);
+    struct kn_krp_msg m, ans;
+    uint8_t first[KN_KRP_MAX_DGRAM + KN_KRPMAC_TRAILER], buf[sizeof first];
+    kn_krp_init(&m, KN_KRP_CRAWLER, ++u.seq, KN_KRP_F_ACK_REQ);
+    m.u.crawler.left_mm_s = 300;
+    m.u.crawler.right_mm_s = -300;
+    size_t first_len = signed_dgram(&key, &m, first, sizeof first);
+    h_udp_raw(&u, first, first_len);
+    ck_assert(recv_signed(&u, &ans, 3000));
+    ck_assert_uint_eq(ans.h.type, KN_KRP_ACK);
+    int go = h_wait_belts(sim.log, 0, 0.3, -0.3, 5000, NULL);
+    ck_assert_int_ge(go, 0);
+    /* then a stop, so the replayed set-point would show if applied */
+    kn_krp_init(&m, KN_KRP_CRAWLER, ++u.seq, KN_KRP_F_ACK_REQ);
+    h_udp_raw(&u, buf, signed_dgram(&key, &m, buf, sizeof buf));
+    ck_assert(recv_signed(&u, &ans, 3000));
+    ck_assert_uint_eq(ans.h.type, KN_KRP_ACK);
+    int stop = h_wait_belts(sim.log, go + 1, 0, 0, 5000, NULL);
+    ck_assert_int_ge(stop, 0);
+    double crawlers = h_stat(&d, "robots.0.datagrams_in.CRAWLER");
+
+    /* the first datagram again, same bytes, same port */
+    h_udp_raw(&u, first, first_len);
+    ck_assert(h_wait_stat(&d, "robots.0.keys.replayed", 1, 3000));
+    expect_silence(&u);
+    ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_in.CRAWLER"), crawlers);
+    h_sleep_ms(300);
+    ck_assert_int_eq(h_wait_belts(sim.log, stop + 1, 0.3, -0.3, 0, NULL), -1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.replayed"), 1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.bad"), 0);
+    h_udp_close(&u);
+}
+END_TEST
+
+START_TEST(key_readable_by_others_refused)
+{
+    snprintf(key_path, sizeof key_path, "%s", h_path("open.key"));
+    h_write_file(key_path, KEY_HEX);
+    ck_assert_int_eq(chmod(key_path, 0644), 0);
+    char cfg[256], extra[400], text[2048];
+    snprintf(cfg, sizeof cfg, "%s", h_path("keyed.json"));
+    snprintf(extra, sizeof extra, ",\"key_file\":\"%s\"", key_path);
+    snprintf(text, sizeof text, "{\"robots\": [%s]}\n", h_standin_robot("kenaf", 9, extra));
+    h_write_file(cfg, text);
+    const char *simd = getenv("KN_SIMD");
+    ck_assert_ptr_nonnull(simd);
+    char *argv[] = { (char *)simd, "--check-config", "--config", cfg, NULL };
+    static char out[4096], err[8192];
+    ck_assert_int_eq(h_run(argv, out, sizeof out, err, sizeof err, 20000), 1);
+    ck_assert_msg(strstr(err, key_path) && strstr(err, "0644") && strstr(err, "key_file"), "%s",
+                  err);
+    /* the same file at 0600 passes */
+    ck_assert_int_eq(chmod(key_path, 0600), 0);
+    ck_assert_msg(h_run(argv, out, sizeof out, err, sizeof err, 20000) == 0, "%s", err);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("shared key against kenaf-simd");
+    TCase *tc = tcase_create("keys");
+    tcase_add_checked_fixture(tc, h_setup, h_teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, square_signs_through_the_library);
+    tcase_add_test(tc, unsigned_and_wrong_key_dropped);
+    tcase_add_test(tc, replayed_datagram_not_applied);
+    tcase_add_test(tc, key_readable_by_others_refused);
+    suite_add_tcase(s, tc);
+    return h_run_suite(s);
+}
