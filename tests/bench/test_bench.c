@@ -236,6 +236,13 @@ START_TEST(bench_quick)
         positive(r, "rss_long.vmrss_kib.0");
         positive(r, "rss_long.max_kib");
         positive(r, "rss_long.relayed");
+    } else if (strcmp(which, "keycost") == 0) {
+        char *ex[] = { "--calls", "500", NULL };
+        r = quick("keycost", ex);
+        positive(r, "keycost.signed_ns.p50");
+        positive(r, "keycost.plain_ns.p50");
+        positive(r, "keycost.ratio_p50");
+        ck_assert_double_ge(num(r, "keycost.datagrams"), 40000);
     } else if (strcmp(which, "usage") == 0) {
         char *bad1[] = { "--only", "nonsense", NULL };
         char *bad2[] = { "--rate", "0", NULL };

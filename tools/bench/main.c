@@ -39,6 +39,7 @@ static const struct bench benches[] = {
     { "libcost", kn_bench_libcost, "hrt_get_status / hrt_set_crawler_speed, vs plain calls" },
     { "engine", kn_bench_engine, "kenaf-engine real-time factor per scenario" },
     { "rss-long", kn_bench_rss_long, "VmRSS of N robots at 1 kHz over a long run" },
+    { "keycost", kn_bench_keycost, "shared key: sign+verify+codec per datagram, vs codec" },
 };
 #define NBENCH (sizeof benches / sizeof benches[0])
 
@@ -62,7 +63,8 @@ static void usage(FILE *f)
             "  --robots N         robots of the scaling and long runs (default 25)\n"
             "  --step-s S         length of one throughput step (default 3, quick 0.3)\n"
             "  --rss-long-s S     long RSS run (default 600, quick 3)\n"
-            "  --calls N          hrt_set_crawler_speed calls (default 20000, quick 2000)\n"
+            "  --calls N          hrt_set_crawler_speed calls (default 20000, quick 2000);\n"
+            "                     keycost runs N/20 batches of 1000 datagrams each way\n"
             "  --simd PATH        kenaf-simd (default: this build tree's, else PATH)\n"
             "  --engine PATH      kenaf-engine (likewise)\n"
             "  --socat PATH|none  socat (default: PATH); none: no relay baseline\n"
@@ -251,7 +253,8 @@ static int settle_opts(struct kn_bench_opts *o, const struct cli *a, const bool 
     o->config_dir = a->cfgdir ? a->cfgdir : KN_BENCH_CONFIG_DIR;
     bool need_simd = false;
     for (size_t i = 0; i < NBENCH; i++)
-        need_simd |= want[i] && strcmp(benches[i].name, "engine") != 0;
+        need_simd |= want[i] && strcmp(benches[i].name, "engine") != 0 &&
+                     strcmp(benches[i].name, "keycost") != 0;
     if (need_simd && !o->simd) {
         fprintf(stderr, "kenaf-bench: kenaf-simd not found (--simd PATH)\n");
         return 2;
