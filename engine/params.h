@@ -41,6 +41,7 @@ struct kn_robot_params {
     /* belts */
     double belt_speed_max;     /* [m/s] */
     double belt_accel_max;     /* belt motor acceleration limit [m/s^2] */
+    double belt_decel_emergency; /* braking on an emergency stop [m/s^2] */
     double steer_chi;          /* steering efficiency for (v, omega) <-> belts, axle mode */
     double steer_chi_icr;      /* the same in ICR mode (it also places the ICR) */
     /* friction */

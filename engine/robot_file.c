@@ -157,6 +157,8 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
     if (!(s = section(root, "belt", name, err, errlen)) ||
         kn_json_num(s, "speed_max_m_s", 0.01, 20, &rp->belt_speed_max, ctx, err, errlen) ||
         kn_json_num(s, "accel_max_m_s2", 0.01, 1000, &rp->belt_accel_max, ctx, err, errlen) ||
+        kn_json_num(s, "decel_emergency_m_s2", 0.01, 1000, &rp->belt_decel_emergency, ctx, err,
+                    errlen) ||
         kn_json_num(s, "steering_efficiency", 0.05, 1, &rp->steer_chi, ctx, err, errlen) ||
         kn_json_num(s, "steering_efficiency_icr", 0.05, 1, &rp->steer_chi_icr, ctx, err, errlen))
         goto out;

@@ -165,6 +165,14 @@ static void conn_close(struct kn_srv_conn *c, const char *why)
     uv_close((uv_handle_t *)&c->tcp, on_conn_freed);
 }
 
+void kn_srv_close_after_flush(struct kn_srv_conn *c)
+{
+    /* the reply goes out if the socket takes it now; a client that does
+     * not read loses it, which is all it would get anyway */
+    flush(c);
+    conn_close(c, "wrong token");
+}
+
 /* Over-long lines the line buffer dropped, into the server's count
  * (before each line, so a Stats request sees the ones before it). */
 static void sync_overlong(struct kn_srv_conn *c)
@@ -257,6 +265,7 @@ static void on_connection(uv_stream_t *server, int status)
     c->srv = s;
     c->robot = -1;
     c->id = ++s->next_id;
+    c->trusted = s->token[0] == '\0';
     uv_tcp_init(s->loop, &c->tcp);
     c->tcp.data = c;
     if (uv_accept(server, (uv_stream_t *)&c->tcp) != 0) {
@@ -497,8 +506,9 @@ static int listen_on(struct kn_srv *s)
     /* the parent reads this line to learn an ephemeral port */
     printf("PORT %d\n", port);
     fflush(stdout);
-    kn_srv_log(s, "listening on %s port %d, terrain %s, pace %s x%g", s->o.host, port, s->level,
-               kn_pace_mode_name(s->pace.mode), s->pace.rate);
+    kn_srv_log(s, "listening on %s port %d, terrain %s, pace %s x%g%s", s->o.host, port,
+               s->level, kn_pace_mode_name(s->pace.mode), s->pace.rate,
+               s->token[0] ? ", INIT and KENAF commands only after KENAF {Cmd Auth}" : "");
     return 0;
 }
 
@@ -509,8 +519,8 @@ static void print_stats(struct kn_srv *s)
             "kenaf-engine: stats: time %.3f s, steps %llu, connections %llu (refused %llu), "
             "robots spawned %llu removed %llu, lines %llu, malformed %llu, overlong %llu, "
             "unknown %llu, before INIT %llu, bad values %llu, ignored %llu, INIT failed %llu, "
-            "commands %llu, extension %llu, output dropped %llu, overruns %llu, slips %llu "
-            "(%.3f s), max lag %.1f ms\n",
+            "commands %llu, extension %llu, unauthorized %llu, wrong tokens %llu, brakes %llu, "
+            "output dropped %llu, overruns %llu, slips %llu (%.3f s), max lag %.1f ms\n",
             kn_world_time(s->w), (unsigned long long)t->steps, (unsigned long long)t->accepted,
             (unsigned long long)t->refused, (unsigned long long)t->spawned,
             (unsigned long long)t->removed, (unsigned long long)t->lines,
@@ -518,14 +528,49 @@ static void print_stats(struct kn_srv *s)
             (unsigned long long)t->unknown, (unsigned long long)t->before_init,
             (unsigned long long)t->bad_value, (unsigned long long)t->ignored,
             (unsigned long long)t->init_failed, (unsigned long long)t->commands,
-            (unsigned long long)t->ext, (unsigned long long)t->out_dropped,
+            (unsigned long long)t->ext, (unsigned long long)t->unauthorized,
+            (unsigned long long)t->auth_failed, (unsigned long long)t->brakes,
+            (unsigned long long)t->out_dropped,
             (unsigned long long)s->pace.overruns, (unsigned long long)s->pace.slips,
             s->pace.slipped_s, s->pace.max_lag_s * 1e3);
+}
+
+/* The token of --auth-token-env, taken from the environment and wiped
+ * there (the variable's bytes overwritten, then removed), so neither a
+ * child nor /proc/PID/environ shows it later. Never on the command line,
+ * where ps shows it to every user. */
+static int take_token(struct kn_srv *s)
+{
+    const char *name = s->o.auth_token_env;
+    if (!name)
+        return 0;
+    char *v = getenv(name);
+    size_t n = v ? strlen(v) : 0;
+    if (n < KN_SRV_TOKEN_MIN || n > KN_SRV_TOKEN_MAX) {
+        fprintf(stderr, "kenaf-engine: --auth-token-env %s: %s\n", name,
+                !v ? "the variable is not set"
+                   : "the token must have 16 to 256 characters");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)v[i];
+        if (ch <= ' ' || ch >= 0x7F || ch == '{' || ch == '}') {
+            fprintf(stderr, "kenaf-engine: --auth-token-env %s: the token must be printable "
+                    "ASCII without blanks or braces\n", name);
+            return -1;
+        }
+    }
+    memcpy(s->token, v, n + 1);
+    memset(v, 'x', n);
+    unsetenv(name);
+    return 0;
 }
 
 static int setup(struct kn_srv *s)
 {
     char path[1024], err[768];
+    if (take_token(s))
+        return -1;
     if (s->o.robot)
         snprintf(path, sizeof path, "%s", s->o.robot);
     else

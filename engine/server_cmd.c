@@ -12,7 +12,7 @@
 
 #define LOG_BAD_PER_CONN 5 /* bad lines logged per connection; all are counted */
 
-static void log_bad(struct kn_srv_conn *c, uint64_t *counter, const char *what, const char *line,
+void kn_srv_log_bad(struct kn_srv_conn *c, uint64_t *counter, const char *what, const char *line,
                     size_t len)
 {
     (*counter)++;
@@ -86,20 +86,22 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
                     size_t len)
 {
     struct kn_srv *s = c->srv;
+    if (kn_srv_refuse_untrusted(c, "Init", line, len))
+        return;
     if (c->robot >= 0) {
         /* UDK rebinds to a second robot and leaves the first one orphaned;
          * we keep the one robot per connection */
-        log_bad(c, &s->st.ignored, "second INIT on this connection ignored", line, len);
+        kn_srv_log_bad(c, &s->st.ignored, "second INIT on this connection ignored", line, len);
         return;
     }
     struct kn_usar_init in;
     enum kn_usar_result r = kn_usar_parse_init(l, &in);
     if (r != KN_USAR_OK) {
-        log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
+        kn_srv_log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
         return;
     }
     if (!class_is_kenaf(in.class_name)) {
-        log_bad(c, &s->st.bad_value, "INIT: unknown class (this engine has USARBot.Kenaf)", line,
+        kn_srv_log_bad(c, &s->st.bad_value, "INIT: unknown class (this engine has USARBot.Kenaf)", line,
                 len);
         return;
     }
@@ -113,7 +115,7 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
             rpy[2] = st->yaw;
             placed = true;
         } else {
-            log_bad(c, &s->st.bad_value, "INIT: no such start pose (see GETSTARTPOSES); using "
+            kn_srv_log_bad(c, &s->st.bad_value, "INIT: no such start pose (see GETSTARTPOSES); using "
                     "the location or the origin", line, len);
         }
     }
@@ -126,7 +128,7 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
     struct kn_pose p = kn_srv_spawn_pose(s, pos, rpy);
     int id = kn_world_spawn(s->w, &s->rp, &p, NULL);
     if (id < 0) {
-        log_bad(c, &s->st.init_failed, "INIT: cannot spawn (world full or pose out of range)",
+        kn_srv_log_bad(c, &s->st.init_failed, "INIT: cannot spawn (world full or pose out of range)",
                 line, len);
         return;
     }
@@ -169,7 +171,7 @@ static void do_drive(struct kn_srv_conn *c, const struct kn_usar_line *l, const 
     struct kn_usar_drive d;
     enum kn_usar_result r = kn_usar_parse_drive(l, &d);
     if (r != KN_USAR_OK) {
-        log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
+        kn_srv_log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
         return;
     }
     bool acted = false;
@@ -188,7 +190,7 @@ static void do_drive(struct kn_srv_conn *c, const struct kn_usar_line *l, const 
                            kn_conv_wheel_to_belt(&s->conv, d.right * scale));
         acted = true;
     } else if (d.has_left || d.has_right) {
-        log_bad(c, &s->st.bad_value, "DRIVE needs both Left and Right", line, len);
+        kn_srv_log_bad(c, &s->st.bad_value, "DRIVE needs both Left and Right", line, len);
     }
     /* UT2004's joint form: DRIVE {Name FRFlipper} {Value a} [{Order 0}] */
     struct flip_cmd f = {{0}, 0};
@@ -196,7 +198,7 @@ static void do_drive(struct kn_srv_conn *c, const struct kn_usar_line *l, const 
         const struct kn_usar_joint_cmd *j = &d.joint[i];
         int k = kn_usar_flipper_index(j->name);
         if (k < 0 || !j->has_value || (j->has_order && j->order != 0)) {
-            log_bad(c, &s->st.bad_value, "DRIVE: only flipper joints, absolute angles (Order 0)",
+            kn_srv_log_bad(c, &s->st.bad_value, "DRIVE: only flipper joints, absolute angles (Order 0)",
                     line, len);
             continue;
         }
@@ -216,7 +218,7 @@ static void do_set(struct kn_srv_conn *c, const struct kn_usar_line *l, const ch
     struct kn_usar_set set;
     enum kn_usar_result r = kn_usar_parse_set(l, &set);
     if (r != KN_USAR_OK) {
-        log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
+        kn_srv_log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
         return;
     }
     if (kn_usar_str_is(set.type, "Odometry")) {
@@ -224,12 +226,12 @@ static void do_set(struct kn_srv_conn *c, const struct kn_usar_line *l, const ch
             kn_srv_odometry_reset(c);
             s->st.commands++;
         } else {
-            log_bad(c, &s->st.bad_value, "SET Odometry: only Opcode RESET", line, len);
+            kn_srv_log_bad(c, &s->st.bad_value, "SET Odometry: only Opcode RESET", line, len);
         }
         return;
     }
     if (!kn_usar_str_is(set.type, "Joint")) {
-        log_bad(c, &s->st.ignored, "SET: no such item on this robot", line, len);
+        kn_srv_log_bad(c, &s->st.ignored, "SET: no such item on this robot", line, len);
         return;
     }
     if (kn_usar_str_is(set.opcode, "Stiffness")) {
@@ -237,11 +239,11 @@ static void do_set(struct kn_srv_conn *c, const struct kn_usar_line *l, const ch
         return;
     }
     if (!kn_usar_str_is(set.opcode, "Angle") && !kn_usar_str_is(set.opcode, "Target")) {
-        log_bad(c, &s->st.bad_value, "SET Joint: Opcode must be Angle or Target", line, len);
+        kn_srv_log_bad(c, &s->st.bad_value, "SET Joint: Opcode must be Angle or Target", line, len);
         return;
     }
     if (!set.has_number) {
-        log_bad(c, &s->st.malformed, "SET Joint: Params must be one number (radians)", line, len);
+        kn_srv_log_bad(c, &s->st.malformed, "SET Joint: Params must be one number (radians)", line, len);
         return;
     }
     struct flip_cmd f = {{0}, 0};
@@ -251,7 +253,7 @@ static void do_set(struct kn_srv_conn *c, const struct kn_usar_line *l, const ch
     } else {
         int k = kn_usar_flipper_index(set.name);
         if (k < 0) {
-            log_bad(c, &s->st.bad_value, "SET Joint: no such joint (FRFlipper FLFlipper "
+            kn_srv_log_bad(c, &s->st.bad_value, "SET Joint: no such joint (FRFlipper FLFlipper "
                     "RRFlipper RLFlipper)", line, len);
             return;
         }
@@ -268,14 +270,14 @@ static void do_multidrive(struct kn_srv_conn *c, const struct kn_usar_line *l, c
     struct kn_usar_multidrive m;
     enum kn_usar_result r = kn_usar_parse_multidrive(l, &m);
     if (r != KN_USAR_OK) {
-        log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
+        kn_srv_log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
         return;
     }
     struct flip_cmd f = {{0}, 0};
     for (int i = 0; i < m.n; i++) {
         int k = kn_usar_flipper_index(m.joint[i].name);
         if (k < 0) {
-            log_bad(c, &s->st.bad_value, "MULTIDRIVE: no such joint", line, len);
+            kn_srv_log_bad(c, &s->st.bad_value, "MULTIDRIVE: no such joint", line, len);
             continue;
         }
         flip_set(s, &f, k, m.joint[i].value);
@@ -292,7 +294,7 @@ static void do_get(struct kn_srv_conn *c, const struct kn_usar_line *l, bool con
     struct kn_usar_get g;
     enum kn_usar_result r = kn_usar_parse_get(l, &g);
     if (r != KN_USAR_OK) {
-        log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
+        kn_srv_log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
         return;
     }
     if (!kn_usar_str_is(g.type, "Robot")) {
@@ -319,12 +321,12 @@ void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len)
         return;
     }
     if (r != KN_USAR_OK) {
-        log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
+        kn_srv_log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
         return;
     }
     if (kn_usar_str_is(l.head, "KENAF")) {
         s->st.ext++;
-        kn_srv_ext(c, &l);
+        kn_srv_ext(c, &l, line, len);
         return;
     }
     enum kn_usar_kind k = kn_usar_kind(&l);
@@ -348,7 +350,7 @@ void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len)
         }
         break;
     default:
-        log_bad(c, &s->st.unknown, "unknown command", line, len);
+        kn_srv_log_bad(c, &s->st.unknown, "unknown command", line, len);
         return;
     }
     switch (k) {
@@ -368,7 +370,7 @@ void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len)
         do_get(c, &l, false, line, len);
         break;
     default:
-        log_bad(c, &s->st.ignored, "no mission packages or actuators on this robot", line, len);
+        kn_srv_log_bad(c, &s->st.ignored, "no mission packages or actuators on this robot", line, len);
         break;
     }
 }

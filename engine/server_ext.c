@@ -1,7 +1,9 @@
 /* The KENAF extension commands (docs/engine.md, "USARSim protocol extensions"): reset, terrain,
- * pause/resume, pace, lockstep Step and Stats. Real USARSim ignores the
- * head, so a client may send them to either. Every request gets exactly
- * one reply line "KENAF {Cmd X} {Status OK|Failed} ...". */
+ * pause/resume, pace, lockstep Step, Stats, the emergency Brake of the
+ * connection's robot, and Auth (the token of an engine kenaf-simd
+ * spawned, without which a connection may only watch). Real USARSim
+ * ignores the head, so a client may send them to either. Every request
+ * gets exactly one reply line "KENAF {Cmd X} {Status OK|Failed} ...". */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,6 +60,51 @@ static void fail(struct kn_srv_conn *c, const char *cmd, const char *why)
     r_begin(&r, cmd, false);
     kn_usar_w_kv(&r.w, "Reason", text[start] ? text + start : "failed");
     r_send(&r, c);
+}
+
+static void ok_time(struct kn_srv_conn *c, const char *cmd);
+
+bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line,
+                             size_t len)
+{
+    if (c->trusted)
+        return false;
+    kn_srv_log_bad(c, &c->srv->st.unauthorized, "refused: not authenticated", line, len);
+    fail(c, cmd, "not authenticated: this engine takes INIT and KENAF commands only from the "
+         "kenaf-simd that spawned it");
+    return true;
+}
+
+/* Equal without telling, by its timing, how much of the token matched. */
+static bool token_equal(const char *want, struct kn_usar_str got)
+{
+    size_t n = strlen(want);
+    unsigned char diff = (unsigned char)(got.n != n);
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(want[i] ^ (i < got.n ? got.p[i] : 0));
+    return diff == 0;
+}
+
+static void do_auth(struct kn_srv_conn *c, const struct kn_usar_line *l)
+{
+    struct kn_srv *s = c->srv;
+    struct kn_usar_str tok;
+    if (kn_usar_get_str(l, "Token", &tok) != KN_USAR_OK) {
+        s->st.malformed++;
+        fail(c, "Auth", "needs {Token t}");
+        return;
+    }
+    if (s->token[0] && !token_equal(s->token, tok)) {
+        s->st.auth_failed++;
+        kn_srv_log(s, "client %u (%s): wrong token; closing the connection", c->id, c->peer);
+        fail(c, "Auth", "wrong token");
+        kn_srv_close_after_flush(c);
+        return;
+    }
+    if (!c->trusted)
+        kn_srv_log(s, "client %u (%s) authenticated", c->id, c->peer);
+    c->trusted = true;
+    ok_time(c, "Auth");
 }
 
 static void ok_time(struct kn_srv_conn *c, const char *cmd)
@@ -201,13 +248,40 @@ static void do_stats(struct kn_srv_conn *c)
     r_int(&r, "Ext", t->ext);
     r_int(&r, "OutDropped", t->out_dropped);
     r_int(&r, "Steps", t->steps);
+    r_int(&r, "Unauthorized", t->unauthorized);
+    r_int(&r, "AuthFailed", t->auth_failed);
+    r_int(&r, "Brakes", t->brakes);
     r_int(&r, "Overruns", s->pace.overruns);
     r_int(&r, "Slips", s->pace.slips);
     kn_usar_w_knum(&r.w, "MaxLagMs", s->pace.max_lag_s * 1e3, 3);
     r_send(&r, c);
 }
 
-void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l)
+/* The command's name as the reply names it: one of ours, else "Unknown". */
+static const char *cmd_name(struct kn_usar_str cmd)
+{
+    static const char *const names[] = {"Auth",   "Stats", "Step",  "Pause", "Resume",
+                                        "Reset",  "Terrain", "Pace", "Brake"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (kn_usar_str_is(cmd, names[i]))
+            return names[i];
+    return "Unknown";
+}
+
+static void do_brake(struct kn_srv_conn *c)
+{
+    struct kn_srv *s = c->srv;
+    if (c->robot < 0 || kn_world_brake(s->w, c->robot) != 0) {
+        s->st.bad_value++;
+        fail(c, "Brake", "no robot on this connection (INIT first)");
+        return;
+    }
+    s->st.brakes++;
+    kn_srv_log(s, "client %u: robot %s brakes (emergency stop)", c->id, c->name);
+    ok_time(c, "Brake");
+}
+
+void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char *line, size_t len)
 {
     struct kn_srv *s = c->srv;
     struct kn_usar_str cmd;
@@ -216,6 +290,13 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l)
         fail(c, "None", "a KENAF line needs {Cmd name}");
         return;
     }
+    /* watching (Stats) and authenticating need no token; the rest does */
+    if (kn_usar_str_is(cmd, "Auth")) {
+        do_auth(c, l);
+        return;
+    }
+    if (!kn_usar_str_is(cmd, "Stats") && kn_srv_refuse_untrusted(c, cmd_name(cmd), line, len))
+        return;
     if (kn_usar_str_is(cmd, "Step")) {
         do_step(c, l);
     } else if (kn_usar_str_is(cmd, "Pause")) {
@@ -257,8 +338,11 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l)
         do_pace(c, l);
     } else if (kn_usar_str_is(cmd, "Stats")) {
         do_stats(c);
+    } else if (kn_usar_str_is(cmd, "Brake")) {
+        do_brake(c);
     } else {
         s->st.bad_value++;
-        fail(c, "Unknown", "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats)");
+        fail(c, "Unknown", "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats, "
+             "Brake, Auth)");
     }
 }

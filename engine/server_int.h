@@ -27,6 +27,8 @@
 #define KN_SRV_MAX_STARTS 8
 #define KN_SRV_STEPQ 64          /* Step requests waiting at once */
 #define KN_SRV_STEP_MAX_MS 600000 /* largest single Step request */
+#define KN_SRV_TOKEN_MIN 16      /* shortest token --auth-token-env takes */
+#define KN_SRV_TOKEN_MAX 256
 
 /* Periodic output streams of a spawned robot. */
 enum kn_srv_stream {
@@ -66,6 +68,9 @@ struct kn_srv_stats {
     uint64_t ext;              /* KENAF commands handled */
     uint64_t out_dropped;      /* lines not sent because a client did not read */
     uint64_t steps;            /* physics steps since start (across resets) */
+    uint64_t unauthorized;     /* INIT and KENAF commands refused: connection not authenticated */
+    uint64_t auth_failed;      /* wrong tokens (the connection is closed) */
+    uint64_t brakes;           /* KENAF {Cmd Brake} applied */
 };
 
 struct kn_srv;
@@ -78,6 +83,7 @@ struct kn_srv_conn {
     bool closing;
     char peer[64];
     unsigned bad_logged;       /* bad lines logged so far (the rest are only counted) */
+    bool trusted;              /* may INIT and send KENAF commands (no token, or it sent it) */
 
     struct kn_linebuf lb;
     char lbuf[KN_USAR_MAX_LINE + 1];
@@ -111,6 +117,7 @@ struct kn_srv {
     int exit_code;
 
     struct kn_srv_opts o;
+    char token[KN_SRV_TOKEN_MAX + 1]; /* --auth-token-env's; "" = every connection trusted */
     struct kn_robot_params rp;
     struct kn_physics_params pp;
     struct kn_world *w;
@@ -139,6 +146,9 @@ struct kn_srv {
 
 /* server.c */
 void kn_srv_send(struct kn_srv_conn *c, const char *line, int len);
+/* Sends what is queued for c, then closes it (a client that gave a wrong
+ * token). */
+void kn_srv_close_after_flush(struct kn_srv_conn *c);
 void kn_srv_log(struct kn_srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Runs n physics steps, emitting the periodic lines and answering Step
  * requests as their times come. */
@@ -154,12 +164,22 @@ int kn_srv_set_terrain(struct kn_srv *s, const char *name_or_file, bool allow_pa
 
 /* server_cmd.c: one complete line from a client */
 void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len);
+/* Counts a line that is not served and logs it (the first few per
+ * connection, the rest only counted). */
+void kn_srv_log_bad(struct kn_srv_conn *c, uint64_t *counter, const char *what, const char *line,
+                    size_t len);
 /* Starts the output schedule of a freshly spawned robot and sends its
  * first STA/SEN at once. */
 void kn_srv_robot_started(struct kn_srv_conn *c);
 
 /* server_ext.c: a tokenized KENAF line */
-void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l);
+void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char *line,
+                size_t len);
+/* Refuses what only an authenticated connection may do (INIT, KENAF
+ * commands): counted, logged, answered with a KENAF {Cmd <cmd>} {Status
+ * Failed} line. True when refused. */
+bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line,
+                             size_t len);
 /* Answers the Step requests whose time has come. */
 void kn_srv_steps_reached(struct kn_srv *s);
 void kn_srv_steps_fail_all(struct kn_srv *s, const char *why);

@@ -39,7 +39,8 @@ void kn_srv_usage(FILE *f)
             "usage: kenaf-engine [--listen HOST:PORT] [--terrain NAME|FILE] [--robot FILE]\n"
             "                    [--pace realtime|fast|step] [--rate X] [--seed N]\n"
             "                    [--sen-rate STREAM=HZ ...] [--dialect udk|ut2004]\n"
-            "                    [--ticks-per-m N] [--tick-ms N] [--stdin-watch] [--quiet]\n"
+            "                    [--ticks-per-m N] [--tick-ms N] [--stdin-watch]\n"
+            "                    [--auth-token-env NAME] [--quiet]\n"
             "       kenaf-engine --scenario FILE | --validate | --sanity NAME (see --help there)\n"
             "Serves the USARSim protocol on TCP (default 127.0.0.1:3000; port 0 picks a free\n"
             "one) and prints \"PORT <n>\" once listening. One robot per connection.\n"
@@ -51,6 +52,9 @@ void kn_srv_usage(FILE *f)
             "  --ticks-per-m  Encoder ticks per metre of belt (default 4000, kenaf-simd's\n"
             "              counts_per_m with one count per tick)\n"
             "  --stdin-watch  exit when stdin closes (a parent that spawned us died)\n"
+            "  --auth-token-env NAME  a token in environment variable NAME: only a\n"
+            "              connection that sent KENAF {Cmd Auth} {Token t} may INIT robots\n"
+            "              or send KENAF commands (kenaf-simd spawns the engine so)\n"
             "Config directory: %s\n",
             kn_run_config_dir());
 }
@@ -111,7 +115,7 @@ static int parse_sen_rate(struct kn_srv_opts *o, const char *a)
 
 enum {
     O_LISTEN = 256, O_TERRAIN, O_ROBOT, O_PACE, O_RATE, O_SEED, O_SEN_RATE, O_DIALECT,
-    O_TICKS_PER_M, O_TICK_MS, O_STDIN_WATCH, O_QUIET,
+    O_TICKS_PER_M, O_TICK_MS, O_STDIN_WATCH, O_QUIET, O_AUTH_TOKEN_ENV,
 };
 
 /* One option's value into o; 0, or 2 after saying what is wrong. */
@@ -173,6 +177,11 @@ static int set_option(struct kn_srv_opts *o, int opt, const char *v)
         return 0;
     case O_STDIN_WATCH: o->stdin_watch = true; return 0;
     case O_QUIET: o->quiet = true; return 0;
+    case O_AUTH_TOKEN_ENV:
+        if (!*v)
+            return bad("--auth-token-env needs the name of an environment variable", v);
+        o->auth_token_env = v;
+        return 0;
     }
     return 2;
 }
@@ -192,6 +201,7 @@ int kn_srv_opts_parse(struct kn_srv_opts *o, int argc, char **argv)
         { "tick-ms", required_argument, NULL, O_TICK_MS },
         { "stdin-watch", no_argument, NULL, O_STDIN_WATCH },
         { "quiet", no_argument, NULL, O_QUIET },
+        { "auth-token-env", required_argument, NULL, O_AUTH_TOKEN_ENV },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };

@@ -45,6 +45,7 @@ struct robot {
     double flip_com_dist;          /* pivot to flipper CoM [m] */
     /* commands and actuator state */
     double belt_cmd[2], belt_speed[2], belt_pos[2];
+    int braking;                   /* emergency stop: belts brake at belt_decel_emergency */
     double flip_target[KN_NFLIPPERS];
     int servo_on;
     double torque[KN_NFLIPPERS];
@@ -442,6 +443,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
     robot_bits(w, r);
     memset(r->belt_cmd, 0, sizeof r->belt_cmd);
     memset(r->belt_speed, 0, sizeof r->belt_speed);
+    r->braking = 0;
     memset(r->belt_pos, 0, sizeof r->belt_pos);
     memset(r->torque, 0, sizeof r->torque);
     memset(r->accel_w, 0, sizeof r->accel_w);
@@ -530,6 +532,20 @@ int kn_world_set_belts(struct kn_world *w, int id, double left, double right)
     double vm = r->rp.belt_speed_max;
     r->belt_cmd[KN_LEFT] = clampd(left, -vm, vm);
     r->belt_cmd[KN_RIGHT] = clampd(right, -vm, vm);
+    /* a stop repeated during an emergency stop keeps braking; only a
+     * command to move again hands the belts back to the normal ramp */
+    if (r->belt_cmd[KN_LEFT] != 0 || r->belt_cmd[KN_RIGHT] != 0)
+        r->braking = 0;
+    return 0;
+}
+
+int kn_world_brake(struct kn_world *w, int id)
+{
+    struct robot *r = get_robot(w, id);
+    if (!r)
+        return -1;
+    r->belt_cmd[KN_LEFT] = r->belt_cmd[KN_RIGHT] = 0;
+    r->braking = 1;
     return 0;
 }
 
@@ -699,7 +715,8 @@ static void robot_pre_step(struct kn_world *w, struct robot *r)
 {
     const double h = w->pp.step_s;
     for (int s = 0; s < 2; s++) {
-        double dv = r->belt_cmd[s] - r->belt_speed[s], amax = r->rp.belt_accel_max * h;
+        double a = r->braking ? r->rp.belt_decel_emergency : r->rp.belt_accel_max;
+        double dv = r->belt_cmd[s] - r->belt_speed[s], amax = a * h;
         r->belt_speed[s] += clampd(dv, -amax, amax);
     }
     for (int k = 0; k < KN_NFLIPPERS; k++) {

@@ -89,6 +89,10 @@ int kn_world_set_twist(struct kn_world *w, int id, double v, double omega);
 int kn_world_set_flippers(struct kn_world *w, int id, const double target[KN_NFLIPPERS],
                           unsigned mask);
 int kn_world_command(struct kn_world *w, int id, const struct kn_command *c);
+/* Emergency stop (a watchdog trip, ESTOP): belt targets 0, reached at the
+ * robot's belt_decel_emergency (the motor drivers braking) instead of the
+ * acceleration ramp; a later non-zero belt command ends the braking. */
+int kn_world_brake(struct kn_world *w, int id);
 /* Servos off: the flipper motors apply no torque (joints swing freely). */
 int kn_world_set_servo_enabled(struct kn_world *w, int id, int on);
 

@@ -2,8 +2,11 @@
  * process on an ephemeral port and raw TCP clients. What a USARSim client
  * sees (banner, silent drops before INIT, STA/SEN streams in the z-down
  * frame, DRIVE, joint commands with the per-joint sign), several robots
- * in one world, the extension commands, bad input, pacing and lockstep. */
+ * in one world, the extension commands, bad input, pacing and lockstep,
+ * the token that keeps other programs out of a spawned engine's world, and
+ * the emergency Brake. */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -15,7 +18,7 @@
 
 #include "eng_client.h"
 
-static struct ec_conn ca, cb;
+static struct ec_conn ca, cb, cc;
 static struct ec_engine eng;
 
 static const char *const FAST[] = {"--pace", "fast", NULL};
@@ -542,6 +545,156 @@ START_TEST(lockstep)
 }
 END_TEST
 
+static bool kenaf_status_is(struct ec_conn *c, const char *want)
+{
+    struct kn_usar_str status;
+    return kn_usar_get_str(&c->tl, "Status", &status) == KN_USAR_OK &&
+           kn_usar_str_is(status, want);
+}
+
+#define TOKEN "0123456789abcdef0123456789abcdef"
+
+/* --auth-token-env: a connection without the token may watch (NFO,
+ * GETSTARTPOSES, Stats) but not spawn robots or change the world; a wrong
+ * token closes the connection; the right one opens everything, for that
+ * connection only. The token shows neither on the command line nor, once
+ * taken, in the engine's environment. */
+START_TEST(auth)
+{
+    setenv("KN_TEST_ENGINE_TOKEN", TOKEN, 1);
+    static const char *const AUTH[] = {"--auth-token-env", "KN_TEST_ENGINE_TOKEN", NULL};
+    start(AUTH);
+    unsetenv("KN_TEST_ENGINE_TOKEN");
+    ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
+    static const struct {
+        const char *line, *cmd;
+    } refused[] = {
+        {"KENAF {Cmd Reset}", "Reset"},
+        {"KENAF {Cmd Pace} {Mode step}", "Pace"},
+        {"KENAF {Cmd Pause}", "Pause"},
+        {"KENAF {Cmd Step} {Ms 10}", "Step"},
+        {"KENAF {Cmd Terrain} {Name step}", "Terrain"},
+        {"KENAF {Cmd Brake}", "Brake"},
+        {"INIT {ClassName USARBot.Kenaf} {Name Intruder}", "Init"},
+    };
+    int nref = (int)(sizeof refused / sizeof refused[0]);
+    for (int i = 0; i < nref; i++) {
+        ec_send(&ca, "%s\r\n", refused[i].line);
+        ck_assert_msg(ec_wait_kenaf(&ca, refused[i].cmd, H_LONG_MS), "no reply to %s",
+                      refused[i].line);
+        ck_assert_msg(kenaf_status_is(&ca, "Failed"), "%s: %s", refused[i].line, ca.last);
+        ck_assert_msg(strstr(ca.last, "not authenticated") != NULL, "%s", ca.last);
+    }
+    ec_send(&ca, "GETSTARTPOSES\r\n");
+    ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
+    ec_stats(&ca);
+    ck_assert_int_eq(ec_stat(&ca, "Unauthorized"), nref);
+    ck_assert_int_eq(ec_stat(&ca, "Robots"), 0);
+    ck_assert_int_eq(ec_stat(&ca, "Spawned"), 0);
+    ck_assert_msg(strstr(ca.last, "{Pace realtime}") != NULL, "%s", ca.last);
+
+    /* a wrong token: refused, and the connection is closed */
+    ec_connect(&cb, eng.port);
+    ec_send(&cb, "KENAF {Cmd Auth} {Token 0123456789abcdef0123456789abcdeX}\r\n");
+    ck_assert(ec_wait_kenaf(&cb, "Auth", H_LONG_MS));
+    ck_assert(kenaf_status_is(&cb, "Failed"));
+    while (ec_line(&cb, H_LONG_MS)) {
+    }
+    ck_assert_msg(cb.eof, "connection with a wrong token left open");
+
+    /* the right one: this connection may spawn and drive */
+    ec_connect(&cc, eng.port);
+    ec_send(&cc, "KENAF {Cmd Auth} {Token " TOKEN "}\r\n");
+    ck_assert(ec_wait_kenaf(&cc, "Auth", H_LONG_MS));
+    ck_assert_msg(kenaf_status_is(&cc, "OK"), "%s", cc.last);
+    init_robot(&cc, "R1", 0, 0, 0);
+    struct kn_usar_sta sta;
+    ck_assert(ec_wait_sta(&cc, 0, &sta, H_LONG_MS));
+    ec_send(&cc, "KENAF {Cmd Pause}\r\n");
+    ck_assert(ec_wait_kenaf(&cc, "Pause", H_LONG_MS));
+    ck_assert(kenaf_status_is(&cc, "OK"));
+    ec_send(&cc, "KENAF {Cmd Resume}\r\n");
+    ck_assert(ec_wait_kenaf(&cc, "Resume", H_LONG_MS));
+    /* ... and the first one still may not */
+    ec_send(&ca, "KENAF {Cmd Reset}\r\n");
+    ck_assert(ec_wait_kenaf(&ca, "Reset", H_LONG_MS));
+    ck_assert(kenaf_status_is(&ca, "Failed"));
+    ec_stats(&ca);
+    ck_assert_int_eq(ec_stat(&ca, "Unauthorized"), nref + 1);
+    ck_assert_int_eq(ec_stat(&ca, "AuthFailed"), 1);
+    ck_assert_int_eq(ec_stat(&ca, "Robots"), 1);
+
+    /* neither ps nor /proc/PID/environ shows the token */
+    char path[64], buf[65536];
+    const char *const files[] = {"cmdline", "environ"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "/proc/%d/%s", (int)eng.proc.pid, files[i]);
+        FILE *f = fopen(path, "rb");
+        ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        ck_assert(memmem(buf, n, TOKEN, strlen(TOKEN)) == NULL);
+        ck_assert_msg(n > 0, "%s is empty", path);
+    }
+    stop_clean();
+    ck_assert_msg(strstr(h_stderr(&eng.proc), "refused: not authenticated") != NULL, "%s",
+                  h_stderr(&eng.proc));
+    ck_assert_msg(strstr(h_stderr(&eng.proc), "wrong token") != NULL, "%s", h_stderr(&eng.proc));
+}
+END_TEST
+
+/* Encoder ticks (left) after the world has reached time t. */
+static int64_t ticks_at(struct ec_conn *c, double t)
+{
+    struct kn_usar_sen sen;
+    ck_assert(ec_wait_sen(c, KN_USAR_SEN_ENCODER, t - 1e-6, &sen, H_LONG_MS));
+    ck_assert_int_ge(sen.n_ticks, 1);
+    return sen.ticks[0].tick;
+}
+
+/* Belt travel (ticks) between 30 and 130 ms after a stop at full speed. */
+static int64_t run_on_after(const char *stop, double *t)
+{
+    ec_send(&ca, "DRIVE {Left 10.0000} {Right 10.0000}\r\nKENAF {Cmd Step} {Ms 1000}\r\n");
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
+    *t += 1.0;
+    ec_send(&ca, "%s\r\nKENAF {Cmd Step} {Ms 30}\r\nKENAF {Cmd Step} {Ms 100}\r\n", stop);
+    int64_t a = ticks_at(&ca, *t + 0.030), b = ticks_at(&ca, *t + 0.130);
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
+    *t += 0.130;
+    return b - a;
+}
+
+/* KENAF {Cmd Brake}: the belts stop from 0.8 m/s at the robot file's
+ * 40 m/s^2 (20 ms), where DRIVE 0 ramps down at 2 m/s^2 (400 ms). In
+ * lockstep, with the encoders every 10 ms. */
+START_TEST(brake)
+{
+    static const char *const STEP[] = {"--pace", "step", "--sen-rate", "Encoder=100", NULL};
+    start(STEP);
+    init_robot(&ca, "R1", 0, 0, 0);
+    struct kn_usar_sta sta;
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
+    double t = 0;
+    int64_t ramp = run_on_after("DRIVE {Left 0.0000} {Right 0.0000}", &t);
+    /* 0.8 m/s - 2 m/s^2 x 30..130 ms: about 55 mm, 220 ticks */
+    ck_assert_msg(ramp > 150, "DRIVE 0 alone stopped the belts within 30 ms (%lld ticks after)",
+                  (long long)ramp);
+    ec_send(&ca, "KENAF {Cmd Step} {Ms 1000}\r\n"); /* ramp down to rest */
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
+    t += 1.0;
+    int64_t braked = run_on_after("DRIVE {Left 0.0000} {Right 0.0000}\r\nKENAF {Cmd Brake}", &t);
+    ck_assert_msg(braked == 0, "belts still ran %lld ticks 30 ms after Brake", (long long)braked);
+    ck_assert_int_eq(ec_stat_now(&ca, "Brakes"), 1);
+    /* a new DRIVE moves again, at the normal ramp */
+    ec_send(&ca, "DRIVE {Left 10.0000} {Right 10.0000}\r\nKENAF {Cmd Step} {Ms 100}\r\n");
+    int64_t a = ticks_at(&ca, t), b = ticks_at(&ca, t + 0.1);
+    ck_assert_msg(b - a > 20 && b - a < 60, "100 ms from rest at 2 m/s^2: %lld ticks (10 mm = 40)",
+                  (long long)(b - a));
+    stop_clean();
+}
+END_TEST
+
 START_TEST(conf_geo)
 {
     start(NULL);
@@ -586,6 +739,8 @@ int main(void)
         {"lockstep", lockstep, 40, NULL, NULL},
         {"conf-geo", conf_geo, 30, NULL, NULL},
         {"stdin-not-pipe", stdin_watch_not_a_pipe, 30, NULL, NULL},
+        {"auth", auth, 30, NULL, NULL},
+        {"brake", brake, 30, NULL, NULL},
     };
     return h_run_cases("kenaf-engine server", cases, sizeof cases / sizeof cases[0]);
 }
