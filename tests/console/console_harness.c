@@ -258,7 +258,9 @@ int c_console_pid(struct c_console *c)
 
 void c_daemon_engine(struct h_daemon *d)
 {
-    h_daemon_start(d, "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\","
+    /* the console is configured as one, as an operator's would be: it may
+     * release an e-stop a console before it engaged */
+    h_daemon_start(d, "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"consoles\":[\"127.0.0.1\"],"
                       "\"backend\":{\"type\":\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]");
     h_wait_backend_fresh(d, 0, 30000); /* the engine starts first */
 }

@@ -337,7 +337,8 @@ START_TEST(estop_latches_the_robot)
     }
     ck_assert_msg(c_wait_screen(&con, "driving refused", 3000), "%s", c_screen(&con));
     ck_assert_double_eq(stat_in("CRAWLER"), crawler0);
-    /* and the robot refuses any other controller too */
+    /* and the robot refuses any other controller too (from the consoles'
+     * address here, so only the latch stops it) */
     uint32_t seq = h_crawler(&u, 0, 0, 200, 200);
     h_expect_error(&u, KN_KRP_ERR_ESTOP, seq, KN_KRP_CRAWLER);
 

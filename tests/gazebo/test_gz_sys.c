@@ -119,7 +119,8 @@ START_TEST(hello_names_gazebo)
     ck_assert(h_udp_recv(&ctl, &m, H_LONG_MS));
     ck_assert_uint_eq(m.h.type, KN_KRP_HELLO_ACK);
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_GAZEBO);
-    ck_assert_uint_eq(m.u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD);
+    ck_assert_uint_eq(m.u.hello_ack.capabilities,
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS);
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.world"), "default");
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.version"), "gazebo 11.14");
     ck_assert_double_eq(STAT("gazebo.topics.cmd.subscribers"), 1);
