@@ -82,6 +82,7 @@ static bool status_try(struct kn_krp_status *out, int timeout_ms)
 static struct kn_krp_status status_retry(void)
 {
     struct kn_krp_status s;
+    memset(&s, 0, sizeof s);
     for (int i = 0; i < 50; i++)
         if (status_try(&s, 200))
             return s;
