@@ -5,8 +5,10 @@
  * back-off), remembers the last set-points and re-applies them once the
  * backend says the simulator is ready, keeps at most one command waiting
  * when the simulator does not drain its socket (the latest set-point
- * wins), and times each command from UDP receive to socket write. A
- * backend only turns bytes into neutral state and commands into bytes. */
+ * wins), times each command from UDP receive to socket write, and
+ * reports a simulator that is connected but sends no state for the
+ * robot's stale_ms as down until it talks again. A backend only turns
+ * bytes into neutral state and commands into bytes. */
 #ifndef KN_BACKEND_H
 #define KN_BACKEND_H
 
@@ -95,5 +97,8 @@ int kn_link_local_addr(const struct kn_link *l, struct sockaddr_storage *ss);
 void kn_link_set_address(struct kn_link *l, const char *host, uint16_t port);
 /* The backend state of the link if its backend is ops, else NULL. */
 void *kn_link_backend(struct kn_link *l, const struct kn_backend_ops *ops);
+/* When the simulator last sent state on the link's ready connection (or
+ * when it became ready, if it sent none since); 0 when it is not ready. */
+uint64_t kn_link_heard_ns(const struct kn_link *l);
 
 #endif

@@ -122,6 +122,7 @@ struct kn_usarsim {
     /* counters */
     uint64_t connects, inits, spawns, deaths;
     uint64_t lines, blank, malformed[NRESULTS], unknown_head, ignored;
+    uint64_t kenaf_ok, kenaf_failed;        /* the built-in engine's KENAF replies */
     uint64_t nfo, sta, asta, conf, geo, res;
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
     uint64_t sen_shut_out, encoder_unmapped, encoder_jumps, states;
@@ -794,6 +795,25 @@ static void check_queries(struct kn_usarsim *u, uint64_t now)
     u->get_pending = 0;
 }
 
+/* The built-in engine answers each KENAF request (Auth, Brake) with one
+ * line; a refusal is worth a warning (a wrong token would leave the robot
+ * unspawned), the rest is counted. */
+static void on_kenaf_reply(struct kn_usarsim *u)
+{
+    struct kn_usar_str st, cmd, why;
+    if (kn_usar_get_str(&u->line, "Status", &st) == KN_USAR_OK && view_is(st, "OK")) {
+        u->kenaf_ok++;
+        return;
+    }
+    u->kenaf_failed++;
+    char c[32] = "?", w[160] = "no reason given";
+    if (kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK)
+        copy_view(c, sizeof c, cmd);
+    if (kn_usar_get_str(&u->line, "Reason", &why) == KN_USAR_OK)
+        copy_view(w, sizeof w, why);
+    kn_warn("robot %s: the engine refused KENAF {Cmd %s}: %s", u->robot, c, w);
+}
+
 void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_t now)
 {
     u->lines++;
@@ -843,7 +863,10 @@ void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_
             u->io.fail(u->io.ctx, "robot destroyed by the simulator (DIE)");
         return;
     case KN_USAR_K_UNKNOWN:
-        u->unknown_head++;
+        if (kn_usar_str_is(u->line.head, "KENAF"))
+            on_kenaf_reply(u);
+        else
+            u->unknown_head++;
         return;
     default:
         u->ignored++;
@@ -1068,6 +1091,8 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
             num(m, reason_key[r], u->malformed[r]);
     cJSON_AddStringToObject(o, "last_malformed", u->last_malformed);
     num(o, "unknown_head", u->unknown_head);
+    num(o, "kenaf_ok", u->kenaf_ok);
+    num(o, "kenaf_failed", u->kenaf_failed);
     num(o, "ignored", u->ignored);
 
     cJSON *in = cJSON_AddObjectToObject(o, "received");

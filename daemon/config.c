@@ -678,6 +678,7 @@ static void backend_defaults(struct kn_cfg_backend *b, enum kn_backend_kind kind
     strcpy(b->class_name, "USARBot.Kenaf");
     strcpy(b->terrain, "flat");
     strcpy(b->robot, "kenaf");
+    b->silent_restart_s = 3.0;
     strcpy(b->model, "kenaf");
     b->twist_cmd = true;
     b->tracks_separation_m = 0.23;
@@ -842,6 +843,7 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
         opt_string(l, je, sp, "path", b->engine_path, sizeof b->engine_path);
         opt_string(l, je, sp, "terrain", b->terrain, sizeof b->terrain);
         opt_string(l, je, sp, "robot", b->robot, sizeof b->robot);
+        opt_number(l, je, sp, "silent_restart_s", &b->silent_restart_s);
     }
 
     join(sp, sizeof sp, base, "gazebo");
@@ -1415,6 +1417,7 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
         add_str(j, e, "path", b->engine_path);
         add_str(j, e, "terrain", b->terrain);
         add_str(j, e, "robot", b->robot);
+        add_num(j, e, "silent_restart_s", b->silent_restart_s);
     }
     if (b->kind == KN_BACKEND_GAZEBO) {
         cJSON *g = add(j, o, "gazebo", cJSON_CreateObject());
@@ -1651,7 +1654,7 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
            a->counts_per_tick == b->counts_per_tick && a->dialect == b->dialect &&
            strcmp(a->class_name, b->class_name) == 0 && strcmp(a->start_tag, b->start_tag) == 0 &&
            strcmp(a->engine_path, b->engine_path) == 0 && strcmp(a->terrain, b->terrain) == 0 &&
-           strcmp(a->robot, b->robot) == 0 &&
+           strcmp(a->robot, b->robot) == 0 && a->silent_restart_s == b->silent_restart_s &&
            strcmp(a->model, b->model) == 0 && a->twist_cmd == b->twist_cmd &&
            a->tracks_separation_m == b->tracks_separation_m &&
            a->steering_efficiency == b->steering_efficiency &&

@@ -65,6 +65,7 @@ struct kn_cfg_backend {
     char engine_path[KN_CFG_PATH_LEN]; /* "" = next to kenaf-simd, then PATH */
     char terrain[KN_CFG_PATH_LEN];     /* terrain name or file for a spawned engine */
     char robot[KN_CFG_PATH_LEN];       /* robot name or file for a spawned engine */
+    double silent_restart_s;           /* a spawned engine silent this long is restarted */
 
     /* gazebo only */
     char model[64];

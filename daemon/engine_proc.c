@@ -4,7 +4,12 @@
  * PORT line, pass its stderr on (keeping the last line: an engine that
  * fails at start-up says why there), point the robots' links at it,
  * restart with back-off when it dies (the links reconnect and the client
- * re-spawns each robot at its last pose), stop it with its last robot. */
+ * re-spawns each robot at its last pose), kill and restart it when it
+ * stays silent (hung, stopped), stop it with its last robot. Each spawn
+ * gets a fresh random token in its environment; every robot connection
+ * presents it (KENAF {Cmd Auth}) before INIT, so no other local program
+ * can spawn robots in that world or reset, pause or re-pace it. Emergency
+ * stops (kn_command.emergency) go out as KENAF {Cmd Brake}. */
 #include "engine_proc.h"
 
 #include <errno.h>
@@ -13,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,6 +62,11 @@ struct engine_proc {
     uint64_t started_ns;
     bool timed_out;           /* killed for not saying PORT in time */
 
+    char token[2 * KN_ENGINE_TOKEN_BYTES + 1]; /* this spawn's, hex */
+    uint64_t running_ns;      /* when it said PORT */
+    bool silent_kill;         /* killed for silence: its exit says so */
+    uint64_t silent_kills;
+
     uint64_t spawns, restarts, exits, start_failures, failures_in_a_row;
     int last_status, last_signal;
     char last_error[PATH_MAX + 768];
@@ -66,12 +77,18 @@ struct eng_be {
     void *inner;               /* the USARSim client backend */
     struct engine_proc *proc;  /* NULL: an engine at backend.address */
     struct eng_be *next;       /* next user of proc */
+    double silent_restart_s;   /* backend.engine.silent_restart_s */
+    uint64_t auths_sent, brakes_sent;
 };
 
 static struct engine_proc *procs;
 
+#define SILENCE_POLL_MS 100 /* a running engine's silence is checked this often */
+
 static void spawn(struct engine_proc *p);
 static void on_timer(uv_timer_t *t);
+static double silent_limit_s(const struct engine_proc *p);
+static void silence_check(struct engine_proc *p);
 
 /* ---- executable ----------------------------------------------------------- */
 
@@ -307,6 +324,7 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
         return;
     }
     uv_timer_stop(&p->timer);
+    p->token[0] = '\0';
     bool start_failure = p->st == P_STARTING;
     double up = (double)(uv_hrtime() - p->started_ns) / 1e9;
     if (up >= KN_ENGINE_STABLE_S)
@@ -314,11 +332,14 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
     char how[128];
     if (p->timed_out)
         snprintf(how, sizeof how, "said no PORT line within %.0f s", KN_ENGINE_START_TIMEOUT_S);
+    else if (p->silent_kill)
+        snprintf(how, sizeof how, "killed after %.1f s of silence", silent_limit_s(p));
     else if (term_signal)
         snprintf(how, sizeof how, "killed by signal %d after %.1f s", term_signal, up);
     else
         snprintf(how, sizeof how, "exited with status %lld after %.1f s", (long long)status, up);
     p->timed_out = false;
+    p->silent_kill = false;
     if (start_failure) {
         p->start_failures++;
         p->failures_in_a_row++;
@@ -370,7 +391,8 @@ static void on_out(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             p->port = port;
             p->st = P_RUNNING;
             p->failures_in_a_row = 0;
-            uv_timer_stop(&p->timer);
+            p->running_ns = uv_hrtime();
+            uv_timer_start(&p->timer, on_timer, SILENCE_POLL_MS, SILENCE_POLL_MS);
             kn_info("engine %s (pid %d, terrain %s) listening on 127.0.0.1:%d for %u robot%s",
                     p->exe, p->pid, p->terrain, port, p->nusers, p->nusers == 1 ? "" : "s");
             notify_users(p);
@@ -394,9 +416,60 @@ static void spawn_failed(struct engine_proc *p)
     schedule_restart(p, true);
 }
 
+/* A fresh token for each spawn, from the kernel's random source. */
+static int make_token(struct engine_proc *p)
+{
+    unsigned char raw[KN_ENGINE_TOKEN_BYTES];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(p->last_error, sizeof p->last_error, "cannot make the engine's token: "
+                     "getrandom: %s", strerror(errno));
+            return -1;
+        }
+        got += (size_t)n;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < sizeof raw; i++) {
+        p->token[2 * i] = hex[raw[i] >> 4];
+        p->token[2 * i + 1] = hex[raw[i] & 15];
+    }
+    p->token[2 * sizeof raw] = '\0';
+    return 0;
+}
+
+/* Our environment plus the token (an inherited variable of that name is
+ * replaced); NULL when out of memory. The entry strings are the
+ * environment's own but for the token's, stored in tok_entry. */
+static char **engine_env(const struct engine_proc *p, char *tok_entry, size_t cap)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    static const char key[] = KN_ENGINE_TOKEN_ENV "=";
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], key, sizeof key - 1) != 0)
+            env[j++] = environ[i];
+    snprintf(tok_entry, cap, "%s%s", key, p->token);
+    env[j] = tok_entry;
+    return env;
+}
+
 static void spawn(struct engine_proc *p)
 {
     char why[PATH_MAX + 256];
+    if (make_token(p) < 0) {
+        spawn_failed(p);
+        return;
+    }
     if (kn_engine_resolve(p->cfg_path, p->exe, sizeof p->exe, why, sizeof why) < 0) {
         snprintf(p->last_error, sizeof p->last_error,
                  "no %s executable found (looked at: %s); set backend.engine.path", KN_ENGINE_EXE,
@@ -436,12 +509,17 @@ static void spawn(struct engine_proc *p)
     char *args[] = {p->exe,           "--listen",   "127.0.0.1:0",   "--terrain",
                     p->terrain_file,  "--robot",    p->robot_file,   "--sen-rate",
                     "GroundTruth=50", "--sen-rate", "Encoder=50",    "--stdin-watch",
-                    NULL};
+                    "--auth-token-env", KN_ENGINE_TOKEN_ENV, NULL};
+    /* the token goes through the environment, which only our own user
+     * (and root) can read; the command line is everybody's (ps) */
+    char tok_entry[sizeof KN_ENGINE_TOKEN_ENV + sizeof p->token + 1];
+    char **env = engine_env(p, tok_entry, sizeof tok_entry);
     uv_process_options_t o;
     memset(&o, 0, sizeof o);
     o.exit_cb = on_exit_cb;
     o.file = p->exe;
     o.args = args;
+    o.env = env;
     o.stdio_count = 3;
     o.stdio = io;
     p->proc.data = p;
@@ -449,7 +527,9 @@ static void spawn(struct engine_proc *p)
     p->handles++;
     p->spawns++;
     p->started_ns = uv_hrtime();
-    int rc = uv_spawn(p->loop, &p->proc, &o);
+    int rc = env ? uv_spawn(p->loop, &p->proc, &o) : UV_ENOMEM;
+    free(env);
+    memset(tok_entry, 0, sizeof tok_entry);
     if (rc < 0) {
         /* the handle is initialized even when the spawn failed */
         close_handle(p, (uv_handle_t *)&p->proc, &p->proc_open);
@@ -468,6 +548,40 @@ static void spawn(struct engine_proc *p)
     uv_timer_start(&p->timer, on_timer, (uint64_t)(KN_ENGINE_START_TIMEOUT_S * 1000), 0);
     kn_info("engine: started %s (pid %d, terrain %s, robot %s)", p->exe, p->pid, p->terrain_file,
             p->robot_file);
+}
+
+/* The shortest silent_restart_s of the robots it serves. */
+static double silent_limit_s(const struct engine_proc *p)
+{
+    double s = 0;
+    for (const struct eng_be *b = p->users; b; b = b->next)
+        if (s == 0 || b->silent_restart_s < s)
+            s = b->silent_restart_s;
+    return s > 0 ? s : KN_ENGINE_SILENT_RESTART_S;
+}
+
+/* A running engine whose robots all heard nothing from it (no sensor or
+ * status line) for silent_limit_s, counted from when it listened, is hung
+ * or stopped: SIGKILL (which a stopped process cannot ignore either), and
+ * its exit restarts it as after a crash. */
+static void silence_check(struct engine_proc *p)
+{
+    if (!p->alive || p->silent_kill)
+        return;
+    uint64_t heard = p->running_ns;
+    for (const struct eng_be *b = p->users; b; b = b->next) {
+        uint64_t h = kn_link_heard_ns(b->link);
+        if (h > heard)
+            heard = h;
+    }
+    double quiet = (double)(uv_hrtime() - heard) / 1e9, limit = silent_limit_s(p);
+    if (quiet < limit)
+        return;
+    p->silent_kill = true;
+    p->silent_kills++;
+    kn_warn("engine (pid %d, terrain %s) silent for %.1f s (silent_restart_s %.1f): killing it "
+            "to restart it", p->pid, p->terrain, quiet, limit);
+    uv_process_kill(&p->proc, SIGKILL);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -494,6 +608,7 @@ static void on_timer(uv_timer_t *t)
         }
         break;
     case P_RUNNING:
+        silence_check(p);
         break;
     }
 }
@@ -575,6 +690,7 @@ static void *eng_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         return NULL;
     }
     b->proc = p;
+    b->silent_restart_s = cfg->backend.silent_restart_s;
     b->next = p->users;
     p->users = b;
     p->nusers++;
@@ -600,9 +716,32 @@ static void eng_destroy(void *be)
     free(b);
 }
 
+/* One KENAF line (Auth, Brake) through the codec's writer. */
+static void write_kenaf(struct eng_be *b, const char *cmd, const char *key, const char *value)
+{
+    char buf[256];
+    struct kn_usar_writer w;
+    kn_usar_w_init(&w, buf, sizeof buf, "KENAF");
+    kn_usar_w_kv(&w, "Cmd", cmd);
+    if (key)
+        kn_usar_w_kv(&w, key, value);
+    int n = kn_usar_w_end(&w);
+    if (n > 0)
+        kn_link_write(b->link, buf, (size_t)n);
+    else
+        kn_err("robot %s: cannot format KENAF {Cmd %s}: %s", kn_link_robot(b->link), cmd,
+               kn_usar_strerror(-n));
+}
+
 static void eng_start(void *be)
 {
     struct eng_be *b = be;
+    /* the token before INIT: the engine refuses INIT from a connection
+     * that has not shown it (TCP keeps the order, no need to wait) */
+    if (b->proc && b->proc->token[0]) {
+        write_kenaf(b, "Auth", "Token", b->proc->token);
+        b->auths_sent++;
+    }
     kn_backend_engine_remote.start(b->inner);
 }
 
@@ -622,6 +761,12 @@ static void eng_send(void *be, const struct kn_command *cmd, bool reapply)
 {
     struct eng_be *b = be;
     kn_backend_engine_remote.send_command(b->inner, cmd, reapply);
+    /* after the DRIVE 0 it follows: the engine brakes the belts at the
+     * robot's emergency deceleration instead of its ramp */
+    if (cmd->emergency) {
+        write_kenaf(b, "Brake", NULL, NULL);
+        b->brakes_sent++;
+    }
 }
 
 static void eng_stats(void *be, cJSON *o)
@@ -629,6 +774,8 @@ static void eng_stats(void *be, cJSON *o)
     struct eng_be *b = be;
     if (kn_backend_engine_remote.stats)
         kn_backend_engine_remote.stats(b->inner, o);
+    cJSON_AddNumberToObject(o, "brakes_sent", (double)b->brakes_sent);
+    cJSON_AddNumberToObject(o, "auths_sent", (double)b->auths_sent);
     cJSON *x = cJSON_AddObjectToObject(o, "process");
     struct engine_proc *p = b->proc;
     cJSON_AddBoolToObject(x, "spawned_by_us", p != NULL);
@@ -647,6 +794,8 @@ static void eng_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(x, "restarts", (double)p->restarts);
     cJSON_AddNumberToObject(x, "exits", (double)p->exits);
     cJSON_AddNumberToObject(x, "start_failures", (double)p->start_failures);
+    cJSON_AddNumberToObject(x, "silent_kills", (double)p->silent_kills);
+    cJSON_AddNumberToObject(x, "silent_restart_s", silent_limit_s(p));
     cJSON_AddNumberToObject(x, "failures_in_a_row", (double)p->failures_in_a_row);
     cJSON_AddNumberToObject(x, "next_retry_s", p->st == P_BACKOFF
                                 ? (double)uv_timer_get_due_in(&p->timer) / 1e3 : 0.0);

@@ -8,8 +8,11 @@
  * resolved by engine_files.h; STA, GroundTruth and Encoder at 50 Hz), its
  * port read from its "PORT n" line, its stderr passed on, restarted with
  * back-off when it dies (slowing to one try a minute while it keeps
- * failing at start-up), stopped with SIGTERM (SIGKILL after a deadline)
- * when its last robot goes. */
+ * failing at start-up) or when it stays silent for silent_restart_s,
+ * stopped with SIGTERM (SIGKILL after a deadline) when its last robot goes.
+ * Only kenaf-simd may spawn robots in it or send it KENAF commands: it
+ * gets a random token in KENAF_ENGINE_TOKEN (--auth-token-env), which each
+ * robot connection sends first (KENAF {Cmd Auth}). */
 #ifndef KN_ENGINE_PROC_H
 #define KN_ENGINE_PROC_H
 
@@ -25,6 +28,9 @@ extern const struct kn_backend_ops kn_backend_engine;
 #define KN_ENGINE_BACKOFF_MAX_S 5.0
 #define KN_ENGINE_FAIL_BACKOFF_MAX_S 60.0 /* cap while it fails before listening */
 #define KN_ENGINE_STABLE_S 10.0        /* ran this long: the next restart is quick again */
+#define KN_ENGINE_SILENT_RESTART_S 3.0 /* backend.engine.silent_restart_s default */
+#define KN_ENGINE_TOKEN_ENV "KENAF_ENGINE_TOKEN" /* --auth-token-env of a spawned engine */
+#define KN_ENGINE_TOKEN_BYTES 32       /* random bytes per spawn, sent as hex */
 
 /* The executable to spawn for a configured engine.path: the path itself
  * when set (a bare name is looked up in PATH); else kenaf-engine next to

@@ -90,6 +90,11 @@ struct kn_link {
     uint64_t bytes_in, bytes_out, states;
     uint64_t last_state_ns;
     bool have_state;
+    /* a connected simulator that stopped talking (no state for stale_ns):
+     * reported down until it talks again */
+    uint64_t stale_ns, heard_ns;   /* heard_ns: last state, or when the link became ready */
+    bool silent;
+    uint64_t silent_since_ns, silences;
     uint64_t down_since_ns;
     unsigned fail_streak;
     char last_error[128];
@@ -102,6 +107,7 @@ struct kn_link {
 
 static void attempt(struct kn_link *l);
 static void on_timer(uv_timer_t *t);
+static void silence_check(struct kn_link *l);
 static void link_down(struct kn_link *l, const char *why);
 static void maybe_finish(struct kn_link *l);
 
@@ -443,10 +449,11 @@ static void link_down(struct kn_link *l, const char *why)
         maybe_finish(l);
         return;
     }
-    bool was_up = l->st == L_READY;
+    bool was_up = l->st == L_READY, was_silent = l->silent;
     uint64_t now = now_ns();
     conn_drop(l);
     l->deferred_fail = false;
+    l->silent = false;
     l->pending = false;
     if (l->stalled) {
         l->stalled = false;
@@ -458,7 +465,8 @@ static void link_down(struct kn_link *l, const char *why)
         l->down_since_ns = now;
         l->fail_streak = 0;
         kn_warn("robot %s: simulator link to %s lost: %s; reconnecting", l->robot, l->where, why);
-        l->ev.up(l->ev.ctx, false);
+        if (!was_silent) /* a silent simulator was reported down already */
+            l->ev.up(l->ev.ctx, false);
     } else {
         l->connect_failures++;
         if (l->fail_streak++ == 0)
@@ -499,6 +507,9 @@ static void on_timer(uv_timer_t *t)
         conn_drop(l); /* flushing took too long */
         maybe_finish(l);
         break;
+    case L_READY:
+        silence_check(l);
+        break;
     default:
         break;
     }
@@ -521,9 +532,33 @@ void kn_link_ready(struct kn_link *l)
     }
     l->was_ready = true;
     l->fail_streak = 0;
+    l->silent = false;
+    l->heard_ns = now;
+    timer_start_s(l, on_timer, (double)l->stale_ns / 1e9);
     l->ev.up(l->ev.ctx, true);
     if (l->have_cmd && l->st == L_READY)
         send_now(l, &l->last, 0, true);
+}
+
+/* Ready, and no state for stale_ns: the simulator is connected but mute
+ * (hung, stopped, paused). BACKEND_UP drops with one warning; the timer
+ * runs from the last state heard, so a talking simulator costs no timer
+ * work per line. */
+static void silence_check(struct kn_link *l)
+{
+    uint64_t now = now_ns(), quiet = now - l->heard_ns;
+    if (quiet < l->stale_ns) {
+        timer_start_s(l, on_timer, (double)(l->stale_ns - quiet) / 1e9);
+        return;
+    }
+    if (l->silent)
+        return;
+    l->silent = true;
+    l->silent_since_ns = l->heard_ns;
+    l->silences++;
+    kn_warn("robot %s: simulator at %s silent for %.0f ms (no sensor or status line): reported "
+            "down until it talks again", l->robot, l->where, (double)quiet / 1e6);
+    l->ev.up(l->ev.ctx, false);
 }
 
 void kn_link_state(struct kn_link *l, const struct kn_state *s)
@@ -532,7 +567,24 @@ void kn_link_state(struct kn_link *l, const struct kn_state *s)
     l->states++;
     l->last_state_ns = now;
     l->have_state = true;
+    if (l->st == L_READY) {
+        l->heard_ns = now;
+        if (l->silent) {
+            l->silent = false;
+            kn_info("robot %s: simulator at %s talks again after %.2f s of silence", l->robot,
+                    l->where, (double)(now - l->silent_since_ns) / 1e9);
+            timer_start_s(l, on_timer, (double)l->stale_ns / 1e9);
+            l->ev.up(l->ev.ctx, true);
+            if (l->have_cmd && l->st == L_READY && !l->deferred_fail)
+                send_now(l, &l->last, 0, true);
+        }
+    }
     l->ev.state(l->ev.ctx, s, now);
+}
+
+uint64_t kn_link_heard_ns(const struct kn_link *l)
+{
+    return l->st == L_READY ? l->heard_ns : 0;
 }
 
 void kn_link_fail(struct kn_link *l, const char *why)
@@ -602,6 +654,7 @@ struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
     else
         snprintf(l->where, sizeof l->where, "%s:%u", l->host, l->port);
     l->connect_timeout_s = cfg->backend.connect_timeout_s > 0 ? cfg->backend.connect_timeout_s : 1.0;
+    l->stale_ns = (uint64_t)((cfg->backend.stale_ms > 0 ? cfg->backend.stale_ms : 500.0) * 1e6);
     l->reconnect_max_s = cfg->backend.reconnect_max_s > 0 ? cfg->backend.reconnect_max_s : 1.0;
     if (l->reconnect_max_s > 1.0)
         l->reconnect_max_s = 1.0;
@@ -689,7 +742,7 @@ void kn_link_close(struct kn_link *l, void (*done)(void *arg), void *arg)
 
 bool kn_link_is_up(const struct kn_link *l)
 {
-    return l->st == L_READY;
+    return l->st == L_READY && !l->silent;
 }
 
 uint64_t kn_link_reconnects(const struct kn_link *l)
@@ -707,7 +760,9 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
     cJSON_AddStringToObject(o, "type", l->ops->name);
     cJSON_AddStringToObject(o, "address", l->where);
     cJSON_AddStringToObject(o, "state", state_names[l->st]);
-    cJSON_AddBoolToObject(o, "up", l->st == L_READY);
+    cJSON_AddBoolToObject(o, "up", l->st == L_READY && !l->silent);
+    cJSON_AddBoolToObject(o, "silent", l->silent);
+    cJSON_AddNumberToObject(o, "silences", (double)l->silences);
     cJSON_AddNumberToObject(o, "attempts", (double)l->attempts);
     cJSON_AddNumberToObject(o, "connects", (double)l->connects);
     cJSON_AddNumberToObject(o, "reconnects", (double)l->reconnects);

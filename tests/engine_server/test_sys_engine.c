@@ -3,7 +3,9 @@
  * an unchanged controller (examples/square through kenaf-sim-run) drives
  * its square in the physics engine and comes back near its start; a
  * kill -9 of the engine clears BACKEND_UP, the engine is restarted and
- * the robot re-spawned where it was. */
+ * the robot re-spawned where it was; another local program connecting to
+ * the spawned engine's port can neither spawn robots nor reset, pause or
+ * re-pace the world, while the daemon's own link drives on. */
 #include <check.h>
 #include <math.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "eng_client.h"
 #include "harness.h"
 
 #define ROBOT "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"watchdog_ms\":500," \
@@ -24,6 +27,21 @@ static struct h_daemon d;
 static void up_and_fresh(void)
 {
     h_wait_backend_fresh(&d, 0, 3 * H_LONG_MS);
+}
+
+/* Drives at 300 mm/s until x passed x0 + 100 mm, then stops. */
+static struct kn_krp_status drive_100mm(struct h_udp *u, int x0)
+{
+    struct kn_krp_status s;
+    uint64_t end = h_now_us() + 3ull * H_LONG_MS * 1000ull;
+    do {
+        h_crawler(u, 0, 0, 300, 300);
+        h_sleep_ms(50);
+        s = h_status_any(u);
+    } while (s.pos_mm[0] < x0 + 100 && h_now_us() < end);
+    h_crawler(u, 0, 0, 0, 0);
+    ck_assert_int_ge(s.pos_mm[0], x0 + 100);
+    return s;
 }
 
 START_TEST(square_in_engine)
@@ -107,14 +125,7 @@ START_TEST(engine_killed_and_restarted)
                   after.pos_mm[1], before.pos_mm[0], before.pos_mm[1]);
     ck_assert(after.flags & KN_KRP_ST_BACKEND_UP);
     /* the robot still drives */
-    end = h_now_us() + 3ull * H_LONG_MS * 1000ull;
-    do {
-        h_crawler(&u, 0, 0, 300, 300);
-        h_sleep_ms(50);
-        s = h_status_any(&u);
-    } while (s.pos_mm[0] < after.pos_mm[0] + 100 && h_now_us() < end);
-    h_crawler(&u, 0, 0, 0, 0);
-    ck_assert_int_ge(s.pos_mm[0], after.pos_mm[0] + 100);
+    drive_100mm(&u, after.pos_mm[0]);
     h_udp_close(&u);
 
     /* SIGTERM: the daemon stops its engine before it exits */
@@ -124,6 +135,77 @@ START_TEST(engine_killed_and_restarted)
     ck_assert_msg(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "daemon exit %d", st);
     ck_assert_msg(kill(epid, 0) != 0, "engine %d outlived kenaf-simd", epid);
     ck_assert_msg(strstr(h_stderr(&d.proc), "stopped") != NULL, "%s", h_stderr(&d.proc));
+}
+END_TEST
+
+static bool kenaf_failed(struct ec_conn *c)
+{
+    struct kn_usar_str status;
+    return kn_usar_get_str(&c->tl, "Status", &status) == KN_USAR_OK &&
+           kn_usar_str_is(status, "Failed") && strstr(c->last, "not authenticated") != NULL;
+}
+
+START_TEST(intruder_refused)
+{
+    h_daemon_start(&d, ROBOT);
+    up_and_fresh();
+    int port = (int)h_stat(&d, PROC "port");
+    ck_assert_int_gt(port, 0);
+    ck_assert_double_ge(h_stat(&d, "robots.0.backend.engine.auths_sent"), 1);
+    struct h_udp u;
+    h_udp_open(&u, d.port[0]);
+    (void)h_hello(&u, "test");
+    struct kn_krp_msg m;
+    ck_assert(h_udp_recv(&u, &m, H_LONG_MS));
+    struct kn_krp_status s0 = h_status_any(&u);
+
+    /* a second raw connection to the engine, as any local program could */
+    static struct ec_conn c;
+    ec_connect(&c, port);
+    ck_assert(ec_wait_head(&c, "NFO", NULL, H_LONG_MS));
+    static const struct {
+        const char *line, *cmd;
+    } tries[] = {
+        {"KENAF {Cmd Reset}", "Reset"},
+        {"KENAF {Cmd Pace} {Mode step}", "Pace"},
+        {"KENAF {Cmd Pause}", "Pause"},
+        {"KENAF {Cmd Terrain} {Name stairs}", "Terrain"},
+        {"INIT {ClassName USARBot.Kenaf} {Name Intruder} {Location 1,0,0}", "Init"},
+        {"KENAF {Cmd Auth} {Token guessed-guessed-guessed}", "Auth"},
+    };
+    for (int i = 0; i < 5; i++) {
+        ec_send(&c, "%s\r\n", tries[i].line);
+        ck_assert_msg(ec_wait_kenaf(&c, tries[i].cmd, H_LONG_MS), "no reply to %s", tries[i].line);
+        ck_assert_msg(kenaf_failed(&c), "%s: %s", tries[i].line, c.last);
+    }
+    ec_stats(&c);
+    ck_assert_int_eq(ec_stat(&c, "Unauthorized"), 5);
+    ck_assert_int_eq(ec_stat(&c, "Robots"), 1); /* the daemon's only */
+    ck_assert_msg(strstr(c.last, "{Pace realtime}") && strstr(c.last, "{Paused false}") &&
+                      strstr(c.last, "{Level flat}"), "%s", c.last);
+    /* a guessed token closes the connection */
+    ec_send(&c, "%s\r\n", tries[5].line);
+    ck_assert(ec_wait_kenaf(&c, "Auth", H_LONG_MS));
+    while (ec_line(&c, H_LONG_MS)) {
+    }
+    ck_assert(c.eof);
+    ec_close(&c);
+
+    /* the daemon's link is untouched: the robot is where it was, fresh,
+     * and drives */
+    struct kn_krp_status s = h_status_any(&u);
+    ck_assert(s.flags & KN_KRP_ST_BACKEND_UP);
+    ck_assert(!(s.flags & KN_KRP_ST_STALE));
+    ck_assert_int_lt(abs(s.pos_mm[0] - s0.pos_mm[0]), 5);
+    s = drive_100mm(&u, s0.pos_mm[0]);
+    ck_assert(!(s.flags & KN_KRP_ST_STALE));
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.disconnects"), 0);
+    /* the engine's refusals are in its log, which kenaf-simd passes on */
+    ck_assert_msg(strstr(h_stderr(&d.proc), "refused: not authenticated") != NULL, "%s",
+                  h_stderr(&d.proc));
+    ck_assert_msg(strstr(h_stderr(&d.proc), "wrong token") != NULL, "%s", h_stderr(&d.proc));
+    h_udp_close(&u);
 }
 END_TEST
 
@@ -158,6 +240,7 @@ int main(void)
         {"square", square_in_engine, 100, NULL, NULL},
         {"kill", engine_killed_and_restarted, 100, NULL, NULL},
         {"reload", reload_removes_engine, 100, NULL, NULL},
+        {"intruder", intruder_refused, 100, NULL, NULL},
     };
     return h_run_cases("kenaf-simd with the built-in engine", cases,
                        sizeof cases / sizeof cases[0]);

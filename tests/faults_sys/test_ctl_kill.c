@@ -2,7 +2,10 @@
  * library's repeats stop with the process, the daemon's watchdog (500 ms)
  * must stop the robot within 600 ms of the kill. Measured on the command
  * the simulator receives (the stand-in's log) and on the belt speeds
- * STATUS reports, with the stand-in and with the built-in engine. */
+ * STATUS reports, with the stand-in and with the built-in engine; with the
+ * engine also at full speed (800 mm/s), where the watchdog's stop is an
+ * emergency one and the belts brake (KENAF {Cmd Brake}): STATUS must show
+ * them at 0 within the 600 ms. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,8 +23,8 @@ static struct f_ctl ctl;
 
 static bool driving(const struct kn_krp_status *s, void *arg)
 {
-    (void)arg;
-    return s->crawler_speed_mm_s[0] >= 150 && s->crawler_speed_mm_s[1] >= 150;
+    int min = arg ? *(const int *)arg : 150;
+    return s->crawler_speed_mm_s[0] >= min && s->crawler_speed_mm_s[1] >= min;
 }
 
 static bool stopped(const struct kn_krp_status *s, void *arg)
@@ -37,14 +40,19 @@ static bool watchdog(const struct kn_krp_status *s, void *arg)
 }
 
 static const char *const steps[] = {"fwd", "5000", NULL};
+/* full speed, repeated every 50 ms as a teleoperation loop would */
+static const char *const steps_full[] = {"loop", "50", "800", "800", NULL};
 
-/* Starts the controller, waits until the robot drives, kills the
- * controller; returns the kill time and the speed it was driving at. */
-static uint64_t kill_controller(struct h_udp *u, double *speed_mm_s)
+/* Starts the controller, waits until the robot drives (at min_mm_s or
+ * more; NULL: 150), kills the controller; returns the kill time and the
+ * speed it was driving at. */
+static uint64_t kill_controller_at(struct h_udp *u, const char *const *st_steps,
+                                   const int *min_mm_s, double *speed_mm_s)
 {
-    f_ctl_start(&ctl, d.port[0], steps, NULL);
+    f_ctl_start(&ctl, d.port[0], st_steps, NULL);
     struct f_st st;
-    ck_assert_msg(f_status_until(u, driving, NULL, 5, 3 * H_LONG_MS, &st), "robot does not drive");
+    ck_assert_msg(f_status_until(u, driving, (void *)min_mm_s, 5, 3 * H_LONG_MS, &st),
+                  "robot does not drive");
     h_sleep_ms(300); /* well into the motion */
     st = f_status(u);
     *speed_mm_s = (st.s.crawler_speed_mm_s[0] + st.s.crawler_speed_mm_s[1]) / 2.0;
@@ -52,6 +60,11 @@ static uint64_t kill_controller(struct h_udp *u, double *speed_mm_s)
     h_signal(&ctl.proc, SIGKILL);
     ck_assert_int_ne(h_wait_exit(&ctl.proc, H_LONG_MS), -1);
     return t;
+}
+
+static uint64_t kill_controller(struct h_udp *u, double *speed_mm_s)
+{
+    return kill_controller_at(u, steps, NULL, speed_mm_s);
 }
 
 START_TEST(standin)
@@ -96,15 +109,21 @@ START_TEST(standin)
 }
 END_TEST
 
-START_TEST(engine)
+/* kenaf-simd with a spawned engine, up and fresh, and a socket to it. */
+static void engine_up(struct h_udp *u)
 {
     h_daemon_start(&d, "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\","
                        "\"backend\":{\"type\":\"engine\"}}]");
     ck_assert_msg(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, 3 * H_LONG_MS),
                   "engine never came up: %s", h_stderr(&d.proc));
     ck_assert(h_wait_stat_eq(&d, "robots.0.flags.STALE", 0, H_LONG_MS));
+    h_udp_open(u, d.port[0]);
+}
+
+START_TEST(engine)
+{
     struct h_udp u;
-    h_udp_open(&u, d.port[0]);
+    engine_up(&u);
     double v;
     uint64_t t_kill = kill_controller(&u, &v);
     struct f_st wd, st;
@@ -129,11 +148,40 @@ START_TEST(engine)
 }
 END_TEST
 
+/* Full speed: the watchdog's stop goes to the engine as an emergency
+ * one, and the belts brake at the robot file's decel_emergency_m_s2
+ * instead of ramping down at 2 m/s^2 (which alone would take 400 ms). */
+START_TEST(engine_full_speed)
+{
+    struct h_udp u;
+    engine_up(&u);
+    double v;
+    const int min = 790;
+    uint64_t t_kill = kill_controller_at(&u, steps_full, &min, &v);
+    struct f_st wd, st;
+    ck_assert_msg(f_status_until(&u, watchdog, NULL, 1, H_LONG_MS, &wd), "watchdog never tripped");
+    ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
+    double t_wd = f_ms(t_kill, wd.t_us), t_st = f_ms(t_kill, st.t_us);
+    f_figure("ctl-kill-engine-800", "controller killed at %.0f mm/s: WATCHDOG %.0f ms after the "
+             "kill, STATUS belt speed 0 after %.0f ms (bound %.0f ms; emergency braking)",
+             v, t_wd, t_st, STOP_BOUND_MS);
+    ck_assert_msg(t_st <= STOP_BOUND_MS, "belts at 0 in STATUS only %.0f ms after the kill", t_st);
+    ck_assert_double_eq(h_stat(&d, "robots.0.rules.watchdog_trips"), 1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.brakes_sent"), 1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
+    h_sleep_ms(300);
+    st = f_status(&u);
+    ck_assert(stopped(&st.s, NULL));
+    h_udp_close(&u);
+}
+END_TEST
+
 int main(void)
 {
     const struct h_case cases[] = {
         {"standin", standin, 60, NULL, NULL},
         {"engine", engine, 90, NULL, NULL},
+        {"engine-800", engine_full_speed, 90, NULL, NULL},
     };
-    return h_run_cases("controller killed mid-motion", cases, 2);
+    return h_run_cases("controller killed mid-motion", cases, 3);
 }

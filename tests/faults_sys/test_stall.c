@@ -144,9 +144,13 @@ static void stall(bool stream)
     const char *const extra[] = {"--stream", NULL};
     h_standin_start(&sim, 0, "stall", stream ? extra : NULL);
     char robots[512];
+    /* a simulator that sends nothing for stale_ms is reported down
+     * (robustness.md): the longest setting keeps the hung one up, so this
+     * test sees the write queue alone */
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"watchdog_ms\":10000,"
-             "\"backend\":{\"type\":\"standin\",\"address\":\"127.0.0.1:%d\"}}]", sim.port);
+             "\"backend\":{\"type\":\"standin\",\"address\":\"127.0.0.1:%d\","
+             "\"stale_ms\":60000}}]", sim.port);
     /* the watchdog (longest setting) must not add its belts 0 behind the
      * latest set-point while the test reads the backlog after the resume,
      * which takes longer than 500 ms on a loaded machine */
