@@ -44,6 +44,7 @@ size_t kn_sign_out(uint8_t *buf, size_t len, size_t cap)
     if (keyed && len > 0)
         return kn_krpmac_sign(&key, ++out_counter, buf, len, cap);
 #else
+    (void)buf;
     (void)cap;
 #endif
     return len;

@@ -48,7 +48,7 @@ static long index_of(double l_m_s, double r_m_s)
 }
 
 struct sender {
-    int port;
+    struct h_udp u;     /* the driver: opened before the thread, kept after it */
     atomic_bool stop;
     atomic_uint sent;   /* commands sent; the last one is sent - 1 */
 };
@@ -57,15 +57,13 @@ static struct sender snd;
 static void *sender_main(void *arg)
 {
     struct sender *s = arg;
-    struct h_udp u;
-    h_udp_open(&u, s->port);
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!atomic_load(&s->stop)) {
         unsigned i = atomic_load(&s->sent);
         int32_t l, r;
         speeds(i, &l, &r);
-        h_crawler(&u, 0, 0, l, r);
+        h_crawler(&s->u, 0, 0, l, r);
         atomic_store(&s->sent, i + 1);
         next.tv_nsec += 1000000;
         if (next.tv_nsec >= 1000000000) {
@@ -74,7 +72,6 @@ static void *sender_main(void *arg)
         }
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
     }
-    h_udp_close(&u);
     return NULL;
 }
 
@@ -169,7 +166,7 @@ static void stall(bool stream)
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.stall.queued_bytes"), 0);
     long rss0 = h_rss_kb(d.proc.pid);
     uint64_t t_pause = h_now_us();
-    snd.port = d.port[0];
+    h_udp_open(&snd.u, d.port[0]);
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, sender_main, &snd), 0);
 
@@ -219,9 +216,10 @@ static void stall(bool stream)
     int32_t ll, lr;
     speeds(last, &ll, &lr);
     for (;;) {
-        uint32_t seq = h_crawler(&u, 0, KN_KRP_F_ACK_REQ, ll, lr);
+        /* from the stream's own socket: it is the robot's driver */
+        uint32_t seq = h_crawler(&snd.u, 0, KN_KRP_F_ACK_REQ, ll, lr);
         struct kn_krp_msg m;
-        if (h_udp_recv_answer(&u, &m, 1000)) {
+        if (h_udp_recv_answer(&snd.u, &m, 1000)) {
             ck_assert_msg(m.h.type == KN_KRP_ACK && m.u.ack.acked_seq == seq, "no ACK: %s",
                           kn_krp_type_name(m.h.type));
             break;
@@ -294,6 +292,7 @@ static void stall(bool stream)
                  f_ms(t_pause, t_end) / 1000, in_crawler, bytes_out, coalesced,
                  f_ms(t_resume, latest.t_us), ncmd - 1);
         h_udp_close(&u);
+        h_udp_close(&snd.u);
         return;
     }
     /* hung: the socket buffers filled, then the latest set-point waited
@@ -322,6 +321,7 @@ static void stall(bool stream)
     ck_assert_double_ge(h_stat(&d, "robots.0.backend.stall.stalls"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.connects"), 1);
     h_udp_close(&u);
+    h_udp_close(&snd.u);
 }
 
 START_TEST(hung)
