@@ -3,7 +3,9 @@
  * specification, checksums, the reader on pcapng (both byte orders,
  * several sections, every time stamp resolution) and classic pcap, the
  * link-layer decoder, and the writer on a real loop: records, TCP
- * sequence numbers, the size cap, a full disk and a full buffer. */
+ * sequence numbers, the size cap, a full disk and a full buffer; and how
+ * kenaf-replay puts the live robot's session token into a captured
+ * datagram (tools/replay/retoken.h). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,9 @@
 
 #include "capture.h"
 #include "harness_suite.h"
+#include "krp.h"
 #include "pcapng.h"
+#include "retoken.h"
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -756,6 +760,84 @@ START_TEST(command_start_stop)
 }
 END_TEST
 
+/* A controller -> robot datagram of type with session token tok. */
+static size_t tokened(uint8_t type, uint16_t flags, uint32_t seq, uint32_t tok, uint8_t *buf)
+{
+    struct kn_krp_msg m;
+    memset(&m, 0, sizeof m);
+    kn_krp_init(&m, type, seq, flags | KN_KRP_F_TOKEN);
+    m.h.token = tok;
+    size_t n = kn_krp_encode(&m, buf, KN_KRP_MAX_DGRAM);
+    ck_assert_uint_gt(n, 12);
+    return n;
+}
+
+static uint32_t token_of(const uint8_t *buf, size_t len)
+{
+    struct kn_krp_msg m;
+    ck_assert_int_eq(kn_krp_decode(buf, len, &m), KN_KRP_OK);
+    return m.h.token;
+}
+
+START_TEST(replay_rewrites_session_tokens)
+{
+    struct kn_retoken t;
+    memset(&t, 0, sizeof t);
+    uint8_t a[KN_KRP_MAX_DGRAM], b[KN_KRP_MAX_DGRAM];
+    /* captured: HELLO#1 got token 0x11111111; the live robot not yet */
+    kn_retoken_captured(&t, 1, 0x11111111u);
+    size_t n = tokened(KN_KRP_CRAWLER, KN_KRP_F_ACK_REQ, 2, 0x11111111u, a);
+    memcpy(b, a, n);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_WAIT);
+    ck_assert_mem_eq(a, b, n);
+    kn_retoken_live(&t, 1, 0xabcdef01u);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_REWRITTEN);
+    ck_assert_uint_eq(token_of(b, n), 0xabcdef01u);
+    ck_assert_mem_eq(a, b, n - 4); /* only the token changed */
+    /* a HELLO with the token (a role change) goes out before its own
+     * HELLO_ACK: it takes the session's live token */
+    kn_retoken_captured(&t, 3, 0x11111111u);
+    n = tokened(KN_KRP_HELLO, KN_KRP_F_SESSION | KN_KRP_F_OBSERVER, 3, 0x11111111u, b);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_REWRITTEN);
+    ck_assert_uint_eq(token_of(b, n), 0xabcdef01u);
+    /* a new session: its datagrams wait for its own live token; the old
+     * session's token still maps to the old live one (refused again) */
+    kn_retoken_captured(&t, 4, 0x22222222u);
+    n = tokened(KN_KRP_STOP, 0, 5, 0x22222222u, b);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_WAIT);
+    kn_retoken_live(&t, 4, 0x33333333u);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_REWRITTEN);
+    ck_assert_uint_eq(token_of(b, n), 0x33333333u);
+    n = tokened(KN_KRP_STOP, 0, 6, 0x11111111u, b);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_REWRITTEN);
+    ck_assert_uint_eq(token_of(b, n), 0xabcdef01u);
+    /* a token no HELLO_ACK gave, and datagrams without one, stay as captured */
+    n = tokened(KN_KRP_STOP, 0, 7, 0x99999999u, b);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_UNKNOWN);
+    ck_assert_uint_eq(token_of(b, n), 0x99999999u);
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_STOP, 8, 0);
+    n = kn_krp_encode(&m, b, sizeof b);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_NONE);
+    /* a signed datagram: its MAC covers the token, so it is left alone */
+    n = tokened(KN_KRP_STOP, 0x8000u, 9, 0x11111111u, b);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_NONE);
+    /* a header length past the datagram is not trusted */
+    n = tokened(KN_KRP_STOP, 0, 10, 0x11111111u, b);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n - 1), KN_RETOKEN_NONE);
+    /* no live session came: the captured token stands in, counted apart,
+     * until a live HELLO_ACK for it arrives */
+    kn_retoken_captured(&t, 11, 0x44444444u);
+    n = tokened(KN_KRP_STOP, 0, 12, 0x44444444u, b);
+    kn_retoken_keep(&t, b, n);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_KEPT);
+    ck_assert_uint_eq(token_of(b, n), 0x44444444u);
+    kn_retoken_live(&t, 11, 0x55555555u);
+    ck_assert_int_eq(kn_retoken_apply(&t, b, n), KN_RETOKEN_REWRITTEN);
+    ck_assert_uint_eq(token_of(b, n), 0x55555555u);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("capture");
@@ -765,6 +847,7 @@ int main(void)
     tcase_add_test(tc, reader_reads_what_the_writer_wrote);
     tcase_add_test(tc, reader_big_endian_and_resolutions);
     tcase_add_test(tc, decoder_link_types);
+    tcase_add_test(tc, replay_rewrites_session_tokens);
     suite_add_tcase(s, tc);
     TCase *tw = tcase_create("writer");
     tcase_add_checked_fixture(tw, setup, teardown);

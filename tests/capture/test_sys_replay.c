@@ -2,7 +2,8 @@
  *  - a controller session captured by kenaf-simd, replayed by kenaf-replay
  *    against a fresh daemon and simulator, gives the simulator the same
  *    set-points and the controller the same answers (with the captured
- *    timing, and as fast as the robot answers);
+ *    timing, and as fast as the robot answers): the driver and an observer
+ *    hold sessions, whose tokens the replay takes from the live robot;
  *  - an unchanged controller (examples/square) runs against a daemon whose
  *    simulator is kenaf-replay --serve-sim playing a captured session;
  *  - capture started and stopped at run time with `kenaf-simd --command`,
@@ -49,15 +50,29 @@ static void same_cmd(const struct h_cmd *a, const struct h_cmd *b, int i, bool f
     ck_assert_int_eq(a->reapply, b->reapply);
 }
 
-/* A scripted controller: every kind of command, with answers. */
+/* A second client with a session while the controller drives: it may
+ * watch, not drive, and leaves. */
+static void observer_session(int port)
+{
+    struct h_udp o;
+    h_udp_open(&o, port);
+    ck_assert_uint_eq(h_hello_session(&o, "replay-obs", true), KN_KRP_ROLE_OBSERVER);
+    uint32_t s = h_crawler(&o, 0, 0, 100, 100);
+    h_expect_error(&o, KN_KRP_ERR_NOT_OWNER, s, KN_KRP_CRAWLER);
+    (void)h_status_any(&o);
+    h_expect_ack(&o, h_simple(&o, 0, KN_KRP_BYE, KN_KRP_F_ACK_REQ), KN_KRP_BYE);
+    h_udp_close(&o);
+}
+
+/* A scripted controller: every kind of command, with answers, in a
+ * session as the driver, and an observer beside it. */
 static void controller_session(int port)
 {
     struct h_udp u;
     h_udp_open(&u, port);
-    struct kn_krp_msg m;
-    h_hello(&u, "replay-ctl");
-    ck_assert(h_udp_recv_answer(&u, &m, H_LONG_MS) && m.h.type == KN_KRP_HELLO_ACK);
+    ck_assert_uint_eq(h_hello_session(&u, "replay-ctl", false), KN_KRP_ROLE_DRIVER);
     h_expect_ack(&u, h_subscribe(&u, KN_KRP_F_ACK_REQ, 100), KN_KRP_SUBSCRIBE);
+    observer_session(port);
     for (int i = 0; i < 15; i++) {
         uint16_t f = i % 5 == 0 ? KN_KRP_F_ACK_REQ : 0;
         uint32_t s = h_crawler(&u, 0, f, 20 * i, -15 * i);
@@ -85,6 +100,8 @@ static void controller_session(int port)
     h_sleep_ms(40);
     h_expect_ack(&u, h_simple(&u, 0, KN_KRP_STOP, KN_KRP_F_ACK_REQ), KN_KRP_STOP);
     h_expect_ack(&u, h_subscribe(&u, KN_KRP_F_ACK_REQ, 0), KN_KRP_SUBSCRIBE);
+    /* leaving gives the robot up, so the next replay's driver may drive */
+    h_expect_ack(&u, h_simple(&u, 0, KN_KRP_BYE, KN_KRP_F_ACK_REQ), KN_KRP_BYE);
     h_udp_close(&u);
 }
 
@@ -143,8 +160,11 @@ START_TEST(replay_reproduces_setpoints)
     ck_assert_msg(rc == 0, "kenaf-replay reported divergence or failed (%d):\n%s", rc, out);
     cJSON *j = replay_json(out);
     ck_assert_double_eq(jnum(j, "requests_diverging"), 0);
-    ck_assert_double_eq(jnum(j, "controllers"), 1);
+    ck_assert_double_eq(jnum(j, "controllers"), 2);
     ck_assert_double_ge(jnum(j, "answers_captured"), 15);
+    /* every datagram after the two HELLOs carried the live token */
+    ck_assert_double_ge(jnum(j, "tokens_rewritten"), jnum(j, "sent") - 2);
+    ck_assert_double_eq(jnum(j, "tokens_unknown"), 0);
     ck_assert_double_eq(jnum(j, "answers_matching"), jnum(j, "answers_captured"));
     ck_assert_double_eq(jnum(j, "answers_replayed"), jnum(j, "answers_captured"));
     ck_assert_double_ge(jnum(j, "pushes_replayed"), 1);
@@ -164,6 +184,7 @@ START_TEST(replay_reproduces_setpoints)
     ck_assert_msg(rc == 0, "kenaf-replay --fast diverged (%d):\n%s", rc, out);
     j = replay_json(out);
     ck_assert_double_eq(jnum(j, "requests_diverging"), 0);
+    ck_assert_double_eq(jnum(j, "tokens_unknown"), 0);
     cJSON_Delete(j);
     nb = cmds_wait(sim_b.log, b, 2 * na, H_LONG_MS);
     ck_assert_int_ge(nb, 2 * na);

@@ -70,11 +70,19 @@ enum kn_compare_kind kn_compare_describe(const uint8_t *data, size_t len, uint32
     case KN_KRP_HELLO_ACK: {
         const struct kn_krp_hello_ack *h = &m.u.hello_ack;
         ref(a->key, sizeof a->key, KN_KRP_HELLO, last_hello);
+        /* a session's role counts; its token is random by design */
+        char role[32] = "";
+        if (h->session)
+            snprintf(role, sizeof role, " session role=%s",
+                     h->role == KN_KRP_ROLE_DRIVER     ? "driver"
+                     : h->role == KN_KRP_ROLE_OBSERVER ? "observer"
+                                                       : "?");
         snprintf(a->val, sizeof a->val,
                  "HELLO_ACK \"%s\" protocol=%u simulated=%u backend=%u caps=0x%x counts_per_m=%d "
-                 "max_speed=%d flippers=%d..%d",
+                 "max_speed=%d flippers=%d..%d%s",
                  h->robot_name, h->protocol, h->simulated, h->backend, h->capabilities,
-                 h->counts_per_m, h->max_speed_mm_s, h->flipper_min_cdeg, h->flipper_max_cdeg);
+                 h->counts_per_m, h->max_speed_mm_s, h->flipper_min_cdeg, h->flipper_max_cdeg,
+                 role);
         return KN_COMPARE_ANSWER;
     }
     default:

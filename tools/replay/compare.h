@@ -2,7 +2,8 @@
  * got. Each answer becomes a key (which request it answers: seq and
  * type, per controller) and a value made of its fields that do not
  * depend on time: the robot's own seq, the clock, pose, speeds and
- * sensor readings, and the STALE flag are left out. Subscription pushes
+ * sensor readings, the STALE flag and a session HELLO_ACK's token (random
+ * by design; its role counts) are left out. Subscription pushes
  * (STATUS with req_seq 0) answer no request and are only counted. */
 #ifndef KN_REPLAY_COMPARE_H
 #define KN_REPLAY_COMPARE_H

@@ -3,8 +3,10 @@
  *
  *   kenaf-replay [--robot HOST:PORT] [--fast | --speed X] ... CAPTURE
  *       sends the datagrams the controllers sent, from one socket per
- *       captured controller, with the captured timing (or as fast as the
- *       robot answers), and compares the answers with the captured ones.
+ *       captured controller, in the captured order, with the captured
+ *       timing (or as fast as the robot answers), and compares the answers
+ *       with the captured ones. A session's token is the live robot's, not
+ *       the captured one (retoken.h).
  *   kenaf-replay --serve-sim [--listen HOST:PORT] ... CAPTURE
  *       plays the simulator: accepts kenaf-simd's connection and sends it
  *       what the simulator sent in a captured session, with its timing,
@@ -33,6 +35,7 @@
 #include "compare.h"
 #include "hostport.h"
 #include "krp.h"
+#include "retoken.h"
 
 #define MAX_CTL 64
 
@@ -164,6 +167,7 @@ struct ctl {
     int fd;
     uint32_t last_hello_cap, last_hello_live;
     size_t answered_live;         /* answers (not pushes) received */
+    struct kn_retoken tok;        /* captured session token -> live one */
 };
 
 struct opts {
@@ -302,6 +306,10 @@ static void drain(struct ctl *ctls, size_t nctl, struct live *lv, int timeout_ms
                 lv->a = na;
                 lv->cap = nc;
             }
+            struct kn_krp_msg m;
+            if (buf[3] == KN_KRP_HELLO_ACK && kn_krp_decode(buf, (size_t)n, &m) == KN_KRP_OK &&
+                m.u.hello_ack.session)
+                kn_retoken_live(&ctls[k].tok, ctls[k].last_hello_live, m.u.hello_ack.token);
             struct live_answer *la = &lv->a[lv->n++];
             la->ctl = (int)k;
             la->last_hello = ctls[k].last_hello_live;
@@ -445,6 +453,11 @@ static int plan_from_capture(const struct kn_capfile *c, const struct kn_pcap_en
         if (kind == KN_COMPARE_PUSH) {
             pl->cap_pushes++;
         } else if (kind == KN_COMPARE_ANSWER) {
+            struct kn_krp_msg m;
+            if (d->data[3] == KN_KRP_HELLO_ACK && kn_krp_decode(d->data, d->len, &m) == KN_KRP_OK &&
+                m.u.hello_ack.session)
+                kn_retoken_captured(&pl->ctls[k].tok, pl->ctls[k].last_hello_cap,
+                                    m.u.hello_ack.token);
             a.ctl = k;
             pl->cap_ans[pl->ncap++] = a;
             plan_expect(c, pl, &a);
@@ -479,7 +492,38 @@ static int open_sockets(struct sendplan *pl, const struct sockaddr_storage *targ
 struct sent {
     uint64_t first_send, sent_at; /* monotonic ns */
     size_t errors;
+    size_t tokens_rewritten, tokens_unknown; /* datagrams with a session token */
 };
+
+/* How long a datagram of a session waits for the live HELLO_ACK that
+ * gives its token. */
+#define TOKEN_WAIT_MS 1000
+
+/* The datagram as it goes out: in buf, with the live session token in
+ * place of the captured one; every other byte as captured. */
+static size_t retoken(const struct kn_capfile_dgram *d, struct ctl *ct, struct sendplan *pl,
+                      struct live *lv, struct sent *st, uint8_t *buf)
+{
+    memcpy(buf, d->data, d->len);
+    if (!d->krp)
+        return d->len;
+    uint64_t until = mono_ns() + (uint64_t)TOKEN_WAIT_MS * 1000000u;
+    enum kn_retoken_result r;
+    while ((r = kn_retoken_apply(&ct->tok, buf, d->len)) == KN_RETOKEN_WAIT) {
+        if (mono_ns() >= until) {
+            /* the robot gave no session (or no answer): the captured
+             * token goes out, and the answers will say so */
+            kn_retoken_keep(&ct->tok, buf, d->len);
+            continue;
+        }
+        drain(pl->ctls, pl->nctl, lv, 5);
+    }
+    if (r == KN_RETOKEN_REWRITTEN)
+        st->tokens_rewritten++;
+    else if (r != KN_RETOKEN_NONE)
+        st->tokens_unknown++;
+    return d->len;
+}
 
 /* Sends the plan with the captured timing (scaled by --speed) or, with
  * --fast, each datagram once its answers are in (or 50 ms); collects what
@@ -502,7 +546,9 @@ static void send_plan(const struct kn_capfile *c, const struct opts *o, struct s
         size_t before = ct->answered_live;
         if (s == 0)
             st->first_send = mono_ns();
-        if (send(ct->fd, d->data, d->len, 0) < 0)
+        uint8_t out[KN_KRP_MAX_DGRAM + 64];
+        size_t outlen = d->len <= sizeof out ? retoken(d, ct, pl, lv, st, out) : 0;
+        if (send(ct->fd, outlen ? out : d->data, outlen ? outlen : d->len, 0) < 0)
             st->errors++;
         if (o->fast) {
             uint64_t until = mono_ns() + 50000000u, min_gap = mono_ns() + 200000u;
@@ -557,15 +603,19 @@ static void report(const struct kn_capfile *c, const struct opts *o,
            "pushes captured %zu, replayed %zu\n",
            res->answers_captured, res->answers_replayed, res->answers_matching,
            res->answers_missing, res->answers_extra, pl->cap_pushes, lv->pushes);
+    if (st->tokens_rewritten || st->tokens_unknown)
+        printf("kenaf-replay: session tokens: %zu datagrams carried the live robot's token, %zu "
+               "the captured one (no live session for it)\n", st->tokens_rewritten, st->tokens_unknown);
     if (o->json)
         printf("{\"sent\":%zu,\"controllers\":%zu,\"requests\":%zu,\"requests_matching\":%zu,"
                "\"requests_diverging\":%zu,\"answers_captured\":%zu,\"answers_replayed\":%zu,"
                "\"answers_matching\":%zu,\"answers_missing\":%zu,\"answers_extra\":%zu,"
-               "\"pushes_captured\":%zu,\"pushes_replayed\":%zu,\"send_errors\":%zu}\n",
+               "\"pushes_captured\":%zu,\"pushes_replayed\":%zu,\"send_errors\":%zu,"
+               "\"tokens_rewritten\":%zu,\"tokens_unknown\":%zu}\n",
                pl->nsend, pl->nctl, res->requests, res->requests_matching,
                res->requests_diverging, res->answers_captured, res->answers_replayed,
                res->answers_matching, res->answers_missing, res->answers_extra, pl->cap_pushes,
-               lv->pushes, st->errors);
+               lv->pushes, st->errors, st->tokens_rewritten, st->tokens_unknown);
     fflush(stdout);
 }
 
