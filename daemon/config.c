@@ -261,6 +261,8 @@ static size_t utf8_seq(const unsigned char *p, size_t avail)
  * 8 bytes at a time instead of the ten tests a byte of the full check. */
 static bool plain_text(const char *buf, size_t len)
 {
+    if (len == 0) /* (and buf may be NULL then, which memchr must not get) */
+        return false;
     if (memchr(buf, '\0', len) != NULL || memmem(buf, len, "\\u0000", 6) != NULL)
         return false;
     size_t i = 0;
