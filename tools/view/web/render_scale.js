@@ -1,9 +1,9 @@
 // The resolution the scene is drawn at, as a fraction of the window's: a
 // machine without a GPU (software WebGL) cannot fill a large window at the
-// display's rate, so below 24 frames/s for a second the picture is drawn at
+// display's rate, so below 30 frames/s for a second the picture is drawn at
 // 80 % of the resolution (down to half) and scaled up, and above 50 frames/s
 // at 125 % again (up to full). ?scale=F fixes the fraction instead.
-const LOW_FPS = 24, HIGH_FPS = 50, MIN = 0.5, SETTLE_MS = 2000;
+const LOW_FPS = 30, HIGH_FPS = 50, MIN = 0.5, SETTLE_MS = 2000;
 
 export class RenderScale {
     constructor(fixed) {
