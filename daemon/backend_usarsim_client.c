@@ -75,7 +75,7 @@ struct kn_usarsim {
     struct kn_conv_table t;
 
     struct kn_linebuf lb;
-    char lbuf[KN_USAR_MAX_LINE + 1];
+    char *lbuf; /* KN_USAR_MAX_LINE + 1 bytes, not zeroed: only what a line fills is read */
     struct kn_usar_line line;
 
     /* connection */
@@ -268,7 +268,10 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
                                   char *err, size_t errlen)
 {
     struct kn_usarsim *u = calloc(1, sizeof *u);
-    if (!u) {
+    if (u)
+        u->lbuf = malloc(KN_USAR_MAX_LINE + 1);
+    if (!u || !u->lbuf) {
+        free(u);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
@@ -297,7 +300,7 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
         u->t.flipper_offset_rad[k] = b->flipper[k].offset_rad;
     }
     if (kn_conv_table_check(&u->t, err, errlen) < 0) {
-        free(u);
+        kn_usarsim_free(u);
         return NULL;
     }
     kn_linebuf_init(&u->lb, u->lbuf, KN_USAR_MAX_LINE);
@@ -308,6 +311,8 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
 
 void kn_usarsim_free(struct kn_usarsim *u)
 {
+    if (u)
+        free(u->lbuf);
     free(u);
 }
 

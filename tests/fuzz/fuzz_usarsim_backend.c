@@ -38,6 +38,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct kn_usar_line check_line;
 
+/* Lines already checked. The client writes the same INIT, GETCONF and
+ * DRIVE lines again and again; tokenizing each copy (under coverage
+ * instrumentation) was a third of a run, and a copy of a line that
+ * tokenized tokenizes. */
+#define SEEN_LINES 32
+#define SEEN_MAX 256
+static char seen[SEEN_LINES][SEEN_MAX];
+static size_t seen_len[SEEN_LINES];
+static unsigned seen_next;
+
+static bool seen_before(const char *d, size_t n)
+{
+    for (unsigned k = 0; k < SEEN_LINES; k++)
+        if (seen_len[k] == n && memcmp(seen[k], d, n) == 0)
+            return true;
+    if (n <= SEEN_MAX) {
+        unsigned k = seen_next++ % SEEN_LINES;
+        memcpy(seen[k], d, n);
+        seen_len[k] = n;
+    }
+    return false;
+}
+
 /* Everything the client writes must be whole CR LF lines of the protocol. */
 static void on_write(void *ctx, const char *d, size_t n)
 {
@@ -45,15 +68,15 @@ static void on_write(void *ctx, const char *d, size_t n)
     if (n < 2 || d[n - 2] != '\r' || d[n - 1] != '\n')
         abort();
     size_t start = 0;
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (d[i] == '\r' && d[i + 1] == '\n') {
-            if (kn_usar_tokenize(d + start, i - start, &check_line) != KN_USAR_OK)
-                abort();
-            start = i + 2;
-            i++;
-        } else if (d[i] == '\r' || d[i] == '\n') {
+    while (start < n) {
+        const char *cr = memchr(d + start, '\r', n - start);
+        size_t end = (size_t)(cr - d); /* there is one: the write ends in CR LF */
+        if (end + 1 >= n || d[end + 1] != '\n' || memchr(d + start, '\n', end - start))
             abort();
-        }
+        if (!seen_before(d + start, end - start) &&
+            kn_usar_tokenize(d + start, end - start, &check_line) != KN_USAR_OK)
+            abort();
+        start = end + 2;
     }
 }
 
