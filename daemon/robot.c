@@ -285,6 +285,8 @@ static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_
         *len = n;
         return true;
     }
+    if (v == KN_KRPMAC_REPLAYED) /* verified first: captured as it arrived */
+        kn_krpmac_unverify(buf, n);
     uint64_t *count = v == KN_KRPMAC_MISSING ? &r->key_missing
                     : v == KN_KRPMAC_BAD     ? &r->key_bad
                                              : &r->key_replayed;

@@ -88,6 +88,12 @@ enum kn_krpmac_verdict kn_krpmac_verify(const struct kn_krpmac_key *k, uint8_t *
     return KN_KRPMAC_OK;
 }
 
+size_t kn_krpmac_unverify(uint8_t *buf, size_t plain_len)
+{
+    buf[11] |= (uint8_t)(KN_KRPMAC_F_MAC >> 8);
+    return plain_len + KN_KRPMAC_TRAILER;
+}
+
 const char *kn_krpmac_verdict_name(enum kn_krpmac_verdict v)
 {
     switch (v) {

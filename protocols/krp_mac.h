@@ -48,6 +48,12 @@ enum kn_krpmac_verdict {
 enum kn_krpmac_verdict kn_krpmac_verify(const struct kn_krpmac_key *k, uint8_t *buf, size_t *len,
                                         uint64_t *counter);
 
+/* Undo what an OK verify did to buf, whose verified length was plain_len:
+ * the flag MAC set again (the trailer never moved). Returns the signed
+ * length, plain_len + KN_KRPMAC_TRAILER. For a datagram verified but then
+ * refused (a replay), so that what is kept of it is what arrived. */
+size_t kn_krpmac_unverify(uint8_t *buf, size_t plain_len);
+
 /* Short English name of a verdict ("missing", "bad", ...). */
 const char *kn_krpmac_verdict_name(enum kn_krpmac_verdict v);
 

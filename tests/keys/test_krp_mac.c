@@ -93,6 +93,11 @@ START_TEST(golden_verify)
     ck_assert_uint_eq(m.h.flags, KN_KRP_F_ACK_REQ); /* the MAC flag is gone */
     ck_assert_int_eq(m.u.crawler.left_mm_s, 300);
     ck_assert_int_eq(m.u.crawler.right_mm_s, -300);
+    /* undone: the bytes that arrived, and they verify again */
+    ck_assert_uint_eq(kn_krpmac_unverify(buf, n), sizeof golden_crawler);
+    ck_assert_mem_eq(buf, golden_crawler, sizeof golden_crawler);
+    n = sizeof buf;
+    ck_assert_int_eq(kn_krpmac_verify(&k, buf, &n, &ctr), KN_KRPMAC_OK);
 }
 END_TEST
 

@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cap_harness.h"
 #include "harness.h"
 #include "harness_suite.h"
 #include "krp_mac.h"
+#include "pcapng.h"
 
 #define KEY_HEX "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n"
 
@@ -136,6 +138,39 @@ START_TEST(unsigned_and_wrong_key_dropped)
 }
 END_TEST
 
+/* The inbound UDP payloads of the capture at path whose comment is note:
+ * how many, and the first one's bytes into buf (its length in *len). */
+static int captured_with_note(const char *path, const char *note, uint8_t *buf, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static uint8_t file[1 << 20];
+    size_t n = fread(file, 1, sizeof file, f);
+    fclose(f);
+    struct kn_pcap_reader r;
+    kn_pcap_reader_init(&r);
+    int found = 0;
+    size_t off = 0;
+    while (off < n) {
+        size_t used;
+        struct kn_pcap_packet p;
+        enum kn_pcap_result res = kn_pcap_next(&r, file + off, n - off, &used, &p);
+        ck_assert(res == KN_PCAP_PACKET || res == KN_PCAP_BLOCK);
+        off += used;
+        struct kn_pcap_ip ip;
+        if (res != KN_PCAP_PACKET || p.dir != KN_PCAPNG_DIR_IN || !p.comment ||
+            p.comment_len != strlen(note) || memcmp(p.comment, note, p.comment_len) != 0 ||
+            kn_pcap_decode(p.linktype, p.data, p.caplen, &ip) != KN_PCAP_DEC_OK ||
+            ip.proto != KN_IP_PROTO_UDP)
+            continue;
+        if (found++ == 0) {
+            memcpy(buf, ip.payload, ip.payload_len);
+            *len = ip.payload_len;
+        }
+    }
+    return found;
+}
+
 START_TEST(replayed_datagram_not_applied)
 {
     start();
@@ -160,10 +195,19 @@ START_TEST(replayed_datagram_not_applied)
     int stop = h_wait_belts(sim.log, go + 1, 0, 0, 5000, NULL);
     ck_assert_int_ge(stop, 0);
     double crawlers = h_stat(&d, "robots.0.datagrams_in.CRAWLER");
+    ck_assert(strstr(c_command(&d, "capture start replayed.pcapng"), "\"active\":true"));
 
     /* the first datagram again, same bytes, same port */
     h_udp_raw(&u, first, first_len);
     ck_assert(h_wait_stat(&d, "robots.0.keys.replayed", 1, 3000));
+    /* kept as it arrived: signed, trailer and all */
+    ck_assert(strstr(c_command(&d, "capture stop"), "\"ok\":true"));
+    ck_assert(c_capture_closed(&d, H_LONG_MS));
+    size_t kept_len = 0;
+    ck_assert_int_eq(captured_with_note(h_path("replayed.pcapng"),
+                                        "shared key: replayed, dropped", buf, &kept_len), 1);
+    ck_assert_uint_eq(kept_len, first_len);
+    ck_assert_mem_eq(buf, first, first_len);
     expect_silence(&u);
     ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_in.CRAWLER"), crawlers);
     h_sleep_ms(300);
