@@ -9,7 +9,10 @@
  * gets a fresh random token in its environment; every robot connection
  * presents it (KENAF {Cmd Auth}) before INIT, so no other local program
  * can spawn robots in that world or reset, pause or re-pace it. Emergency
- * stops (kn_command.emergency) go out as KENAF {Cmd Brake}. */
+ * stops (kn_command.emergency) go out as KENAF {Cmd Brake}. Each robot
+ * connection arms the engine's dead-man (KENAF {Cmd Deadman}) at the
+ * robot's watchdog time and keeps it fed with KENAF {Cmd Alive}, so a
+ * robot whose daemon the network cuts off stops as a controller's does. */
 #include "engine_proc.h"
 
 #include <errno.h>
@@ -78,8 +81,13 @@ struct eng_be {
     struct engine_proc *proc;  /* NULL: an engine at backend.address */
     struct eng_be *next;       /* next user of proc */
     double silent_restart_s;   /* backend.engine.silent_restart_s */
-    uint64_t auths_sent, brakes_sent;
+    double deadman_s;          /* the robot's watchdog time */
+    uv_timer_t *alive;         /* KENAF {Cmd Alive} every deadman_s / ALIVES_PER_DEADMAN */
+    uint64_t auths_sent, brakes_sent, alives_sent;
 };
+
+/* Alive lines per dead-man time: one late or lost write never trips it. */
+#define ALIVES_PER_DEADMAN 4
 
 static struct engine_proc *procs;
 
@@ -670,22 +678,33 @@ void kn_engine_world_files(struct kn_link *l, const char **terrain_file, const c
     *robot_file = p && p->robot_file[0] ? p->robot_file : NULL;
 }
 
+static void free_handle(uv_handle_t *h)
+{
+    free(h);
+}
+
 static void *eng_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 {
     struct eng_be *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
     b->link = link;
-    b->inner = kn_backend_engine_remote.create(link, cfg);
+    b->deadman_s = cfg->watchdog_ms / 1000.0;
+    b->alive = malloc(sizeof *b->alive);
+    b->inner = b->alive ? kn_backend_engine_remote.create(link, cfg) : NULL;
     if (!b->inner) {
+        free(b->alive);
         free(b);
         return NULL;
     }
+    uv_timer_init(kn_link_loop(link), b->alive);
+    b->alive->data = b;
     if (cfg->backend.host[0])
         return b; /* an engine somebody else runs */
     struct engine_proc *p = proc_get(kn_link_loop(link), &cfg->backend);
     if (!p) {
         kn_backend_engine_remote.destroy(b->inner);
+        uv_close((uv_handle_t *)b->alive, free_handle);
         free(b);
         return NULL;
     }
@@ -703,6 +722,7 @@ static void eng_destroy(void *be)
 {
     struct eng_be *b = be;
     kn_backend_engine_remote.destroy(b->inner);
+    uv_close((uv_handle_t *)b->alive, free_handle);
     struct engine_proc *p = b->proc;
     if (p) {
         for (struct eng_be **pp = &p->users; *pp; pp = &(*pp)->next)
@@ -716,15 +736,20 @@ static void eng_destroy(void *be)
     free(b);
 }
 
-/* One KENAF line (Auth, Brake) through the codec's writer. */
-static void write_kenaf(struct eng_be *b, const char *cmd, const char *key, const char *value)
+/* One KENAF line (Auth, Brake, Deadman, Alive) through the codec's
+ * writer: {Cmd cmd}, then {key value} when key is set, the value as text
+ * or (text NULL) as a number with 3 decimals. */
+static void write_kenaf(struct eng_be *b, const char *cmd, const char *key, const char *text,
+                        double num)
 {
     char buf[256];
     struct kn_usar_writer w;
     kn_usar_w_init(&w, buf, sizeof buf, "KENAF");
     kn_usar_w_kv(&w, "Cmd", cmd);
-    if (key)
-        kn_usar_w_kv(&w, key, value);
+    if (key && text)
+        kn_usar_w_kv(&w, key, text);
+    else if (key)
+        kn_usar_w_knum(&w, key, num, 3);
     int n = kn_usar_w_end(&w);
     if (n > 0)
         kn_link_write(b->link, buf, (size_t)n);
@@ -733,21 +758,33 @@ static void write_kenaf(struct eng_be *b, const char *cmd, const char *key, cons
                kn_usar_strerror(-n));
 }
 
+static void on_alive(uv_timer_t *t)
+{
+    struct eng_be *b = t->data;
+    write_kenaf(b, "Alive", NULL, NULL, 0);
+    b->alives_sent++;
+}
+
 static void eng_start(void *be)
 {
     struct eng_be *b = be;
     /* the token before INIT: the engine refuses INIT from a connection
      * that has not shown it (TCP keeps the order, no need to wait) */
     if (b->proc && b->proc->token[0]) {
-        write_kenaf(b, "Auth", "Token", b->proc->token);
+        write_kenaf(b, "Auth", "Token", b->proc->token, 0);
         b->auths_sent++;
     }
     kn_backend_engine_remote.start(b->inner);
+    /* the dead-man after INIT: it brakes the connection's robot */
+    write_kenaf(b, "Deadman", "Seconds", NULL, b->deadman_s);
+    uint64_t every = (uint64_t)(b->deadman_s * 1000.0 / ALIVES_PER_DEADMAN);
+    uv_timer_start(b->alive, on_alive, every, every ? every : 1);
 }
 
 static void eng_stop(void *be)
 {
     struct eng_be *b = be;
+    uv_timer_stop(b->alive);
     kn_backend_engine_remote.stop(b->inner);
 }
 
@@ -764,7 +801,7 @@ static void eng_send(void *be, const struct kn_command *cmd, bool reapply)
     /* after the DRIVE 0 it follows: the engine brakes the belts at the
      * robot's emergency deceleration instead of its ramp */
     if (cmd->emergency) {
-        write_kenaf(b, "Brake", NULL, NULL);
+        write_kenaf(b, "Brake", NULL, NULL, 0);
         b->brakes_sent++;
     }
 }
@@ -776,6 +813,8 @@ static void eng_stats(void *be, cJSON *o)
         kn_backend_engine_remote.stats(b->inner, o);
     cJSON_AddNumberToObject(o, "brakes_sent", (double)b->brakes_sent);
     cJSON_AddNumberToObject(o, "auths_sent", (double)b->auths_sent);
+    cJSON_AddNumberToObject(o, "deadman_s", b->deadman_s);
+    cJSON_AddNumberToObject(o, "alives_sent", (double)b->alives_sent);
     cJSON *x = cJSON_AddObjectToObject(o, "process");
     struct engine_proc *p = b->proc;
     cJSON_AddBoolToObject(x, "spawned_by_us", p != NULL);

@@ -186,6 +186,8 @@ static bool on_line(void *ctx, char *line, size_t len)
     struct kn_srv_conn *c = ctx;
     sync_overlong(c);
     c->srv->st.lines++;
+    c->heard_ns = uv_hrtime();
+    c->deadman_tripped = false;
     kn_srv_line(c, line, len);
     return !c->closing;
 }
@@ -337,7 +339,9 @@ void kn_srv_advance(struct kn_srv *s, uint64_t n)
 static void on_tick(uv_timer_t *t)
 {
     struct kn_srv *s = t->data;
-    uint32_t n = kn_pacing_due(&s->pace, uv_hrtime());
+    uint64_t now = uv_hrtime();
+    kn_srv_deadman_check(s, now);
+    uint32_t n = kn_pacing_due(&s->pace, now);
     if (n) {
         kn_srv_advance(s, n);
         kn_pacing_done(&s->pace, n);
@@ -520,6 +524,7 @@ static void print_stats(struct kn_srv *s)
             "robots spawned %llu removed %llu, lines %llu, malformed %llu, overlong %llu, "
             "unknown %llu, before INIT %llu, bad values %llu, ignored %llu, INIT failed %llu, "
             "commands %llu, extension %llu, unauthorized %llu, wrong tokens %llu, brakes %llu, "
+            "dead-man stops %llu, "
             "output dropped %llu, overruns %llu, slips %llu (%.3f s), max lag %.1f ms\n",
             kn_world_time(s->w), (unsigned long long)t->steps, (unsigned long long)t->accepted,
             (unsigned long long)t->refused, (unsigned long long)t->spawned,
@@ -530,6 +535,7 @@ static void print_stats(struct kn_srv *s)
             (unsigned long long)t->init_failed, (unsigned long long)t->commands,
             (unsigned long long)t->ext, (unsigned long long)t->unauthorized,
             (unsigned long long)t->auth_failed, (unsigned long long)t->brakes,
+            (unsigned long long)t->deadman_stops,
             (unsigned long long)t->out_dropped,
             (unsigned long long)s->pace.overruns, (unsigned long long)s->pace.slips,
             s->pace.slipped_s, s->pace.max_lag_s * 1e3);

@@ -1,6 +1,6 @@
 /* The KENAF extension commands (docs/engine.md, "USARSim protocol extensions"): reset, terrain,
  * pause/resume, pace, lockstep Step, Stats, the emergency Brake of the
- * connection's robot, and Auth (the token of an engine kenaf-simd
+ * connection's robot, its dead-man (Deadman, Alive), and Auth (the token of an engine kenaf-simd
  * spawned, without which a connection may only watch). Real USARSim
  * ignores the head, so a client may send them to either. Every request
  * gets exactly one reply line "KENAF {Cmd X} {Status OK|Failed} ...". */
@@ -251,6 +251,8 @@ static void do_stats(struct kn_srv_conn *c)
     r_int(&r, "Unauthorized", t->unauthorized);
     r_int(&r, "AuthFailed", t->auth_failed);
     r_int(&r, "Brakes", t->brakes);
+    r_int(&r, "DeadmanStops", t->deadman_stops);
+    r_int(&r, "Alives", t->alives);
     r_int(&r, "Overruns", s->pace.overruns);
     r_int(&r, "Slips", s->pace.slips);
     kn_usar_w_knum(&r.w, "MaxLagMs", s->pace.max_lag_s * 1e3, 3);
@@ -261,7 +263,8 @@ static void do_stats(struct kn_srv_conn *c)
 static const char *cmd_name(struct kn_usar_str cmd)
 {
     static const char *const names[] = {"Auth",   "Stats", "Step",  "Pause", "Resume",
-                                        "Reset",  "Terrain", "Pace", "Brake"};
+                                        "Reset",  "Terrain", "Pace", "Brake",
+                                        "Deadman", "Alive"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (kn_usar_str_is(cmd, names[i]))
             return names[i];
@@ -279,6 +282,48 @@ static void do_brake(struct kn_srv_conn *c)
     s->st.brakes++;
     kn_srv_log(s, "client %u: robot %s brakes (emergency stop)", c->id, c->name);
     ok_time(c, "Brake");
+}
+
+#define DEADMAN_MAX_S 60.0
+
+/* KENAF {Cmd Deadman} {Seconds s}: from now on, this connection's robot
+ * is braked when the connection sends no line for s seconds (0: never).
+ * The motor drivers of a robot whose computer stops talking to them stop
+ * the tracks; a client that arms this sends something (KENAF {Cmd Alive}
+ * at least) more often than every s. */
+static void do_deadman(struct kn_srv_conn *c, const struct kn_usar_line *l)
+{
+    struct kn_srv *s = c->srv;
+    double sec;
+    if (kn_usar_get_double(l, "Seconds", &sec) != KN_USAR_OK || !(sec >= 0.0) ||
+        sec > DEADMAN_MAX_S) {
+        s->st.malformed++;
+        fail(c, "Deadman", "needs {Seconds s} with 0 <= s <= 60 (0 disarms)");
+        return;
+    }
+    c->deadman_s = sec;
+    c->heard_ns = uv_hrtime();
+    c->deadman_tripped = false;
+    struct reply r;
+    r_begin(&r, "Deadman", true);
+    kn_usar_w_knum(&r.w, "Seconds", sec, 3);
+    r_time(&r, s);
+    r_send(&r, c);
+}
+
+void kn_srv_deadman_check(struct kn_srv *s, uint64_t now)
+{
+    for (struct kn_srv_conn *c = s->conns; c; c = c->next) {
+        if (c->deadman_s <= 0.0 || c->deadman_tripped || c->robot < 0 || c->closing ||
+            now - c->heard_ns < (uint64_t)(c->deadman_s * 1e9))
+            continue;
+        c->deadman_tripped = true; /* once per silence: the next line re-arms it */
+        if (kn_world_brake(s->w, c->robot) != 0)
+            continue;
+        s->st.deadman_stops++;
+        kn_srv_log(s, "client %u: nothing heard for %.3f s: robot %s brakes (dead-man)", c->id,
+                   (double)(now - c->heard_ns) / 1e9, c->name);
+    }
 }
 
 void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char *line, size_t len)
@@ -340,9 +385,14 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
         do_stats(c);
     } else if (kn_usar_str_is(cmd, "Brake")) {
         do_brake(c);
+    } else if (kn_usar_str_is(cmd, "Deadman")) {
+        do_deadman(c, l);
+    } else if (kn_usar_str_is(cmd, "Alive")) {
+        s->st.alives++; /* the line itself fed the dead-man */
+        ok_time(c, "Alive");
     } else {
         s->st.bad_value++;
         fail(c, "Unknown", "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats, "
-             "Brake, Auth)");
+             "Brake, Deadman, Alive, Auth)");
     }
 }

@@ -71,6 +71,8 @@ struct kn_srv_stats {
     uint64_t unauthorized;     /* INIT and KENAF commands refused: connection not authenticated */
     uint64_t auth_failed;      /* wrong tokens (the connection is closed) */
     uint64_t brakes;           /* KENAF {Cmd Brake} applied */
+    uint64_t deadman_stops;    /* robots braked: their client fell silent (KENAF {Cmd Deadman}) */
+    uint64_t alives;           /* KENAF {Cmd Alive} received */
 };
 
 struct kn_srv;
@@ -84,6 +86,9 @@ struct kn_srv_conn {
     char peer[64];
     unsigned bad_logged;       /* bad lines logged so far (the rest are only counted) */
     bool trusted;              /* may INIT and send KENAF commands (no token, or it sent it) */
+    double deadman_s;          /* brake the robot after this long without a line; 0 = never */
+    uint64_t heard_ns;         /* when the last line came */
+    bool deadman_tripped;      /* braked for silence, no line since */
 
     struct kn_linebuf lb;
     char lbuf[KN_USAR_MAX_LINE + 1];
@@ -180,6 +185,10 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
  * Failed} line. True when refused. */
 bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line,
                              size_t len);
+/* The dead-man of each connection that armed one (KENAF {Cmd Deadman}):
+ * a robot whose client has sent no line for its time is braked as by
+ * KENAF {Cmd Brake}. Real-time pace only (see docs/engine.md). */
+void kn_srv_deadman_check(struct kn_srv *s, uint64_t now_ns);
 /* Answers the Step requests whose time has come. */
 void kn_srv_steps_reached(struct kn_srv *s);
 void kn_srv_steps_fail_all(struct kn_srv *s, const char *why);

@@ -695,6 +695,79 @@ START_TEST(brake)
 }
 END_TEST
 
+/* KENAF {Cmd Deadman}: in real time, a robot whose client falls silent
+ * for the armed time brakes; any line (KENAF {Cmd Alive}) keeps it
+ * going; the next line re-arms it; {Seconds 0} disarms it. Windows are
+ * wide: under valgrind the world may lag the wall clock. */
+static double kenaf_time(struct ec_conn *c)
+{
+    double t = -1;
+    ck_assert_int_eq(kn_usar_get_double(&c->tl, "Time", &t), KN_USAR_OK);
+    return t;
+}
+
+static double arm_deadman(const char *seconds)
+{
+    ec_send(&ca, "KENAF {Cmd Deadman} {Seconds %s}\r\nDRIVE {Left 10.0000} {Right 10.0000}\r\n",
+            seconds);
+    ck_assert(ec_wait_kenaf(&ca, "Deadman", H_LONG_MS));
+    ck_assert_msg(kenaf_status_is(&ca, "OK"), "%s", ca.last);
+    return kenaf_time(&ca);
+}
+
+START_TEST(deadman)
+{
+    static const char *const ENC[] = {"--sen-rate", "Encoder=100", NULL};
+    start(ENC);
+    init_robot(&ca, "R1", 0, 0, 0);
+    struct kn_usar_sta sta;
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
+    /* out of range, or no value: refused */
+    ec_send(&ca, "KENAF {Cmd Deadman} {Seconds 61}\r\n");
+    ck_assert(ec_wait_kenaf(&ca, "Deadman", H_LONG_MS));
+    ck_assert(kenaf_status_is(&ca, "Failed"));
+    ec_send(&ca, "KENAF {Cmd Deadman}\r\n");
+    ck_assert(ec_wait_kenaf(&ca, "Deadman", H_LONG_MS));
+    ck_assert(kenaf_status_is(&ca, "Failed"));
+
+    /* armed at 0.5 s, then silence: moving at first, braked after */
+    double t0 = arm_deadman("0.5");
+    h_sleep_ms(1500);
+    int64_t a = ticks_at(&ca, t0 + 0.1), b = ticks_at(&ca, t0 + 0.2);
+    ck_assert_msg(b - a > 100, "not moving before the dead-man's time (%lld ticks)",
+                  (long long)(b - a));
+    int64_t c1 = ticks_at(&ca, t0 + 1.0), c2 = ticks_at(&ca, t0 + 1.3);
+    ck_assert_msg(c2 == c1, "still moving %lld ticks after 1 s of silence", (long long)(c2 - c1));
+    ck_assert_int_eq(ec_stat_now(&ca, "DeadmanStops"), 1);
+
+    /* the next lines move it again; Alive every 100 ms keeps it going */
+    t0 = arm_deadman("0.5");
+    for (int i = 0; i < 12; i++) {
+        h_sleep_ms(100);
+        ec_send(&ca, "KENAF {Cmd Alive}\r\n");
+    }
+    for (int i = 0; i < 12; i++)
+        ck_assert(ec_wait_kenaf(&ca, "Alive", H_LONG_MS));
+    double t1 = kenaf_time(&ca); /* the last one's: 1.2 s after arming */
+    a = ticks_at(&ca, t1);
+    b = ticks_at(&ca, t1 + 0.1);
+    ck_assert_msg(b - a > 100, "Alive did not keep it going (%lld ticks)", (long long)(b - a));
+    ck_assert_int_eq(ec_stat_now(&ca, "DeadmanStops"), 1);
+    ck_assert_int_ge(ec_stat(&ca, "Alives"), 12);
+
+    /* disarmed: silence changes nothing */
+    t0 = arm_deadman("0");
+    h_sleep_ms(1000);
+    a = ticks_at(&ca, t0 + 0.7);
+    b = ticks_at(&ca, t0 + 0.8);
+    ck_assert_msg(b - a > 100, "disarmed, yet stopped (%lld ticks)", (long long)(b - a));
+    ck_assert_int_eq(ec_stat_now(&ca, "DeadmanStops"), 1);
+    stop_clean();
+    ck_assert_msg(strstr(h_stderr(&eng.proc), "brakes (dead-man)") != NULL, "%s",
+                  h_stderr(&eng.proc));
+}
+END_TEST
+
 START_TEST(conf_geo)
 {
     start(NULL);
@@ -741,6 +814,7 @@ int main(void)
         {"stdin-not-pipe", stdin_watch_not_a_pipe, 30, NULL, NULL},
         {"auth", auth, 30, NULL, NULL},
         {"brake", brake, 30, NULL, NULL},
+        {"deadman", deadman, 40, NULL, NULL},
     };
     return h_run_cases("kenaf-engine server", cases, sizeof cases / sizeof cases[0]);
 }

@@ -338,14 +338,19 @@ static void sim_outage(void)
              "driving at %d mm/s: STALE in STATUS %.0f ms after (bound %.0f), in the stats for "
              "%d of %d samples; BACKEND_UP %s during it (simulator link: %.0f disconnects, %.0f "
              "connects in all); the controller sent belts 0 on STALE; %.0f mm between the last "
-             "STATUS before and the first fresh one after; fresh again "
+             "STATUS before and the first fresh one after (the engine's dead-man, fed by %.0f "
+             "KENAF Alive lines in all, braked the robot it no longer heard from); fresh again "
              "%.0f ms and driving %.0f ms after the link came back (bound %.0f)",
              OUTAGE_MS, SPEED, stale_ms, STALE_BOUND_MS, stats_stale, in_outage,
              up_cleared ? "cleared" : "stayed set", h_stat(&d, "robots.0.backend.disconnects"),
-             h_stat(&d, "robots.0.backend.connects"), moved, f_ms(up, smp[fresh].t_us),
+             h_stat(&d, "robots.0.backend.connects"), moved,
+             h_stat(&d, "robots.0.backend.engine.alives_sent"), f_ms(up, smp[fresh].t_us),
              f_ms(up, smp[moving].t_us), SIM_RECOVER_BOUND_MS);
     ck_assert_msg(stale_ms <= STALE_BOUND_MS, "STALE only after %.0f ms", stale_ms);
     ck_assert_msg(stats_stale == in_outage, "the stats lost STALE during the outage");
+    /* cut off from its daemon, the engine brakes after the watchdog's
+     * 0.5 s: not the 5 s of the outage at SPEED */
+    ck_assert_msg(moved < SPEED * 1.5, "moved %.0f mm while the simulator's link was down", moved);
     ck_assert_msg(f_ms(up, smp[moving].t_us) <= SIM_RECOVER_BOUND_MS, "driving only after %.0f ms",
                   f_ms(up, smp[moving].t_us));
 }
