@@ -36,6 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define BYTE_LONG_LINE 0xFE  /* before the piece: KN_USAR_MAX_LINE more bytes of a word */
 #define BYTE_COMMAND 0xFD    /* after the piece: a command made from the next byte */
 
+/* At most this many reconnects and commands per input; past them the
+ * bytes are only data. 0xFF and 0xFD are bytes mutations like to make, and
+ * an input of them re-INITs (format, tokenize, re-apply) dozens of times
+ * for nothing the first few did not reach: that was a fifth of the run. */
+#define MAX_RECONNECTS 4
+#define MAX_COMMANDS 8
+
 static struct kn_usar_line check_line;
 
 /* Lines already checked. The client writes the same INIT, GETCONF and
@@ -170,13 +177,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t piece = size ? (size_t)(data[0] % 64) + 1 : 1;
     bool reapply = size && (data[0] & 0x40);
     size_t off = size ? 1 : 0;
+    int reconnects = 0, commands = 0;
     while (off < size) {
         size_t len = size - off < piece ? size - off : piece;
         if (data[off] == BYTE_LONG_LINE) /* the line goes on past the limit */
             kn_usarsim_feed(u, long_run(), KN_USAR_MAX_LINE, now);
         kn_usarsim_feed(u, (const char *)data + off, len, now);
         now += 1000000ull * (data[off] % 50);
-        if (data[off] == BYTE_COMMAND) {
+        if (data[off] == BYTE_COMMAND && commands++ < MAX_COMMANDS) {
             int8_t b = off + len < size ? (int8_t)data[off + len] : 0;
             struct kn_command c;
             memset(&c, 0, sizeof c);
@@ -187,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 c.flipper_rad[k] = (b + k) / 40.0;
             kn_usarsim_command(u, &c, reapply, now);
         }
-        if (data[off] == BYTE_RECONNECT) { /* a reconnect: re-INIT at whatever pose was read */
+        if (data[off] == BYTE_RECONNECT && reconnects++ < MAX_RECONNECTS) { /* a reconnect: re-INIT at whatever pose was read */
             kn_usarsim_disconnected(u);
             kn_usarsim_connected(u, now);
         }
