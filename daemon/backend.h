@@ -47,6 +47,9 @@ struct kn_backend_ops {
     void (*send_command)(void *be, const struct kn_command *cmd, bool reapply);
     /* Backend counters into the robot's stats object (may be NULL). */
     void (*stats)(void *be, cJSON *obj);
+    /* Lockstep (backend.lockstep): let advance_us of simulated time pass,
+     * then kn_link_stepped(). NULL: the simulator cannot step. */
+    void (*step)(void *be, uint32_t advance_us);
 };
 
 /* The backend table: every kind the config knows, built or not. */
@@ -74,6 +77,12 @@ void kn_link_command(struct kn_link *l, const struct kn_command *cmd, uint64_t t
  * or the deadline passed, closes and frees the link, then calls done. */
 void kn_link_close(struct kn_link *l, void (*done)(void *arg), void *arg);
 
+/* Lockstep: asks the simulator to let advance_us pass (after any held-back
+ * set-points); fn(ctx, ok) when it has (ok) or the connection went first.
+ * -1: not in lockstep, cannot step, not ready, or a STEP still running. */
+void kn_link_on_step(struct kn_link *l, void (*fn)(void *ctx, bool ok), void *ctx);
+int kn_link_step(struct kn_link *l, uint32_t advance_us);
+
 bool kn_link_is_up(const struct kn_link *l);
 uint64_t kn_link_reconnects(const struct kn_link *l);
 void kn_link_stats(struct kn_link *l, cJSON *obj, uint64_t now_ns);
@@ -83,6 +92,8 @@ void kn_link_stats(struct kn_link *l, cJSON *obj, uint64_t now_ns);
 void kn_link_write(struct kn_link *l, const void *data, size_t len);
 void kn_link_ready(struct kn_link *l);
 void kn_link_state(struct kn_link *l, const struct kn_state *s);
+/* The step asked with ops->step is done (ok) or failed. */
+void kn_link_stepped(struct kn_link *l, bool ok);
 void kn_link_fail(struct kn_link *l, const char *why);
 const char *kn_link_robot(const struct kn_link *l);
 

@@ -2,7 +2,7 @@
  * on the generic link. The built-in engine serves the same protocol, so
  * the same ops also drive an engine that runs at an address
  * (kn_backend_engine_remote); only the names and the HELLO_ACK backend id
- * differ. */
+ * differ, and only the engine steps on request (lockstep). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -41,6 +41,12 @@ static void io_fail(void *ctx, const char *why)
     kn_link_fail(b->link, why);
 }
 
+static void io_stepped(void *ctx, bool ok)
+{
+    struct usar_be *b = ctx;
+    kn_link_stepped(b->link, ok);
+}
+
 static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 {
     struct usar_be *b = calloc(1, sizeof *b);
@@ -49,6 +55,7 @@ static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     b->link = link;
     struct kn_usarsim_io io = {
         .ctx = b, .write = io_write, .ready = io_ready, .state = io_state, .fail = io_fail,
+        .stepped = io_stepped,
     };
     char err[160];
     b->u = kn_usarsim_new(cfg, &io, err, sizeof err);
@@ -89,6 +96,12 @@ static void usar_send(void *be, const struct kn_command *cmd, bool reapply)
 {
     struct usar_be *b = be;
     kn_usarsim_command(b->u, cmd, reapply, uv_hrtime());
+}
+
+static void usar_step(void *be, uint32_t advance_us)
+{
+    struct usar_be *b = be;
+    kn_usarsim_step(b->u, advance_us);
 }
 
 static void usar_stats(void *be, cJSON *o)
@@ -133,4 +146,5 @@ const struct kn_backend_ops kn_backend_engine_remote = {
     .input = usar_input,
     .send_command = usar_send,
     .stats = usar_stats,
+    .step = usar_step,
 };

@@ -52,6 +52,9 @@ struct kn_usarsim_io {
     void (*state)(void *ctx, const struct kn_state *s);
     /* Unrecoverable for this connection (the robot died): reconnect. */
     void (*fail)(void *ctx, const char *why);
+    /* The built-in engine answered a lockstep Step: done (ok) or refused.
+     * May be NULL. */
+    void (*stepped)(void *ctx, bool ok);
 };
 
 struct kn_usarsim;
@@ -79,6 +82,10 @@ void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_
  * send everything in cmd regardless. */
 void kn_usarsim_command(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply,
                         uint64_t now_ns);
+
+/* Lockstep (the built-in engine): KENAF {Cmd Step} {Ms advance}, after the
+ * commands already written; io.stepped comes with the engine's reply. */
+void kn_usarsim_step(struct kn_usarsim *u, uint32_t advance_us);
 
 bool kn_usarsim_is_ready(const struct kn_usarsim *u);
 /* The merged neutral state as last reported. */

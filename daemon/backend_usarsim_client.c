@@ -65,6 +65,8 @@ struct encoder {
 
 struct kn_usarsim {
     struct kn_usarsim_io io;
+    bool lockstep;           /* backend.lockstep: time comes from the lines only */
+    uint64_t steps_asked, steps_ok, steps_refused;
     char robot[KN_CFG_NAME_LEN + 1];
     enum kn_usarsim_dialect dialect;
     char class_name[64];
@@ -196,8 +198,10 @@ static double line_time(struct kn_usarsim *u, bool has, double t, uint64_t now)
         u->st.have |= KN_HAVE_TIME;
         return t;
     }
+    /* in lockstep the game clock stands still between the lines of a step:
+     * the local clock would only add noise to what follows from them */
     if (u->have_time)
-        return u->sim_time + (double)(now - u->sim_time_ns) / 1e9;
+        return u->lockstep ? u->sim_time : u->sim_time + (double)(now - u->sim_time_ns) / 1e9;
     /* no game time yet: the local clock since connecting keeps the
      * robot's clock moving for controllers that time their motions */
     double local = (double)(now - u->connect_ns) / 1e9;
@@ -216,7 +220,9 @@ static void resolve_flippers(struct kn_usarsim *u, uint64_t now)
     bool measured = true;
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         struct flipper *f = &u->fl[k];
-        bool fresh = f->have_meas && now - f->meas_ns < KN_USARSIM_FLIPPER_FRESH_NS;
+        /* in lockstep a measurement is as fresh as the world, which stands
+         * still between steps however long that takes */
+        bool fresh = f->have_meas && (u->lockstep || now - f->meas_ns < KN_USARSIM_FLIPPER_FRESH_NS);
         if (f->have_meas && (fresh || !f->have_target || f->meas_ns >= f->target_ns)) {
             u->st.flipper_rad[k] = f->meas;
             f->src = f->meas_src;
@@ -277,6 +283,7 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
     }
     u->io = *io;
     const struct kn_cfg_backend *b = &cfg->backend;
+    u->lockstep = b->lockstep;
     snprintf(u->robot, sizeof u->robot, "%s", cfg->name);
     u->dialect = b->dialect;
     snprintf(u->class_name, sizeof u->class_name, "%s",
@@ -806,7 +813,25 @@ static void check_queries(struct kn_usarsim *u, uint64_t now)
 static void on_kenaf_reply(struct kn_usarsim *u)
 {
     struct kn_usar_str st, cmd, why;
-    if (kn_usar_get_str(&u->line, "Status", &st) == KN_USAR_OK && view_is(st, "OK")) {
+    bool ok = kn_usar_get_str(&u->line, "Status", &st) == KN_USAR_OK && view_is(st, "OK");
+    /* the reply to a lockstep Step: every line of the steps came before it */
+    if (kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Step")) {
+        double t;
+        if (ok)
+            u->steps_ok++;
+        else
+            u->steps_refused++;
+        /* the robot clock is where the step ended, even when no sensor
+         * line fell on its last physics step */
+        if (ok && u->ready && kn_usar_get_double(&u->line, "Time", &t) == KN_USAR_OK &&
+            isfinite(t) && t >= 0) {
+            line_time(u, true, t, u->now_ns);
+            emit_state(u, u->now_ns);
+        }
+        if (u->io.stepped)
+            u->io.stepped(u->io.ctx, ok);
+    }
+    if (ok) {
         u->kenaf_ok++;
         return;
     }
@@ -1015,6 +1040,24 @@ void kn_usarsim_command(struct kn_usarsim *u, const struct kn_command *cmd, bool
 
 /* ---- queries ----------------------------------------------------------------- */
 
+void kn_usarsim_step(struct kn_usarsim *u, uint32_t advance_us)
+{
+    char buf[96];
+    struct kn_usar_writer w;
+    kn_usar_w_init(&w, buf, sizeof buf, "KENAF");
+    kn_usar_w_kv(&w, "Cmd", "Step");
+    kn_usar_w_knum(&w, "Ms", advance_us / 1000.0, 3);
+    int n = kn_usar_w_end(&w);
+    if (n <= 0) {
+        u->format_errors++;
+        if (u->io.stepped)
+            u->io.stepped(u->io.ctx, false);
+        return;
+    }
+    u->steps_asked++;
+    write_out(u, buf, (size_t)n);
+}
+
 bool kn_usarsim_is_ready(const struct kn_usarsim *u)
 {
     return u->ready;
@@ -1097,6 +1140,11 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
     cJSON_AddStringToObject(o, "last_malformed", u->last_malformed);
     num(o, "unknown_head", u->unknown_head);
     num(o, "kenaf_ok", u->kenaf_ok);
+    if (u->lockstep) {
+        num(o, "steps_asked", u->steps_asked);
+        num(o, "steps_ok", u->steps_ok);
+        num(o, "steps_refused", u->steps_refused);
+    }
     num(o, "kenaf_failed", u->kenaf_failed);
     num(o, "ignored", u->ignored);
 

@@ -804,6 +804,20 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
     opt_number(l, jb, base, "wheel_radius_m", &b->wheel_radius_m);
     opt_number(l, jb, base, "counts_per_tick", &b->counts_per_tick);
     load_flippers(l, jb, base, b);
+    const cJSON *jl = member(jb, "lockstep");
+    if (jl != NULL) {
+        char p[256], g[400];
+        join(p, sizeof p, base, "lockstep");
+        if (!cJSON_IsBool(jl)) {
+            got(jl, g, sizeof g);
+            errs_add(l->e, p, "expected true or false, got %s", g);
+        } else if (kind != KN_BACKEND_ENGINE && cJSON_IsTrue(jl)) {
+            errs_add(l->e, p, "expected false for backend type \"%s\" (only the built-in engine "
+                     "steps on request), got true", backend_names[kind]);
+        } else {
+            b->lockstep = cJSON_IsTrue(jl);
+        }
+    }
 
     bool usar = kind == KN_BACKEND_USARSIM || kind == KN_BACKEND_ENGINE;
     bool spawned = kind == KN_BACKEND_ENGINE && b->host[0] == '\0';
@@ -1393,6 +1407,8 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
     add_num(j, o, "stale_ms", b->stale_ms);
     add_num(j, o, "wheel_radius_m", b->wheel_radius_m);
     add_num(j, o, "counts_per_tick", b->counts_per_tick);
+    if (b->kind == KN_BACKEND_ENGINE)
+        add(j, o, "lockstep", cJSON_CreateBool(b->lockstep));
     cJSON *fl = add(j, o, "flippers", cJSON_CreateObject());
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         cJSON *f = add(j, fl, flipper_keys[k], cJSON_CreateObject());
@@ -1657,6 +1673,7 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
            strcmp(a->class_name, b->class_name) == 0 && strcmp(a->start_tag, b->start_tag) == 0 &&
            strcmp(a->engine_path, b->engine_path) == 0 && strcmp(a->terrain, b->terrain) == 0 &&
            strcmp(a->robot, b->robot) == 0 && a->silent_restart_s == b->silent_restart_s &&
+           a->lockstep == b->lockstep &&
            strcmp(a->model, b->model) == 0 && a->twist_cmd == b->twist_cmd &&
            a->tracks_separation_m == b->tracks_separation_m &&
            a->steering_efficiency == b->steering_efficiency &&

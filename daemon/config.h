@@ -66,6 +66,7 @@ struct kn_cfg_backend {
     char terrain[KN_CFG_PATH_LEN];     /* terrain name or file for a spawned engine */
     char robot[KN_CFG_PATH_LEN];       /* robot name or file for a spawned engine */
     double silent_restart_s;           /* a spawned engine silent this long is restarted */
+    bool lockstep;                     /* engine: robot time passes only on KRP/1 STEP */
 
     /* gazebo only */
     char model[64];

@@ -43,6 +43,7 @@ struct engine_proc {
     char cfg_path[KN_CFG_PATH_LEN]; /* the key: engine.path, terrain, robot as configured */
     char terrain[KN_CFG_PATH_LEN];
     char robot[KN_CFG_PATH_LEN];
+    bool lockstep;            /* --pace step: its robots' time passes on STEP only */
     char exe[PATH_MAX];
     char terrain_file[PATH_MAX], robot_file[PATH_MAX]; /* what the engine gets */
     struct eng_be *users;
@@ -517,7 +518,12 @@ static void spawn(struct engine_proc *p)
     char *args[] = {p->exe,           "--listen",   "127.0.0.1:0",   "--terrain",
                     p->terrain_file,  "--robot",    p->robot_file,   "--sen-rate",
                     "GroundTruth=50", "--sen-rate", "Encoder=50",    "--stdin-watch",
-                    "--auth-token-env", KN_ENGINE_TOKEN_ENV, NULL};
+                    "--auth-token-env", KN_ENGINE_TOKEN_ENV, NULL, NULL, NULL};
+    if (p->lockstep) { /* the world moves only when a robot's driver steps it */
+        size_t n = sizeof args / sizeof args[0] - 3;
+        args[n] = "--pace";
+        args[n + 1] = "step";
+    }
     /* the token goes through the environment, which only our own user
      * (and root) can read; the command line is everybody's (ps) */
     char tok_entry[sizeof KN_ENGINE_TOKEN_ENV + sizeof p->token + 1];
@@ -574,7 +580,8 @@ static double silent_limit_s(const struct engine_proc *p)
  * its exit restarts it as after a crash. */
 static void silence_check(struct engine_proc *p)
 {
-    if (!p->alive || p->silent_kill)
+    /* in lockstep it says nothing while nobody steps it */
+    if (!p->alive || p->silent_kill || p->lockstep)
         return;
     uint64_t heard = p->running_ns;
     for (const struct eng_be *b = p->users; b; b = b->next) {
@@ -628,7 +635,8 @@ static struct engine_proc *proc_get(uv_loop_t *loop, const struct kn_cfg_backend
     const char *robot = cfg->robot[0] ? cfg->robot : "kenaf";
     for (struct engine_proc *p = procs; p; p = p->next)
         if (p->loop == loop && strcmp(p->cfg_path, path) == 0 &&
-            strcmp(p->terrain, terrain) == 0 && strcmp(p->robot, robot) == 0)
+            strcmp(p->terrain, terrain) == 0 && strcmp(p->robot, robot) == 0 &&
+            p->lockstep == cfg->lockstep)
             return p;
     struct engine_proc *p = calloc(1, sizeof *p);
     if (!p)
@@ -637,6 +645,7 @@ static struct engine_proc *proc_get(uv_loop_t *loop, const struct kn_cfg_backend
     snprintf(p->cfg_path, sizeof p->cfg_path, "%s", path);
     snprintf(p->terrain, sizeof p->terrain, "%s", terrain);
     snprintf(p->robot, sizeof p->robot, "%s", robot);
+    p->lockstep = cfg->lockstep;
     p->backoff_s = KN_ENGINE_BACKOFF_FIRST_S;
     uv_timer_init(loop, &p->timer);
     p->timer.data = p;
@@ -806,6 +815,12 @@ static void eng_send(void *be, const struct kn_command *cmd, bool reapply)
     }
 }
 
+static void eng_step(void *be, uint32_t advance_us)
+{
+    struct eng_be *b = be;
+    kn_backend_engine_remote.step(b->inner, advance_us);
+}
+
 static void eng_stats(void *be, cJSON *o)
 {
     struct eng_be *b = be;
@@ -860,4 +875,5 @@ const struct kn_backend_ops kn_backend_engine = {
     .input = eng_input,
     .send_command = eng_send,
     .stats = eng_stats,
+    .step = eng_step,
 };

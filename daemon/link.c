@@ -94,6 +94,11 @@ struct kn_link {
      * reported down until it talks again */
     uint64_t stale_ns, heard_ns;   /* heard_ns: last state, or when the link became ready */
     bool silent;
+    bool lockstep;                 /* backend.lockstep: no silence check, STEP passes through */
+    bool step_pending;             /* a STEP is with the simulator */
+    void (*on_step)(void *ctx, bool ok);
+    void *step_ctx;
+    uint64_t steps_sent, steps_done, steps_lost;
     uint64_t silent_since_ns, silences;
     uint64_t down_since_ns;
     unsigned fail_streak;
@@ -441,6 +446,20 @@ static void attempt(struct kn_link *l)
     l->gai_busy = true;
 }
 
+/* The STEP with the simulator is over: done, or lost with the connection. */
+static void step_finish(struct kn_link *l, bool ok)
+{
+    if (!l->step_pending)
+        return;
+    l->step_pending = false;
+    if (ok)
+        l->steps_done++;
+    else
+        l->steps_lost++;
+    if (l->on_step)
+        l->on_step(l->step_ctx, ok);
+}
+
 /* Connection lost or attempt failed: tell the robot, retry after back-off. */
 static void link_down(struct kn_link *l, const char *why)
 {
@@ -452,6 +471,7 @@ static void link_down(struct kn_link *l, const char *why)
     bool was_up = l->st == L_READY, was_silent = l->silent;
     uint64_t now = now_ns();
     conn_drop(l);
+    step_finish(l, false);
     l->deferred_fail = false;
     l->silent = false;
     l->pending = false;
@@ -546,6 +566,9 @@ void kn_link_ready(struct kn_link *l)
  * work per line. */
 static void silence_check(struct kn_link *l)
 {
+    /* in lockstep the simulator says nothing between STEPs, by design */
+    if (l->lockstep)
+        return;
     uint64_t now = now_ns(), quiet = now - l->heard_ns;
     if (quiet < l->stale_ns) {
         timer_start_s(l, on_timer, (double)(l->stale_ns - quiet) / 1e9);
@@ -580,6 +603,33 @@ void kn_link_state(struct kn_link *l, const struct kn_state *s)
         }
     }
     l->ev.state(l->ev.ctx, s, now);
+}
+
+void kn_link_on_step(struct kn_link *l, void (*fn)(void *ctx, bool ok), void *ctx)
+{
+    l->on_step = fn;
+    l->step_ctx = ctx;
+}
+
+int kn_link_step(struct kn_link *l, uint32_t advance_us)
+{
+    if (!l->lockstep || !l->ops->step || l->st != L_READY || l->deferred_fail || l->step_pending)
+        return -1;
+    /* set-points held back behind a full queue go first: the simulator
+     * must see them before the time they are meant for passes */
+    if (l->pending) {
+        l->pending = false;
+        send_now(l, &l->pend, l->pend_t_rx, false);
+    }
+    l->step_pending = true;
+    l->steps_sent++;
+    l->ops->step(l->be, advance_us);
+    return 0;
+}
+
+void kn_link_stepped(struct kn_link *l, bool ok)
+{
+    step_finish(l, ok);
 }
 
 uint64_t kn_link_heard_ns(const struct kn_link *l)
@@ -661,6 +711,7 @@ struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
     l->backoff_s = BACKOFF_FIRST_S < l->reconnect_max_s ? BACKOFF_FIRST_S : l->reconnect_max_s;
     l->ops = ops;
     l->ev = *ev;
+    l->lockstep = cfg->backend.lockstep;
     kn_hist_init(&l->lat);
     uv_timer_init(loop, &l->timer);
     l->timer.data = l;
@@ -766,6 +817,13 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
     cJSON_AddNumberToObject(o, "attempts", (double)l->attempts);
     cJSON_AddNumberToObject(o, "connects", (double)l->connects);
     cJSON_AddNumberToObject(o, "reconnects", (double)l->reconnects);
+    if (l->lockstep) {
+        cJSON *ls = cJSON_AddObjectToObject(o, "lockstep");
+        cJSON_AddNumberToObject(ls, "steps_sent", (double)l->steps_sent);
+        cJSON_AddNumberToObject(ls, "steps_done", (double)l->steps_done);
+        cJSON_AddNumberToObject(ls, "steps_lost", (double)l->steps_lost);
+        cJSON_AddBoolToObject(ls, "pending", l->step_pending);
+    }
     cJSON_AddNumberToObject(o, "connect_failures", (double)l->connect_failures);
     cJSON_AddNumberToObject(o, "disconnects", (double)l->disconnects);
     cJSON_AddNumberToObject(o, "handshake_timeouts", (double)l->handshake_timeouts);

@@ -221,6 +221,19 @@ static void link_state(void *ctx, const struct kn_state *s, uint64_t now)
     kn_rules_state(r->rules, s, now);
 }
 
+/* Lockstep: a STEP through the link, and its end back to the rules. */
+static int rules_step(void *ctx, uint32_t advance_us)
+{
+    struct kn_robot *r = ctx;
+    return kn_link_step(r->link, advance_us);
+}
+
+static void link_stepped(void *ctx, bool ok)
+{
+    struct kn_robot *r = ctx;
+    kn_rules_stepped(r->rules, ok, uv_hrtime());
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)h;
@@ -508,6 +521,10 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     p.stale_ms = cfg->backend.stale_ms;
     p.battery_v = cfg->battery_v;
     p.hello_to_drive = cfg->hello_to_drive;
+    if (cfg->backend.lockstep && ops->step) {
+        p.lockstep = true;
+        p.capabilities |= KN_KRP_CAP_LOCKSTEP;
+    }
     for (size_t i = 0; i < cfg->n_consoles && p.n_consoles < KN_RULES_MAX_CONSOLES; i++) {
         struct sockaddr_storage cs;
         if (resolve(cfg->consoles[i].host, cfg->consoles[i].port, &cs) == 0 &&
@@ -515,11 +532,13 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
             p.n_consoles++;
     }
     struct kn_rules_io io = { .ctx = r, .send = rules_send, .command = rules_command,
-                              .random32 = rules_random32 };
+                              .random32 = rules_random32, .step = rules_step };
     r->rules = kn_rules_new(&p, &io, uv_hrtime());
     struct kn_link_events ev = { .ctx = r, .up = link_up, .state = link_state };
     r->faults = r->rules ? kn_faults_new(loop, cfg->name, &cfg->faults_krp, &cfg->faults_sim) : NULL;
     r->link = r->faults ? kn_link_new(loop, cfg, ops, &ev) : NULL;
+    if (r->link)
+        kn_link_on_step(r->link, link_stepped, r);
     if (!r->link) {
         snprintf(err, errlen, "robot %s: out of memory", cfg->name);
         r->open = 1;
@@ -684,6 +703,12 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(rl, "while_backend_down", (double)st->while_backend_down);
     cJSON_AddNumberToObject(rl, "udp_send_queued", (double)r->send_queued);
     cJSON_AddNumberToObject(rl, "world_bad_offset", (double)st->world_bad_offset);
+    cJSON_AddNumberToObject(rl, "steps", (double)st->steps);
+    cJSON_AddNumberToObject(rl, "steps_done", (double)st->steps_done);
+    cJSON_AddNumberToObject(rl, "steps_failed", (double)st->steps_failed);
+    cJSON_AddNumberToObject(rl, "step_refused", (double)st->step_refused);
+    cJSON_AddNumberToObject(rl, "step_busy", (double)st->step_busy);
+    cJSON_AddNumberToObject(rl, "step_range", (double)st->step_range);
 
     cJSON *sb = cJSON_AddObjectToObject(o, "subscriptions");
     cJSON_AddNumberToObject(sb, "active", kn_rules_subscribers(r->rules));

@@ -37,6 +37,10 @@ struct kn_rules {
     uint64_t wd_fed_ns, wd_ns;
     bool clamped;
 
+    bool step_pending;                 /* a STEP is with the simulator */
+    uint32_t step_seq;                 /* its seq and sender */
+    struct kn_addr step_from;
+
     double belts[2];                   /* set-point now, m/s */
     double flipper[KN_NFLIPPERS];      /* flipper targets, rad */
     uint8_t flipper_valid;             /* which targets were ever set */
@@ -560,7 +564,7 @@ static void on_crawler(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
      * trip (and a WATCHDOG flag) 500 ms after the controller falls quiet.
      * The library repeats a zero only briefly; the next non-zero CRAWLER
      * arms the watchdog again. */
-    r->wd_armed = c.left_mm_s != 0 || c.right_mm_s != 0;
+    r->wd_armed = (c.left_mm_s != 0 || c.right_mm_s != 0) && !r->p.lockstep;
     r->wd_fed_ns = now;
     r->wd_flag = false;
     command(r, 0, now);
@@ -725,6 +729,57 @@ static void on_world_req(struct kn_rules *r, struct kn_peer *p, const struct kn_
     send_msg(r, p, from, &w);
 }
 
+/* Lockstep: the driver lets robot time pass. One STEP at a time; the
+ * simulator runs, and kn_rules_stepped answers with the STATUS after it.
+ * A robot without lockstep answers it like any type it does not know, as
+ * a real robot does. */
+static void on_step(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                    const struct kn_krp_msg *m, uint64_t now)
+{
+    if (!r->p.lockstep || !r->io.step) {
+        r->st.step_refused++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_UNKNOWN_TYPE, now);
+        return;
+    }
+    if (!may_drive(r, p, from, m, now))
+        return;
+    uint32_t us = m->u.step.advance_us;
+    if (us < KN_KRP_STEP_MIN_US || us > KN_KRP_STEP_MAX_US) {
+        r->st.step_range++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+        return;
+    }
+    if (r->step_pending) {
+        r->st.step_busy++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_BUSY, now);
+        return;
+    }
+    if (!r->backend_up || r->io.step(r->io.ctx, us) != 0) {
+        r->st.while_backend_down++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_BACKEND_DOWN, now);
+        return;
+    }
+    r->st.steps++;
+    r->step_pending = true;
+    r->step_seq = m->h.seq;
+    r->step_from = *from;
+}
+
+void kn_rules_stepped(struct kn_rules *r, bool ok, uint64_t now)
+{
+    if (!r->step_pending)
+        return;
+    r->step_pending = false;
+    struct kn_peer *p = kn_peers_find(&r->peers, &r->step_from);
+    if (ok) {
+        r->st.steps_done++;
+        send_status(r, p, &r->step_from, r->step_seq, now);
+    } else {
+        r->st.steps_failed++;
+        send_error(r, p, &r->step_from, r->step_seq, KN_KRP_STEP, KN_KRP_ERR_BACKEND_DOWN, now);
+    }
+}
+
 void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
                        const uint8_t *buf, size_t len, uint64_t now)
 {
@@ -765,6 +820,7 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
     case KN_KRP_SUBSCRIBE: on_subscribe(r, p, from, &m, now); break;
     case KN_KRP_ESTOP: on_estop(r, p, from, &m, now); break;
     case KN_KRP_WORLD_REQ: on_world_req(r, p, from, &m, now); break;
+    case KN_KRP_STEP: on_step(r, p, from, &m, now); break;
     default: break;
     }
 }

@@ -45,6 +45,7 @@ struct kn_rules_params {
     struct kn_addr consoles[KN_RULES_MAX_CONSOLES];
     unsigned n_consoles;
     bool hello_to_drive;             /* refuse set-points from a peer that never sent HELLO */
+    bool lockstep;                   /* STEP moves the robot clock; no belt watchdog */
 };
 
 struct kn_rules_io {
@@ -57,6 +58,10 @@ struct kn_rules_io {
     /* 32 random bits for session tokens; NULL: a generator seeded from
      * the start time (tests). */
     uint32_t (*random32)(void *ctx);
+    /* Lockstep: let the simulator run advance_us of robot time, then call
+     * kn_rules_stepped(). 0 when asked, -1 when it cannot (then ERROR
+     * BACKEND_DOWN). NULL: the robot has no lockstep. */
+    int (*step)(void *ctx, uint32_t advance_us);
 };
 
 /* Counters for the stats; everything the rules drop or refuse is here. */
@@ -89,6 +94,10 @@ struct kn_rules_stats {
     uint64_t driver_takeovers;       /* ... by a console, from another driver */
     uint64_t driver_released;        /* BYE, a HELLO to observe, silence */
     uint64_t driver_watchdog;        /* driver role ended by a watchdog trip */
+    /* lockstep */
+    uint64_t steps, steps_done, steps_failed; /* STEPs passed on, answered, failed */
+    uint64_t step_refused;           /* STEP to a robot without lockstep (UNKNOWN_TYPE) */
+    uint64_t step_busy, step_range;  /* another STEP still running; advance out of range */
 };
 
 struct kn_rules;
@@ -119,6 +128,11 @@ void kn_rules_backend(struct kn_rules *r, bool up);
 
 /* Latest simulator state (neutral units), received at now_ns. */
 void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_ns);
+
+/* The simulator finished the STEP asked through io.step (ok), or could
+ * not (link lost): the STEP's sender gets the STATUS after it (req_seq =
+ * the STEP's seq) or ERROR BACKEND_DOWN. */
+void kn_rules_stepped(struct kn_rules *r, bool ok, uint64_t now_ns);
 
 /* Daemon shutting down or robot removed: belts 0, flippers hold. */
 void kn_rules_halt(struct kn_rules *r, uint64_t now_ns);

@@ -5,6 +5,7 @@
 #include "lib.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "status_fill.h"
@@ -30,6 +31,10 @@ static void reset_state_locked(const struct kn_settings *cfg)
     memset(&kn_lib.st, 0, sizeof kn_lib.st);
     kn_clock_reset(&kn_lib.clock, cfg->status_ms);
     kn_sp_reset_locked();
+    kn_lib.lockstep = kn_lib.step_waiting = false;
+    kn_lib.step_seq = 0;
+    kn_lib.step_rc = HRT_OK;
+    kn_lib.step_gen = kn_lib.lock_us = 0;
     kn_lib.rx_bad = kn_lib.tx_fail = 0;
 }
 
@@ -75,9 +80,20 @@ int hrt_kenaf_init(void)
     while (kn_lib.link != KN_LIB_LINK_UP && kn_lib_now() < deadline)
         kn_lib_wait_locked(deadline);
     bool up = kn_lib.link == KN_LIB_LINK_UP;
-    kn_lib.running = up;
+    bool no_step = up && cfg.lockstep && !kn_lib.lockstep;
+    kn_lib.running = up && !no_step;
     bool had_hello = kn_lib.have_hello;
     pthread_mutex_unlock(&kn_lib.mu);
+    if (no_step) {
+        /* a CI run that asked for lockstep must not quietly race the clock */
+        fprintf(stderr, "libkenaf (kenaf-sim): KENAF_LOCKSTEP=1 but the robot at %s port %s "
+                "does not run in lockstep (HELLO_ACK capability bit 2 clear)\n", cfg.host,
+                cfg.port);
+        kn_io_stop();
+        kn_udp_close();
+        pthread_mutex_unlock(&kn_lib.life_mu);
+        return HRT_EINVAL;
+    }
     if (!up) {
         kn_lib_debug("no answer from %s port %s within %d ms (%s)", cfg.host, cfg.port,
                      cfg.timeout_ms, had_hello ? "HELLO_ACK but no STATUS" : "no HELLO_ACK");

@@ -88,7 +88,13 @@ static int run_motion(enum kn_motion_kind kind, double amount)
     uint64_t gen = kn_lib.status_gen;
     double settle_from = -1; /* robot time the target was reached */
     for (;;) {
-        if (!wait_status_locked(&gen)) {
+        /* lockstep: one status period of robot time per turn of the loop,
+         * as a STATUS push would bring in real time */
+        if (kn_lib.lockstep) {
+            rc = kn_lockstep_step_locked((uint32_t)kn_lib.cfg.status_ms * 1000u);
+            if (rc != HRT_OK)
+                break;
+        } else if (!wait_status_locked(&gen)) {
             rc = kn_lib.running ? HRT_ETIMEOUT : HRT_ENOTINIT;
             break;
         }

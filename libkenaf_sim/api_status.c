@@ -71,6 +71,8 @@ double hrt_time(void)
     pthread_mutex_lock(&kn_lib.mu);
     if (!kn_lib.running)
         t = HRT_ENOTINIT;
+    else if (kn_lib.lockstep)
+        t = kn_lockstep_now_s_locked();
     else
         t = kn_clock_now(&kn_lib.clock, kn_lib_now());
     pthread_mutex_unlock(&kn_lib.mu);
@@ -91,6 +93,10 @@ int hrt_sleep(double seconds)
     }
     if (!isfinite(seconds) || seconds < 0) {
         rc = HRT_EINVAL;
+        goto out;
+    }
+    if (kn_lib.lockstep) {
+        rc = kn_lockstep_sleep_locked(seconds);
         goto out;
     }
     int64_t now = kn_lib_now();

@@ -60,6 +60,7 @@ static void on_hello_ack(const struct kn_krp_hello_ack *a, int64_t now)
     }
     bool first = !kn_lib.have_hello;
     kn_lib.hello = *a;
+    kn_lib.lockstep = a->capabilities & KN_KRP_CAP_LOCKSTEP;
     kn_lib.have_hello = true;
     kn_lib.rehello = false;
     /* Made the driver again (after another client left, or the watchdog
@@ -81,6 +82,9 @@ static void on_status(const struct kn_krp_status *s, int64_t now)
     kn_lib.raw = *s;
     kn_status_fill(s, &kn_lib.st);
     kn_clock_sample(&kn_lib.clock, s->time_us, now);
+    if (!kn_lib.have_status)
+        kn_lib.lock_us = s->time_us; /* lockstep: the clock starts where the robot's is */
+    kn_lockstep_status_locked(s);
     kn_lib.have_status = true;
     kn_lib.status_gen++;
     kn_lib.status_wall = now;
@@ -103,6 +107,11 @@ static bool driving_type(uint8_t t)
 
 static void on_error(const struct kn_krp_error *e, int64_t now)
 {
+    kn_lockstep_error_locked(e);
+    if (e->offending_type == KN_KRP_STEP) {
+        pthread_cond_broadcast(&kn_lib.cond);
+        return;
+    }
     if (kn_udp_session_lost(e)) {
         kn_lib_debug("robot no longer knows our session: HELLO again");
         kn_lib.rehello = true;

@@ -79,6 +79,14 @@ struct kn_lib {
     int stop_left;
     int64_t next_stop;
 
+    /* lockstep (lockstep.c): the robot's clock moves only on STEP */
+    bool lockstep;         /* HELLO_ACK has KN_KRP_CAP_LOCKSTEP */
+    bool step_waiting;     /* a STEP is out, its answer not yet in */
+    uint32_t step_seq;     /* its seq */
+    int step_rc;           /* its outcome: HRT_OK, or HRT_E* from an ERROR */
+    uint64_t step_gen;     /* +1 per answered STEP */
+    uint64_t lock_us;      /* robot time after the last answered STEP */
+
     unsigned long rx_bad;  /* undecodable or unexpected datagrams */
     unsigned long tx_fail; /* send() failures */
 };
@@ -98,7 +106,8 @@ double kn_lib_mm_per_count_locked(void);
 /* udp.c: the socket and the send path */
 int kn_udp_open(const struct kn_settings *cfg);
 void kn_udp_close(void);
-/* Sends m (seq assigned here). 0, or -1 when the socket is closed or send fails. */
+/* Sends m (seq assigned here and left in m->h.seq). 0, or -1 when the
+ * socket is closed or send fails. */
 int kn_udp_send(struct kn_krp_msg *m);
 void kn_udp_send_simple(uint8_t type, uint16_t flags);
 void kn_udp_send_subscribe(uint16_t period_ms, uint16_t flags);
@@ -119,6 +128,17 @@ int kn_io_start(void);
 void kn_io_stop(void);
 /* Makes the I/O thread look at its timers by `deadline` (mu held). */
 void kn_io_wake_locked(int64_t deadline);
+
+/* lockstep.c (mu held): a robot in lockstep moves only when the library
+ * asks. step sends STEP for advance_us (rounded up to whole ms) and waits
+ * for its STATUS; HRT_OK or HRT_E*. now_s is the robot time (the last
+ * answered STEP's); sleep lets `seconds` pass in status-period STEPs. The
+ * I/O thread reports answers with kn_lockstep_status / kn_lockstep_error. */
+int kn_lockstep_step_locked(uint32_t advance_us);
+double kn_lockstep_now_s_locked(void);
+int kn_lockstep_sleep_locked(double seconds);
+void kn_lockstep_status_locked(const struct kn_krp_status *s);
+void kn_lockstep_error_locked(const struct kn_krp_error *e);
 
 /* setpoints.c (mu held) */
 void kn_sp_reset_locked(void);

@@ -99,6 +99,19 @@ static int64_t earlier(int64_t a, int64_t b)
 int64_t kn_sp_timers_locked(int64_t now)
 {
     int64_t next = INT64_MAX;
+    /* lockstep: the world stands still between STEPs and kenaf-simd has no
+     * watchdog then; repeats timed by the wall clock would only land at
+     * places in the run that differ from one run to the next */
+    if (kn_lib.lockstep) {
+        kn_lib.crawler_held = false;
+        kn_lib.flip_left = 0;
+        kn_lib.flip_pending = 0;
+        if (kn_lib.stop_left > 0) {
+            kn_lib.stop_left = 0;
+            pthread_cond_broadcast(&kn_lib.cond);
+        }
+        return next;
+    }
     if (kn_lib.crawler_held && now > kn_lib.crawler_until)
         kn_lib.crawler_held = false;
     if (kn_lib.link == KN_LIB_LINK_UP) {

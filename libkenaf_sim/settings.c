@@ -1,4 +1,4 @@
-/* KENAF_ROBOT / KENAF_TIMEOUT_MS / KENAF_STATUS_MS / KENAF_DEBUG: a bad value
+/* KENAF_ROBOT / KENAF_TIMEOUT_MS / KENAF_STATUS_MS / KENAF_DEBUG / KENAF_LOCKSTEP: a bad value
  * is refused with a reason instead of silently falling back, since a
  * controller aimed at the wrong robot is worse than one that does not start. */
 #include "settings.h"
@@ -80,6 +80,12 @@ int kn_settings_load(struct kn_settings *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     const char *dbg = getenv("KENAF_DEBUG");
     out->debug = dbg != NULL && strcmp(dbg, "1") == 0;
+    const char *ls = getenv("KENAF_LOCKSTEP");
+    if (ls != NULL && *ls != '\0' && strcmp(ls, "0") != 0 && strcmp(ls, "1") != 0) {
+        snprintf(err, errlen, "KENAF_LOCKSTEP='%s': expected 0 or 1", ls);
+        return -1;
+    }
+    out->lockstep = ls != NULL && strcmp(ls, "1") == 0;
 
     const char *robot = getenv("KENAF_ROBOT");
     if (robot == NULL || *robot == '\0')

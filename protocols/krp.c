@@ -84,6 +84,7 @@ int kn_krp_payload_len(uint8_t type)
     case KN_KRP_ESTOP: return KN_KRP_LEN_ESTOP;
     case KN_KRP_WORLD_REQ: return KN_KRP_LEN_WORLD_REQ;
     case KN_KRP_BYE: return KN_KRP_LEN_BYE;
+    case KN_KRP_STEP: return KN_KRP_LEN_STEP;
     case KN_KRP_ACK: return KN_KRP_LEN_ACK;
     case KN_KRP_HELLO_ACK: return KN_KRP_LEN_HELLO_ACK;
     case KN_KRP_STATUS: return KN_KRP_LEN_STATUS;
@@ -114,6 +115,7 @@ const char *kn_krp_type_name(uint8_t type)
     case KN_KRP_ESTOP: return "ESTOP";
     case KN_KRP_WORLD_REQ: return "WORLD_REQ";
     case KN_KRP_BYE: return "BYE";
+    case KN_KRP_STEP: return "STEP";
     case KN_KRP_ACK: return "ACK";
     case KN_KRP_HELLO_ACK: return "HELLO_ACK";
     case KN_KRP_STATUS: return "STATUS";
@@ -141,7 +143,7 @@ const char *kn_krp_error_name(uint8_t code)
 
 bool kn_krp_is_to_robot(uint8_t type)
 {
-    return type >= KN_KRP_HELLO && type <= KN_KRP_BYE;
+    return type >= KN_KRP_HELLO && type <= KN_KRP_STEP;
 }
 
 uint8_t kn_krp_error_code(enum kn_krp_result r)
@@ -207,6 +209,9 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
         break;
     case KN_KRP_WORLD_REQ:
         m->u.world_req.offset = get32(p);
+        break;
+    case KN_KRP_STEP:
+        m->u.step.advance_us = get32(p);
         break;
     case KN_KRP_ACK:
         m->u.ack.acked_seq = get32(p);
@@ -330,6 +335,9 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         break;
     case KN_KRP_WORLD_REQ:
         put32(p, m->u.world_req.offset);
+        break;
+    case KN_KRP_STEP:
+        put32(p, m->u.step.advance_us);
         break;
     case KN_KRP_ACK:
         put32(p, m->u.ack.acked_seq);

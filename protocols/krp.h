@@ -27,6 +27,7 @@ enum kn_krp_type {
     KN_KRP_ESTOP = 0x07,
     KN_KRP_WORLD_REQ = 0x08,  /* world description extension */
     KN_KRP_BYE = 0x09,        /* sessions extension: the client leaves */
+    KN_KRP_STEP = 0x0A,       /* lockstep extension: let robot time pass, then STATUS */
     /* robot -> controller */
     KN_KRP_ACK = 0x80,
     KN_KRP_HELLO_ACK = 0x81,
@@ -82,7 +83,7 @@ enum kn_krp_backend {
 };
 #define KN_KRP_CAP_FLIPPER_TORQUE 0x0001u
 #define KN_KRP_CAP_GROUND_TRUTH 0x0002u
-#define KN_KRP_CAP_LOCKSTEP 0x0004u
+#define KN_KRP_CAP_LOCKSTEP 0x0004u /* the robot clock moves only on STEP */
 #define KN_KRP_CAP_WORLD 0x0008u /* answers WORLD_REQ with a world description */
 #define KN_KRP_CAP_SESSIONS 0x0010u /* knows sessions, one driver at a time, BYE */
 
@@ -103,6 +104,7 @@ enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPE
 #define KN_KRP_LEN_HELLO_ACK 40
 #define KN_KRP_LEN_HELLO_ACK_SESSION 48 /* + role, pad, token */
 #define KN_KRP_LEN_BYE 0
+#define KN_KRP_LEN_STEP 4
 #define KN_KRP_LEN_TOKEN 4
 #define KN_KRP_LEN_STATUS 112
 #define KN_KRP_LEN_ERROR 8
@@ -153,6 +155,14 @@ struct kn_krp_world {
     uint16_t n;                        /* 0..KN_KRP_WORLD_CHUNK */
     uint8_t data[KN_KRP_WORLD_CHUNK];
 };
+
+/* Lockstep: the robot clock is to advance by advance_us, then the robot
+ * answers with one STATUS whose req_seq is this STEP's seq. */
+struct kn_krp_step {
+    uint32_t advance_us; /* KN_KRP_STEP_MIN_US..KN_KRP_STEP_MAX_US */
+};
+#define KN_KRP_STEP_MIN_US 1000u
+#define KN_KRP_STEP_MAX_US 10000000u
 
 struct kn_krp_ack {
     uint32_t acked_seq;
@@ -205,6 +215,7 @@ struct kn_krp_msg {
         struct kn_krp_subscribe subscribe;
         struct kn_krp_estop estop;
         struct kn_krp_world_req world_req;
+        struct kn_krp_step step;
         struct kn_krp_ack ack;
         struct kn_krp_hello_ack hello_ack;
         struct kn_krp_status status;

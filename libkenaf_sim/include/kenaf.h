@@ -19,6 +19,7 @@
  *   KENAF_TIMEOUT_MS  how long the robot may stay silent before a call gives
  *                     HRT_ETIMEOUT. Default 1000, valid 10..600000.
  *   KENAF_STATUS_MS   status subscription period. Default 20, valid 10..1000.
+ *   KENAF_LOCKSTEP=1  refuse (HRT_EINVAL) a robot that cannot run in lockstep.
  *   KENAF_DEBUG=1     diagnostics on stderr (otherwise the library prints
  *                     nothing except in hrt_show_status).
  *   An invalid value makes hrt_kenaf_init return HRT_EINVAL.
@@ -74,6 +75,12 @@
  *  extrapolating at most two status periods, never going backwards (after
  *  the robot clock restarts it carries on from where it was). hrt_sleep
  *  sleeps on that clock and gives HRT_ETIMEOUT if the link is lost.
+ *
+ *  Lockstep: with a robot whose HELLO_ACK has capability bit 2 the world
+ *  moves only inside hrt_sleep (seconds > 0) and the blocking motions,
+ *  which ask the robot for the time to pass (KRP/1 STEP); hrt_time is then
+ *  the robot clock after the last step. Every other call lets no time
+ *  pass. The program's wall clock is untouched.
  */
 #ifndef KENAF_H
 #define KENAF_H

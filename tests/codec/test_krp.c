@@ -293,7 +293,7 @@ END_TEST
 static const uint8_t all_types[] = {
     KN_KRP_HELLO, KN_KRP_CRAWLER, KN_KRP_FLIPPER, KN_KRP_STOP, KN_KRP_STATUS_REQ, KN_KRP_SUBSCRIBE,
     KN_KRP_ESTOP, KN_KRP_WORLD_REQ, KN_KRP_ACK, KN_KRP_HELLO_ACK, KN_KRP_STATUS, KN_KRP_ERROR,
-    KN_KRP_WORLD, KN_KRP_BYE,
+    KN_KRP_WORLD, KN_KRP_BYE, KN_KRP_STEP,
 };
 
 /* Fill every payload byte of a message through the struct with a pattern
@@ -442,6 +442,37 @@ START_TEST(error_unknown_type)
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_ETYPE);
     ck_assert_uint_eq(m.h.type, 0x42);
     ck_assert_uint_eq(kn_krp_error_code(KN_KRP_ETYPE), KN_KRP_ERR_UNKNOWN_TYPE);
+}
+END_TEST
+
+/* STEP (lockstep extension): 4 bytes, the robot time to let pass in us,
+ * little-endian like every field; with a session token, 8. */
+START_TEST(golden_step)
+{
+    static const uint8_t want[] = {0x4B, 0x4E, 1, 0x0A, 0x2A, 0, 0, 0, 4, 0, 0, 0,
+                                   0x20, 0x4E, 0x00, 0x00};
+    struct kn_krp_msg m, d;
+    kn_krp_init(&m, KN_KRP_STEP, 42, 0);
+    m.u.step.advance_us = 20000;
+    uint8_t buf[64];
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), sizeof want);
+    ck_assert_mem_eq(buf, want, sizeof want);
+    ck_assert_int_eq(kn_krp_decode(want, sizeof want, &d), KN_KRP_OK);
+    ck_assert_uint_eq(d.h.type, KN_KRP_STEP);
+    ck_assert_uint_eq(d.u.step.advance_us, 20000);
+    ck_assert(kn_krp_is_to_robot(KN_KRP_STEP));
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_STEP), "STEP");
+    /* 3 or 5 payload bytes: BAD_LENGTH, not a short read */
+    static const uint8_t short3[] = {0x4B, 0x4E, 1, 0x0A, 1, 0, 0, 0, 3, 0, 0, 0, 1, 2, 3};
+    ck_assert_int_eq(kn_krp_decode(short3, sizeof short3, &d), KN_KRP_EPAYLOAD);
+    /* with a token */
+    kn_krp_init(&m, KN_KRP_STEP, 43, KN_KRP_F_TOKEN);
+    m.u.step.advance_us = 1000;
+    m.h.token = 0x01020304u;
+    ck_assert_uint_eq(kn_krp_encode(&m, buf, sizeof buf), 20);
+    ck_assert_int_eq(kn_krp_decode(buf, 20, &d), KN_KRP_OK);
+    ck_assert_uint_eq(d.h.token, 0x01020304u);
+    ck_assert_uint_eq(d.u.step.advance_us, 1000);
 }
 END_TEST
 
@@ -767,6 +798,7 @@ static Suite *krp_suite(void)
     tcase_add_test(e, error_version);
     tcase_add_test(e, error_length_field);
     tcase_add_test(e, error_unknown_type);
+    tcase_add_test(e, golden_step);
     tcase_add_test(e, unknown_flags_are_kept_not_rejected);
     tcase_add_test(e, session_token_and_hello_ack);
     tcase_add_test(e, client_session);

@@ -46,6 +46,23 @@ static void cap_command(void *ctx, const struct kn_command *c, uint64_t t)
     cap.cmd[cap.ncmd++] = *c;
 }
 
+/* Lockstep: the STEPs the rules passed on to the simulator. */
+static struct {
+    uint32_t us[16];
+    int n;
+    int fail; /* the simulator cannot step: io.step returns -1 */
+} steps;
+
+static int cap_step(void *ctx, uint32_t advance_us)
+{
+    (void)ctx;
+    if (steps.fail)
+        return -1;
+    ck_assert_int_lt(steps.n, 16);
+    steps.us[steps.n++] = advance_us;
+    return 0;
+}
+
 static struct kn_rules *R;
 static uint64_t now;
 static void (*tweak)(struct kn_rules_params *p); /* changes make()'s parameters */
@@ -68,7 +85,8 @@ static struct kn_rules *make(uint32_t max_peers)
     p.max_peers = max_peers;
     if (tweak)
         tweak(&p);
-    struct kn_rules_io io = { NULL, cap_send, cap_command, NULL };
+    struct kn_rules_io io = { .send = cap_send, .command = cap_command, .step = cap_step };
+    memset(&steps, 0, sizeof steps);
     now = T0;
     return kn_rules_new(&p, &io, now);
 }
@@ -541,6 +559,90 @@ START_TEST(zero_setpoint_disarms_watchdog)
 }
 END_TEST
 
+static void step(int from, uint32_t seq, uint32_t us)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_STEP, seq, 0);
+    m.u.step.advance_us = us;
+    feed(from, &m);
+}
+
+static void lockstep_on(struct kn_rules_params *p)
+{
+    p->lockstep = true;
+}
+
+/* Without lockstep a STEP is a type the robot does not know (as on the
+ * real robot), and nothing reaches the simulator. */
+START_TEST(step_without_lockstep_is_unknown)
+{
+    step(1, 1, 20000);
+    expect_error(KN_KRP_ERR_UNKNOWN_TYPE, 1, KN_KRP_STEP);
+    expect_none();
+    ck_assert_int_eq(steps.n, 0);
+    ck_assert_uint_eq(st()->step_refused, 1);
+}
+END_TEST
+
+/* Lockstep: the STEP goes to the simulator; its STATUS (req_seq = the
+ * STEP's seq, the state it left) comes when the simulator has run; one
+ * at a time; the range is checked; the watchdog never arms. */
+START_TEST(step_in_lockstep)
+{
+    kn_rules_free(R);
+    tweak = lockstep_on;
+    R = make(0);
+    kn_rules_backend(R, true);
+    crawler(1, 1, 0, 300, 300);
+    expect_none();
+    step(1, 2, 20000);
+    expect_none(); /* nothing before the simulator is done */
+    ck_assert_int_eq(steps.n, 1);
+    ck_assert_uint_eq(steps.us[0], 20000);
+    step(1, 3, 20000);
+    expect_error(KN_KRP_ERR_BUSY, 3, KN_KRP_STEP);
+    struct kn_state x;
+    memset(&x, 0, sizeof x);
+    x.have = KN_HAVE_TIME;
+    x.time_s = 0.02;
+    kn_rules_state(R, &x, now);
+    kn_rules_stepped(R, true, now);
+    const struct kn_krp_msg *m = next_out();
+    ck_assert_uint_eq(m->h.type, KN_KRP_STATUS);
+    ck_assert_uint_eq(m->u.status.req_seq, 2);
+    ck_assert(m->u.status.time_us == 20000);
+    kn_rules_stepped(R, true, now); /* a second end: nothing pending */
+    expect_none();
+    step(1, 4, 999);
+    expect_error(KN_KRP_ERR_RANGE, 4, KN_KRP_STEP);
+    step(1, 5, KN_KRP_STEP_MAX_US + 1);
+    expect_error(KN_KRP_ERR_RANGE, 5, KN_KRP_STEP);
+    /* another peer does not drive */
+    step(2, 1, 20000);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 1, KN_KRP_STEP);
+    /* the belts held for seconds of wall time without a CRAWLER: no trip */
+    advance(3000 * MS);
+    ck_assert_uint_eq(st()->watchdog_trips, 0);
+    /* the simulator lost during a STEP: BACKEND_DOWN for it */
+    step(1, 6, 20000);
+    kn_rules_stepped(R, false, now);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 6, KN_KRP_STEP);
+    /* down, or unable to step: refused at once */
+    kn_rules_backend(R, false);
+    step(1, 7, 20000);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 7, KN_KRP_STEP);
+    kn_rules_backend(R, true);
+    steps.fail = 1;
+    step(1, 8, 20000);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 8, KN_KRP_STEP);
+    ck_assert_uint_eq(st()->steps, 2);
+    ck_assert_uint_eq(st()->steps_done, 1);
+    ck_assert_uint_eq(st()->steps_failed, 1);
+    ck_assert_uint_eq(st()->step_busy, 1);
+    ck_assert_uint_eq(st()->step_range, 2);
+}
+END_TEST
+
 START_TEST(watchdog_configurable)
 {
     kn_rules_free(R);
@@ -553,7 +655,7 @@ START_TEST(watchdog_configurable)
     p.max_speed_mm_s = 800;
     p.watchdog_ms = 200;
     p.stale_ms = 500;
-    struct kn_rules_io io = { NULL, cap_send, cap_command, NULL };
+    struct kn_rules_io io = { .send = cap_send, .command = cap_command };
     R = kn_rules_new(&p, &io, now);
     crawler(1, 1, 0, 100, 100);
     advance(199 * MS);
@@ -1196,6 +1298,8 @@ static Suite *suite(void)
     tcase_add_test(tc, stop_disarms_watchdog);
     tcase_add_test(tc, zero_setpoint_disarms_watchdog);
     tcase_add_test(tc, watchdog_configurable);
+    tcase_add_test(tc, step_without_lockstep_is_unknown);
+    tcase_add_test(tc, step_in_lockstep);
     tcase_add_test(tc, estop_latch);
     tcase_add_test(tc, subscribe_push_and_cancel);
     tcase_add_test(tc, subscribe_period_clamped);

@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ((struct sockaddr_in *)&p.consoles[0].ss)->sin_port = 0;
     p.n_consoles = 1;
     p.hello_to_drive = size > 0 && (data[0] & 1);
-    struct kn_rules_io io = { NULL, on_send, on_command, rnd };
+    struct kn_rules_io io = { .send = on_send, .command = on_command, .random32 = rnd };
     uint64_t now = 1000000000ull;
     R = kn_rules_new(&p, &io, now);
     if (!R)

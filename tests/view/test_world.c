@@ -56,7 +56,7 @@ static void setup(void)
     p.flipper_max_cdeg = 11950;
     p.watchdog_ms = 500;
     p.stale_ms = 500;
-    struct kn_rules_io io = { NULL, cap_send, cap_command, NULL };
+    struct kn_rules_io io = { .send = cap_send, .command = cap_command };
     R = kn_rules_new(&p, &io, now);
     ck_assert_ptr_nonnull(R);
     kn_rules_backend(R, true);

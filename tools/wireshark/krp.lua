@@ -19,12 +19,12 @@ local MAX_DGRAM = 512
 local types = {
     [0x01] = "HELLO", [0x02] = "CRAWLER", [0x03] = "FLIPPER", [0x04] = "STOP",
     [0x05] = "STATUS_REQ", [0x06] = "SUBSCRIBE", [0x07] = "ESTOP", [0x08] = "WORLD_REQ",
-    [0x09] = "BYE",
+    [0x09] = "BYE", [0x0A] = "STEP",
     [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0x86] = "WORLD", [0xFF] = "ERROR",
 }
 local payload_len = {
     [0x01] = 16, [0x02] = 8, [0x03] = 20, [0x04] = 0, [0x05] = 0, [0x06] = 2, [0x07] = 1,
-    [0x08] = 4, [0x09] = 0, [0x80] = 8, [0x81] = 40, [0x85] = 112, [0x86] = 8, [0xFF] = 8,
+    [0x08] = 4, [0x09] = 0, [0x0A] = 4, [0x80] = 8, [0x81] = 40, [0x85] = 112, [0x86] = 8, [0xFF] = 8,
 }
 -- WORLD (the world description extension) carries 8 fixed bytes and then a
 -- chunk of 0 to 480 bytes of the description: the only variable payload.
@@ -99,6 +99,8 @@ local F_w_total = add(ProtoField.uint32("krp.world.total_len", "Description leng
 local F_w_offset = add(ProtoField.uint32("krp.world.offset", "Chunk offset", base.DEC))
 local F_w_data = add(ProtoField.string("krp.world.data", "Chunk (JSON text)"))
 local F_w_len = add(ProtoField.uint32("krp.world.chunk_len", "Chunk length (bytes)", base.DEC))
+-- STEP (lockstep extension)
+local F_step_us = add(ProtoField.uint32("krp.step.advance", "Robot time to let pass", base.UNIT_STRING, u("us")))
 -- ACK
 local F_ack_seq = add(ProtoField.uint32("krp.ack.seq", "Acknowledged seq", base.DEC))
 local F_ack_type = add(ProtoField.uint8("krp.ack.type", "Acknowledged type", base.HEX, types))
@@ -284,6 +286,15 @@ end
 decode[0x08] = function(buf, t, off)
     t:add_le(F_wr_offset, buf(off, 4))
     return string.format("offset %d", buf(off, 4):le_uint())
+end
+
+decode[0x0A] = function(buf, t, off)
+    local v = buf(off, 4):le_uint()
+    local it = t:add_le(F_step_us, buf(off, 4))
+    if v < 1000 or v > 10000000 then
+        it:add_proto_expert_info(E.range, "STEP outside 1000..10000000 us (refused, ERROR RANGE)")
+    end
+    return string.format("%.3f ms", v / 1000)
 end
 
 decode[0x86] = function(buf, t, off)
