@@ -64,7 +64,15 @@ struct kn_link_events {
     void *ctx;
     void (*up)(void *ctx, bool up);  /* simulator ready / lost */
     void (*state)(void *ctx, const struct kn_state *s, uint64_t now_ns);
+    /* what the ready simulator lacks changed (KN_LINK_NO_*; may be NULL) */
+    void (*lacks)(void *ctx, unsigned lacks);
 };
+
+/* What a connected, ready simulator cannot carry out, as its backend found
+ * out: the robot then answers the commands concerned with an ERROR that
+ * says so, instead of accepting them into the void. */
+#define KN_LINK_NO_MODEL 0x1u    /* the robot's model is not in the world */
+#define KN_LINK_NO_FLIPPERS 0x2u /* nothing acts on flipper targets */
 
 struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
                             const struct kn_backend_ops *ops, const struct kn_link_events *ev);
@@ -95,6 +103,9 @@ void kn_link_state(struct kn_link *l, const struct kn_state *s);
 /* The step asked with ops->step is done (ok) or failed. */
 void kn_link_stepped(struct kn_link *l, bool ok);
 void kn_link_fail(struct kn_link *l, const char *why);
+/* Sets what the simulator lacks (KN_LINK_NO_* bits) on the ready
+ * connection; cleared when the connection goes. */
+void kn_link_lacks(struct kn_link *l, unsigned lacks);
 const char *kn_link_robot(const struct kn_link *l);
 
 /* For a backend that needs more than the link's one connection (Gazebo:

@@ -54,11 +54,67 @@ static void on_tick_closed(uv_handle_t *h)
     kn_gazebo_handle_closed(h->data);
 }
 
+/* Whether the world has what the robot needs, GZ_LOOK_MS after going
+ * live: the model (a pose of it, or the tracked-vehicle plugin subscribed
+ * to our command topic) and someone acting on joint_cmd (stock Gazebo 9 to
+ * 11 has no one without a bridge plugin). What is missing goes to the
+ * link, which makes the robot answer ERROR instead of accepting commands
+ * into the void; warned once, counted, logged again when it changes. */
+static void check_world(struct gz *b)
+{
+    if (!b->live || b->failed || kn_gazebo_now_ms(b) - b->live_ms < GZ_LOOK_MS)
+        return;
+    unsigned lacks = 0;
+    if (!b->fb.model_seen && kn_gazebo_subscribers(b, GZ_T_CMD) == 0)
+        lacks |= KN_LINK_NO_MODEL;
+    if (kn_gazebo_subscribers(b, GZ_T_JOINT) == 0)
+        lacks |= KN_LINK_NO_FLIPPERS;
+    unsigned came = lacks & ~b->lacks, went = b->lacks & ~lacks;
+    b->lacks = lacks;
+    kn_link_lacks(b->link, lacks);
+    if (came & KN_LINK_NO_MODEL) {
+        b->no_model_episodes++;
+        char also[96] = "";
+        if (b->fb.other_model[0])
+            snprintf(also, sizeof also, " (it has \"%s\", for one)", b->fb.other_model);
+        snprintf(b->last_error, sizeof b->last_error, "model \"%.40s\" is not in world \"%.40s\"",
+                 b->model, b->world);
+        if (!b->warned_no_model)
+            kn_warn("robot %s: model \"%s\" is not in world \"%s\"%s: no pose of it on %s and "
+                    "nobody subscribes to %s; STATUS is STALE and commands are answered ERROR "
+                    "NO_MODEL until it appears (check gazebo.model)",
+                    b->robot, b->model, b->world, also, b->topic[GZ_T_POSES].name,
+                    b->topic[GZ_T_CMD].name);
+        else
+            kn_info("robot %s: model \"%s\" is not in world \"%s\" again", b->robot, b->model,
+                    b->world);
+        b->warned_no_model = true;
+    }
+    if (went & KN_LINK_NO_MODEL)
+        kn_info("robot %s: model \"%s\" is in world \"%s\" now", b->robot, b->model, b->world);
+    if (came & KN_LINK_NO_FLIPPERS) {
+        b->no_joint_sub_episodes++;
+        if (!b->warned_no_joint_sub && !(lacks & KN_LINK_NO_MODEL))
+            kn_warn("robot %s: nobody subscribes to %s: nothing in the world acts on flipper "
+                    "targets (Gazebo 9 to 11 needs a plugin that does, docs/gazebo.md); FLIPPER is "
+                    "answered ERROR NO_ACTUATOR (counted in the stats)",
+                    b->robot, b->topic[GZ_T_JOINT].name);
+        else
+            kn_debug("robot %s: no subscriber on %s", b->robot, b->topic[GZ_T_JOINT].name);
+        b->warned_no_joint_sub = b->warned_no_joint_sub || !(lacks & KN_LINK_NO_MODEL);
+    }
+    if (went & KN_LINK_NO_FLIPPERS)
+        kn_info("robot %s: %s has a subscriber now: flipper targets are acted on", b->robot,
+                b->topic[GZ_T_JOINT].name);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     struct gz *b = t->data;
-    if (!b->destroyed)
-        kn_gazebo_links_tick(b);
+    if (b->destroyed)
+        return;
+    kn_gazebo_links_tick(b);
+    check_world(b);
 }
 
 /* ---- create / destroy ------------------------------------------------------ */
@@ -163,6 +219,7 @@ static void gz_start(void *be)
     b->init_frames = 0;
     b->live = false;
     b->failed = false;
+    b->lacks = 0;
     b->version[0] = '\0';
     b->n_namespaces = 0;
     b->world[0] = '\0';
@@ -176,6 +233,7 @@ static void gz_stop(void *be)
     struct gz *b = be;
     b->connected = false;
     b->live = false;
+    b->lacks = 0; /* the link forgets them with the connection */
     kn_gazebo_links_close_all(b);
 }
 
@@ -296,6 +354,7 @@ static void try_go_live(struct gz *b)
         send_packet(b, buf, n);
     }
     b->live = true;
+    b->live_ms = kn_gazebo_now_ms(b);
     kn_info("robot %s: %s, world \"%s\", model \"%s\": publishing %s and %s, data server %s:%u",
             b->robot, b->version[0] ? b->version : "Gazebo master", b->world, b->model,
             b->topic[GZ_T_CMD].name, b->topic[GZ_T_JOINT].name, b->adv_host, b->adv_port);
@@ -455,8 +514,8 @@ static void gz_send(void *be, const struct kn_command *cmd, bool reapply)
         if (n == 0)
             b->cmd_encode_errors++;
         b->joint_len[k] = n;
-        if (n)
-            kn_gazebo_publish(b, GZ_T_JOINT, b->joint_frame[k], n);
+        if (n && kn_gazebo_publish(b, GZ_T_JOINT, b->joint_frame[k], n) == 0)
+            b->joint_unheard++;
     }
 }
 
@@ -605,6 +664,7 @@ static void gz_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(c, "sent", (double)b->cmds);
     cJSON_AddNumberToObject(c, "encode_errors", (double)b->cmd_encode_errors);
     cJSON_AddNumberToObject(c, "scaled_to_plugin_limits", (double)b->cmds_scaled);
+    cJSON_AddNumberToObject(c, "joint_cmd_unheard", (double)b->joint_unheard);
     cJSON_AddNumberToObject(c, "last_scale", b->last_scale);
     cJSON_AddNumberToObject(c, "world_control", (double)b->world_controls);
     cJSON_AddNumberToObject(c, "control_socket", (double)b->ctl_commands);
@@ -613,6 +673,12 @@ static void gz_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(f, "states", (double)b->feedback_states);
     cJSON_AddNumberToObject(f, "poses", (double)b->fb.pose_msgs);
     cJSON_AddNumberToObject(f, "poses_without_model", (double)b->fb.pose_without_model);
+    cJSON_AddBoolToObject(f, "model_seen", b->fb.model_seen);
+    cJSON_AddBoolToObject(f, "no_model", b->lacks & KN_LINK_NO_MODEL);
+    cJSON_AddNumberToObject(f, "no_model_episodes", (double)b->no_model_episodes);
+    cJSON_AddBoolToObject(f, "no_joint_cmd_subscriber", b->lacks & KN_LINK_NO_FLIPPERS);
+    cJSON_AddNumberToObject(f, "no_joint_cmd_subscriber_episodes",
+                            (double)b->no_joint_sub_episodes);
     cJSON_AddNumberToObject(f, "world_stats", (double)b->fb.stats_msgs);
     cJSON_AddNumberToObject(f, "tracks_speed", (double)b->fb.tracks_msgs);
     cJSON_AddNumberToObject(f, "bad_quaternion", (double)b->fb.bad_quaternion);

@@ -72,6 +72,8 @@ struct kn_gazebo_fb {
     bool have_rpy;
     int64_t pose_t_ns;            /* sim time of the last pose of the model */
     uint8_t flippers_seen;        /* bit k: flipper k's link was found once */
+    bool model_seen;              /* a pose of the model came on this connection */
+    char other_model[64];         /* a model the world has instead, for the warning */
 
     uint64_t resets, stats_msgs, pose_msgs, pose_without_model, tracks_msgs;
     uint64_t bad_quaternion, bad_numbers;

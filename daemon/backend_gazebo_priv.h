@@ -30,6 +30,9 @@
 #define GZ_HOST_LEN 256
 #define GZ_MSG_MAX 512                      /* one command frame */
 #define GZ_MAX_CTL_CLIENTS 8
+/* After going live: time for the model plugin's subscriptions and the
+ * latched poses to arrive before the world is judged (model, joint_cmd). */
+#define GZ_LOOK_MS 2000
 
 enum gz_topic_id {
     GZ_T_CMD = 0,      /* we publish: cmd_vel_twist or cmd_vel */
@@ -114,6 +117,9 @@ struct gz {
     int init_frames;                /* of the three the master sends first */
     bool live;                      /* advertised and subscribed */
     bool failed;                    /* kn_link_fail called: ignore input until reset */
+    uint64_t live_ms;               /* when it went live */
+    unsigned lacks;                 /* KN_LINK_NO_* found on this connection */
+    bool warned_no_model, warned_no_joint_sub;
     char version[64];
     char namespaces[GZ_MAX_NAMESPACES][128];
     int n_namespaces;
@@ -155,6 +161,8 @@ struct gz {
     uint64_t subs_accepted, subs_refused, subs_bad, pub_sent, pub_dropped, pub_write_errors;
     uint64_t cmds, cmd_encode_errors, world_controls, ctl_commands;
     uint64_t cmds_scaled; /* belts slowed to fit the plugin's limits */
+    uint64_t joint_unheard; /* flipper targets published with no joint_cmd subscriber */
+    uint64_t no_model_episodes, no_joint_sub_episodes;
     double last_scale;    /* factor of the last command (1: unchanged) */
     uint64_t feedback_states;
     char last_error[128];

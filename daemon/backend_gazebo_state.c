@@ -82,6 +82,8 @@ void kn_gazebo_fb_restart(struct kn_gazebo_fb *f)
     drop_history(f);
     f->have_time = false;
     f->have_stats = false;
+    f->model_seen = false;
+    f->other_model[0] = '\0';
     f->st.have &= ~(KN_HAVE_RATE | KN_HAVE_ACCEL);
 }
 
@@ -178,9 +180,14 @@ bool kn_gazebo_fb_poses(struct kn_gazebo_fb *f, const Gazebo__Msgs__PosesStamped
     const Gazebo__Msgs__Pose *p = kn_gz_poses_find(m, f->model);
     if (!p) {
         f->pose_without_model++;
+        /* a model's own pose is named without "::" (its links with) */
+        for (size_t i = 0; i < m->n_pose && !f->other_model[0]; i++)
+            if (m->pose[i]->name && !strstr(m->pose[i]->name, "::"))
+                snprintf(f->other_model, sizeof f->other_model, "%s", m->pose[i]->name);
         set_time(f, t);
         return false;
     }
+    f->model_seen = true;
     double sim_pos[3] = { p->position->x, p->position->y, p->position->z };
     double q[4], sim_rpy[3];
     quat_of(p, q);

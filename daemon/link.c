@@ -100,6 +100,7 @@ struct kn_link {
     void *step_ctx;
     uint64_t steps_sent, steps_done, steps_lost;
     uint64_t silent_since_ns, silences;
+    unsigned lacks;                /* KN_LINK_NO_*, from the backend */
     uint64_t down_since_ns;
     unsigned fail_streak;
     char last_error[128];
@@ -475,6 +476,7 @@ static void link_down(struct kn_link *l, const char *why)
     l->deferred_fail = false;
     l->silent = false;
     l->pending = false;
+    kn_link_lacks(l, 0);
     if (l->stalled) {
         l->stalled = false;
         l->stall_total_ns += now - l->stall_since;
@@ -640,6 +642,15 @@ uint64_t kn_link_heard_ns(const struct kn_link *l)
 void kn_link_fail(struct kn_link *l, const char *why)
 {
     defer_fail(l, why);
+}
+
+void kn_link_lacks(struct kn_link *l, unsigned lacks)
+{
+    if (lacks == l->lacks)
+        return;
+    l->lacks = lacks;
+    if (l->ev.lacks)
+        l->ev.lacks(l->ev.ctx, lacks);
 }
 
 const char *kn_link_robot(const struct kn_link *l)
@@ -814,6 +825,8 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
     cJSON_AddBoolToObject(o, "up", l->st == L_READY && !l->silent);
     cJSON_AddBoolToObject(o, "silent", l->silent);
     cJSON_AddNumberToObject(o, "silences", (double)l->silences);
+    cJSON_AddBoolToObject(o, "no_model", l->lacks & KN_LINK_NO_MODEL);
+    cJSON_AddBoolToObject(o, "no_flippers", l->lacks & KN_LINK_NO_FLIPPERS);
     cJSON_AddNumberToObject(o, "attempts", (double)l->attempts);
     cJSON_AddNumberToObject(o, "connects", (double)l->connects);
     cJSON_AddNumberToObject(o, "reconnects", (double)l->reconnects);

@@ -215,6 +215,12 @@ static void link_up(void *ctx, bool up)
         r->on_link(r->ctx, r, up);
 }
 
+static void link_lacks(void *ctx, unsigned lacks)
+{
+    struct kn_robot *r = ctx;
+    kn_rules_lacks(r->rules, lacks & KN_LINK_NO_MODEL, lacks & KN_LINK_NO_FLIPPERS);
+}
+
 static void link_state(void *ctx, const struct kn_state *s, uint64_t now)
 {
     struct kn_robot *r = ctx;
@@ -534,7 +540,8 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     struct kn_rules_io io = { .ctx = r, .send = rules_send, .command = rules_command,
                               .random32 = rules_random32, .step = rules_step };
     r->rules = kn_rules_new(&p, &io, uv_hrtime());
-    struct kn_link_events ev = { .ctx = r, .up = link_up, .state = link_state };
+    struct kn_link_events ev = { .ctx = r, .up = link_up, .state = link_state,
+                                 .lacks = link_lacks };
     r->faults = r->rules ? kn_faults_new(loop, cfg->name, &cfg->faults_krp, &cfg->faults_sim) : NULL;
     r->link = r->faults ? kn_link_new(loop, cfg, ops, &ev) : NULL;
     if (r->link)
@@ -701,6 +708,8 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(rl, "watchdog_trips", (double)st->watchdog_trips);
     cJSON_AddNumberToObject(rl, "estop_engaged", (double)st->estop_engaged);
     cJSON_AddNumberToObject(rl, "while_backend_down", (double)st->while_backend_down);
+    cJSON_AddNumberToObject(rl, "while_no_model", (double)st->while_no_model);
+    cJSON_AddNumberToObject(rl, "no_actuator", (double)st->no_actuator);
     cJSON_AddNumberToObject(rl, "udp_send_queued", (double)r->send_queued);
     cJSON_AddNumberToObject(rl, "world_bad_offset", (double)st->world_bad_offset);
     cJSON_AddNumberToObject(rl, "steps", (double)st->steps);

@@ -28,6 +28,7 @@ struct kn_rules {
     bool have_state;
     uint64_t state_ns;
     bool backend_up;
+    bool no_model, no_flippers;        /* what the ready simulator lacks */
 
     char *world;                       /* the world document, or NULL */
     uint32_t world_len;
@@ -163,7 +164,8 @@ uint16_t kn_rules_flags(const struct kn_rules *r, uint64_t now_ns)
         f |= KN_KRP_ST_WATCHDOG;
     if (r->clamped)
         f |= KN_KRP_ST_CLAMPED;
-    if (!r->have_state || elapsed(now_ns, r->state_ns) > ms_to_ns(r->p.stale_ms))
+    /* without its model the simulator's state says nothing about the robot */
+    if (!r->have_state || r->no_model || elapsed(now_ns, r->state_ns) > ms_to_ns(r->p.stale_ms))
         f |= KN_KRP_ST_STALE;
     return f;
 }
@@ -431,6 +433,9 @@ static void backend_check(struct kn_rules *r, struct kn_peer *p, const struct kn
     if (!r->backend_up) {
         r->st.while_backend_down++;
         send_error(r, p, from, h->seq, h->type, KN_KRP_ERR_BACKEND_DOWN, now);
+    } else if (r->no_model) {
+        r->st.while_no_model++;
+        send_error(r, p, from, h->seq, h->type, KN_KRP_ERR_NO_MODEL, now);
     }
 }
 
@@ -581,6 +586,13 @@ static void on_flipper(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
 {
     if (!setpoint_admitted(r, p, from, m, now))
         return;
+    /* Nothing in the world would move the flippers: refused, not stored
+     * (a missing model is answered below, like a simulator that is down). */
+    if (r->backend_up && r->no_flippers && !r->no_model) {
+        r->st.no_actuator++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_NO_ACTUATOR, now);
+        return;
+    }
     bool clamped = false;
     struct kn_krp_flipper f = m->u.flipper;
     f.mask &= 0x0F; /* bits 4..7 name no flipper */
@@ -884,6 +896,12 @@ void kn_rules_backend(struct kn_rules *r, bool up)
         r->restoring = 0;
     }
     r->backend_up = up;
+}
+
+void kn_rules_lacks(struct kn_rules *r, bool no_model, bool no_flippers)
+{
+    r->no_model = no_model;
+    r->no_flippers = no_flippers;
 }
 
 void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_ns)

@@ -71,7 +71,7 @@ struct kn_rules_stats {
     uint64_t out_type[256];
     uint64_t envelope[8];            /* by enum kn_krp_result (EMAGIC..EPAYLOAD) */
     uint64_t not_to_robot;           /* robot->controller types sent to us */
-    uint64_t errors_sent[KN_KRP_ERR_MAX + 1]; /* by ERROR code (2..10) */
+    uint64_t errors_sent[KN_KRP_ERR_MAX + 1]; /* by ERROR code (2..KN_KRP_ERR_MAX) */
     uint64_t drop_bad_magic;
     uint64_t drop_rate_limited;      /* ERROR answers not sent (token bucket) */
     uint64_t drop_stale_seq;         /* set-points older than the sender's mark */
@@ -83,6 +83,8 @@ struct kn_rules_stats {
     uint64_t estop_engaged;
     uint64_t commands;               /* commands handed to the backend */
     uint64_t while_backend_down;     /* set-points that arrived with the link down */
+    uint64_t while_no_model;         /* ... with the robot's model missing from the world */
+    uint64_t no_actuator;            /* FLIPPERs refused: nothing in the simulator acts on them */
     uint64_t peers_added, peers_evicted, peers_overflow, marks_forgotten;
     uint64_t world_bad_offset;       /* WORLD_REQ past the document's end */
     /* sessions */
@@ -125,6 +127,12 @@ uint64_t kn_rules_next_deadline(const struct kn_rules *r);
 
 /* Backend link became usable (true) or was lost (false). */
 void kn_rules_backend(struct kn_rules *r, bool up);
+
+/* What the ready simulator lacks: without the robot's model STATUS is
+ * STALE and set-points are answered ERROR NO_MODEL (kept and applied when
+ * it appears, like BACKEND_DOWN); without anything acting on flipper
+ * targets FLIPPER is refused with ERROR NO_ACTUATOR. */
+void kn_rules_lacks(struct kn_rules *r, bool no_model, bool no_flippers);
 
 /* Latest simulator state (neutral units), received at now_ns. */
 void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_ns);

@@ -137,6 +137,8 @@ const char *kn_krp_error_name(uint8_t code)
     case KN_KRP_ERR_BUSY: return "BUSY";
     case KN_KRP_ERR_NOT_OWNER: return "NOT_OWNER";
     case KN_KRP_ERR_BAD_SESSION: return "BAD_SESSION";
+    case KN_KRP_ERR_NO_MODEL: return "NO_MODEL";
+    case KN_KRP_ERR_NO_ACTUATOR: return "NO_ACTUATOR";
     default: return NULL;
     }
 }

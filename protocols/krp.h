@@ -57,8 +57,10 @@ enum kn_krp_errcode {
     KN_KRP_ERR_BUSY = 8,
     KN_KRP_ERR_NOT_OWNER = 9,    /* sessions: another client drives / holds the e-stop */
     KN_KRP_ERR_BAD_SESSION = 10, /* sessions: token missing, unknown or stale */
+    KN_KRP_ERR_NO_MODEL = 11,    /* the simulator runs, the robot's model is not in its world */
+    KN_KRP_ERR_NO_ACTUATOR = 12, /* nothing in the simulator acts on this command (refused) */
 };
-#define KN_KRP_ERR_MAX 10
+#define KN_KRP_ERR_MAX 12
 
 /* Session roles in a session HELLO_ACK. */
 enum kn_krp_role {

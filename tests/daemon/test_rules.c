@@ -992,6 +992,49 @@ START_TEST(backend_down_error_and_stored)
 }
 END_TEST
 
+/* A simulator that runs without the robot's model: STALE even with fresh
+ * state, set-points answered NO_MODEL and kept (then ACK); one where
+ * nothing acts on flippers: FLIPPER refused with NO_ACTUATOR, not kept,
+ * no ACK, the belts unaffected. Cleared, everything is accepted again. */
+START_TEST(simulator_lacks_model_or_flippers)
+{
+    struct kn_state x;
+    memset(&x, 0, sizeof x);
+    x.have = KN_HAVE_TIME;
+    kn_rules_state(R, &x, now);
+    ck_assert_uint_eq(kn_rules_flags(R, now) & KN_KRP_ST_STALE, 0);
+    kn_rules_lacks(R, true, true);
+    ck_assert_uint_eq(kn_rules_flags(R, now) & (KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP),
+                      KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP);
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_error(KN_KRP_ERR_NO_MODEL, 1, KN_KRP_CRAWLER);
+    expect_ack(1, KN_KRP_CRAWLER);
+    flipper(1, 2, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0);
+    expect_error(KN_KRP_ERR_NO_MODEL, 2, KN_KRP_FLIPPER); /* the model first */
+    expect_ack(2, KN_KRP_FLIPPER);
+    ck_assert_uint_eq(st()->while_no_model, 2);
+
+    kn_rules_lacks(R, false, true);
+    ck_assert_uint_eq(kn_rules_flags(R, now) & KN_KRP_ST_STALE, 0);
+    int ncmd = cap.ncmd;
+    flipper(1, 3, KN_KRP_F_ACK_REQ, 2, 0, 200, 0, 0);
+    expect_error(KN_KRP_ERR_NO_ACTUATOR, 3, KN_KRP_FLIPPER);
+    simple(1, KN_KRP_STATUS_REQ, 4, 0);
+    ck_assert_uint_eq(next_out()->h.type, KN_KRP_STATUS); /* no ACK before it */
+    ck_assert_int_eq(cap.ncmd, ncmd);                      /* nothing handed on */
+    struct kn_command sp;
+    kn_rules_setpoints(R, &sp);
+    ck_assert_uint_eq(sp.flipper_mask, 1); /* FR's 2 deg was not kept */
+    ck_assert_uint_eq(st()->no_actuator, 1);
+    crawler(1, 5, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(5, KN_KRP_CRAWLER);
+
+    kn_rules_lacks(R, false, false);
+    flipper(1, 6, KN_KRP_F_ACK_REQ, 2, 0, 200, 0, 0);
+    expect_ack(6, KN_KRP_FLIPPER);
+}
+END_TEST
+
 /* ---- peer table ---- */
 
 START_TEST(peer_table_bounded)
@@ -1308,6 +1351,7 @@ static Suite *suite(void)
     tcase_add_test(tc, envelope_errors);
     tcase_add_test(tc, error_rate_limit_per_peer);
     tcase_add_test(tc, backend_down_error_and_stored);
+    tcase_add_test(tc, simulator_lacks_model_or_flippers);
     tcase_add_test(tc, peer_table_bounded);
     tcase_add_test(tc, halt_stops_belts);
     suite_add_tcase(s, tc);

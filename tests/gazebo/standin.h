@@ -101,6 +101,7 @@ struct world_opts {
     double max_angular;
     double step_s;                /* physics step */
     double flipper_rate;          /* rad/s toward the target */
+    bool no_joint_cmd;            /* nobody subscribes to joint_cmd (stock Gazebo 9 to 11) */
 };
 void world_start(uv_loop_t *loop, int master_port, const struct world_opts *o);
 

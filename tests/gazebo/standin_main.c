@@ -5,11 +5,13 @@
  *   gazebo_standin [--port N] [--log FILE] [--world NAME] [--model NAME]
  *                  [--joints FL,FR,RL,RR] [--links FL,FR,RL,RR] [--tracks-separation M]
  *                  [--steering-efficiency E] [--max-linear V] [--max-angular W]
- *                  [--version TEXT] [--no-world]
+ *                  [--version TEXT] [--no-world] [--no-joint-cmd]
  *
  * The master listens on 127.0.0.1:N (0, the default, lets the kernel
  * choose; a restarted stand-in gets the same N back at once), and the
- * program prints "PORT <n>" on stdout. --no-world runs the master alone.
+ * program prints "PORT <n>" on stdout. --no-world runs the master alone;
+ * --no-joint-cmd leaves joint_cmd without a subscriber, as stock Gazebo 9
+ * to 11 does (its JointController listens on ignition-transport only).
  * The defaults describe the Kenaf of docs/gazebo.md: world "default",
  * model "kenaf", joints front_left_flipper_joint ... with links named
  * like them without "_joint" (--links names them instead), tracks_separation
@@ -36,7 +38,7 @@ static void usage(void)
             "usage: gazebo_standin [--port N] [--log FILE] [--world NAME] [--model NAME]\n"
             "       [--joints FL,FR,RL,RR] [--links FL,FR,RL,RR] [--tracks-separation M]\n"
             "       [--steering-efficiency E] [--max-linear V] [--max-angular W] [--version TEXT]\n"
-            "       [--no-world]\n");
+            "       [--no-world] [--no-joint-cmd]\n");
     exit(2);
 }
 
@@ -92,6 +94,7 @@ int main(int argc, char **argv)
         { "max-angular", required_argument, NULL, 'A' },
         { "version", required_argument, NULL, 'v' },
         { "no-world", no_argument, NULL, 'n' },
+        { "no-joint-cmd", no_argument, NULL, 'J' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -132,6 +135,9 @@ int main(int argc, char **argv)
             break;
         case 'n':
             no_world = true;
+            break;
+        case 'J':
+            w.no_joint_cmd = true;
             break;
         default:
             usage();

@@ -322,7 +322,10 @@ static void on_ready(void *ctx)
     W.pub_tracks = node_advertise(W.node, W.t_tracks, KN_GZ_TYPE_VECTOR2D);
     node_subscribe(W.node, W.t_twist, KN_GZ_TYPE_TWIST, on_twist, NULL);
     node_subscribe(W.node, W.t_pose_cmd, KN_GZ_TYPE_POSE, on_pose_cmd, NULL);
-    node_subscribe(W.node, W.t_joint, KN_GZ_TYPE_JOINT_CMD, on_joint, NULL);
+    /* Gazebo 9 to 11's JointController listens on ignition-transport only:
+     * without a bridge plugin nobody takes the Classic joint_cmd */
+    if (!W.o.no_joint_cmd)
+        node_subscribe(W.node, W.t_joint, KN_GZ_TYPE_JOINT_CMD, on_joint, NULL);
     node_subscribe(W.node, W.t_control, KN_GZ_TYPE_WORLD_CONTROL, on_control, NULL);
     W.ready = true;
     sl_log("world_ready %s %s", W.o.world, W.o.model);

@@ -6,8 +6,10 @@
  * world's pose, commands beyond the plugin's limits must arrive slowed on
  * the same path, flipper angles must come from links named in the config,
  * a restarted master must see the daemon advertise again
- * within 2 s, world control must pause, step and reset the world, and
- * broken masters and publishers are counted and survived. */
+ * within 2 s, world control must pause, step and reset the world, a
+ * world without the configured model and one where nobody takes joint_cmd
+ * must be warned about and answered with ERROR NO_MODEL / NO_ACTUATOR,
+ * and broken masters and publishers are counted and survived. */
 #include <check.h>
 #include <math.h>
 #include <poll.h>
@@ -518,6 +520,109 @@ END_TEST
 
 /* ---- GAZEBO_MASTER_URI and GAZEBO_IP, as Gazebo's own tools read them ---- */
 
+/* The world has a tracked robot, but not under the configured name: the
+ * daemon must not report ready-and-fine with zeros. STALE, a warning that
+ * names the model and the world (and a model the world has instead), and
+ * every set-point answered ERROR NO_MODEL (then ACK: kept, like
+ * BACKEND_DOWN); nothing reaches the other model's topics. */
+static void setup_wrong_model(void)
+{
+    h_setup();
+    static const char *const other[] = { "--model", "other", NULL };
+    gz_test_table(&conv);
+    gz_sim_start(&sim, 0, "world", other);
+    h_daemon_start(&simd, gz_robots_json(sim.port, ""));
+    h_udp_open(&ctl, simd.port[0]);
+}
+
+START_TEST(wrong_model_is_refused)
+{
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 1, H_LONG_MS),
+                  "STALE never set: %s", h_stderr(&simd.proc));
+    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.feedback.no_model"), 1);
+    struct kn_krp_status st = h_status(&ctl);
+    ck_assert_uint_eq(st.flags & KN_KRP_ST_BACKEND_UP, KN_KRP_ST_BACKEND_UP);
+    ck_assert_uint_eq(st.flags & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
+    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
+                                 "model \"kenaf\" is not in world \"default\" (it has \"other\""));
+
+    uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 200, 200);
+    h_expect_error(&ctl, KN_KRP_ERR_NO_MODEL, seq, KN_KRP_CRAWLER);
+    h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
+    const int32_t cdeg[4] = { 1000, 1000, 1000, 1000 };
+    seq = h_flipper(&ctl, 0, KN_KRP_F_ACK_REQ, 0x0f, cdeg);
+    h_expect_error(&ctl, KN_KRP_ERR_NO_MODEL, seq, KN_KRP_FLIPPER);
+    h_expect_ack(&ctl, seq, KN_KRP_FLIPPER);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.rules.while_no_model"), 2);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_MODEL"), 2);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.no_model"), 1);
+    ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.last_error"),
+                     "model \"kenaf\" is not in world \"default\"");
+    /* the world's own robot got nothing */
+    h_sleep_ms(300);
+    ck_assert_int_eq(gz_log_twists(sim.log, twists, MAXLOG), 0);
+    ck_assert_int_eq(gz_log_joints(sim.log, joints, MAXLOG), 0);
+    /* still STALE while the world sends its statistics */
+    h_sleep_ms(600);
+    ck_assert_uint_eq(h_status(&ctl).flags & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
+}
+END_TEST
+
+/* Stock Gazebo 9 to 11 without a bridge plugin: nobody subscribes to
+ * joint_cmd. FLIPPER is refused with ERROR NO_ACTUATOR (no ACK, nothing
+ * kept), warned once, counted; the belts still work and STATUS is fresh. */
+static void setup_no_joint_cmd(void)
+{
+    h_setup();
+    static const char *const no_joint[] = { "--no-joint-cmd", NULL };
+    start_all_sim("", NULL, no_joint);
+}
+
+START_TEST(flippers_without_subscriber_are_refused)
+{
+    /* until the daemon has looked at the world, FLIPPER may be accepted */
+    const int32_t cdeg[4] = { 1000, 1000, 1000, 1000 };
+    struct kn_krp_msg m;
+    uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
+    bool refused = false;
+    while (!refused && h_now_us() < end) {
+        h_flipper(&ctl, 0, KN_KRP_F_ACK_REQ, 0x0f, cdeg);
+        ck_assert(h_udp_recv_answer(&ctl, &m, H_LONG_MS));
+        refused = m.h.type == KN_KRP_ERROR && m.u.error.code == KN_KRP_ERR_NO_ACTUATOR;
+        if (!refused) {
+            ck_assert_uint_eq(m.h.type, KN_KRP_ACK);
+            h_sleep_ms(200);
+        }
+    }
+    ck_assert_msg(refused, "FLIPPER still accepted with nobody on joint_cmd: %s",
+                  h_stderr(&simd.proc));
+    h_expect_silence(&ctl); /* refused: no ACK */
+    for (int i = 0; i < 2; i++) {
+        uint32_t seq = h_flipper(&ctl, 0, KN_KRP_F_ACK_REQ, 0x0f, cdeg);
+        h_expect_error(&ctl, KN_KRP_ERR_NO_ACTUATOR, seq, KN_KRP_FLIPPER);
+        h_expect_silence(&ctl);
+    }
+    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.feedback.no_joint_cmd_subscriber"), 1);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.rules.no_actuator"), 3);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_ACTUATOR"), 3);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.no_flippers"), 1);
+    const char *err = h_stderr(&simd.proc), *w = "nobody subscribes to /gazebo/default/kenaf/joint_cmd";
+    const char *first = strstr(err, w);
+    ck_assert_msg(first != NULL, "no warning: %s", err);
+    ck_assert_ptr_null(strstr(first + 1, w)); /* once */
+
+    /* the belts are not affected, and the robot is really there */
+    uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 100, 100);
+    h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
+    double belts[2] = { 0.1, 0.1 }, lin, ang;
+    kn_conv_belts_to_twist(&conv, belts, &lin, &ang);
+    wait_twist(0, lin, ang);
+    struct kn_krp_status st = h_status(&ctl);
+    ck_assert_uint_eq(st.flags & (KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP), KN_KRP_ST_BACKEND_UP);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.feedback.no_model"), 0);
+}
+END_TEST
+
 START_TEST(master_from_environment)
 {
     gz_test_table(&conv);
@@ -554,6 +659,9 @@ int main(void)
         { "plugin limits", commands_scaled_to_plugin_limits, 60, setup_limits, teardown },
         { "configured links", flipper_angles_from_configured_links, 60, setup_links, teardown },
         { "environment", master_from_environment, 60, h_setup, teardown },
+        { "wrong model", wrong_model_is_refused, 60, setup_wrong_model, teardown },
+        { "no joint_cmd subscriber", flippers_without_subscriber_are_refused, 60,
+          setup_no_joint_cmd, teardown },
     };
     return h_run_cases("gazebo backend against gazebo_standin", cases,
                        sizeof cases / sizeof cases[0]);

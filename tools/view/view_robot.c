@@ -225,7 +225,7 @@ void kn_vrobot_stats(const struct kn_vrobot *r, void *cjson_array)
     add_u64(in, "hello_acks", s->hello_acks);
     add_u64(in, "subscribe_busy", s->sub_busy);
     cJSON *e = cJSON_AddObjectToObject(in, "errors");
-    for (int c = 2; c <= 8; c++)
+    for (int c = 2; c <= KN_KRP_ERR_MAX; c++)
         add_u64(e, kn_krp_error_name((uint8_t)c), s->errors[c]);
     cJSON *l = cJSON_AddObjectToObject(o, "link");
     add_u64(l, "up_events", s->links_up);
