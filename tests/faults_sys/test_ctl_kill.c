@@ -5,7 +5,8 @@
  * STATUS reports, with the stand-in and with the built-in engine; with the
  * engine also at full speed (800 mm/s), where the watchdog's stop is an
  * emergency one and the belts brake (KENAF {Cmd Brake}): STATUS must show
- * them at 0 within the 600 ms. */
+ * them at 0 within the 600 ms. And an ESTOP at full speed, which brakes
+ * the same way. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -176,12 +177,57 @@ START_TEST(engine_full_speed)
 }
 END_TEST
 
+static bool estopped(const struct kn_krp_status *s, void *arg)
+{
+    return stopped(s, arg) && (s->flags & KN_KRP_ST_ESTOP);
+}
+
+/* ESTOP engaged by another client (anyone may) while the controller
+ * drives at full speed: the stop is an emergency one, so the engine
+ * brakes at 40 m/s^2 (20 ms from 800 mm/s) instead of the 400 ms ramp;
+ * the controller's CRAWLERs go on being refused. */
+#define ESTOP_BOUND_MS 150.0 /* a STATUS period or two past the 20 ms of braking */
+
+START_TEST(engine_estop_full_speed)
+{
+    struct h_udp u;
+    engine_up(&u);
+    f_ctl_start(&ctl, d.port[0], steps_full, NULL);
+    struct f_st st;
+    const int min = 790;
+    ck_assert_msg(f_status_until(&u, driving, (void *)&min, 5, 3 * H_LONG_MS, &st),
+                  "robot does not drive");
+    h_sleep_ms(300);
+    st = f_status(&u);
+    double v = (st.s.crawler_speed_mm_s[0] + st.s.crawler_speed_mm_s[1]) / 2.0;
+    uint64_t t = h_now_us();
+    h_estop(&u, 0, 1);
+    ck_assert_msg(f_status_until(&u, estopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
+    double t_st = f_ms(t, st.t_us);
+    f_figure("estop-engine-800", "ESTOP from another client at %.0f mm/s: STATUS belt speed 0 "
+             "after %.0f ms (bound %.0f ms; emergency braking, a 2 m/s^2 ramp would take "
+             "%.0f ms)", v, t_st, ESTOP_BOUND_MS, v / 2.0);
+    ck_assert_msg(t_st <= ESTOP_BOUND_MS, "belts at 0 in STATUS only %.0f ms after ESTOP", t_st);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.brakes_sent"), 1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
+    /* the controller's full-speed CRAWLERs are refused: still stopped */
+    h_sleep_ms(300);
+    st = f_status(&u);
+    ck_assert(estopped(&st.s, NULL));
+    ck_assert_double_gt(h_stat(&d, "robots.0.errors.ESTOP"), 0);
+    h_signal(&ctl.proc, SIGKILL);
+    ck_assert_int_ne(h_wait_exit(&ctl.proc, H_LONG_MS), -1);
+    h_udp_close(&u);
+}
+END_TEST
+
 int main(void)
 {
     const struct h_case cases[] = {
         {"standin", standin, 60, NULL, NULL},
         {"engine", engine, 90, NULL, NULL},
         {"engine-800", engine_full_speed, 90, NULL, NULL},
+        {"engine-estop-800", engine_estop_full_speed, 90, NULL, NULL},
     };
-    return h_run_cases("controller killed mid-motion", cases, 3);
+    return h_run_cases("controller killed mid-motion", cases, sizeof cases / sizeof cases[0]);
 }
