@@ -12,10 +12,6 @@
 #include <sys/socket.h>
 
 #define KN_ACCESS_MAX_NETS 32   /* entries per list */
-/* ERROR code for a driving command from an observer-only address: an
- * extension code (docs/protocol.md, "Allow-lists"), above KRP/1's own. */
-#define KN_ACCESS_ERR_NOT_ALLOWED 64
-
 struct kn_access_net {
     uint8_t family;       /* AF_INET or AF_INET6 */
     uint8_t prefix;       /* 0..32 or 0..128 */

@@ -265,7 +265,7 @@ static bool admitted(struct kn_robot *r, const struct sockaddr *addr, const stru
         return false;
     }
     r->access_refused++;
-    kn_rules_refuse(r->rules, from, buf, len, KN_ACCESS_ERR_NOT_ALLOWED, now);
+    kn_rules_refuse(r->rules, from, buf, len, KN_KRP_ERR_NOT_ALLOWED, now);
     return false;
 }
 
@@ -687,8 +687,15 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(env, "not_to_robot", (double)st->not_to_robot);
 
     cJSON *e = cJSON_AddObjectToObject(o, "errors");
-    for (int c = 2; c <= KN_KRP_ERR_MAX; c++)
-        cJSON_AddNumberToObject(e, kn_krp_error_name((uint8_t)c), (double)st->errors_sent[c]);
+    double other = 0;
+    for (int c = 0; c < KN_KRP_ERR_CODES; c++) {
+        const char *name = kn_krp_error_name((uint8_t)c);
+        if (name)
+            cJSON_AddNumberToObject(e, name, (double)st->errors_sent[c]);
+        else
+            other += (double)st->errors_sent[c];
+    }
+    cJSON_AddNumberToObject(e, "other", other); /* codes without a name: none sent today */
 
     cJSON *d = cJSON_AddObjectToObject(o, "drops");
     cJSON_AddNumberToObject(d, "bad_magic", (double)st->drop_bad_magic);

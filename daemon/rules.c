@@ -125,8 +125,7 @@ static void send_error(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
     m.u.error.offending_seq = seq;
     m.u.error.offending_type = type;
     m.u.error.code = code;
-    if (code < sizeof r->st.errors_sent / sizeof r->st.errors_sent[0])
-        r->st.errors_sent[code]++;
+    r->st.errors_sent[code]++;
     if (p)
         p->errors_sent++;
     send_msg(r, p, to, &m);

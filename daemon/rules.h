@@ -71,7 +71,7 @@ struct kn_rules_stats {
     uint64_t out_type[256];
     uint64_t envelope[8];            /* by enum kn_krp_result (EMAGIC..EPAYLOAD) */
     uint64_t not_to_robot;           /* robot->controller types sent to us */
-    uint64_t errors_sent[KN_KRP_ERR_MAX + 1]; /* by ERROR code (2..KN_KRP_ERR_MAX) */
+    uint64_t errors_sent[KN_KRP_ERR_CODES]; /* by ERROR code */
     uint64_t drop_bad_magic;
     uint64_t drop_rate_limited;      /* ERROR answers not sent (token bucket) */
     uint64_t drop_stale_seq;         /* set-points older than the sender's mark */

@@ -139,6 +139,7 @@ const char *kn_krp_error_name(uint8_t code)
     case KN_KRP_ERR_BAD_SESSION: return "BAD_SESSION";
     case KN_KRP_ERR_NO_MODEL: return "NO_MODEL";
     case KN_KRP_ERR_NO_ACTUATOR: return "NO_ACTUATOR";
+    case KN_KRP_ERR_NOT_ALLOWED: return "NOT_ALLOWED";
     default: return NULL;
     }
 }

@@ -59,8 +59,13 @@ enum kn_krp_errcode {
     KN_KRP_ERR_BAD_SESSION = 10, /* sessions: token missing, unknown or stale */
     KN_KRP_ERR_NO_MODEL = 11,    /* the simulator runs, the robot's model is not in its world */
     KN_KRP_ERR_NO_ACTUATOR = 12, /* nothing in the simulator acts on this command (refused) */
+    /* from 64 on: kenaf-simd's extensions */
+    KN_KRP_ERR_NOT_ALLOWED = 64, /* allow-lists: a driving command from an observer-only address */
 };
-#define KN_KRP_ERR_MAX 12
+#define KN_KRP_ERR_MAX 12 /* the last of KRP/1's own codes (2..12) */
+/* Counters by ERROR code are indexed by the whole byte: a code nobody
+ * named (a newer robot's) is still counted, as "other". */
+#define KN_KRP_ERR_CODES 256
 
 /* Session roles in a session HELLO_ACK. */
 enum kn_krp_role {

@@ -97,6 +97,7 @@ START_TEST(drivers_observers_strangers)
     ck_assert_uint_eq(answer(out, 500, NULL), 0);
 
     ck_assert_double_eq(h_stat(&d, "robots.0.access.refused_observer"), 2);
+    ck_assert_double_eq(h_stat(&d, "robots.0.errors.NOT_ALLOWED"), 2); /* both answered */
     ck_assert_double_eq(h_stat(&d, "robots.0.access.dropped_not_listed"), 2);
     close(drv);
     close(obs);

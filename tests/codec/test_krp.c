@@ -574,9 +574,11 @@ START_TEST(direction_and_names)
     ck_assert(!kn_krp_is_to_robot(KN_KRP_STATUS));
     ck_assert(kn_krp_is_to_robot(KN_KRP_ESTOP));
     ck_assert_str_eq(kn_krp_result_str(KN_KRP_EVERSION), "bad version");
-    /* ERROR codes 2..8 have names, no other */
-    for (unsigned c = 0; c < 256; c++)
-        ck_assert((kn_krp_error_name((uint8_t)c) != NULL) == (c >= 2 && c <= KN_KRP_ERR_MAX));
+    /* ERROR codes 2..12 and the extension's 64 have names, no other */
+    for (unsigned c = 0; c < KN_KRP_ERR_CODES; c++)
+        ck_assert((kn_krp_error_name((uint8_t)c) != NULL) ==
+                  ((c >= 2 && c <= KN_KRP_ERR_MAX) || c == KN_KRP_ERR_NOT_ALLOWED));
+    ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_NOT_ALLOWED), "NOT_ALLOWED");
     ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_RANGE), "RANGE");
     ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_BACKEND_DOWN), "BACKEND_DOWN");
 }

@@ -405,6 +405,21 @@ START_TEST(busy_polls_until_subscribed)
 }
 END_TEST
 
+/* Every ERROR is counted by its code: KRP/1's, the extensions' (64)
+ * and a code no release named yet. */
+START_TEST(errors_counted_by_code)
+{
+    error(1, KN_KRP_CRAWLER, KN_KRP_ERR_NOT_OWNER);
+    error(2, KN_KRP_CRAWLER, KN_KRP_ERR_NOT_ALLOWED);
+    error(3, KN_KRP_CRAWLER, KN_KRP_ERR_NOT_ALLOWED);
+    error(4, KN_KRP_CRAWLER, 200);
+    const struct kn_watch_stats *st = kn_watch_stats(W);
+    ck_assert_uint_eq(st->errors[KN_KRP_ERR_NOT_OWNER], 1);
+    ck_assert_uint_eq(st->errors[KN_KRP_ERR_NOT_ALLOWED], 2);
+    ck_assert_uint_eq(st->errors[200], 1);
+}
+END_TEST
+
 START_TEST(bad_datagrams_counted)
 {
     static const uint8_t junk[] = {0x4B, 0x4E, 0x01, 0x85, 0, 0, 0, 0, 0x70, 0, 0, 0};
@@ -434,6 +449,7 @@ int main(void)
     tcase_add_test(t, world_never_answered);
     tcase_add_test(t, busy_polls_until_subscribed);
     tcase_add_test(t, bad_datagrams_counted);
+    tcase_add_test(t, errors_counted_by_code);
     suite_add_tcase(s, t);
     return h_run_suite(s);
 }

@@ -225,8 +225,15 @@ void kn_vrobot_stats(const struct kn_vrobot *r, void *cjson_array)
     add_u64(in, "hello_acks", s->hello_acks);
     add_u64(in, "subscribe_busy", s->sub_busy);
     cJSON *e = cJSON_AddObjectToObject(in, "errors");
-    for (int c = 2; c <= KN_KRP_ERR_MAX; c++)
-        add_u64(e, kn_krp_error_name((uint8_t)c), s->errors[c]);
+    uint64_t other = 0;
+    for (int c = 0; c < KN_KRP_ERR_CODES; c++) {
+        const char *name = kn_krp_error_name((uint8_t)c);
+        if (name)
+            add_u64(e, name, s->errors[c]);
+        else
+            other += s->errors[c]; /* a newer robot's codes: counted all the same */
+    }
+    add_u64(e, "other", other);
     cJSON *l = cJSON_AddObjectToObject(o, "link");
     add_u64(l, "up_events", s->links_up);
     add_u64(l, "down_events", s->links_down);

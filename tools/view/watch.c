@@ -298,8 +298,7 @@ static void on_status(struct kn_watch *w, const struct kn_krp_status *s, uint64_
 
 static void on_error(struct kn_watch *w, const struct kn_krp_error *e, uint64_t now)
 {
-    if (e->code < sizeof w->st.errors / sizeof w->st.errors[0])
-        w->st.errors[e->code]++;
+    w->st.errors[e->code]++;
     if (kn_krp_session_lost(&w->sess, e)) {
         w->acked = false; /* the robot forgot the session (restarted): HELLO again */
         w->hello_ns = 0;

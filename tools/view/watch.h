@@ -50,7 +50,7 @@ struct kn_watch_stats {
     uint64_t dgrams_in, bad_dgrams, not_from_robot_types;
     uint64_t sent[256];               /* by type */
     uint64_t statuses, hello_acks, links_down, links_up;
-    uint64_t errors[KN_KRP_ERR_MAX + 1]; /* ERROR received, by code 2..KN_KRP_ERR_MAX */
+    uint64_t errors[KN_KRP_ERR_CODES]; /* ERROR received, by code */
     uint64_t sub_busy;
     uint64_t world_chunks, world_fetches, world_changes, world_bad_chunks, world_too_big;
 };

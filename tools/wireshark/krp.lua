@@ -32,7 +32,7 @@ local WORLD_CHUNK_MAX = 480
 local error_codes = {
     [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
     [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY", [9] = "NOT_OWNER", [10] = "BAD_SESSION",
-    [11] = "NO_MODEL", [12] = "NO_ACTUATOR",
+    [11] = "NO_MODEL", [12] = "NO_ACTUATOR", [64] = "NOT_ALLOWED",
 }
 local error_text = {
     [2] = "version is not 1", [3] = "length wrong (header, payload or datagram size)",
@@ -43,6 +43,7 @@ local error_text = {
     [10] = "refused: session token missing, unknown or stale",
     [11] = "the robot's model is not in the simulator's world (command stored)",
     [12] = "refused: nothing in the simulator acts on this command",
+    [64] = "refused: this address may only observe",
 }
 -- Sessions extension: header flags, the 4-byte token after a controller's
 -- payload (TOKEN), and the 48-byte HELLO_ACK with role and token.
