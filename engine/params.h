@@ -58,6 +58,9 @@ struct kn_robot_params {
     double batt_flipper_a_per_nm;
 };
 
+/* Upper bound of belt_points and flipper_points. */
+#define KN_BELT_POINTS_MAX 9
+
 struct kn_physics_params {
     double step_s;              /* 0.001 */
     int iterations;             /* QuickStep sweeps */
@@ -71,10 +74,14 @@ struct kn_physics_params {
     unsigned long seed;         /* ODE global RNG seed, set before each build */
     double gravity;             /* [m/s^2], positive */
     int flipper_collision;      /* 0: flipper geoms do not collide (no-flipper tests) */
+    int belt_points;            /* ground contact points along each main track, ends
+                                 * included (2: only the pulley ends, the old model) */
+    int flipper_points;         /* the same along each flipper */
 };
 
 /* The defaults: 1 ms steps, ERP 0.2, SOR 1.3 and a 1 mm surface layer as in
  * ODE's and Gazebo's own defaults, 20 sweeps, 4 contacts per geom pair;
+ * 5 contact points along each main track and 3 along each flipper;
  * docs/engine.md says why. */
 void kn_physics_defaults(struct kn_physics_params *p);
 

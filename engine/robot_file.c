@@ -26,6 +26,8 @@ void kn_physics_defaults(struct kn_physics_params *p)
     p->seed = 0;
     p->gravity = 9.81;
     p->flipper_collision = 1;
+    p->belt_points = 5;
+    p->flipper_points = 3;
 }
 
 int kn_physics_from_json(const cJSON *o, struct kn_physics_params *p, char *err, size_t errlen)
@@ -33,7 +35,8 @@ int kn_physics_from_json(const cJSON *o, struct kn_physics_params *p, char *err,
     static const char *const keys[] = {"step_s", "iterations", "sor", "erp", "cfm",
                                        "surface_layer_m", "max_correcting_vel_m_s",
                                        "contacts_per_pair", "friction_mode", "seed",
-                                       "gravity_m_s2", "flipper_collision", NULL};
+                                       "gravity_m_s2", "flipper_collision", "belt_points",
+                                       "flipper_points", NULL};
     const char *ctx = "physics";
     if (!cJSON_IsObject(o)) {
         snprintf(err, errlen, "physics: must be an object");
@@ -51,7 +54,11 @@ int kn_physics_from_json(const cJSON *o, struct kn_physics_params *p, char *err,
         kn_json_int_opt(o, "contacts_per_pair", 1, 64, &p->contacts_per_pair, ctx, err,
                         errlen) ||
         kn_json_num_opt(o, "gravity_m_s2", 0.0, 100.0, &p->gravity, ctx, err, errlen) ||
-        kn_json_bool_opt(o, "flipper_collision", &p->flipper_collision, ctx, err, errlen))
+        kn_json_bool_opt(o, "flipper_collision", &p->flipper_collision, ctx, err, errlen) ||
+        kn_json_int_opt(o, "belt_points", 2, KN_BELT_POINTS_MAX, &p->belt_points, ctx, err,
+                        errlen) ||
+        kn_json_int_opt(o, "flipper_points", 2, KN_BELT_POINTS_MAX, &p->flipper_points, ctx, err,
+                        errlen))
         return -1;
     int seed = (int)p->seed;
     if (kn_json_int_opt(o, "seed", 0, 1 << 30, &seed, ctx, err, errlen))

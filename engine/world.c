@@ -16,7 +16,9 @@
 _Static_assert(sizeof(dReal) == sizeof(double), "ODE must be double precision");
 
 #define MAX_CONTACTS 64   /* per geom pair, upper bound of contacts_per_pair */
-#define NGEOMS 15         /* per robot: 2 tracks, chassis, 4 x (capsule + 2 wedges) */
+/* per robot: 2 tracks and their inner contact spheres, chassis, 4 x (capsule
+ * + 2 wedges + inner spheres) */
+#define NGEOMS (15 + 6 * (KN_BELT_POINTS_MAX - 2))
 
 struct robot;
 
@@ -60,9 +62,10 @@ struct robot {
     double max_depth, zmin, zmax;
     unsigned part_tags[KN_NPARTS];
     double part_zmax[KN_NPARTS];
-    /* ICR mode: centre of rotation (world) and whether the twist turns */
+    /* ICR mode: the commanded twist (body origin velocity along body x,
+     * yaw rate about body z) and the frame it refers to, this step */
     int icr_turn;
-    double icr[3];
+    double icr_v, icr_om, icr_o[3], icr_ex[3], icr_ez[3];
 };
 
 struct kn_world {
@@ -356,6 +359,18 @@ static void robot_build(struct kn_world *w, struct robot *r)
         dGeomID g = dCreateCapsule(w->space, rp->track_radius, 2 * rp->track_pulley_x);
         double off[3] = {0, s == KN_LEFT ? rp->track_y : -rp->track_y, -rp->cog_z};
         add_geom(r, g, r->base, KN_PART_TRACK_L + s, s, 1, off, Rcap);
+        /* The capsule touches flat ground only at its two pulley ends, and
+         * a rigid body on two contacts per belt has no unique friction
+         * solution: it pivots about one pulley. Spheres of the pulley
+         * radius on the axis between the pulleys are tangent to the belt's
+         * bottom and top runs, inside the stadium, so they add ground
+         * contacts along the belt without changing its outline. */
+        for (int i = 1; i < w->pp.belt_points - 1; i++) {
+            dGeomID sp = dCreateSphere(w->space, rp->track_radius);
+            double f = (double)i / (w->pp.belt_points - 1);
+            double soff[3] = {rp->track_pulley_x * (2 * f - 1), off[1], off[2]};
+            add_geom(r, sp, r->base, KN_PART_TRACK_L + s, s, 1, soff, NULL);
+        }
     }
     {
         const double *cs = rp->chassis_size;
@@ -408,6 +423,15 @@ static void robot_build(struct kn_world *w, struct robot *r)
             dMatrix3 Rb;
             dRFromAxisAndAngle(Rb, 0, 1, 0, atan2(-sin(beta), s * cos(beta)));
             add_geom(r, bx, b, part, side, 1, boff, Rb);
+        }
+        /* contacts along the flipper as along the main track: a sphere on
+         * the axis whose radius is the hull's half-thickness there (it
+         * falls linearly from r1 to r2) touches both tangent runs */
+        for (int i = 1; i < w->pp.flipper_points - 1; i++) {
+            double u = L * i / (w->pp.flipper_points - 1);
+            dGeomID sp = dCreateSphere(w->space, r1 + (r2 - r1) * u / L);
+            double soff[3] = {s * (u - r->flip_com_dist), 0, 0};
+            add_geom(r, sp, b, part, side, 1, soff, NULL);
         }
         /* hinge: body1 = flipper, body2 = base; ODE's angle grows when body1
          * turns positively about the axis, so the axis is -y at the front and
@@ -594,20 +618,51 @@ int kn_world_set_servo_enabled(struct kn_world *w, int id, int on)
 
 static void robot_icr(struct robot *r)
 {
-    /* mode B (Pecka et al.'s Gazebo tracked-vehicle plugin): friction
-     * directions from the ICR of the commanded belt speeds */
+    /* ICR mode: the belt speeds give the body twist of the skid-steer model
+     * with steering efficiency chi (Martinez et al.'s symmetric ICRs):
+     * v = (vL + vR)/2 along body x, omega = chi (vR - vL)/B about body z */
     double vl = r->belt_speed[KN_LEFT], vr = r->belt_speed[KN_RIGHT];
-    double v = 0.5 * (vl + vr);
-    double om = r->rp.steer_chi_icr * (vr - vl) / kn_world_track_separation(&r->rp);
-    r->icr_turn = fabs(om) >= 0.1;
+    r->icr_v = 0.5 * (vl + vr);
+    r->icr_om = r->rp.steer_chi_icr * (vr - vl) / kn_world_track_separation(&r->rp);
+    r->icr_turn = r->icr_om != 0;
     if (!r->icr_turn)
         return;
-    double R = fabs(v) < 0.1 ? 0 : v / om;
     const dReal *p = dBodyGetPosition(r->base), *Rm = dBodyGetRotation(r->base);
-    double yb[3] = {0, 1, 0}, yw[3];
-    rot_apply(Rm, yb, yw);
+    double xb[3] = {1, 0, 0}, zb[3] = {0, 0, 1}, ob[3] = {0, 0, -r->rp.cog_z}, ow[3];
+    rot_apply(Rm, xb, r->icr_ex);
+    rot_apply(Rm, zb, r->icr_ez);
+    rot_apply(Rm, ob, ow);
     for (int i = 0; i < 3; i++)
-        r->icr[i] = p[i] + R * yw[i];
+        r->icr_o[i] = p[i] + ow[i];
+}
+
+/* ICR mode, turning: the friction direction and surface speed of a contact
+ * are those of the commanded twist at the contact point (tangent to the
+ * circle about the ICR, speed omega times the distance to it), projected
+ * on the contact plane. Every contact then asks for the same rigid motion,
+ * so the robot turns at the commanded rate, and the rate grows with
+ * |vR - vL| at any mean speed. Returns 0 where the twist has no component
+ * in the contact plane (a step face ahead): the axle direction applies. */
+static int icr_surface(const struct robot *r, const double pos[3], const double n[3],
+                       double t1[3], double *s)
+{
+    if (dot(n, r->icr_ez) < 0.5) /* only contacts below the belts (within 60 deg) */
+        return 0;
+    double rel[3] = {pos[0] - r->icr_o[0], pos[1] - r->icr_o[1], pos[2] - r->icr_o[2]}, wr[3];
+    cross(r->icr_ez, rel, wr);
+    double u[3];
+    for (int i = 0; i < 3; i++)
+        u[i] = r->icr_v * r->icr_ex[i] + r->icr_om * wr[i];
+    double un = dot(u, n);
+    for (int i = 0; i < 3; i++)
+        u[i] -= un * n[i];
+    double ul = sqrt(dot(u, u));
+    if (ul < 1e-9)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        t1[i] = u[i] / ul;
+    *s = ul;
+    return 1;
 }
 
 static void track_surface(const struct kn_world *w, const struct robot *r, int side,
@@ -628,23 +683,12 @@ static void track_surface(const struct kn_world *w, const struct robot *r, int s
     }
     for (int i = 0; i < 3; i++)
         b[i] /= bl;
-    double vb = r->belt_speed[side];
-    double t1[3] = {b[0], b[1], b[2]}, s = vb;
+    double t1[3] = {b[0], b[1], b[2]}, s = r->belt_speed[side];
     if (w->pp.fdir_mode == KN_FDIR_ICR && r->icr_turn) {
-        double rel[3] = {c->geom.pos[0] - r->icr[0], c->geom.pos[1] - r->icr[1],
-                         c->geom.pos[2] - r->icr[2]};
-        double t[3];
-        cross(n, rel, t);
-        double tl = sqrt(dot(t, t));
-        if (tl > 1e-9) {
-            double vl = r->belt_speed[KN_LEFT], vr = r->belt_speed[KN_RIGHT];
-            double om = r->rp.steer_chi_icr * (vr - vl) / kn_world_track_separation(&r->rp);
-            double sg = om > 0 ? 1 : -1, sb = vb > 0 ? 1 : vb < 0 ? -1 : 0;
-            for (int i = 0; i < 3; i++)
-                t1[i] = sg * t[i] / tl;
-            /* gz-sim rule: sign from the belt direction, magnitude the belt speed */
-            double bb[3] = {sb * b[0], sb * b[1], sb * b[2]};
-            s = (dot(t1, bb) >= 0 ? 1 : -1) * fabs(vb);
+        double pos[3] = {c->geom.pos[0], c->geom.pos[1], c->geom.pos[2]}, ti[3], si;
+        if (icr_surface(r, pos, n, ti, &si)) {
+            memcpy(t1, ti, sizeof t1);
+            s = si;
         }
     }
     c->surface.mode = dContactApprox1 | dContactFDir1 | dContactMotion1 | dContactMu2;
@@ -1002,6 +1046,9 @@ struct kn_world *kn_world_create(const struct kn_physics_params *pp)
         w->pp.contacts_per_pair = 1;
     if (w->pp.contacts_per_pair > MAX_CONTACTS)
         w->pp.contacts_per_pair = MAX_CONTACTS;
+    /* 2 = the pulley ends only; a physics struct zeroed by hand gets that */
+    w->pp.belt_points = (int)clampd(w->pp.belt_points, 2, KN_BELT_POINTS_MAX);
+    w->pp.flipper_points = (int)clampd(w->pp.flipper_points, 2, KN_BELT_POINTS_MAX);
     ode_acquire();
     if (world_build(w)) {
         kn_world_destroy(w);
