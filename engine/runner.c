@@ -108,6 +108,12 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
     }
     struct kn_result res;
     int keep = o && (o->csv || o->svg);
+    if (sc.ctrl == KN_CTRL_EXTERNAL) {
+        snprintf(err, errlen, "%s: its controller is a program: run it with kenaf-sim-run "
+                 "--scenario %s -- PROGRAM", path, path);
+        kn_scenario_free(&sc);
+        return -1;
+    }
     if (kn_scenario_run(&sc, keep, &res)) {
         snprintf(err, errlen, "%s: could not build the world", path);
         kn_scenario_free(&sc);

@@ -260,7 +260,7 @@ static int parse_names(const cJSON *root, const char *path, struct kn_scenario *
                                        "comment",   "robot",      "terrain",   "physics",
                                        "start",     "duration_s", "controller", "criterion",
                                        "expect",    "monotone",   "view",      "deviation",
-                                       NULL};
+                                       "limits",    NULL};
     if (kn_json_only_keys(root, keys, path, err, errlen) ||
         kn_json_str_opt(root, "name", sc->name, sizeof sc->name, path, err, errlen) ||
         kn_json_str_opt(root, "title", sc->title, sizeof sc->title, path, err, errlen) ||
@@ -390,6 +390,36 @@ static int parse_kurose(const cJSON *ct, const char *cctx, struct kn_scenario *s
 }
 
 /* "controller": a script, or the Kurose flipper controller. */
+/* A controller program run by kenaf-sim-run: "must_exit" (default true)
+ * fails a run the time limit ends; the file's "limits" hold over the whole
+ * run whatever the criterion decided early. */
+static int parse_external(const cJSON *root, const cJSON *ct, const char *cctx,
+                          struct kn_scenario *sc, char *err, size_t errlen)
+{
+    static const char *const ck[] = {"type", "comment", "must_exit", NULL};
+    static const char *const lk[] = {"comment", "max_tilt_deg", "max_torque_nm", NULL};
+    int must_exit = 1;
+    double tilt = 0, torque = 0;
+    char lctx[640];
+    snprintf(lctx, sizeof lctx, "%s: limits", sc->path);
+    const cJSON *lim = cJSON_GetObjectItemCaseSensitive(root, "limits");
+    sc->ctrl = KN_CTRL_EXTERNAL;
+    if (kn_json_only_keys(ct, ck, cctx, err, errlen) ||
+        kn_json_bool_opt(ct, "must_exit", &must_exit, cctx, err, errlen))
+        return -1;
+    if (lim && (!cJSON_IsObject(lim) || kn_json_only_keys(lim, lk, lctx, err, errlen) ||
+                kn_json_num_opt(lim, "max_tilt_deg", 1, 180, &tilt, lctx, err, errlen) ||
+                kn_json_num_opt(lim, "max_torque_nm", 0.001, 1e4, &torque, lctx, err, errlen))) {
+        if (!cJSON_IsObject(lim))
+            snprintf(err, errlen, "%s: expected an object", lctx);
+        return -1;
+    }
+    sc->must_exit = must_exit;
+    sc->limit_tilt = tilt * DEG;
+    sc->limit_torque = torque;
+    return 0;
+}
+
 static int parse_controller(const cJSON *root, const char *path, struct kn_scenario *sc,
                             char *err, size_t errlen)
 {
@@ -413,7 +443,10 @@ static int parse_controller(const cJSON *root, const char *path, struct kn_scena
     }
     if (strcmp(ctype, "kurose_flippers") == 0)
         return parse_kurose(ct, cctx, sc, err, errlen);
-    snprintf(err, errlen, "%s: \"type\" must be \"script\" or \"kurose_flippers\"", cctx);
+    if (strcmp(ctype, "external") == 0)
+        return parse_external(root, ct, cctx, sc, err, errlen);
+    snprintf(err, errlen, "%s: \"type\" must be \"script\", \"kurose_flippers\" or \"external\"",
+             cctx);
     return -1;
 }
 
@@ -569,7 +602,7 @@ static double wrap(double a)
     return a;
 }
 
-static void take_sample(struct kn_world *w, int id, const struct kn_sample *prev,
+void kn_scenario_sample(struct kn_world *w, int id, const struct kn_sample *prev,
                         struct kn_sample *s)
 {
     struct kn_state st;
@@ -593,7 +626,7 @@ static void take_sample(struct kn_world *w, int id, const struct kn_sample *prev
     kn_world_outline(w, id, &s->outline);
 }
 
-static int sample_finite(const struct kn_sample *s)
+int kn_sample_finite(const struct kn_sample *s)
 {
     const double v[] = {s->origin[0], s->origin[1], s->origin[2], s->rpy[0], s->rpy[1],
                         s->rpy[2],    s->vel[0],    s->vel[1],    s->vel[2], s->flip[0],
@@ -608,6 +641,8 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
 {
     memset(res, 0, sizeof *res);
     res->finite = 1;
+    if (sc->ctrl == KN_CTRL_EXTERNAL)
+        return -1;
     struct kn_world *w = kn_world_create(&sc->pp);
     if (!w)
         return -1;
@@ -640,19 +675,19 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
     int decided = 0, passed = 0, have_prev = 0;
     long nsteps = lround(sc->duration / sc->pp.step_s);
     double t0 = now_s();
-    take_sample(w, id, NULL, &cur);
+    kn_scenario_sample(w, id, NULL, &cur);
     kn_world_truth(w, id, &tr);
     for (long step = 0; step <= nsteps; step += SAMPLE_STEPS) {
         if (step > 0) {
             kn_world_step(w, SAMPLE_STEPS);
-            take_sample(w, id, have_prev ? &prev : NULL, &cur);
+            kn_scenario_sample(w, id, have_prev ? &prev : NULL, &cur);
             kn_world_truth(w, id, &tr);
         }
         prev = cur;
         have_prev = 1;
         if (res->samples && res->nsamples < cap)
             res->samples[res->nsamples++] = cur;
-        if (!sample_finite(&cur)) {
+        if (!kn_sample_finite(&cur)) {
             res->finite = 0;
             snprintf(res->why, sizeof res->why, "non-finite state at t=%.2f s", cur.t);
             passed = 0;

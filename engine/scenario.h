@@ -25,7 +25,9 @@ struct kn_script_step {
     double flip[KN_NFLIPPERS];
 };
 
-enum kn_ctrl_type { KN_CTRL_SCRIPT, KN_CTRL_KUROSE };
+/* EXTERNAL: a controller program drives the robot through kenaf-simd
+ * (kenaf-sim-run --scenario); the engine only spawns and judges. */
+enum kn_ctrl_type { KN_CTRL_SCRIPT, KN_CTRL_KUROSE, KN_CTRL_EXTERNAL };
 
 enum kn_crit_type {
     KN_CRIT_CROSS,     /* pass an obstacle: steps, trenches, stairs, pallet, rough ground */
@@ -80,6 +82,10 @@ struct kn_scenario {
     double k_retract;    /* fold all flippers once the CoG is this far past the edge [m] */
     double k_top_tol;    /* front contact counts when this close to the obstacle top [m] */
     struct kn_criterion crit;
+    /* external controllers: limits held over the whole run (0 = none), and
+     * whether the program must end by itself within duration */
+    double limit_tilt, limit_torque; /* rad, N*m */
+    int must_exit;
     enum kn_expect expect;
     char deviation[256]; /* a known, explained disagreement with the reference */
     int view_side; /* plot: 1 side view, 0 top view */
@@ -116,7 +122,15 @@ int kn_scenario_count(const char *path, char *err, size_t errlen);
 int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err, size_t errlen);
 void kn_scenario_free(struct kn_scenario *sc);
 
-/* Runs it; keep_samples = 0 records nothing (faster, no CSV/SVG). */
+/* One sample of robot id in w now; prev (or NULL) carries the yaw unwrap. */
+void kn_scenario_sample(struct kn_world *w, int id, const struct kn_sample *prev,
+                        struct kn_sample *s);
+/* 1 when every value a criterion reads is finite. */
+int kn_sample_finite(const struct kn_sample *s);
+
+/* Runs it; keep_samples = 0 records nothing (faster, no CSV/SVG). A
+ * scenario with an external controller is not run here (-1, err set by
+ * the loader's caller: kenaf-sim-run --scenario runs those). */
 int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_result *res);
 void kn_result_free(struct kn_result *res);
 

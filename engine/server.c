@@ -310,6 +310,40 @@ static void emit_due(struct kn_srv *s)
     }
 }
 
+static void shutdown_server(struct kn_srv *s, const char *why);
+
+/* A judged run ends (time limit, a broken limit, an idle controller): no
+ * more steps, the verdict written, the server stops. */
+static void judge_end(struct kn_srv *s, const char *why)
+{
+    kn_srv_steps_fail_all(s, why);
+    if (kn_judge_finish(s->judge))
+        s->exit_code = 2;
+    shutdown_server(s, why);
+}
+
+/* Wall time without a single step once the robot is in the world: a
+ * controller that never lets time pass, reported instead of waited on. */
+static void on_judge_timer(uv_timer_t *t)
+{
+    struct kn_srv *s = t->data;
+    if (s->shutting_down || !kn_judge_started(s->judge))
+        return;
+    uint64_t now = uv_hrtime();
+    if (s->steps != s->judge_seen_steps || s->judge_seen_ns == 0) {
+        s->judge_seen_steps = s->steps;
+        s->judge_seen_ns = now;
+        return;
+    }
+    double idle = (double)(now - s->judge_seen_ns) / 1e9;
+    if (idle >= s->o.judge_idle_s) {
+        kn_srv_log(s, "judge: no step for %.1f s of wall time at t=%.3f s", idle,
+                   kn_world_time(s->w));
+        kn_judge_idle(s->judge, idle);
+        judge_end(s, "the controller lets no time pass");
+    }
+}
+
 void kn_srv_advance(struct kn_srv *s, uint64_t n)
 {
     while (n > 0) {
@@ -322,6 +356,8 @@ void kn_srv_advance(struct kn_srv *s, uint64_t n)
                         next = c->next_due[k];
         if (s->nstepq && s->stepq[0].target < next)
             next = s->stepq[0].target;
+        if (s->judge && kn_judge_next_step(s->judge) < next)
+            next = kn_judge_next_step(s->judge);
         uint64_t chunk = n;
         if (next > s->steps && next - s->steps < chunk)
             chunk = next - s->steps;
@@ -332,6 +368,13 @@ void kn_srv_advance(struct kn_srv *s, uint64_t n)
         s->st.steps += chunk;
         n -= chunk;
         emit_due(s);
+        if (s->judge) {
+            kn_judge_steps(s->judge, s->steps);
+            if (kn_judge_over(s->judge)) {
+                judge_end(s, "the scenario's run is over");
+                return;
+            }
+        }
         kn_srv_steps_reached(s);
     }
 }
@@ -459,6 +502,8 @@ static void shutdown_server(struct kn_srv *s, const char *why)
     uv_close((uv_handle_t *)&s->idle, NULL);
     uv_close((uv_handle_t *)&s->sig_int, NULL);
     uv_close((uv_handle_t *)&s->sig_term, NULL);
+    if (s->judge)
+        uv_close((uv_handle_t *)&s->judge_timer, NULL);
     if (s->stdin_open)
         uv_close((uv_handle_t *)&s->stdin_pipe, NULL);
 }
@@ -572,11 +617,45 @@ static int take_token(struct kn_srv *s)
     return 0;
 }
 
+static int setup_common(struct kn_srv *s);
+
+/* --judge: the scenario's robot, physics and terrain (its variant's) */
+static int setup_judge(struct kn_srv *s)
+{
+    char err[768];
+    struct kn_judge_opts jo = {
+        .scenario = s->o.judge, .variant = s->o.judge_variant, .verdict = s->o.judge_verdict,
+        .csv = s->o.judge_csv, .svg = s->o.judge_svg, .idle_s = s->o.judge_idle_s,
+    };
+    s->judge = kn_judge_new(&jo, err, sizeof err);
+    if (!s->judge) {
+        fprintf(stderr, "kenaf-engine: --judge: %s\n", err);
+        return -1;
+    }
+    const struct kn_scenario *sc = kn_judge_scenario(s->judge);
+    s->rp = sc->rp;
+    s->pp = sc->pp;
+    if (s->o.seed_set)
+        s->pp.seed = s->o.seed;
+    s->w = kn_world_create(&s->pp);
+    if (!s->w || kn_world_set_terrain(s->w, &sc->terrain)) {
+        fprintf(stderr, "kenaf-engine: --judge: cannot build the scenario's world\n");
+        return -1;
+    }
+    snprintf(s->level, sizeof s->level, "%.63s", sc->name[0] ? sc->name : "scenario");
+    s->nstarts = 0;
+    kn_srv_log(s, "judging scenario %s (variant %d, %.1f s)", s->o.judge, s->o.judge_variant,
+               sc->duration);
+    return setup_common(s);
+}
+
 static int setup(struct kn_srv *s)
 {
     char path[1024], err[768];
     if (take_token(s))
         return -1;
+    if (s->o.judge)
+        return setup_judge(s);
     if (s->o.robot)
         snprintf(path, sizeof path, "%s", s->o.robot);
     else
@@ -597,6 +676,14 @@ static int setup(struct kn_srv *s)
         fprintf(stderr, "kenaf-engine: --terrain: %s\n", err);
         return -1;
     }
+    return setup_common(s);
+}
+
+/* What every world needs once it is built: the wire conversion, the
+ * output intervals and the pacing. */
+static int setup_common(struct kn_srv *s)
+{
+    char err[768];
     kn_conv_table_usarsim(&s->conv);
     s->conv.wheel_radius_m = s->rp.track_radius; /* DRIVE spins the track pulleys */
     s->conv.counts_per_m = s->o.ticks_per_m;     /* Encoder: one tick per count */
@@ -659,15 +746,24 @@ int kn_srv_run(const struct kn_srv_opts *o)
             uv_close((uv_handle_t *)&s->stdin_pipe, NULL);
         }
     }
+    if (s->judge) {
+        uv_timer_init(s->loop, &s->judge_timer);
+        s->judge_timer.data = s;
+        uv_timer_start(&s->judge_timer, on_judge_timer, 250, 250);
+    }
     kn_srv_schedule(s);
     uv_run(s->loop, UV_RUN_DEFAULT);
+    /* stopped from outside (the controller ended): the verdict as it stands */
+    if (s->judge && kn_judge_finish(s->judge))
+        s->exit_code = 2;
     print_stats(s);
-    rc = 0;
+    rc = s->exit_code;
 out:
     if (s->loop)
         uv_loop_close(s->loop);
     if (s->w)
         kn_world_destroy(s->w);
+    kn_judge_free(s->judge);
     free(s);
     return rc;
 }

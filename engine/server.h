@@ -27,6 +27,11 @@ struct kn_srv_opts {
     bool stdin_watch;          /* exit when stdin reaches end of file */
     const char *auth_token_env; /* environment variable holding the token; NULL: no token */
     bool quiet;
+    /* --judge: a scenario with an external controller (judge.h) */
+    const char *judge;
+    int judge_variant;
+    const char *judge_verdict, *judge_csv, *judge_svg;
+    double judge_idle_s;
 };
 
 /* Defaults: 127.0.0.1:3000, flat, realtime x1, USARSim's scan intervals. */

@@ -126,7 +126,15 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
     }
     struct kn_pose want = {pos[0], pos[1], pos[2], rpy[0], rpy[1], rpy[2]};
     struct kn_pose p = kn_srv_spawn_pose(s, pos, rpy);
-    int id = kn_world_spawn(s->w, &s->rp, &p, NULL);
+    /* a judged scenario run: its first robot starts where the scenario
+     * says, whatever the client asked for */
+    bool judged = s->judge && !kn_judge_started(s->judge);
+    const struct kn_scenario *sc = judged ? kn_judge_scenario(s->judge) : NULL;
+    if (judged)
+        p = want = sc->start;
+    int id = kn_world_spawn(s->w, &s->rp, &p, judged ? sc->start_flip : NULL);
+    if (id >= 0 && judged)
+        kn_judge_start(s->judge, s->w, id, s->steps);
     if (id < 0) {
         kn_srv_log_bad(c, &s->st.init_failed, "INIT: cannot spawn (world full or pose out of range)",
                 line, len);

@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "convert.h"
+#include "judge.h"
 #include "linebuf.h"
 #include "pacing.h"
 #include "params.h"
@@ -142,6 +143,11 @@ struct kn_srv {
     } stepq[KN_SRV_STEPQ];
     int nstepq;
     uint64_t step_goal;         /* steps owed to Step requests */
+
+    /* --judge: a scenario run with an external controller (judge.h) */
+    struct kn_judge *judge;
+    uv_timer_t judge_timer;
+    uint64_t judge_seen_steps, judge_seen_ns; /* no step since then: idle */
 
     struct kn_srv_conn *conns;
     unsigned nconns, next_id;

@@ -31,6 +31,7 @@ void kn_srv_opts_defaults(struct kn_srv_opts *o)
     o->tick_ms = 2;
     /* kenaf-simd's defaults: counts_per_m 4000 and one count per tick */
     o->ticks_per_m = 4000;
+    o->judge_idle_s = 20;
 }
 
 void kn_srv_usage(FILE *f)
@@ -41,6 +42,8 @@ void kn_srv_usage(FILE *f)
             "                    [--sen-rate STREAM=HZ ...] [--dialect udk|ut2004]\n"
             "                    [--ticks-per-m N] [--tick-ms N] [--stdin-watch]\n"
             "                    [--auth-token-env NAME] [--quiet]\n"
+            "                    [--judge SCENARIO [--judge-variant N] [--judge-verdict FILE]\n"
+            "                     [--judge-csv FILE] [--judge-svg FILE] [--judge-idle S]]\n"
             "       kenaf-engine --scenario FILE | --validate | --sanity NAME (see --help there)\n"
             "Serves the USARSim protocol on TCP (default 127.0.0.1:3000; port 0 picks a free\n"
             "one) and prints \"PORT <n>\" once listening. One robot per connection.\n"
@@ -55,6 +58,15 @@ void kn_srv_usage(FILE *f)
             "  --auth-token-env NAME  a token in environment variable NAME: only a\n"
             "              connection that sent KENAF {Cmd Auth} {Token t} may INIT robots\n"
             "              or send KENAF commands (kenaf-simd spawns the engine so)\n"
+            "  --judge     a scenario file with an \"external\" controller (kenaf-sim-run\n"
+            "              --scenario): its world and start pose for the first robot, its\n"
+            "              criterion and limits judged every 10 ms of simulated time; the\n"
+            "              server stops at its time limit\n"
+            "  --judge-variant N  the scenario's variant (default 0)\n"
+            "  --judge-verdict FILE  write the verdict (key=value lines) there at the end\n"
+            "  --judge-csv FILE, --judge-svg FILE  the trajectory and its plot\n"
+            "  --judge-idle S  end with an error after S s of wall time without a step\n"
+            "              once the robot is spawned (default 20)\n"
             "Config directory: %s\n",
             kn_run_config_dir());
 }
@@ -116,6 +128,7 @@ static int parse_sen_rate(struct kn_srv_opts *o, const char *a)
 enum {
     O_LISTEN = 256, O_TERRAIN, O_ROBOT, O_PACE, O_RATE, O_SEED, O_SEN_RATE, O_DIALECT,
     O_TICKS_PER_M, O_TICK_MS, O_STDIN_WATCH, O_QUIET, O_AUTH_TOKEN_ENV,
+    O_JUDGE, O_JUDGE_VARIANT, O_JUDGE_VERDICT, O_JUDGE_CSV, O_JUDGE_SVG, O_JUDGE_IDLE,
 };
 
 /* One option's value into o; 0, or 2 after saying what is wrong. */
@@ -182,6 +195,24 @@ static int set_option(struct kn_srv_opts *o, int opt, const char *v)
             return bad("--auth-token-env needs the name of an environment variable", v);
         o->auth_token_env = v;
         return 0;
+    case O_JUDGE:
+        if (!*v)
+            return bad("--judge needs a scenario file", v);
+        o->judge = v;
+        return 0;
+    case O_JUDGE_VARIANT:
+        if (parse_double(v, 0, 1000, &d) || d != floor(d))
+            return bad("--judge-variant needs an integer 0..1000", v);
+        o->judge_variant = (int)d;
+        return 0;
+    case O_JUDGE_VERDICT: o->judge_verdict = v; return 0;
+    case O_JUDGE_CSV: o->judge_csv = v; return 0;
+    case O_JUDGE_SVG: o->judge_svg = v; return 0;
+    case O_JUDGE_IDLE:
+        if (parse_double(v, 0.5, 3600, &d))
+            return bad("--judge-idle needs seconds 0.5..3600", v);
+        o->judge_idle_s = d;
+        return 0;
     }
     return 2;
 }
@@ -202,6 +233,12 @@ int kn_srv_opts_parse(struct kn_srv_opts *o, int argc, char **argv)
         { "stdin-watch", no_argument, NULL, O_STDIN_WATCH },
         { "quiet", no_argument, NULL, O_QUIET },
         { "auth-token-env", required_argument, NULL, O_AUTH_TOKEN_ENV },
+        { "judge", required_argument, NULL, O_JUDGE },
+        { "judge-variant", required_argument, NULL, O_JUDGE_VARIANT },
+        { "judge-verdict", required_argument, NULL, O_JUDGE_VERDICT },
+        { "judge-csv", required_argument, NULL, O_JUDGE_CSV },
+        { "judge-svg", required_argument, NULL, O_JUDGE_SVG },
+        { "judge-idle", required_argument, NULL, O_JUDGE_IDLE },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };

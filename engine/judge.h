@@ -1,0 +1,55 @@
+/* The judge of a scenario run with an external controller (kenaf-sim-run
+ * --scenario): kenaf-engine in server mode builds the scenario's world,
+ * spawns the first robot at the scenario's start, samples it every 10 ms
+ * of simulated time exactly as the engine's own scenario runs do, feeds
+ * the scenario's criterion (criteria.c) and limits, and at the end writes
+ * the verdict, the trajectory CSV and its SVG plot. Time is counted in
+ * physics steps, so the samples fall on the same steps in every run. */
+#ifndef KN_ENGINE_JUDGE_H
+#define KN_ENGINE_JUDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+
+struct kn_judge_opts {
+    const char *scenario; /* scenario file (controller type "external") */
+    int variant;          /* its variant, 0 without variants */
+    const char *verdict;  /* key=value lines, or NULL */
+    const char *csv;      /* trajectory CSV, or NULL */
+    const char *svg;      /* plot, or NULL */
+    double idle_s;        /* wall seconds without a step after the spawn: the
+                           * controller does not let time pass */
+};
+
+struct kn_judge;
+
+/* Loads the scenario; NULL with a reason in err. */
+struct kn_judge *kn_judge_new(const struct kn_judge_opts *o, char *err, size_t errlen);
+void kn_judge_free(struct kn_judge *j);
+const struct kn_scenario *kn_judge_scenario(const struct kn_judge *j);
+
+/* The robot was spawned (robot id in w) at physics step `steps`: the first
+ * sample is taken now. False when a robot is already judged. */
+bool kn_judge_start(struct kn_judge *j, struct kn_world *w, int robot, uint64_t steps);
+
+/* The step count of the next sample, UINT64_MAX before the start or at
+ * the end: the server does not step past it in one go. */
+uint64_t kn_judge_next_step(const struct kn_judge *j);
+
+/* The world has reached `steps`: takes the sample due there. */
+void kn_judge_steps(struct kn_judge *j, uint64_t steps);
+
+/* The run is over for the world: the time limit came, the state went
+ * non-finite or a limit broke. */
+bool kn_judge_over(const struct kn_judge *j);
+bool kn_judge_started(const struct kn_judge *j);
+
+/* The controller let no time pass for wall_s seconds of wall time. */
+void kn_judge_idle(struct kn_judge *j, double wall_s);
+
+/* Decides and writes the outputs (once); 0 when they were written. */
+int kn_judge_finish(struct kn_judge *j);
+
+#endif

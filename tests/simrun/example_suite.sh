@@ -1,0 +1,33 @@
+#!/bin/sh
+# The example controllers through their scenario suite, as a CI job would
+# run them: each a single kenaf-sim-run command with one JUnit file, every
+# verdict a pass. The teleop is scripted on stdin.
+#   example_suite.sh KENAF-SIM-RUN SCENARIODIR SQUARE TELEOP CLIMB_STEP
+set -eu
+run=$1 scen=$2 square=$3 teleop=$4 climb=$5
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+check() { # name junit-file tests
+    grep -q "<testsuites tests=\"$3\" failures=\"0\" errors=\"0\"" "$2" ||
+        fail "$1: $(cat "$2")"
+}
+
+"$run" --scenario "$scen/square.json" --junit "$tmp/square.xml" -- "$square" >"$tmp/out" 2>&1 ||
+    { cat "$tmp/out"; fail "square: exit $?"; }
+check square "$tmp/square.xml" 1
+printf 'f 300\nv 200 200\nw 1\ns\nw 1\nq\n' |
+    "$run" --scenario "$scen/teleop.json" --junit "$tmp/teleop.xml" -- "$teleop" >"$tmp/out" 2>&1 ||
+    { cat "$tmp/out"; fail "teleop: exit $?"; }
+check teleop "$tmp/teleop.xml" 1
+# a suite: the step and two of its heights in one command and one file
+"$run" --scenario "$scen/climb-step.json" --scenario "$scen/climb-step.json#1" \
+    --scenario "$scen/climb-step.json#2" --junit "$tmp/climb.xml" --trajectory "$tmp/climb.svg" \
+    -- "$climb" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "climb_step suite: exit $?"; }
+check climb_step "$tmp/climb.xml" 3
+for f in climb-step climb-step-1 climb-step-2; do
+    grep -q '<svg' "$tmp/climb-$f.svg" 2>/dev/null || fail "no plot $tmp/climb-$f.svg"
+done
+cat "$tmp/out" | grep '^kenaf-sim-run:'
+echo "PASS: square, scripted teleop and climb_step (3 heights) judged pass"
