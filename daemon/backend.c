@@ -11,6 +11,12 @@ extern const struct kn_backend_ops kn_backend_standin;
 extern const struct kn_backend_ops kn_backend_engine;
 extern const struct kn_backend_ops kn_backend_gazebo;
 extern const struct kn_backend_ops kn_backend_usarsim;
+#ifdef KN_HAVE_GZ
+extern const struct kn_backend_ops kn_backend_gz;
+#define GZ_OPS (&kn_backend_gz)
+#else
+#define GZ_OPS NULL /* built without libzmq */
+#endif
 
 static const struct {
     enum kn_backend_kind kind;
@@ -21,6 +27,7 @@ static const struct {
     { KN_BACKEND_USARSIM, "usarsim", &kn_backend_usarsim },
     { KN_BACKEND_GAZEBO, "gazebo", &kn_backend_gazebo },
     { KN_BACKEND_STANDIN, "standin", &kn_backend_standin },
+    { KN_BACKEND_GZ, "gz", GZ_OPS },
 };
 #define NTABLE (sizeof table / sizeof table[0])
 

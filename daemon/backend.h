@@ -30,6 +30,12 @@ struct kn_backend_ops {
     uint8_t krp_id;                /* HELLO_ACK backend field */
     uint32_t capabilities;         /* HELLO_ACK capability bits */
     uint16_t default_port;         /* 0: the config must name one */
+    /* No TCP connection of the link's: the backend finds its simulator
+     * itself (gz-transport discovery). start() asks it to report the
+     * simulator with kn_link_ready() (within the handshake deadline, else
+     * start is called again after a back-off); kn_link_fail() when the
+     * simulator is gone; kn_link_write() is not used. */
+    bool discovers;
 
     /* Per-robot backend state; NULL on allocation failure. */
     void *(*create)(struct kn_link *link, const struct kn_cfg_robot *cfg);

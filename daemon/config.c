@@ -38,7 +38,8 @@ extern const size_t kn_config_schema_json_len;
 #define DEFAULT_BACKEND_HOST "127.0.0.1"
 
 static const char *const log_level_names[] = { "error", "warn", "info", "debug" };
-static const char *const backend_names[] = { "engine", "usarsim", "gazebo", "standin" };
+static const char *const backend_names[] = { "engine", "usarsim", "gazebo", "standin", "gz" };
+static const char *const gz_family_names[] = { "auto", "ignition", "gz" };
 static const char *const dialect_names[] = { "udk", "ut2004" };
 static const char *const command_names[] = { "twist", "pose" };
 static const char *const flipper_keys[KN_NFLIPPERS] = { "FL", "FR", "RL", "RR" };
@@ -687,6 +688,8 @@ static void backend_defaults(struct kn_cfg_backend *b, enum kn_backend_kind kind
     b->steering_efficiency = 0.5;
     b->max_linear_speed_m_s = 1.0; /* the tracked-vehicle plugin's defaults */
     b->max_angular_speed_rad_s = 1.0;
+    strcpy(b->world, "default");
+    b->gz_family = -1;
 }
 
 static void robot_defaults(struct kn_cfg_robot *r)
@@ -769,7 +772,7 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
     join(base, sizeof base, rbase, "backend");
     const cJSON *jb = opt_object(l, jr, rbase, "backend");
     int kind = -1;
-    if (jb == NULL || !opt_enum(l, jb, base, "type", backend_names, 4, &kind)) {
+    if (jb == NULL || !opt_enum(l, jb, base, "type", backend_names, 5, &kind)) {
         if (jb == NULL && member(jr, "backend") == NULL)
             errs_add(l->e, rbase, "missing required key \"backend\"");
         else if (jb != NULL && member(jb, "type") == NULL)
@@ -825,6 +828,10 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
     part_fits(l, jb, base, "engine", "section", kind, spawned,
               "engine when kenaf-simd spawns it, that is without address");
     part_fits(l, jb, base, "gazebo", "section", kind, kind == KN_BACKEND_GAZEBO, "gazebo");
+    part_fits(l, jb, base, "gz", "section", kind, kind == KN_BACKEND_GZ, "gz");
+    if (kind == KN_BACKEND_GZ)
+        part_fits(l, jb, base, "address", "key", kind, false, "all but gz (it finds the world "
+                  "by discovery)");
 
     char sp[160];
     join(sp, sizeof sp, base, "usarsim");
@@ -873,6 +880,21 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
         opt_number(l, jg, sp, "steering_efficiency", &b->steering_efficiency);
         opt_ranged(l, jg, sp, "max_linear_speed_m_s", 0.001, 10, &b->max_linear_speed_m_s);
         opt_ranged(l, jg, sp, "max_angular_speed_rad_s", 0.001, 100, &b->max_angular_speed_rad_s);
+    }
+
+    join(sp, sizeof sp, base, "gz");
+    const cJSON *jz = opt_object(l, jb, base, "gz");
+    if (jz != NULL && kind == KN_BACKEND_GZ) {
+        opt_string(l, jz, sp, "model", b->model, sizeof b->model);
+        opt_string(l, jz, sp, "world", b->world, sizeof b->world);
+        opt_string(l, jz, sp, "partition", b->partition, sizeof b->partition);
+        opt_string(l, jz, sp, "ip", b->gz_ip, sizeof b->gz_ip);
+        opt_string(l, jz, sp, "pose_topic", b->pose_topic, sizeof b->pose_topic);
+        int f;
+        if (opt_enum(l, jz, sp, "messages", gz_family_names, 3, &f))
+            b->gz_family = f - 1;
+        opt_number(l, jz, sp, "tracks_separation_m", &b->tracks_separation_m);
+        opt_number(l, jz, sp, "steering_efficiency", &b->steering_efficiency);
     }
 }
 
@@ -1396,7 +1418,7 @@ static const char *name_of(const char *const *names, size_t n, int i, const char
 static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend *b)
 {
     cJSON *o = add(j, jr, "backend", cJSON_CreateObject());
-    add_str(j, o, "type", name_of(backend_names, 4, (int)b->kind, "engine"));
+    add_str(j, o, "type", name_of(backend_names, 5, (int)b->kind, "engine"));
     if (b->host[0] != '\0') {
         char addr[KN_CFG_HOST_LEN + 16];
         format_hostport(b->host, b->port, addr, sizeof addr);
@@ -1445,6 +1467,17 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
         add_num(j, g, "steering_efficiency", b->steering_efficiency);
         add_num(j, g, "max_linear_speed_m_s", b->max_linear_speed_m_s);
         add_num(j, g, "max_angular_speed_rad_s", b->max_angular_speed_rad_s);
+    }
+    if (b->kind == KN_BACKEND_GZ) {
+        cJSON *g = add(j, o, "gz", cJSON_CreateObject());
+        add_str(j, g, "model", b->model);
+        add_str(j, g, "world", b->world);
+        add_str(j, g, "partition", b->partition);
+        add_str(j, g, "ip", b->gz_ip);
+        add_str(j, g, "pose_topic", b->pose_topic);
+        add_str(j, g, "messages", gz_family_names[b->gz_family + 1]);
+        add_num(j, g, "tracks_separation_m", b->tracks_separation_m);
+        add_num(j, g, "steering_efficiency", b->steering_efficiency);
     }
 }
 
@@ -1678,7 +1711,10 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
            a->tracks_separation_m == b->tracks_separation_m &&
            a->steering_efficiency == b->steering_efficiency &&
            a->max_linear_speed_m_s == b->max_linear_speed_m_s &&
-           a->max_angular_speed_rad_s == b->max_angular_speed_rad_s;
+           a->max_angular_speed_rad_s == b->max_angular_speed_rad_s &&
+           strcmp(a->world, b->world) == 0 && strcmp(a->partition, b->partition) == 0 &&
+           strcmp(a->gz_ip, b->gz_ip) == 0 && a->gz_family == b->gz_family &&
+           strcmp(a->pose_topic, b->pose_topic) == 0;
 }
 
 static bool faults_equal(const struct kn_cfg_faults *a, const struct kn_cfg_faults *b)

@@ -30,6 +30,7 @@ enum kn_backend_kind {
     KN_BACKEND_USARSIM,
     KN_BACKEND_GAZEBO,
     KN_BACKEND_STANDIN,     /* test stand-in (tests/), JSON lines over TCP */
+    KN_BACKEND_GZ,          /* modern Gazebo (gz-sim) over gz-transport */
 };
 
 enum kn_usarsim_dialect { KN_USARSIM_UDK = 0, KN_USARSIM_UT2004 };
@@ -75,6 +76,14 @@ struct kn_cfg_backend {
     double steering_efficiency;
     double max_linear_speed_m_s;    /* the plugin's limits: commands are */
     double max_angular_speed_rad_s; /* scaled to fit them, path kept */
+
+    /* gz only (model, tracks_separation_m and steering_efficiency above
+     * too; flipper joint names in flipper[].name) */
+    char world[128];            /* /world/<world>/... */
+    char partition[128];        /* "": GZ_PARTITION, IGN_PARTITION, else host:user */
+    char gz_ip[64];             /* "": GZ_IP, IGN_IP, else the host's address */
+    int gz_family;              /* -1 detect, 0 ignition.msgs, 1 gz.msgs */
+    char pose_topic[128];       /* "": /world/<world>/pose/info */
 };
 
 /* Seeded fault injection on one link (daemon/faults.h): each datagram

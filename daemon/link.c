@@ -67,6 +67,7 @@ struct kn_link {
     bool deferred_fail;
     char deferred_why[96];
     bool start_wanted;             /* kn_link_start was called (an address may come later) */
+    bool node_started;             /* a discovering backend's start was called (no TCP) */
 
     /* last set-points, re-applied on reconnect */
     struct kn_command last;
@@ -143,8 +144,12 @@ static void on_conn_closed(uv_handle_t *h)
 static void conn_drop(struct kn_link *l)
 {
     struct conn *c = l->conn;
-    if (!c)
+    if (!c) {
+        if (l->node_started && l->ops->stop)
+            l->ops->stop(l->be);
+        l->node_started = false;
         return;
+    }
     l->conn = NULL;
     c->abandoned = true;
     if (c->started && l->ops->stop)
@@ -419,6 +424,16 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 static void attempt(struct kn_link *l)
 {
     l->attempts++;
+    if (l->ops->discovers) {
+        /* no connection to open: the backend finds its simulator itself
+         * and says kn_link_ready, or the handshake deadline retries */
+        l->st = L_HANDSHAKE;
+        timer_start_s(l, on_timer, HANDSHAKE_S > l->connect_timeout_s ? HANDSHAKE_S
+                                                                       : l->connect_timeout_s);
+        l->node_started = true;
+        l->ops->start(l->be);
+        return;
+    }
     struct sockaddr_storage ss;
     if (uv_ip4_addr(l->host, l->port, (struct sockaddr_in *)&ss) == 0 ||
         uv_ip6_addr(l->host, l->port, (struct sockaddr_in6 *)&ss) == 0) {
@@ -714,6 +729,8 @@ struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
         snprintf(l->where, sizeof l->where, "[%s]:%u", l->host, l->port);
     else
         snprintf(l->where, sizeof l->where, "%s:%u", l->host, l->port);
+    if (ops->discovers)
+        snprintf(l->where, sizeof l->where, "%s discovery", ops->name);
     l->connect_timeout_s = cfg->backend.connect_timeout_s > 0 ? cfg->backend.connect_timeout_s : 1.0;
     l->stale_ns = (uint64_t)((cfg->backend.stale_ms > 0 ? cfg->backend.stale_ms : 500.0) * 1e6);
     l->reconnect_max_s = cfg->backend.reconnect_max_s > 0 ? cfg->backend.reconnect_max_s : 1.0;
@@ -743,7 +760,7 @@ void kn_link_start(struct kn_link *l)
         kn_debug("robot %s: waiting for the spawned engine's port", l->robot);
         return;
     }
-    if (l->port == 0) {
+    if (l->port == 0 && !l->ops->discovers) {
         snprintf(l->last_error, sizeof l->last_error, "no simulator port configured");
         kn_err("robot %s: backend %s has no port: set backend.address", l->robot, l->ops->name);
         return;

@@ -547,6 +547,24 @@ void kn_conv_belts_to_twist(const struct kn_conv_table *t, const double belt_m_s
         *angular_z = 0.0;
 }
 
+void kn_conv_belts_to_gz_twist(const struct kn_conv_table *t, const double belt_m_s[2],
+                               double *linear_x, double *angular_z)
+{
+    /* the Classic plugin's formula with the turn the other way round */
+    const double mirrored[2] = { belt_m_s[KN_RIGHT], belt_m_s[KN_LEFT] };
+    kn_conv_belts_to_twist(t, mirrored, linear_x, angular_z);
+}
+
+void kn_conv_gz_twist_to_belts(const struct kn_conv_table *t, double linear_x, double angular_z,
+                               double belt_m_s[2])
+{
+    double v = finite_or_zero(linear_x), w = finite_or_zero(angular_z), d = 0.0;
+    if (t->tracks_separation_m > 0 && t->steering_efficiency > 0)
+        d = w * t->tracks_separation_m / (2.0 * t->steering_efficiency);
+    belt_m_s[KN_LEFT] = finite_or_zero(v - d);
+    belt_m_s[KN_RIGHT] = finite_or_zero(v + d);
+}
+
 static double clampd(double v, double lo, double hi)
 {
     return v < lo ? lo : v > hi ? hi : v;

@@ -268,6 +268,22 @@ void kn_conv_twist_to_pose_cmd(double linear_x, double angular_z, double pos[3],
 int kn_conv_pose_cmd_to_twist(const double pos[3], const double q[4],
                               double *linear_x, double *angular_z);
 
+/* ---- gz-sim TrackedVehicle system ----------------------------------- */
+
+/* Belt speeds (L, R, m/s) to the system's cmd_vel Twist, the exact inverse
+ * of its kinematics L = v - w * tracks_separation / (2 * steering_efficiency),
+ * R = v + w * tracks_separation / (2 * steering_efficiency) (z up, yaw +
+ * turns left): linear.x = (L + R) / 2,
+ * angular.z = (R - L) * steering_efficiency / tracks_separation. The system
+ * clamps nothing unless its SDF sets limits. Non-finite speeds count as 0. */
+void kn_conv_belts_to_gz_twist(const struct kn_conv_table *t, const double belt_m_s[2],
+                               double *linear_x, double *angular_z);
+/* The system's kinematics: a body speed and yaw rate to the belt speeds
+ * that give them (L, R). Also how the gz backend reads belt speeds back from
+ * the motion the poses show (the stock systems report no track speed). */
+void kn_conv_gz_twist_to_belts(const struct kn_conv_table *t, double linear_x, double angular_z,
+                               double belt_m_s[2]);
+
 /* ---- Flippers -------------------------------------------------------- */
 
 /* Flipper k is KN_FL..KN_RR; any other k gives 0 (or -1 below). */

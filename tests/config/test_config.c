@@ -394,12 +394,13 @@ START_TEST(schema_defaults_match_loader)
 {
     static const char *const backends[] = { "{\"type\": \"engine\"}", "{\"type\": \"usarsim\"}",
                                             "{\"type\": \"gazebo\"}",
-                                            "{\"type\": \"standin\", \"address\": \"h:1\"}" };
+                                            "{\"type\": \"standin\", \"address\": \"h:1\"}",
+                                            "{\"type\": \"gz\"}" };
     cJSON *schema = embedded_schema();
     struct seen *all = calloc(1, sizeof *all), *compared = calloc(1, sizeof *compared);
     compare_defaults(schema, NULL, "$", all, true);
     ck_assert_uint_ge(all->n, 30);
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         char text[256];
         snprintf(text, sizeof text, "{\"robots\": [{\"name\": \"r\", \"backend\": %s}]}", backends[i]);
         struct kn_config *c = parse_ok(text, "minimal");
@@ -441,7 +442,7 @@ static const struct bad_case bad_cases[] = {
         "bad/out-of-range.json: $.robots[0].backend.reconnect_max_s: expected number 0.05..1, got 2" } },
     { "bad-enum.json",
       { "bad/bad-enum.json: $.robots[0].backend.type: expected one of \"engine\", \"usarsim\", "
-        "\"gazebo\", \"standin\", got \"usarsym\"" } },
+        "\"gazebo\", \"standin\", \"gz\", got \"usarsym\"" } },
     { "missing-required.json",
       { "bad/missing-required.json: $.robots[0]: missing required key \"name\"",
         "bad/missing-required.json: $.robots[0].backend: missing required key \"type\"" } },

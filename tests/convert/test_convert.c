@@ -969,6 +969,35 @@ START_TEST(quat_near_gimbal_lock)
 }
 END_TEST
 
+/* gz-sim's TrackedVehicle: yaw + turns left, so the right belt runs faster
+ * (golden values from its formula); round trip both ways. */
+START_TEST(gz_twist_golden_and_round_trip)
+{
+    struct kn_conv_table t;
+    kn_conv_table_gazebo(&t); /* separation 0.4, efficiency 0.5 */
+    const double belts[2] = {0.3, 0.5};
+    double v, w, b[2];
+    kn_conv_belts_to_gz_twist(&t, belts, &v, &w);
+    ASSERT_NEAR(v, 0.4, 1e-15);
+    ASSERT_NEAR(w, 0.25, 1e-15); /* (0.5 - 0.3) * 0.5 / 0.4 */
+    kn_conv_gz_twist_to_belts(&t, 0.4, 0.25, b);
+    ASSERT_NEAR(b[KN_LEFT], 0.3, 1e-15); /* 0.4 - 0.25 * 0.4 / (2 * 0.5) */
+    ASSERT_NEAR(b[KN_RIGHT], 0.5, 1e-15);
+    for (int i = 0; i < 200; i++) {
+        const double in[2] = { (i % 17) * 0.13 - 1.1, (i % 11) * 0.21 - 1.0 };
+        kn_conv_belts_to_gz_twist(&t, in, &v, &w);
+        kn_conv_gz_twist_to_belts(&t, v, w, b);
+        ASSERT_NEAR(b[0], in[0], 1e-12);
+        ASSERT_NEAR(b[1], in[1], 1e-12);
+    }
+    const double bad[2] = {NAN, INFINITY};
+    kn_conv_belts_to_gz_twist(&t, bad, &v, &w);
+    ck_assert(v == 0 && w == 0);
+    kn_conv_gz_twist_to_belts(&t, NAN, INFINITY, b);
+    ck_assert(b[0] == 0 && b[1] == 0);
+}
+END_TEST
+
 START_TEST(twist_golden_and_clamps)
 {
     struct kn_conv_table t;
@@ -1398,6 +1427,7 @@ static Suite *convert_suite(void)
     tcase_add_test(tc, twist_round_trips);
     tcase_add_test(tc, fit_plugin_keeps_curvature);
     tcase_add_test(tc, fit_plugin_random);
+    tcase_add_test(tc, gz_twist_golden_and_round_trip);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("flippers");
