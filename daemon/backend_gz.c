@@ -56,6 +56,7 @@ struct gz_topic {
 };
 
 struct gzb {
+    struct gzb *next_gz;        /* the registry, for kn_gzsim_command */
     struct kn_link *link;
     uv_loop_t *loop;
     char robot[KN_CFG_NAME_LEN + 1];
@@ -97,6 +98,9 @@ struct gzb {
     uint64_t frames_in, frames_bad, unknown_topic, type_mismatch;
     uint64_t cmds, world_arrivals, world_losses, ctl_sent, ctl_ok, ctl_refused, ctl_bad;
 };
+
+/* Every gz robot by name, for the stats socket's "world" command. */
+static struct gzb *registry;
 
 static uint64_t now_ms(struct gzb *b)
 {
@@ -619,6 +623,68 @@ int kn_gzsim_world_control(struct kn_link *l, const struct kn_gzt_world_ctl *c)
     return 0;
 }
 
+static char *reply(bool ok, const char *robot, const char *what)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "ok", ok);
+    if (robot)
+        cJSON_AddStringToObject(o, "robot", robot);
+    cJSON_AddStringToObject(o, ok ? "sent" : "error", what);
+    char *t = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return t;
+}
+
+char *kn_gzsim_command(const char *args)
+{
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", args ? args : "");
+    const char *robot = strtok_r(buf, " \t", &save);
+    const char *verb = robot ? strtok_r(NULL, " \t", &save) : NULL;
+    const char *arg = verb ? strtok_r(NULL, " \t", &save) : NULL;
+    if (!verb)
+        return reply(false, NULL, "usage: world ROBOT pause | play | step [N] | "
+                                  "reset [all|time|model]");
+    struct gzb *b = registry;
+    while (b && strcmp(b->robot, robot) != 0)
+        b = b->next_gz;
+    if (!b)
+        return reply(false, robot, "no gz robot of that name");
+    struct kn_gzt_world_ctl c;
+    memset(&c, 0, sizeof c);
+    if (strcmp(verb, "pause") == 0) {
+        c.pause = true;
+    } else if (strcmp(verb, "play") == 0) {
+        c.pause = false;
+    } else if (strcmp(verb, "step") == 0) {
+        c.pause = true; /* every request sets the pause state: stay paused */
+        long n = arg ? strtol(arg, NULL, 10) : 1;
+        if (n < 1 || n > 1000000)
+            return reply(false, robot, "step takes 1..1000000 iterations");
+        if (n == 1)
+            c.step = true;
+        else
+            c.multi_step = (uint32_t)n;
+    } else if (strcmp(verb, "reset") == 0) {
+        c.pause = true;
+        if (!arg || strcmp(arg, "all") == 0)
+            c.reset_all = true;
+        else if (strcmp(arg, "time") == 0)
+            c.reset_time = true;
+        else if (strcmp(arg, "model") == 0)
+            c.reset_model = true;
+        else
+            return reply(false, robot, "reset takes all, time or model");
+    } else {
+        return reply(false, robot, "unknown world command (pause, play, step, reset)");
+    }
+    if (kn_gzsim_world_control(b->link, &c) < 0)
+        return reply(false, robot, b->have_srv ? "the request could not be sent (the control "
+                                                 "service's connection is not up yet)"
+                                               : "the world offers no control service (yet)");
+    return reply(true, robot, verb);
+}
+
 /* ---- the tick: heartbeats, re-advertising, liveness ----------------------- */
 
 static void on_tick(uv_timer_t *t)
@@ -843,6 +909,8 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     b->tick.data = b;
     b->handles++;
     uv_timer_start(&b->tick, on_tick, 0, TICK_MS);
+    b->next_gz = registry;
+    registry = b;
     kn_info("robot %s: gz node %s on %s, partition \"%s\", world \"%s\", model \"%s\"", b->robot,
             b->puuid, b->ip, b->partition, b->world, b->model);
     return b;
@@ -851,6 +919,11 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 static void gz_destroy(void *be)
 {
     struct gzb *b = be;
+    for (struct gzb **p = &registry; *p; p = &(*p)->next_gz)
+        if (*p == b) {
+            *p = b->next_gz;
+            break;
+        }
     if (b->udp[0] >= 0 && b->pub_addr[0]) {
         for (int i = 0; i < T_N; i++)
             if (b->topic[i].publish)

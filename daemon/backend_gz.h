@@ -21,6 +21,14 @@ extern const struct kn_backend_ops kn_backend_gz;
  * is no gz link or the world offers no control service (yet). */
 int kn_gzsim_world_control(struct kn_link *l, const struct kn_gzt_world_ctl *c);
 
+/* The stats-socket command "world ROBOT pause | play | step [N] |
+ * reset [all|time|model]": the world control request for that gz robot
+ * (pause, step and reset leave the world paused, play runs it). Returns a
+ * malloc'd JSON reply {"ok":true,"robot":...,"sent":...} or
+ * {"ok":false,"error":...}; the world's Boolean answer is counted in the
+ * robot's stats (control_ok, control_refused). */
+char *kn_gzsim_command(const char *args);
+
 /* ---- feedback (pure) ------------------------------------------------------ */
 
 /* Sim time stepping back by more than this is a world reset. */

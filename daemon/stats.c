@@ -18,6 +18,9 @@
 
 #include "capture.h"
 #include "faults.h"
+#ifdef KN_HAVE_GZ
+#include "backend_gz.h"
+#endif
 #include "log.h"
 #include "sockdir.h"
 #include "unixsock.h"
@@ -108,10 +111,15 @@ static char *run_command(struct kn_stats_server *s, char *line)
         return kn_capture_command(s->loop, rest);
     if (w == 6 && !strncmp(line, "faults", 6))
         return kn_faults_command(rest);
+#ifdef KN_HAVE_GZ
+    if (w == 5 && !strncmp(line, "world", 5))
+        return kn_gzsim_command(rest);
+#endif
     if (w == 4 && !strncmp(line, "help", 4))
         return error_reply("commands: stats | capture start PATH [max_mb=N] | capture stop | "
                            "capture status | faults ROBOT krp|sim [off] [drop=P] [duplicate=P] "
-                           "[reorder=P] [delay_ms=MS] [jitter_ms=MS] [seed=N]");
+                           "[reorder=P] [delay_ms=MS] [jitter_ms=MS] [seed=N] | world ROBOT pause|play|"
+                           "step [N]|reset [all|time|model] (gz robots)");
     return error_reply("unknown command (try \"help\")");
 }
 

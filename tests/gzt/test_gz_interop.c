@@ -236,6 +236,65 @@ START_TEST(stale_when_silent)
 }
 END_TEST
 
+/* Sends "world kenaf ..." through kenaf-simd --command until it is
+ * accepted (the service's connection may take a moment at first). */
+static void world_command(const char *what)
+{
+    char line[128];
+    snprintf(line, sizeof line, "world kenaf %s", what);
+    char *argv[] = { getenv("KN_SIMD"), "--socket", simd.stats, "--command", line, NULL };
+    char out[512] = "";
+    int rc = -1;
+    uint64_t end = h_now_us() + 5000000ull;
+    while ((rc = h_run(argv, out, sizeof out, NULL, 0, 5000)) != 0 && h_now_us() < end)
+        h_sleep_ms(100);
+    ck_assert_msg(rc == 0, "%s: %s", line, out);
+}
+
+static uint64_t status_time(void)
+{
+    return h_status_any(&ctl).time_us;
+}
+
+/* pause, step, reset and play through the world's /world/<W>/control
+ * service, each answered true by the world. */
+START_TEST(world_control)
+{
+    world_start(&world);
+    daemon_start("");
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS);
+    uint64_t until = h_now_us() + 5000000ull;
+    while (status_time() < 1000000 && h_now_us() < until) /* a reset must show */
+        h_sleep_ms(50);
+    world_command("pause");
+    ck_assert(world_saw(&world, "control pause=1 step=0 multi_step=0 reset=0", H_LONG_MS));
+    ck_assert(h_wait_stat(&simd, "robots.0.backend.gz.control_ok", 1, H_LONG_MS));
+    h_sleep_ms(200);
+    uint64_t t0 = status_time();
+    h_sleep_ms(300);
+    ck_assert_uint_eq(status_time(), t0); /* paused: no time passes */
+    world_command("step 10");
+    ck_assert(world_saw(&world, "control pause=1 step=0 multi_step=10", H_LONG_MS));
+    uint64_t end = h_now_us() + 5000000ull;
+    while (status_time() < t0 + 100000 && h_now_us() < end)
+        h_sleep_ms(50);
+    ck_assert_uint_eq(status_time(), t0 + 100000); /* 10 steps of 10 ms, no more */
+    world_command("reset");
+    ck_assert(world_saw(&world, "control pause=1 step=0 multi_step=0 reset=1", H_LONG_MS));
+    world_command("play");
+    ck_assert(world_saw(&world, "control pause=0", H_LONG_MS));
+    ck_assert(h_wait_stat(&simd, "robots.0.backend.gz.control_ok", 4, H_LONG_MS));
+    ck_assert_double_eq(STAT("gz.control_refused"), 0);
+    end = h_now_us() + 5000000ull;
+    uint64_t t;
+    while ((t = status_time()) < 200000 && h_now_us() < end)
+        h_sleep_ms(50);
+    ck_assert_msg(t >= 200000 && t < t0 + 100000 + 2000000, "time %llu after reset and play",
+                  (unsigned long long)t);
+    ck_assert(STAT("gz.world_resets") >= 1);
+}
+END_TEST
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -259,6 +318,7 @@ int main(void)
         { "square", square_closes, 150, netns_setup, NULL },
         { "flippers", flippers_reapplied, 90, netns_setup, NULL },
         { "stale", stale_when_silent, 60, netns_setup, NULL },
+        { "control", world_control, 60, netns_setup, NULL },
     };
     return h_run_cases("gz-interop", cases, sizeof cases / sizeof cases[0]);
 }
