@@ -75,10 +75,29 @@ static double dist3d(const double a[3], const double b[3])
                 (a[2] - b[2]) * (a[2] - b[2]));
 }
 
-int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *s, int *passed, char *why,
+/* The sample in the terrain's own frame: the criteria refer to the
+ * obstacle (its edge, its far side) and must not depend on where the
+ * terrain is placed or how it is turned. */
+static void to_terrain_frame(const struct kn_terrain *t, const struct kn_sample *s,
+                             struct kn_sample *o)
+{
+    *o = *s;
+    kn_terrain_to_local(t, s->origin, o->origin);
+    kn_terrain_to_local(t, s->cog, o->cog);
+    double c = cos(t->pose[2]), sn = sin(t->pose[2]);
+    o->vel[0] = c * s->vel[0] + sn * s->vel[1];
+    o->vel[1] = -sn * s->vel[0] + c * s->vel[1];
+    o->rpy[2] = kn_terrain_yaw_local(t, s->rpy[2]);
+    o->yaw_unwrapped = kn_terrain_yaw_local(t, s->yaw_unwrapped);
+}
+
+int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *passed, char *why,
                    size_t whylen)
 {
     const struct kn_criterion *c = cs->c;
+    struct kn_sample local;
+    to_terrain_frame(&cs->sc->terrain, sw, &local);
+    const struct kn_sample *s = &local;
     if (cs->n == 0) {
         cs->first = *s;
         cs->best_x = s->cog[0];

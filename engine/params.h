@@ -18,6 +18,7 @@ struct kn_robot_params {
     double base_mass;          /* base incl. main tracks [kg] */
     double base_box[3];        /* box whose uniform inertia stands for the base [m] */
     double cog_z;              /* base CoG below (negative) the geometric centre [m] */
+    double cog_x;              /* base CoG ahead of (+) / behind (-) it; optional, 0 [m] */
     double flipper_mass;       /* each [kg] */
     /* main tracks (side view: stadium of two equal pulleys) */
     double track_pulley_x;     /* pulley centres at x = +-track_pulley_x [m] */

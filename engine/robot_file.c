@@ -119,6 +119,7 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         kn_json_num(s, "base_kg", 0.1, 1000, &rp->base_mass, ctx, err, errlen) ||
         kn_json_vec(s, "base_inertia_box_m", 3, 0.01, 10, rp->base_box, 0, ctx, err, errlen) ||
         kn_json_num(s, "cog_z_m", -1, 1, &rp->cog_z, ctx, err, errlen) ||
+        kn_json_num_opt(s, "cog_x_m", -1, 1, &rp->cog_x, ctx, err, errlen) ||
         kn_json_num(s, "flipper_kg", 0.01, 100, &rp->flipper_mass, ctx, err, errlen))
         goto out;
 

@@ -571,13 +571,16 @@ static void ctrl_update(const struct kn_scenario *sc, struct ctrl_state *cs, str
     }
     /* body pitch, nose up positive: from the body x axis (first column) */
     double nose_up = asin(tr->rot[6] < -1 ? -1 : tr->rot[6] > 1 ? 1 : tr->rot[6]);
-    if (cs->phase == 1 && (tr->cog[0] >= sc->terrain.edge_x || nose_up >= sc->k_rear_pitch)) {
+    /* the CoG in the obstacle's own frame, whatever the terrain's pose */
+    double cog[2];
+    kn_terrain_to_local(&sc->terrain, tr->cog, cog);
+    if (cs->phase == 1 && (cog[0] >= sc->terrain.edge_x || nose_up >= sc->k_rear_pitch)) {
         f[KN_RL] = f[KN_RR] = sc->k_rear;
         kn_world_set_flippers(w, id, f, (1u << KN_RL) | (1u << KN_RR));
         cs->phase = 2;
     }
     /* on top: fold every flipper back in line to drive off the edge */
-    if (cs->phase == 2 && tr->cog[0] >= sc->terrain.edge_x + sc->k_retract) {
+    if (cs->phase == 2 && cog[0] >= sc->terrain.edge_x + sc->k_retract) {
         f[0] = f[1] = f[2] = f[3] = 0;
         kn_world_set_flippers(w, id, f, 0xF);
         cs->phase = 3;

@@ -87,7 +87,8 @@ struct kn_scenario {
     double limit_tilt, limit_torque; /* rad, N*m */
     int must_exit;
     enum kn_expect expect;
-    char deviation[256]; /* a known, explained disagreement with the reference */
+    char deviation[256]; /* what the study of a disagreement with the reference found
+                          * (printed with the failed row; never makes it pass) */
     int view_side; /* plot: 1 side view, 0 top view */
 };
 

@@ -282,7 +282,7 @@ void kn_srv_send_geo(struct kn_srv_conn *c)
     const struct kn_robot_params *rp = &s->rp;
     double dims[3] = {2 * (rp->track_pulley_x + rp->track_radius),
                       2 * rp->flipper_y + rp->flipper_width, 2 * rp->track_radius};
-    double cog[3] = {0, 0, rp->cog_z}, cog_s[3];
+    double cog[3] = {rp->cog_x, 0, rp->cog_z}, cog_s[3];
     kn_conv_vec_to_sim(&s->conv, cog, cog_s);
     struct kn_usar_writer w;
     kn_usar_w_init(&w, LB, "GEO");

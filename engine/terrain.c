@@ -381,3 +381,37 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
     }
     return 0;
 }
+
+void kn_terrain_to_local(const struct kn_terrain *t, const double w[2], double l[2])
+{
+    double c = cos(t->pose[2]), sn = sin(t->pose[2]);
+    double dx = w[0] - t->pose[0], dy = w[1] - t->pose[1];
+    l[0] = c * dx + sn * dy;
+    l[1] = -sn * dx + c * dy;
+}
+
+double kn_terrain_yaw_local(const struct kn_terrain *t, double yaw)
+{
+    return yaw - t->pose[2];
+}
+
+void kn_terrain_mirror_y(struct kn_terrain *t)
+{
+    /* a box is symmetric in its own axes, so mirroring one only mirrors its
+     * centre and its yaw (its pitch is about y and stays) */
+    for (int i = 0; i < t->nparts; i++) {
+        struct kn_part *p = &t->parts[i];
+        p->c[1] = -p->c[1];
+        p->yaw = -p->yaw;
+        p->n[1] = -p->n[1];
+    }
+    /* the heightfield is centred on y = 0: mirroring reverses its rows */
+    for (int j = 0; t->hf && j < t->hf_ny / 2; j++) {
+        double *a = t->hf + (size_t)j * t->hf_nx, *b = t->hf + (size_t)(t->hf_ny - 1 - j) * t->hf_nx;
+        for (int i = 0; i < t->hf_nx; i++) {
+            double x = a[i];
+            a[i] = b[i];
+            b[i] = x;
+        }
+    }
+}

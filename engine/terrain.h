@@ -85,6 +85,14 @@ void kn_terrain_free(struct kn_terrain *t);
 /* Deep copy (heightfield samples included). */
 int kn_terrain_copy(struct kn_terrain *dst, const struct kn_terrain *src);
 const char *kn_terrain_type_name(enum kn_terrain_type t);
+/* A world point (x, y) in the terrain's own frame (its pose undone), and a
+ * world yaw as a yaw in that frame: controllers and criteria that refer to
+ * the obstacle then work wherever the terrain is placed. */
+void kn_terrain_to_local(const struct kn_terrain *t, const double w[2], double l[2]);
+double kn_terrain_yaw_local(const struct kn_terrain *t, double yaw);
+/* Mirrors the built terrain across its x-z plane (y -> -y): parts and
+ * heightfield samples; the pose is left alone. */
+void kn_terrain_mirror_y(struct kn_terrain *t);
 
 /* Reads a heightfield data file: whitespace-separated heights in metres,
  * one line per row along +y, all rows the same length; '#' starts a comment. */

@@ -350,14 +350,14 @@ static void robot_build(struct kn_world *w, struct robot *r)
     dMass m;
     dMassSetBoxTotal(&m, rp->base_mass, rp->base_box[0], rp->base_box[1], rp->base_box[2]);
     dBodySetMass(r->base, &m);
-    double cogb[3] = {0, 0, rp->cog_z}, cogw[3];
+    double cogb[3] = {rp->cog_x, 0, rp->cog_z}, cogw[3];
     rot_apply(R, cogb, cogw);
     dBodySetPosition(r->base, o[0] + cogw[0], o[1] + cogw[1], o[2] + cogw[2]);
     dBodySetRotation(r->base, R);
     r->ngeom = 0;
     for (int s = 0; s < 2; s++) {
         dGeomID g = dCreateCapsule(w->space, rp->track_radius, 2 * rp->track_pulley_x);
-        double off[3] = {0, s == KN_LEFT ? rp->track_y : -rp->track_y, -rp->cog_z};
+        double off[3] = {-rp->cog_x, s == KN_LEFT ? rp->track_y : -rp->track_y, -rp->cog_z};
         add_geom(r, g, r->base, KN_PART_TRACK_L + s, s, 1, off, Rcap);
         /* The capsule touches flat ground only at its two pulley ends, and
          * a rigid body on two contacts per belt has no unique friction
@@ -368,14 +368,15 @@ static void robot_build(struct kn_world *w, struct robot *r)
         for (int i = 1; i < w->pp.belt_points - 1; i++) {
             dGeomID sp = dCreateSphere(w->space, rp->track_radius);
             double f = (double)i / (w->pp.belt_points - 1);
-            double soff[3] = {rp->track_pulley_x * (2 * f - 1), off[1], off[2]};
+            double soff[3] = {rp->track_pulley_x * (2 * f - 1) + off[0], off[1], off[2]};
             add_geom(r, sp, r->base, KN_PART_TRACK_L + s, s, 1, soff, NULL);
         }
     }
     {
         const double *cs = rp->chassis_size;
         dGeomID g = dCreateBox(w->space, cs[0], cs[1], cs[2]);
-        double off[3] = {0, 0, -rp->track_radius + rp->chassis_clearance + 0.5 * cs[2] - rp->cog_z};
+        double off[3] = {-rp->cog_x, 0,
+                          -rp->track_radius + rp->chassis_clearance + 0.5 * cs[2] - rp->cog_z};
         add_geom(r, g, r->base, KN_PART_CHASSIS, KN_LEFT, 0, off, NULL);
     }
 
@@ -628,7 +629,7 @@ static void robot_icr(struct robot *r)
     if (!r->icr_turn)
         return;
     const dReal *p = dBodyGetPosition(r->base), *Rm = dBodyGetRotation(r->base);
-    double xb[3] = {1, 0, 0}, zb[3] = {0, 0, 1}, ob[3] = {0, 0, -r->rp.cog_z}, ow[3];
+    double xb[3] = {1, 0, 0}, zb[3] = {0, 0, 1}, ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
     rot_apply(Rm, xb, r->icr_ex);
     rot_apply(Rm, zb, r->icr_ez);
     rot_apply(Rm, ob, ow);
@@ -781,7 +782,7 @@ static void robot_pre_step(struct kn_world *w, struct robot *r)
 
 static void origin_velocity(const struct robot *r, double v[3])
 {
-    double ob[3] = {0, 0, -r->rp.cog_z}, ow[3];
+    double ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
     const dReal *Rm = dBodyGetRotation(r->base);
     rot_apply(Rm, ob, ow);
     const dReal *p = dBodyGetPosition(r->base);
@@ -898,7 +899,7 @@ int kn_world_state(const struct kn_world *w, int id, struct kn_state *s)
     rot_apply_t(Rm, omw, s->rate_rad_s);
     double aw[3] = {r->accel_w[0], r->accel_w[1], r->accel_w[2] + w->pp.gravity};
     rot_apply_t(Rm, aw, s->accel_m_s2);
-    double ob[3] = {0, 0, -r->rp.cog_z}, ow[3];
+    double ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
     rot_apply(Rm, ob, ow);
     for (int i = 0; i < 3; i++)
         s->pos_m[i] = p[i] + ow[i];
@@ -932,7 +933,7 @@ int kn_world_truth(const struct kn_world *w, int id, struct kn_truth *t)
     memset(t, 0, sizeof *t);
     const dReal *Rm = dBodyGetRotation(r->base), *p = dBodyGetPosition(r->base),
                 *v = dBodyGetLinearVel(r->base), *om = dBodyGetAngularVel(r->base);
-    double ob[3] = {0, 0, -r->rp.cog_z}, ow[3];
+    double ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
     rot_apply(Rm, ob, ow);
     for (int i = 0; i < 3; i++) {
         t->origin[i] = p[i] + ow[i];
@@ -965,8 +966,8 @@ int kn_world_outline(const struct kn_world *w, int id, struct kn_outline *o)
         return -1;
     const dReal *Rm = dBodyGetRotation(r->base), *p = dBodyGetPosition(r->base);
     const struct kn_robot_params *rp = &r->rp;
-    double pts[2][3] = {{rp->track_pulley_x, rp->track_y, -rp->cog_z},
-                        {-rp->track_pulley_x, rp->track_y, -rp->cog_z}};
+    double pts[2][3] = {{rp->track_pulley_x - rp->cog_x, rp->track_y, -rp->cog_z},
+                        {-rp->track_pulley_x - rp->cog_x, rp->track_y, -rp->cog_z}};
     double *dst[2] = {o->main_front, o->main_rear};
     for (int i = 0; i < 2; i++) {
         double wv[3];

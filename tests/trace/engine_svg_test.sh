@@ -10,7 +10,7 @@ trap 'rm -rf "$out"' EXIT
 "$engine" --scenario "$src/config/scenarios/pecka-1-straight.json" --variant 0 \
     --svg "$out/top.svg" --quiet
 "$svgcheck" --footprint 0.5,0.3 --fill 0.7 --either-way "$out/top.svg"
-"$engine" --scenario "$src/config/scenarios/kurose-step-flippers.json" --variant 3 \
+"$engine" --scenario "$src/config/scenarios/kurose-step-flippers.json" --variant 2 \
     --svg "$out/side.svg" --quiet
 "$svgcheck" --footprint 0,0 --fill 0.3 --either-way "$out/side.svg"
 grep -q "class='terrain'" "$out/side.svg"
