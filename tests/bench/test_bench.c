@@ -243,6 +243,14 @@ START_TEST(bench_quick)
         positive(r, "keycost.plain_ns.p50");
         positive(r, "keycost.ratio_p50");
         ck_assert_double_ge(num(r, "keycost.datagrams"), 40000);
+    } else if (strcmp(which, "lockstep") == 0) {
+        r = quick("lockstep", NULL);
+        positive(r, "lockstep.round_trip.step_1ms.p50_us");
+        positive(r, "lockstep.round_trip.status_req.p50_us");
+        ck_assert_int_eq((int)num(r, "lockstep.round_trip.unanswered"), 0);
+        positive(r, "lockstep.runs.0.speedup");
+        positive(r, "lockstep.runs.0.realtime_speedup");
+        ck_assert(cJSON_IsTrue(at(r, "lockstep.runs.0.pass")));
     } else if (strcmp(which, "usage") == 0) {
         char *bad1[] = { "--only", "nonsense", NULL };
         char *bad2[] = { "--rate", "0", NULL };

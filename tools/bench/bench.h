@@ -220,6 +220,7 @@ int kn_bench_rss_long(const struct kn_bench_opts *o, cJSON *root);
 int kn_bench_libcost(const struct kn_bench_opts *o, cJSON *root);
 int kn_bench_engine(const struct kn_bench_opts *o, cJSON *root);
 int kn_bench_keycost(const struct kn_bench_opts *o, cJSON *root);
+int kn_bench_lockstep(const struct kn_bench_opts *o, cJSON *root);
 
 const char *kn_sink_proto_name(enum kn_sink_proto p);
 

@@ -40,6 +40,7 @@ static const struct bench benches[] = {
     { "engine", kn_bench_engine, "kenaf-engine real-time factor per scenario" },
     { "rss-long", kn_bench_rss_long, "VmRSS of N robots at 1 kHz over a long run" },
     { "keycost", kn_bench_keycost, "shared key: sign+verify+codec per datagram, vs codec" },
+    { "lockstep", kn_bench_lockstep, "scenario runs in lockstep vs real time; STEP round trip" },
 };
 #define NBENCH (sizeof benches / sizeof benches[0])
 

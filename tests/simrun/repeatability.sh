@@ -1,0 +1,38 @@
+#!/bin/sh
+# Repeatability of lockstep scenario runs: the step climb run N times
+# (default 20) with the machine idle and N times with every core busy
+# gives N + N byte-identical trajectory CSVs.
+#   repeatability.sh KENAF-SIM-RUN SCENARIODIR CLIMB_STEP [N]
+set -eu
+run=$1 scen=$2 climb=$3 n=${4:-20}
+tmp=$(mktemp -d)
+loads=''
+trap 'for p in $loads; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+runs() { # tag
+    k=0
+    while [ "$k" -lt "$n" ]; do
+        k=$((k + 1))
+        "$run" --scenario "$scen/climb-step.json" --trajectory "$tmp/$1-$k.csv" -- "$climb" \
+            >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "$1 run $k: exit $?"; }
+    done
+}
+
+runs idle
+cores=$(nproc 2>/dev/null || echo 2)
+[ "$cores" -ge 2 ] || cores=2
+i=0
+while [ "$i" -lt "$cores" ]; do
+    sh -c 'while :; do :; done' &
+    loads="$loads $!"
+    i=$((i + 1))
+done
+runs loaded
+for p in $loads; do kill "$p"; done
+loads=''
+ref=$(cksum <"$tmp/idle-1.csv")
+for f in "$tmp"/*.csv; do
+    [ "$(cksum <"$f")" = "$ref" ] || fail "$(basename "$f") differs from idle-1.csv"
+done
+echo "PASS: $n idle and $n loaded runs ($cores busy loops), $((2 * n)) identical trajectories ($(wc -l <"$tmp/idle-1.csv") lines, cksum $ref)"
