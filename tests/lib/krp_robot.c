@@ -10,12 +10,16 @@
  *
  *   krp_robot [--port N] [--log FILE] [--time-scale X] [--mute-after S]
  *             [--backend-down-after S] [--counts-per-m N] [--max-speed MM_S]
- *             [--max-subscribers N] [--yaw0 DEG] [--belt0-m M]
+ *             [--max-subscribers N] [--yaw0 DEG] [--belt0-m M] [--lockstep 1]
  *
  * --mute-after S: from S s (wall) on, answer nothing (still obey).
  * --backend-down-after S: from S s on, report the simulator as
  * disconnected (BACKEND_UP clear), stop the belts and refuse set-points
  * with ERROR BACKEND_DOWN, as kenaf-simd does.
+ * --lockstep 1: the KRP/1 lockstep extension (docs/protocol.md): HELLO_ACK
+ * capability bit 2, the model steps only on STEP (each answered with the
+ * STATUS after it, logged as STEP), no watchdog; without it STEP is an
+ * unknown type (ERROR UNKNOWN_TYPE), as on the real robot.
  *
  * First stdout line: "PORT <n>". SIGTERM/SIGINT: log FINAL and exit 0. */
 #include <arpa/inet.h>
@@ -57,6 +61,7 @@ struct opts {
     double yaw0_deg;
     double belt0_m;
     double belt_accel; /* m/s^2 */
+    bool lockstep;     /* time passes only on STEP */
 };
 
 struct peer {
@@ -298,6 +303,28 @@ static void on_flipper(struct peer *p, struct kn_krp_msg *m, int64_t now)
     send_ack(p, &m->h);
 }
 
+static void step_model(void);
+
+/* Lockstep: the model runs the asked time in its 1 ms steps, then the
+ * STATUS after them answers the STEP. */
+static void on_step(struct peer *p, const struct kn_krp_msg *m, int64_t now)
+{
+    uint32_t us = m->u.step.advance_us;
+    if (!R.o.lockstep) {
+        send_error(p, m->h.seq, m->h.type, KN_KRP_ERR_UNKNOWN_TYPE, now);
+        return;
+    }
+    if (us < KN_KRP_STEP_MIN_US || us > KN_KRP_STEP_MAX_US) {
+        send_error(p, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+        return;
+    }
+    long n = lround(us * 1e-6 / STEP_S);
+    for (long i = 0; i < n; i++)
+        step_model();
+    log_event("STEP", " us=%u", us);
+    send_status(p, m->h.seq);
+}
+
 static void on_datagram(const uint8_t *buf, size_t n, const struct sockaddr_in *from, int64_t now)
 {
     struct kn_krp_msg m;
@@ -326,7 +353,8 @@ static void on_datagram(const uint8_t *buf, size_t n, const struct sockaddr_in *
         a.u.hello_ack.simulated = 1;
         a.u.hello_ack.backend = KN_KRP_BACKEND_ENGINE;
         snprintf(a.u.hello_ack.robot_name, sizeof a.u.hello_ack.robot_name, "test-robot");
-        a.u.hello_ack.capabilities = KN_KRP_CAP_GROUND_TRUTH;
+        a.u.hello_ack.capabilities =
+            KN_KRP_CAP_GROUND_TRUTH | (R.o.lockstep ? KN_KRP_CAP_LOCKSTEP : 0);
         a.u.hello_ack.counts_per_m = R.o.counts_per_m;
         a.u.hello_ack.max_speed_mm_s = R.o.max_speed;
         a.u.hello_ack.flipper_min_cdeg = R.o.flip_min;
@@ -379,6 +407,9 @@ static void on_datagram(const uint8_t *buf, size_t n, const struct sockaddr_in *
         send_ack(p, &m.h);
         break;
     }
+    case KN_KRP_STEP:
+        on_step(p, &m, now);
+        break;
     case KN_KRP_ESTOP:
         if (m.u.estop.engage > 1) {
             send_error(p, m.h.seq, m.h.type, KN_KRP_ERR_RANGE, now);
@@ -435,10 +466,10 @@ static void step_model(void)
 static void run_timers(int64_t now)
 {
     double sim_target = (double)(now - R.wall0) / 1e9 * R.o.time_scale;
-    for (int n = 0; n < 20000 && R.s.time_s + STEP_S <= sim_target; n++)
+    for (int n = 0; n < 20000 && !R.o.lockstep && R.s.time_s + STEP_S <= sim_target; n++)
         step_model();
 
-    if (R.wd_armed && now - R.last_crawler > WATCHDOG_NS) {
+    if (R.wd_armed && !R.o.lockstep && now - R.last_crawler > WATCHDOG_NS) {
         R.belt_cmd[0] = R.belt_cmd[1] = 0;
         R.wd_armed = false;
         R.wd_tripped = true;
@@ -522,6 +553,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->yaw0_deg = d;
         } else if (strcmp(a, "--belt0-m") == 0) {
             o->belt0_m = d;
+        } else if (strcmp(a, "--lockstep") == 0) {
+            o->lockstep = d != 0;
         } else {
             fprintf(stderr, "krp_robot: unknown or out-of-range option %s %s\n", a, v);
             return -1;
