@@ -295,6 +295,30 @@ START_TEST(world_control)
 }
 END_TEST
 
+/* A fixed type family other than the world's: the clock is refused and
+ * counted, the robot never comes up; GZ_PARTITION wins over IGN_PARTITION
+ * and keeps another robot's node apart from this world. */
+START_TEST(family_and_partition)
+{
+    world_start(&world);
+    h_daemon_start(&simd, robot_json(", \"messages\": \"gz\""));
+    ck_assert(h_wait_stat(&simd, "robots.0.backend.gz.type_mismatch", 1, H_LONG_MS));
+    h_sleep_ms(1500);
+    ck_assert_double_eq(STAT("up"), 0);
+    ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gz.messages"), "gz");
+    h_signal(&simd.proc, SIGTERM);
+    ck_assert_int_eq(h_wait_exit(&simd.proc, 5000), 0);
+
+    struct h_daemon other;
+    char *env[] = { "GZ_PARTITION=elsewhere", NULL };
+    h_daemon_launch(&other, "other", robot_json(""), NULL, env, true);
+    h_sleep_ms(2500); /* two heartbeats and subscriptions */
+    ck_assert_str_eq(h_stat_str(&other, "robots.0.backend.gz.partition"), "elsewhere");
+    ck_assert_double_eq(h_stat(&other, "robots.0.backend.gz.world_arrivals"), 0);
+    ck_assert_double_eq(h_stat(&other, "robots.0.backend.up"), 0);
+}
+END_TEST
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -319,6 +343,7 @@ int main(void)
         { "flippers", flippers_reapplied, 90, netns_setup, NULL },
         { "stale", stale_when_silent, 60, netns_setup, NULL },
         { "control", world_control, 60, netns_setup, NULL },
+        { "family-partition", family_and_partition, 60, netns_setup, NULL },
     };
     return h_run_cases("gz-interop", cases, sizeof cases / sizeof cases[0]);
 }
