@@ -100,7 +100,7 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
     const struct kn_sample *s = &local;
     if (cs->n == 0) {
         cs->first = *s;
-        cs->best_x = s->cog[0];
+        cs->best_x = c->dir * s->cog[0];
         cs->best_x_t = s->t;
     }
     cs->n++;
@@ -124,20 +124,22 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
                      s->cog[2], s->cog[0]);
             return 1;
         }
-        if (s->cog[0] > cs->best_x + 0.01) {
-            cs->best_x = s->cog[0];
+        /* progress along the crossing direction (-x when descending) */
+        if (c->dir * s->cog[0] > cs->best_x + 0.01) {
+            cs->best_x = c->dir * s->cog[0];
             cs->best_x_t = s->t;
         }
         if (s->t - cs->best_x_t > c->stall_s) {
             *passed = 0;
             snprintf(why, whylen, "no progress for %.0f s (CoG x stuck at %.3f m, needs %.3f)",
-                     c->stall_s, cs->best_x, c->pass_x);
+                     c->stall_s, c->dir * cs->best_x, c->pass_x);
             return 1;
         }
-        if (s->cog[0] >= c->pass_x && s->contacts > 0 &&
+        if (c->dir * s->cog[0] >= c->dir * c->pass_x && s->contacts > 0 &&
             (!c->on_top || s->zmin >= c->level_z - 0.01)) {
             *passed = 1;
-            snprintf(why, whylen, "CoG x %.3f >= %.3f m at t=%.2f s%s", s->cog[0], c->pass_x,
+            snprintf(why, whylen, "CoG x %.3f %s %.3f m at t=%.2f s%s", s->cog[0],
+                     c->dir > 0 ? ">=" : "<=", c->pass_x,
                      s->t, c->on_top ? ", all contacts on the upper level" : "");
             return 1;
         }

@@ -81,8 +81,9 @@ struct kn_physics_params {
 };
 
 /* The defaults: 1 ms steps, ERP 0.2, SOR 1.3 and a 1 mm surface layer as in
- * ODE's and Gazebo's own defaults, 20 sweeps, 4 contacts per geom pair;
- * 5 contact points along each main track and 3 along each flipper;
+ * ODE's and Gazebo's own defaults, 10 sweeps (stairs scenarios ask for 20), 4 contacts per geom pair;
+ * 3 contact points along each main track and each flipper (its ends
+ * and middle);
  * docs/engine.md says why. */
 void kn_physics_defaults(struct kn_physics_params *p);
 

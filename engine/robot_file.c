@@ -15,7 +15,7 @@ void kn_physics_defaults(struct kn_physics_params *p)
 {
     memset(p, 0, sizeof *p);
     p->step_s = 0.001;
-    p->iterations = 20;
+    p->iterations = 10;
     p->sor = 1.3;
     p->erp = 0.2;
     p->cfm = 1e-6;
@@ -26,7 +26,7 @@ void kn_physics_defaults(struct kn_physics_params *p)
     p->seed = 0;
     p->gravity = 9.81;
     p->flipper_collision = 1;
-    p->belt_points = 5;
+    p->belt_points = 3;
     p->flipper_points = 3;
 }
 

@@ -175,12 +175,13 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
         "max_tilt_deg", "target",   "tol_m",      "yaw_tol_rad", "yaw_rad",     "drift_m",
         "after_s",    "rms_m",      "radius_tol", "close_m",    "drive_s",      "distance_m",
         "progress",   "stop_s",     "slip_m",     "settle_s",   "creep_m",      "pitch_tol_deg",
-        "vel_tol_m_s", "depth_tol_m", "pass_x", "tol_rad", NULL};
-    int on_top = 0;
+        "vel_tol_m_s", "depth_tol_m", "pass_x", "tol_rad", "descend", NULL};
+    int on_top = 0, descend = 0;
     double drive[2] = {0, 0}, pass_x = NAN;
     if (kn_json_only_keys(o, keys, ctx, err, errlen) ||
         kn_json_num_opt(o, "margin_m", 0, 10, &margin, ctx, err, errlen) ||
         kn_json_bool_opt(o, "on_top", &on_top, ctx, err, errlen) ||
+        kn_json_bool_opt(o, "descend", &descend, ctx, err, errlen) ||
         kn_json_num_opt(o, "fall_below_m", -10, 10, &fall_below, ctx, err, errlen) ||
         kn_json_num_opt(o, "stall_s", 0.1, 1000, &c->stall_s, ctx, err, errlen) ||
         kn_json_num_opt(o, "max_tilt_deg", 1, 180, &tilt_deg, ctx, err, errlen) ||
@@ -214,6 +215,13 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
     /* obstacle geometry comes from the terrain so variants only change it there */
     c->pass_x = isnan(pass_x) ? t->far_x + margin : pass_x;
     c->level_z = on_top ? t->top_z : -INFINITY;
+    /* descending (from the upper level, driving towards -x): passed once the
+     * CoG is margin beyond the obstacle's near edge, on the lower level */
+    c->dir = descend ? -1 : 1;
+    if (descend) {
+        c->pass_x = isnan(pass_x) ? t->edge_x - margin : pass_x;
+        c->level_z = -INFINITY;
+    }
     if (!isnan(fall_below))
         c->fall_z = fall_below;
     return 0;

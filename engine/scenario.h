@@ -45,6 +45,7 @@ struct kn_criterion {
     /* cross */
     double pass_x, level_z, fall_z, stall_s, max_tilt;
     int on_top; /* all contacts must be on level_z */
+    double dir; /* +1: pass beyond pass_x going +x; -1 (descend): below it, going -x */
     /* straight / return */
     double target[2], tol_m, yaw_tol;
     /* rotate */

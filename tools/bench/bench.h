@@ -41,6 +41,8 @@ struct kn_bench_opts {
     const char *engine;       /* kenaf-engine executable */
     const char *socat;        /* socat executable, NULL: none found */
     const char *config_dir;   /* the source tree's config/ (engine scenarios) */
+    const char *engine_base;  /* engine: a baseline kenaf-engine (another build), or NULL */
+    const char *config_base;  /* its config/ (default: config_dir) */
     char scratch[128];        /* per-run scratch directory */
 };
 

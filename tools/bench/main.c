@@ -70,6 +70,9 @@ static void usage(FILE *f)
             "  --engine PATH      kenaf-engine (likewise)\n"
             "  --socat PATH|none  socat (default: PATH); none: no relay baseline\n"
             "  --config-dir DIR   config/ with robots, terrains, scenarios (engine)\n"
+            "  --engine-baseline PATH  engine: also time this kenaf-engine's validation\n"
+            "                     (another build, e.g. of an earlier commit), taking turns\n"
+            "  --config-baseline DIR   its config/ (default: --config-dir)\n"
             "  --no-pin           do not pin kenaf-simd and the generator to CPUs\n"
             "  --keep             keep the scratch directory (configs, logs)\n"
             "  -v, --verbose      progress of long runs\n"
@@ -116,7 +119,7 @@ static void count_targets(const cJSON *o, int *pass, int *fail)
 /* The command line as given: values not yet settled into kn_bench_opts. */
 struct cli {
     double rate, dur, robots, step, rss, calls;
-    const char *only, *json, *simd, *engine, *socat, *cfgdir;
+    const char *only, *json, *simd, *engine, *socat, *cfgdir, *engine_base, *cfg_base;
 };
 
 /* 0 parsed, 1 --help printed, 2 usage error (said on stderr). */
@@ -136,6 +139,8 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
         O_ENGINE,
         O_SOCAT,
         O_CFG,
+        O_ENGINE_BASE,
+        O_CFG_BASE,
         O_NOPIN,
         O_KEEP,
         O_QUICK,
@@ -155,6 +160,8 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
         { "engine", required_argument, NULL, O_ENGINE },
         { "socat", required_argument, NULL, O_SOCAT },
         { "config-dir", required_argument, NULL, O_CFG },
+        { "engine-baseline", required_argument, NULL, O_ENGINE_BASE },
+        { "config-baseline", required_argument, NULL, O_CFG_BASE },
         { "no-pin", no_argument, NULL, O_NOPIN },
         { "keep", no_argument, NULL, O_KEEP },
         { "verbose", no_argument, NULL, 'v' },
@@ -191,6 +198,8 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
         case O_ENGINE: a->engine = optarg; break;
         case O_SOCAT: a->socat = optarg; break;
         case O_CFG: a->cfgdir = optarg; break;
+        case O_ENGINE_BASE: a->engine_base = optarg; break;
+        case O_CFG_BASE: a->cfg_base = optarg; break;
         case O_NOPIN: o->pin = false; break;
         case O_KEEP: o->keep = true; break;
         case 'v': o->verbose = true; break;
@@ -252,6 +261,8 @@ static int settle_opts(struct kn_bench_opts *o, const struct cli *a, const bool 
                    ? NULL
                    : kn_bench_find_exe(a->socat, NULL, "socat");
     o->config_dir = a->cfgdir ? a->cfgdir : KN_BENCH_CONFIG_DIR;
+    o->engine_base = a->engine_base;
+    o->config_base = a->cfg_base ? a->cfg_base : o->config_dir;
     bool need_simd = false;
     for (size_t i = 0; i < NBENCH; i++)
         need_simd |= want[i] && strcmp(benches[i].name, "engine") != 0 &&
