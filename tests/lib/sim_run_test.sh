@@ -1,7 +1,8 @@
 #!/bin/sh
 # kenaf-sim-run's environment handling: library directory first in
 # LD_LIBRARY_PATH, KENAF_ROBOT from --robot or kept, a warning (never a
-# failure) for a program that does not load libkenaf.so.1.
+# failure) for a program that does not load libkenaf.so.1; the usage errors
+# of the scenario options.
 #   sim_run_test.sh KENAF_SIM_RUN LIBDIR SQUARE
 set -eu
 sim_run=$1
@@ -35,4 +36,23 @@ grep -q 'cannot connect' "$err" || fail "square did not report the missing robot
 
 "$sim_run" >"$out" 2>"$err" && fail "no program accepted"
 grep -q usage "$err" || fail "no usage message"
+
+# Usage errors of the scenario options, each exit 2 before anything runs:
+# scenario options without --scenario, a bad speed, idle or trajectory
+# suffix, --robot with --scenario.
+usage_error() { # what, args...
+    what=$1
+    shift
+    set +e
+    "$sim_run" "$@" >"$out" 2>"$err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || fail "$what: exit $rc, want 2"
+}
+usage_error "--junit without --scenario" --junit x.xml -- "$square"
+grep -q 'need --scenario' "$err" || fail "--junit without --scenario: no reason given"
+usage_error "--speed fast" --scenario x.json --speed fast -- "$square"
+usage_error "--idle abc" --scenario x.json --idle abc -- "$square"
+usage_error "--trajectory x.txt" --scenario x.json --trajectory x.txt -- "$square"
+usage_error "--robot with --scenario" --scenario x.json --robot 127.0.0.1:1 -- "$square"
 echo ok
