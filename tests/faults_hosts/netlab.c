@@ -112,21 +112,184 @@ const char *nl_unavailable(void)
     return NULL;
 }
 
-const char *nl_netem_unavailable(void)
+/* ---- shaping ---- */
+
+/* The link ends, their namespaces and the NFQUEUE number of each. */
+static const struct { enum nl_host h; const char *ifname; int queue; } ends[] = {
+    {NL_CTL, NL_CTL_IF, 0}, {NL_DAEMON, NL_DC_IF, 1}, {NL_DAEMON, NL_DS_IF, 2}, {NL_SIM, NL_SIM_IF, 3},
+};
+#define NENDS (sizeof ends / sizeof ends[0])
+
+static enum nl_shaper shaped;
+static pid_t shaper_pid[NL_HOSTS];
+static pid_t shaper_owner;       /* the process whose children the shapers are */
+static char shaper_base[NL_HOSTS][128];
+
+/* A throw-away namespace for a probe. */
+static bool probe_ns(char *name, size_t len)
 {
-    if (!tool_runs("tc"))
-        return "tc (Debian package iproute2) not found";
-    /* netem itself: a throw-away namespace with a netem qdisc on its lo */
-    char name[64];
-    snprintf(name, sizeof name, "kn-lab-%d-probe", (int)getpid());
+    snprintf(name, len, "kn-lab-%d-probe", (int)getpid());
     char *add[] = {"ip", "netns", "add", name, NULL};
-    if (nl_cmd(add, NULL, 0) != 0)
-        return "ip netns add failed";
-    char *tc[] = {"tc", "-n", name, "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms", NULL};
-    bool netem = nl_cmd(tc, NULL, 0) == 0;
+    return nl_cmd(add, NULL, 0) == 0;
+}
+
+static void probe_del(char *name)
+{
     char *del[] = {"ip", "netns", "del", name, NULL};
     nl_cmd(del, NULL, 0);
-    return netem ? NULL : "this kernel has no netem qdisc (sch_netem)";
+}
+
+/* Reads the shaper's stats file; its "report N" in *report. */
+static bool read_stats(const char *path, char *buf, size_t len, long *report)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return sscanf(buf, "report %ld", report) == 1;
+}
+
+/* Starts nfq_shaper in a namespace (ns: its name) on the given queues;
+ * waits until it has bound them (its first report). */
+static pid_t shaper_start(const char *ns, const char *base, const char *queues, const char *spec,
+                          unsigned long seed)
+{
+    const char *exe = getenv("KN_NFQ_SHAPER");
+    if (exe == NULL)
+        return -1;
+    char stats[192], out[192], err[192], seeds[32], qbuf[128], sbuf[256];
+    snprintf(stats, sizeof stats, "%s.stats", base);
+    snprintf(out, sizeof out, "%s.out", base);
+    snprintf(err, sizeof err, "%s.err", base);
+    snprintf(seeds, sizeof seeds, "%lu", seed);
+    snprintf(qbuf, sizeof qbuf, "%s", queues);
+    snprintf(sbuf, sizeof sbuf, "%s", spec);
+    unlink(stats);
+    char *argv[48];
+    int n = 0;
+    argv[n++] = "ip";
+    argv[n++] = "netns";
+    argv[n++] = "exec";
+    argv[n++] = (char *)ns;
+    argv[n++] = (char *)exe;
+    argv[n++] = "--with-parent";
+    argv[n++] = "--seed";
+    argv[n++] = seeds;
+    argv[n++] = "--stats";
+    argv[n++] = stats;
+    n = add_words(argv, n, 40, qbuf);
+    argv[n++] = "--";
+    add_words(argv, n, 48, sbuf);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "ip", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return -1;
+    char buf[4096];
+    long report;
+    for (int i = 0; i < 500; i++) {   /* 5 s */
+        if (read_stats(stats, buf, sizeof buf, &report))
+            return pid;
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            fprintf(stderr, "netlab: nfq_shaper in %s exited:\n", ns);
+            char *cat[] = {"cat", err, NULL};
+            nl_cmd(cat, NULL, 0);
+            return -1;
+        }
+        usleep(10000);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    fprintf(stderr, "netlab: nfq_shaper in %s not ready after 5 s\n", ns);
+    return -1;
+}
+
+/* The shaper's files: its stats, stdout and stderr. */
+static void shaper_files_rm(const char *base)
+{
+    for (const char *ext = ".stats\0.out\0.err\0"; *ext; ext += strlen(ext) + 1) {
+        char path[512];
+        snprintf(path, sizeof path, "%s%s", base, ext);
+        unlink(path);
+    }
+}
+
+static void shaper_stop(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+static bool nfqueue_rule(const char *ns, const char *ifname, int queue, bool add)
+{
+    char q[16];
+    snprintf(q, sizeof q, "%d", queue);
+    char *argv[] = {"ip", "netns", "exec", (char *)ns, "iptables-legacy", "-w", "-t", "mangle",
+                    add ? "-A" : "-D", "POSTROUTING", "-o", (char *)ifname, "-j", "NFQUEUE",
+                    "--queue-num", q, NULL};
+    if (nl_cmd(argv, NULL, 0) == 0)
+        return true;
+    fprintf(stderr, "netlab: failed: ip netns exec %s iptables-legacy -t mangle %s POSTROUTING -o %s "
+            "-j NFQUEUE --queue-num %d\n", ns, add ? "-A" : "-D", ifname, queue);
+    return false;
+}
+
+enum nl_shaper nl_shaper_probe(char *why, size_t whylen)
+{
+    char name[64];
+    const char *no_netem = NULL;
+    if (!tool_runs("tc"))
+        no_netem = "tc (Debian package iproute2) not found";
+    else if (!probe_ns(name, sizeof name)) {
+        snprintf(why, whylen, "ip netns add failed");
+        return NL_SHAPE_NONE;
+    } else {
+        /* netem itself: a netem qdisc on a throw-away namespace's lo */
+        char *tc[] = {"tc", "-n", name, "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms", NULL};
+        bool netem = nl_cmd(tc, NULL, 0) == 0;
+        probe_del(name);
+        if (netem) {
+            snprintf(why, whylen, "-");
+            return NL_SHAPE_NETEM;
+        }
+        no_netem = "this kernel has no netem qdisc (sch_netem)";
+    }
+    /* the shaper: built, an NFQUEUE rule taken by iptables-legacy, and the
+     * shaper binding a queue (nfnetlink_queue) in a throw-away namespace */
+    const char *no_nfq = NULL;
+    if (getenv("KN_NFQ_SHAPER") == NULL)
+        no_nfq = "nfq_shaper not built (libnetfilter-queue-dev, libmnl-dev)";
+    else if (!tool_runs("iptables-legacy"))
+        no_nfq = "iptables-legacy (Debian package iptables) not found";
+    else if (!probe_ns(name, sizeof name))
+        no_nfq = "ip netns add failed";
+    else {
+        char base[128];
+        snprintf(base, sizeof base, "/tmp/%s", name);
+        pid_t pid = shaper_start(name, base, "0", "delay 1ms", 1);
+        if (pid < 0)
+            no_nfq = "nfq_shaper could not bind an NFQUEUE (nfnetlink_queue)";
+        else if (!nfqueue_rule(name, "lo", 0, true))
+            no_nfq = "iptables-legacy cannot add an NFQUEUE rule (x_tables, xt_NFQUEUE)";
+        if (pid > 0)
+            shaper_stop(pid);
+        probe_del(name);
+        shaper_files_rm(base);
+    }
+    if (no_nfq == NULL) {
+        snprintf(why, whylen, "%s", no_netem);
+        return NL_SHAPE_NFQUEUE;
+    }
+    snprintf(why, whylen, "%s; %s", no_netem, no_nfq);
+    return NL_SHAPE_NONE;
 }
 
 /* Namespaces left by a run that was killed outright (its pid is gone). */
@@ -148,8 +311,25 @@ static void remove_stale(void)
     closedir(d);
 }
 
+/* Stops the shapers (in the process that started them) and removes
+ * their files. */
+static void shapers_down(void)
+{
+    if (getpid() != shaper_owner)
+        return;
+    for (int h = 0; h < NL_HOSTS; h++) {
+        if (shaper_pid[h] > 0)
+            shaper_stop(shaper_pid[h]);
+        shaper_pid[h] = 0;
+        if (shaper_base[h][0])
+            shaper_files_rm(shaper_base[h]);
+    }
+    shaper_owner = 0;
+}
+
 void nl_down(void)
 {
+    shapers_down();
     if (!built || getpid() != owner)
         return;
     built = false;
@@ -246,7 +426,7 @@ bool nl_link(enum nl_host h, const char *ifname, bool up)
     return ip_in(h, w);
 }
 
-bool nl_netem(enum nl_host h, const char *ifname, const char *spec)
+static bool netem_on(enum nl_host h, const char *ifname, const char *spec)
 {
     char words[512];
     char *argv[40];
@@ -255,25 +435,108 @@ bool nl_netem(enum nl_host h, const char *ifname, const char *spec)
     argv[n++] = "-n";
     argv[n++] = ns_name[h];
     argv[n++] = "qdisc";
-    argv[n++] = spec ? "replace" : "del";
+    argv[n++] = "replace";
     argv[n++] = "dev";
     argv[n++] = (char *)ifname;
     argv[n++] = "root";
-    argv[n] = NULL;
-    if (spec) {
-        argv[n++] = "netem";
-        snprintf(words, sizeof words, "%s", spec);
-        add_words(argv, n, 40, words);
-    }
+    argv[n++] = "netem";
+    snprintf(words, sizeof words, "%s", spec);
+    add_words(argv, n, 40, words);
     if (nl_cmd(argv, NULL, 0) == 0)
         return true;
-    fprintf(stderr, "netlab: failed: tc -n %s qdisc ... dev %s netem %s\n", ns_name[h], ifname,
-            spec ? spec : "(del)");
+    fprintf(stderr, "netlab: failed: tc -n %s qdisc replace dev %s root netem %s\n", ns_name[h],
+            ifname, spec);
     return false;
 }
 
-long nl_netem_dropped(enum nl_host h, const char *ifname)
+bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed)
 {
+    shaped = how;
+    if (how == NL_SHAPE_NETEM) {
+        for (size_t i = 0; i < NENDS; i++)
+            if (!netem_on(ends[i].h, ends[i].ifname, spec))
+                return false;
+        return true;
+    }
+    if (how != NL_SHAPE_NFQUEUE)
+        return true;
+    /* one shaper per namespace, bound to the queues of its ends, before
+     * the rules that feed them (a queue nobody has bound drops) */
+    shaper_owner = getpid();
+    atexit(shapers_down);   /* also in a forked test case that started them */
+    for (int h = 0; h < NL_HOSTS; h++) {
+        char queues[64] = "";
+        for (size_t i = 0; i < NENDS; i++)
+            if (ends[i].h == (enum nl_host)h)
+                snprintf(queues + strlen(queues), sizeof queues - strlen(queues), "%s%d=%s",
+                         queues[0] ? " " : "", ends[i].queue, ends[i].ifname);
+        snprintf(shaper_base[h], sizeof shaper_base[h], "/tmp/%s-shaper", ns_name[h]);
+        shaper_pid[h] = shaper_start(ns_name[h], shaper_base[h], queues, spec, seed + (unsigned long)h);
+        if (shaper_pid[h] < 0)
+            return false;
+    }
+    for (size_t i = 0; i < NENDS; i++)
+        if (!nfqueue_rule(ns_name[ends[i].h], ends[i].ifname, ends[i].queue, true))
+            return false;
+    return true;
+}
+
+/* Asks the namespace's shaper for a fresh report (SIGUSR1) and returns the
+ * line of the queue on ifname. */
+static bool shaper_line(enum nl_host h, const char *ifname, char *line, size_t len)
+{
+    if (shaper_pid[h] <= 0)
+        return false;
+    char stats[192], buf[4096];
+    snprintf(stats, sizeof stats, "%s.stats", shaper_base[h]);
+    long before = -1, now = -1;
+    if (!read_stats(stats, buf, sizeof buf, &before) || kill(shaper_pid[h], SIGUSR1) != 0)
+        return false;
+    for (int i = 0; i < 200 && (!read_stats(stats, buf, sizeof buf, &now) || now <= before); i++)
+        usleep(10000);
+    if (now <= before)
+        return false;
+    char key[64];
+    snprintf(key, sizeof key, " %s seen ", ifname);
+    for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        if (strncmp(l, "queue ", 6) == 0 && strstr(l, key) != NULL) {
+            snprintf(line, len, "%s", l);
+            return true;
+        }
+    return false;
+}
+
+static long field(const char *line, const char *name)
+{
+    char key[48];
+    snprintf(key, sizeof key, " %s ", name);
+    const char *p = strstr(line, key);
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+bool nl_shaper_counts(enum nl_host h, const char *ifname, struct nl_shaper_counts *c)
+{
+    char line[512];
+    if (!shaper_line(h, ifname, line, sizeof line))
+        return false;
+    *c = (struct nl_shaper_counts){
+        field(line, "seen"), field(line, "lost"), field(line, "delayed"), field(line, "reordered"),
+        field(line, "overlimit"), field(line, "gone"), field(line, "refused"), field(line, "max_held"),
+        field(line, "kernel_dropped"), field(line, "user_dropped"),
+    };
+    return c->seen >= 0 && c->kernel_dropped >= 0 && c->user_dropped >= 0;
+}
+
+long nl_shape_dropped(enum nl_host h, const char *ifname)
+{
+    if (shaped == NL_SHAPE_NONE)
+        return 0;
+    if (shaped == NL_SHAPE_NFQUEUE) {
+        struct nl_shaper_counts c;
+        if (!nl_shaper_counts(h, ifname, &c))
+            return -1;
+        return c.lost + c.overlimit + c.gone + c.refused + c.kernel_dropped + c.user_dropped;
+    }
     char *argv[] = {"tc", "-n", ns_name[h], "-s", "qdisc", "show", "dev", (char *)ifname, NULL};
     char out[4096];
     if (nl_cmd(argv, out, sizeof out) != 0)

@@ -2,7 +2,9 @@
  * controller <-> daemon <-> simulator, each pair on a veth link of its own
  * /24, no route beyond it (the daemon's namespace does not forward, so the
  * controller cannot reach the simulator and nothing leaves the lab).
- * Built with ip(8) and tc(8) as root; the namespaces carry this process's
+ * Built with ip(8) as root; the links are shaped by tc(8) netem where the
+ * kernel has it, else by nfq_shaper (a user-space netem on the NFQUEUE
+ * target of iptables-legacy). The namespaces carry this process's
  * pid in their names and are deleted at exit, on SIGTERM/SIGINT, and by
  * the next run if a run was killed outright. */
 #ifndef KN_NETLAB_H
@@ -28,8 +30,11 @@ enum nl_host { NL_CTL = 0, NL_DAEMON, NL_SIM, NL_HOSTS };
 
 /* Why the lab cannot be built here (not root, no ip), or NULL when it can. */
 const char *nl_unavailable(void);
-/* Why its links cannot be shaped (no tc, a kernel without netem), or NULL. */
-const char *nl_netem_unavailable(void);
+/* What shapes the links: netem, else the user-space shaper, else nothing. */
+enum nl_shaper { NL_SHAPE_NONE = 0, NL_SHAPE_NETEM, NL_SHAPE_NFQUEUE };
+/* Probes (in throw-away namespaces) what can shape the links here; why
+ * says why netem (and, for NL_SHAPE_NONE, the shaper too) cannot. */
+enum nl_shaper nl_shaper_probe(char *why, size_t whylen);
 /* Builds the lab; false (with the failing command on stderr) on failure.
  * Registers the clean-up. */
 bool nl_up(void);
@@ -46,11 +51,23 @@ void nl_enter(enum nl_host h);
 int nl_cmd(char *const argv[], char *out, size_t outlen);
 /* ip -n NS link set IF up|down. */
 bool nl_link(enum nl_host h, const char *ifname, bool up);
-/* tc qdisc replace ... netem SPEC (words separated by spaces) on one end;
- * spec NULL removes it. */
-bool nl_netem(enum nl_host h, const char *ifname, const char *spec);
-/* Packets netem dropped on that end ("dropped N" of tc -s), or -1. */
-long nl_netem_dropped(enum nl_host h, const char *ifname);
+/* Shapes the egress of all four link ends with netem SPEC (words separated
+ * by spaces, tc-netem(8)'s delay/loss/reorder), by what was probed: tc
+ * qdisc netem on each end, or one nfq_shaper per namespace (started with
+ * seed, its queue fed by an iptables-legacy NFQUEUE rule per end).
+ * Stopped by nl_down. */
+bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed);
+/* What the shaping on one end dropped: netem's "dropped N"; the shaper's
+ * losses, its over-limit drops, the held packets the kernel flushed when
+ * the device went down, and the kernel's queue-full and socket-overflow
+ * drops of its queue. -1 when it cannot be read. */
+long nl_shape_dropped(enum nl_host h, const char *ifname);
+/* The shaper's counters on one end (nl_shape with NL_SHAPE_NFQUEUE). */
+struct nl_shaper_counts {
+    long seen, lost, delayed, reordered, overlimit, gone, refused, max_held, kernel_dropped,
+        user_dropped;
+};
+bool nl_shaper_counts(enum nl_host h, const char *ifname, struct nl_shaper_counts *c);
 /* A counter of the Udp: lines of the host's /proc/net/snmp (InDatagrams,
  * OutDatagrams, NoPorts, InErrors, RcvbufErrors, SndbufErrors), or -1. */
 long nl_udp_counter(enum nl_host h, const char *name);

@@ -1,6 +1,8 @@
 /* Faults across hosts: controller, kenaf-simd and simulator each in a
- * network namespace of its own (netlab.h), the two links shaped by netem
- * (delay with jitter, loss, reordering) and each taken down for 5 s.
+ * network namespace of its own (netlab.h), the two links shaped (delay
+ * with jitter, loss, reordering: tc netem where the kernel has it, else
+ * the user-space NFQUEUE shaper with the same model, nfq_shaper.c) and
+ * each taken down for 5 s.
  * kenaf-engine serves USARSim in the simulator's namespace, kenaf-simd
  * reaches it there and listens on its controller-side address; in the
  * controller's namespace examples/square runs through kenaf-sim-run
@@ -10,9 +12,10 @@
  * long each takes to recover, and that the counters add up: every
  * datagram the kernels counted is counted by kenaf-simd or dropped by a
  * counter that says where. FIGURE lines carry the numbers for
- * docs/robustness.md. Root only (exit 77 otherwise). On a kernel without
- * netem the links stay unshaped and the rest runs all the same (the test
- * says so first): the outages and the counters do not need it. */
+ * docs/robustness.md. Root only (exit 77 otherwise). With neither netem
+ * nor the shaper (not built, no iptables-legacy) the links stay unshaped
+ * and the rest runs all the same (the test says so first): the outages
+ * and the counters do not need it. */
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "faults.h"
@@ -39,8 +43,10 @@
 static struct h_daemon d;
 static struct h_proc engine;
 static struct h_udp u;
-static const char *no_netem;   /* why the links are not shaped, or NULL */
-static char shaping[160];      /* what the links are, for the figures */
+static enum nl_shaper shaper;  /* what shapes the links */
+static char why[256];          /* why netem (or all shaping) is not available */
+static unsigned long seed;     /* the shaper's (KN_SHAPER_SEED, else the clock) */
+static char shaping[512];      /* what the links are, for the figures */
 
 static double slow(void)
 {
@@ -208,15 +214,19 @@ static void start_processes(void)
 
 static void shape_links(void)
 {
-    if (no_netem != NULL) {
-        snprintf(shaping, sizeof shaping, "unshaped (%s)", no_netem);
+    switch (shaper) {
+    case NL_SHAPE_NETEM:
+        snprintf(shaping, sizeof shaping, "netem %s", NETEM);
+        break;
+    case NL_SHAPE_NFQUEUE:
+        snprintf(shaping, sizeof shaping, "user-space NFQUEUE shaper %s (seed %lu; %s)", NETEM, seed,
+                 why);
+        break;
+    default:
+        snprintf(shaping, sizeof shaping, "unshaped (%s)", why);
         return;
     }
-    snprintf(shaping, sizeof shaping, "netem %s", NETEM);
-    ck_assert(nl_netem(NL_CTL, NL_CTL_IF, NETEM));
-    ck_assert(nl_netem(NL_DAEMON, NL_DC_IF, NETEM));
-    ck_assert(nl_netem(NL_DAEMON, NL_DS_IF, NETEM));
-    ck_assert(nl_netem(NL_SIM, NL_SIM_IF, NETEM));
+    ck_assert_msg(nl_shape(shaper, NETEM, seed), "shaping the links failed (see above)");
 }
 
 /* examples/square through kenaf-sim-run, from the controller's namespace. */
@@ -248,6 +258,15 @@ static void run_square(void)
     ck_assert_msg(dist_mm(&before, &after) < 40, "square ends %.1f mm off", dist_mm(&before, &after));
 }
 
+/* How many samples from index from on got their STATUS (for a failure message). */
+static int answered_since(int from)
+{
+    int n = 0;
+    for (int i = from; i < nsmp; i++)
+        n += smp[i].answered;
+    return n;
+}
+
 /* One outage as sampled: when the link went down and up, the last
  * sample answered before (the robot driving), and the first that showed
  * the outage (sign). */
@@ -273,7 +292,10 @@ static struct outage outage(const char *ifname, int after_ms, bool (*sign)(const
     ck_assert(nl_link(NL_DAEMON, ifname, true));
     drive(after_ms);
     o.before = last_answer_before(*down);
-    ck_assert_msg(o.before >= from && driving(&smp[o.before]), "not driving before the outage");
+    ck_assert_msg(o.before >= from, "no STATUS answered in the 2 s before the outage");
+    ck_assert_msg(driving(&smp[o.before]), "not driving before the outage: flags 0x%x, belts %d mm/s "
+                  "(%d samples before, %d answered)", (unsigned)smp[o.before].s.flags,
+                  (int)smp[o.before].s.crawler_speed_mm_s[0], nsmp - from, answered_since(from));
     o.sign = first_after(*down, sign);
     ck_assert_msg(o.sign >= 0 && smp[o.sign].t_us < *up, "%s never showed during the outage", what);
     return o;
@@ -364,17 +386,53 @@ static long if_counter(enum nl_host h, const char *ifname, const char *name)
     return nl_cmd(argv, out, sizeof out) == 0 ? strtol(out, NULL, 10) : -1;
 }
 
+/* The shaper's counters on each end: what the model did to the packets. */
+static void shaper_figure(void)
+{
+    static const struct { enum nl_host h; const char *ifname; } e[] = {
+        {NL_CTL, NL_CTL_IF}, {NL_DAEMON, NL_DC_IF}, {NL_DAEMON, NL_DS_IF}, {NL_SIM, NL_SIM_IF}};
+    char text[1024];
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
+        struct nl_shaper_counts c;
+        ck_assert_msg(nl_shaper_counts(e[i].h, e[i].ifname, &c), "no counters from the shaper on %s",
+                      e[i].ifname);
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "%s%s: %ld seen, %ld lost, %ld delayed, %ld sent at once, %ld "
+                                 "flushed by the kernel when the link went down, %ld over the "
+                                 "limit, %ld queue-full, %ld refused, at most %ld held",
+                                 i ? "; " : "", e[i].ifname, c.seen, c.lost, c.delayed, c.reordered,
+                                 c.gone, c.overlimit, c.kernel_dropped + c.user_dropped, c.refused,
+                                 c.max_held);
+        /* the model ran: every end carried traffic and delayed it */
+        ck_assert_msg(c.seen > 0 && c.delayed > 0, "the shaper on %s saw %ld, delayed %ld",
+                      e[i].ifname, c.seen, c.delayed);
+        ck_assert_msg(c.refused == 0, "the kernel refused %ld verdicts on %s", c.refused, e[i].ifname);
+    }
+    f_figure("hosts-shaper", "the user-space shaper (%s): %s", NETEM, text);
+}
+
 /* Where every KRP/1 datagram went, in both directions. */
 static void check_counters(void)
 {
     h_crawler(&u, 0, 0, 0, 0);
-    h_sleep_ms(1500);   /* whatever netem still holds arrives */
+    h_sleep_ms(1500);   /* whatever the shaping still holds arrives */
+    /* the kernel counts a datagram in InDatagrams when a program reads it:
+     * read what is left (a STATUS answered after status_try gave up on it,
+     * late on a delayed link), so that none waits uncounted in the queue */
+    struct kn_krp_msg left;
+    while (h_udp_recv(&u, &left, 100))
+        ;
     long c_out = nl_udp_counter(NL_CTL, "OutDatagrams"), c_in = nl_udp_counter(NL_CTL, "InDatagrams");
     long c_inerr = nl_udp_counter(NL_CTL, "InErrors");
+    /* answers that reach the controller's host after the socket that asked
+     * is gone (the square's process has exited; on a delayed link its last
+     * STATUS answers arrive after that) */
+    long c_noport = nl_udp_counter(NL_CTL, "NoPorts");
     long d_in = nl_udp_counter(NL_DAEMON, "InDatagrams"), d_out = nl_udp_counter(NL_DAEMON, "OutDatagrams");
     long d_inerr = nl_udp_counter(NL_DAEMON, "InErrors"), d_noport = nl_udp_counter(NL_DAEMON, "NoPorts");
-    long netem_c = no_netem ? 0 : nl_netem_dropped(NL_CTL, NL_CTL_IF);
-    long netem_d = no_netem ? 0 : nl_netem_dropped(NL_DAEMON, NL_DC_IF);
+    long netem_c = nl_shape_dropped(NL_CTL, NL_CTL_IF);
+    long netem_d = nl_shape_dropped(NL_DAEMON, NL_DC_IF);
     long veth_c = if_counter(NL_CTL, NL_CTL_IF, "tx_dropped");
     long veth_d = if_counter(NL_DAEMON, NL_DC_IF, "tx_dropped");
     double in = h_stat(&d, "robots.0.datagrams_in.total"), out = h_stat(&d, "robots.0.datagrams_out.total");
@@ -386,16 +444,20 @@ static void check_counters(void)
     double while_down = h_stat(&d, "robots.0.rules.while_backend_down");
     ck_assert(c_out >= 0 && d_in >= 0 && netem_c >= 0 && netem_d >= 0 && veth_c >= 0 && veth_d >= 0);
 
-    long lost_up = c_out - (d_in + d_inerr + d_noport), lost_down = d_out - (c_in + c_inerr);
+    if (shaper == NL_SHAPE_NFQUEUE)
+        shaper_figure();
+    const char *by = shaper == NL_SHAPE_NFQUEUE ? "the shaper" : "netem";
+    long lost_up = c_out - (d_in + d_inerr + d_noport), lost_down = d_out - (c_in + c_inerr + c_noport);
     f_figure("hosts-counters", "controller -> daemon: %ld datagrams sent; %ld reached kenaf-simd's "
              "socket, which counted %.0f (datagrams_in.total); %ld lost on the way = %ld dropped "
-             "by netem + %ld dropped by the veth while its peer was down (+ %ld unaccounted); "
+             "by %s + %ld dropped by the veth while its peer was down (+ %ld unaccounted); "
              "%.0f older than one already taken (drops.stale_seq, reordering)",
-             c_out, d_in, in, lost_up, netem_c, veth_c, lost_up - netem_c - veth_c, stale_seq);
+             c_out, d_in, in, lost_up, netem_c, by, veth_c, lost_up - netem_c - veth_c, stale_seq);
     f_figure("hosts-counters-back", "daemon -> controller: kenaf-simd counted %.0f sent "
              "(datagrams_out.total) and %.0f failed sends (drops.udp_send_failed); the kernel %ld "
-             "sent; %ld arrived; %ld lost = %ld netem + %ld veth (+ %ld unaccounted)",
-             out, send_failed, d_out, c_in, lost_down, netem_d, veth_d,
+             "sent; %ld arrived, %ld of them at a closed port (NoPorts: answers after the asking "
+             "process had exited); %ld lost = %ld %s + %ld veth (+ %ld unaccounted)",
+             out, send_failed, d_out, c_in + c_noport, c_noport, lost_down, netem_d, by, veth_d,
              lost_down - netem_d - veth_d);
     f_figure("hosts-counters-rules", "watchdog_trips %.0f, commands while the backend was down "
              "%.0f, simulator reconnects %.0f, udp_recv_errors %.0f", trips, while_down,
@@ -426,14 +488,19 @@ END_TEST
 
 int main(void)
 {
-    const char *why = nl_unavailable();
-    if (why != NULL) {
-        printf("faults-hosts: skipped: %s\n", why);
+    const char *no_lab = nl_unavailable();
+    if (no_lab != NULL) {
+        printf("faults-hosts: skipped: %s\n", no_lab);
         return 77;
     }
-    no_netem = nl_netem_unavailable();
-    if (no_netem != NULL)
-        printf("faults-hosts: links not shaped: %s; the outages run on plain links\n", no_netem);
+    shaper = nl_shaper_probe(why, sizeof why);
+    const char *sd = getenv("KN_SHAPER_SEED");
+    seed = sd ? strtoul(sd, NULL, 0) : (unsigned long)time(NULL);
+    if (shaper == NL_SHAPE_NONE)
+        printf("faults-hosts: links not shaped: %s; the outages run on plain links\n", why);
+    else if (shaper == NL_SHAPE_NFQUEUE)
+        printf("faults-hosts: %s: the links are shaped by nfq_shaper on NFQUEUE (seed %lu, "
+               "KN_SHAPER_SEED=%lu repeats its draws)\n", why, seed, seed);
     if (!nl_up()) {
         nl_down();
         return EXIT_FAILURE;
