@@ -24,7 +24,7 @@ struct kn_judge {
     int cap;
     struct kn_sample prev;
     int decided, passed;
-    bool time_limit, idle;
+    bool time_limit, idle, gone;
     double idle_wall_s;
     double max_tilt, max_torque;    /* over the run: rad, N*m */
     double max_tilt_t, max_torque_t;
@@ -161,6 +161,14 @@ void kn_judge_steps(struct kn_judge *j, uint64_t steps)
     }
 }
 
+void kn_judge_robot_gone(struct kn_judge *j, int robot)
+{
+    if (j->started && !j->over && robot == j->robot) {
+        j->over = true;
+        j->gone = true;
+    }
+}
+
 void kn_judge_idle(struct kn_judge *j, double wall_s)
 {
     j->idle = true;
@@ -203,6 +211,10 @@ int kn_judge_finish(struct kn_judge *j)
     if (!j->started) {
         verdict = "error";
         snprintf(why, sizeof why, "no robot was spawned");
+    } else if (j->gone && !j->limit_why[0] && !j->decided) {
+        verdict = "error";
+        snprintf(why, sizeof why, "the robot left the world at t=%.2f s (its connection closed)",
+                 j->prev.t);
     } else if (j->idle) {
         verdict = "error";
         snprintf(why, sizeof why, "simulated time stood still at t=%.2f s for %.0f s of wall "

@@ -46,6 +46,10 @@ void kn_judge_steps(struct kn_judge *j, uint64_t steps);
 bool kn_judge_over(const struct kn_judge *j);
 bool kn_judge_started(const struct kn_judge *j);
 
+/* Robot id left the world (its connection closed): nothing more is
+ * sampled; the verdict is made from what was seen. */
+void kn_judge_robot_gone(struct kn_judge *j, int robot);
+
 /* The controller let no time pass for wall_s seconds of wall time. */
 void kn_judge_idle(struct kn_judge *j, double wall_s);
 

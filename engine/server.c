@@ -145,6 +145,8 @@ static void conn_close(struct kn_srv_conn *c, const char *why)
     struct kn_srv *s = c->srv;
     c->closing = true;
     if (c->robot >= 0) {
+        if (s->judge && !s->shutting_down) /* not its own stop */
+            kn_judge_robot_gone(s->judge, c->robot);
         /* USARSim: a closed connection destroys its robot */
         kn_world_remove(s->w, c->robot);
         s->st.removed++;

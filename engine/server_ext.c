@@ -356,6 +356,10 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
         }
         kn_srv_schedule(s);
         ok_time(c, "Resume");
+    } else if (s->judge && (kn_usar_str_is(cmd, "Reset") || kn_usar_str_is(cmd, "Terrain"))) {
+        /* the judged world is the scenario's, from its start */
+        s->st.bad_value++;
+        fail(c, cmd_name(cmd), "not while judging a scenario (--judge)");
     } else if (kn_usar_str_is(cmd, "Reset")) {
         kn_srv_reset(s);
         ok_time(c, "Reset");

@@ -102,16 +102,15 @@ static void on_status(const struct kn_krp_status *s, int64_t now)
 
 static bool driving_type(uint8_t t)
 {
-    return t == KN_KRP_CRAWLER || t == KN_KRP_FLIPPER || t == KN_KRP_STOP;
+    return t == KN_KRP_CRAWLER || t == KN_KRP_FLIPPER || t == KN_KRP_STOP || t == KN_KRP_STEP;
 }
 
 static void on_error(const struct kn_krp_error *e, int64_t now)
 {
+    /* a refused STEP ends its wait; a session or driver problem behind
+     * it is handled below like any other */
     kn_lockstep_error_locked(e);
-    if (e->offending_type == KN_KRP_STEP) {
-        pthread_cond_broadcast(&kn_lib.cond);
-        return;
-    }
+    pthread_cond_broadcast(&kn_lib.cond);
     if (kn_udp_session_lost(e)) {
         kn_lib_debug("robot no longer knows our session: HELLO again");
         kn_lib.rehello = true;

@@ -3,8 +3,9 @@
  * as kenaf-simd would. The first robot starts at the scenario's start
  * whatever INIT asks; samples fall every 10 ms of simulated time; SIGTERM
  * writes the verdict as it stands; the time limit fails waiting Steps and
- * stops the server; a client that lets no time pass is an error; a
- * scenario whose controller is not external is refused. */
+ * stops the server; a client that lets no time pass, or whose robot
+ * leaves, is an error; Reset is refused; a scenario whose controller is
+ * not external is refused. */
 #include <check.h>
 #include <math.h>
 #include <signal.h>
@@ -86,6 +87,12 @@ START_TEST(spawn_at_start_and_verdict)
     double t;
     ck_assert_int_eq(kn_usar_get_double(&ca.tl, "Time", &t), KN_USAR_OK);
     ck_assert_double_eq_tol(t, 1.0, 1e-9);
+    /* the judged world stays the scenario's */
+    ec_send(&ca, "KENAF {Cmd Reset}\r\n");
+    ck_assert(ec_wait_kenaf(&ca, "Reset", H_LONG_MS));
+    struct kn_usar_str st_reset;
+    ck_assert_int_eq(kn_usar_get_str(&ca.tl, "Status", &st_reset), KN_USAR_OK);
+    ck_assert(kn_usar_str_is(st_reset, "Failed"));
     h_signal(&eng.proc, SIGTERM);
     int st = h_wait_exit(&eng.proc, H_LONG_MS);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "engine exit %d: %s", st,
@@ -158,6 +165,28 @@ START_TEST(idle_client_is_an_error)
 }
 END_TEST
 
+/* The judged robot's connection closes mid-run: nothing more to judge,
+ * the verdict an error that says so. */
+START_TEST(robot_gone_is_an_error)
+{
+    start_judge(ci("square.json"), "30");
+    ec_send(&ca, "INIT {ClassName USARBot.Kenaf} {Name R1} {Location 0.0000,0.0000,0.0000} "
+                 "{Rotation 0.0000,0.0000,0.0000}\r\n");
+    ec_send(&ca, "KENAF {Cmd Step} {Ms 100}\r\n");
+    ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
+    ec_close(&ca);
+    h_sleep_ms(200);
+    h_signal(&eng.proc, SIGTERM);
+    int st = h_wait_exit(&eng.proc, H_LONG_MS);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "engine exit %d", st);
+    const char *v = h_path("verdict");
+    ck_assert_str_eq(verdict(v, "verdict"), "error");
+    ck_assert_msg(strstr(verdict(v, "why"), "left the world") != NULL, "why: %s",
+                  verdict(v, "why"));
+    ck_assert_str_eq(verdict(v, "samples"), "11");
+}
+END_TEST
+
 /* A scenario with the engine's own controller is not for --judge. */
 START_TEST(refuses_internal_controller)
 {
@@ -179,6 +208,7 @@ int main(void)
         {"spawn-verdict", spawn_at_start_and_verdict, 60, NULL, NULL},
         {"time-limit", time_limit_stops_the_run, 60, NULL, NULL},
         {"idle", idle_client_is_an_error, 60, NULL, NULL},
+        {"gone", robot_gone_is_an_error, 30, NULL, NULL},
         {"refuse", refuses_internal_controller, 30, NULL, NULL},
     };
     return h_run_cases("kenaf-engine --judge", cases, sizeof cases / sizeof cases[0]);
