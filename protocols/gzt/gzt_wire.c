@@ -22,8 +22,14 @@ int kn_gzt_fqn(char *out, size_t cap, const char *partition, const char *topic)
     if (!kn_gzt_name_valid(partition, false) || !kn_gzt_name_valid(topic, true) ||
         topic[0] != '/')
         return -1;
-    const char *slash = partition[0] && partition[0] != '/' ? "/" : "";
-    int n = snprintf(out, cap, "@%s%s@%s", slash, partition, topic);
+    /* as the library writes it: one leading '/' (added or kept), no
+     * trailing one, so "p", "/p" and "/p/" are one partition */
+    if (partition[0] == '/')
+        partition++;
+    int pn = (int)strlen(partition);
+    if (pn > 0 && partition[pn - 1] == '/')
+        pn--;
+    int n = snprintf(out, cap, "@%s%.*s@%s", pn ? "/" : "", pn, partition, topic);
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 

@@ -18,7 +18,8 @@
 
 /* ---- names ----------------------------------------------------------------- */
 
-/* "@/" partition "@" topic; an empty partition gives "@@" topic. The topic
+/* "@/" partition "@" topic; an empty partition gives "@@" topic; a
+ * partition's own leading or trailing '/' is dropped first. The topic
  * must start with '/'. Returns the length, or -1 when partition or topic is
  * invalid (empty topic, '@', "~", ":=", white space, "//") or it does not
  * fit in cap. */

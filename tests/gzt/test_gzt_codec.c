@@ -162,6 +162,10 @@ START_TEST(names)
     ck_assert_str_eq(b, "@/host:user@/model/kenaf/cmd_vel");
     ck_assert_int_gt(kn_gzt_fqn(b, sizeof b, "", "/t"), 0);
     ck_assert_str_eq(b, "@@/t");
+    ck_assert_int_gt(kn_gzt_fqn(b, sizeof b, "/p/", "/t"), 0);
+    ck_assert_str_eq(b, "@/p@/t");
+    ck_assert_int_gt(kn_gzt_fqn(b, sizeof b, "/", "/t"), 0);
+    ck_assert_str_eq(b, "@@/t");
     ck_assert_int_eq(kn_gzt_fqn(b, sizeof b, "a@b", "/t"), -1);
     ck_assert_int_eq(kn_gzt_fqn(b, sizeof b, "p", "t"), -1);
     ck_assert_int_eq(kn_gzt_fqn(b, sizeof b, "p", "/a b"), -1);
