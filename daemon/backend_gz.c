@@ -35,6 +35,7 @@
 #define RESEND_MS 150          /* a new subscriber gets the latest set-point after this */
 #define FRAME_MAX 65536
 #define ARENA_BYTES (1u << 20)
+#define LOOK_MS 1500           /* after the world came: does it have the model? */
 
 enum { T_CMD_VEL, T_CMD_POS0, T_CLOCK = T_CMD_POS0 + KN_NFLIPPERS, T_POSE, T_JOINTS, T_N };
 
@@ -88,6 +89,12 @@ struct gzb {
     uint64_t world_heard_ms;
     bool world_there;
     bool wanted;                /* the link called start */
+    bool live;                  /* ready since live_ms */
+    uint64_t live_ms;
+    bool model_seen;            /* a pose of the model since the world came */
+    unsigned lacks;             /* KN_LINK_NO_* told to the link */
+    bool warned_no_model, warned_no_flippers;
+    uint64_t no_model_episodes, no_flippers_episodes, poses_without_model;
 
     struct kn_gzsim_fb fb;
     struct kn_gz_arena arena;
@@ -246,6 +253,9 @@ static void world_lost(struct gzb *b, const char *why)
     b->world_losses++;
     b->world_puuid[0] = '\0';
     b->have_srv = false;
+    b->live = false;
+    b->model_seen = false;
+    b->lacks = 0; /* the link forgets them with the connection */
     for (int i = 0; i < T_N; i++) {
         struct gz_topic *t = &b->topic[i];
         if (t->have_pub) {
@@ -267,8 +277,56 @@ static void world_lost(struct gzb *b, const char *why)
 
 static void check_ready(struct gzb *b)
 {
-    if (b->wanted && b->world_there && b->family >= 0 && b->topic[T_CLOCK].have_pub)
+    if (b->wanted && b->world_there && b->family >= 0 && b->topic[T_CLOCK].have_pub) {
+        if (!b->live) {
+            b->live = true;
+            b->live_ms = now_ms(b);
+        }
         kn_link_ready(b->link);
+    }
+}
+
+/* LOOK_MS after the world came: is the model in it (a pose of it, or
+ * TrackedVehicle subscribed to its cmd_vel), and does anything act on the
+ * flipper targets (a subscriber on a cmd_pos topic)? What is missing goes
+ * to the link, so the robot answers ERROR instead of accepting commands
+ * into the void (STALE while the model is missing); warned once. */
+static void check_world(struct gzb *b)
+{
+    if (!b->live || now_ms(b) - b->live_ms < LOOK_MS)
+        return;
+    unsigned lacks = 0, flipper_subs = 0;
+    if (!b->model_seen && b->topic[T_CMD_VEL].subscribers == 0)
+        lacks |= KN_LINK_NO_MODEL;
+    for (int k = 0; k < KN_NFLIPPERS; k++)
+        flipper_subs += b->topic[T_CMD_POS0 + k].subscribers;
+    if (flipper_subs == 0)
+        lacks |= KN_LINK_NO_FLIPPERS;
+    unsigned came = lacks & ~b->lacks, went = b->lacks & ~lacks;
+    b->lacks = lacks;
+    kn_link_lacks(b->link, lacks);
+    if (came & KN_LINK_NO_MODEL) {
+        b->no_model_episodes++;
+        if (!b->warned_no_model)
+            kn_warn("robot %s: model \"%s\" is not in gz world \"%s\": no pose of it on %s and "
+                    "nobody subscribes to %s; STATUS is STALE and commands are answered ERROR "
+                    "NO_MODEL until it appears (check gz.model)", b->robot, b->model, b->world,
+                    b->topic[T_POSE].name, b->topic[T_CMD_VEL].name);
+        b->warned_no_model = true;
+    }
+    if (went & KN_LINK_NO_MODEL)
+        kn_info("robot %s: model \"%s\" is in gz world \"%s\" now", b->robot, b->model,
+                b->world);
+    if (came & KN_LINK_NO_FLIPPERS) {
+        b->no_flippers_episodes++;
+        if (!b->warned_no_flippers && !(lacks & KN_LINK_NO_MODEL))
+            kn_warn("robot %s: nobody subscribes to the flipper cmd_pos topics (%s, ...): "
+                    "FLIPPER is answered ERROR NO_ACTUATOR (a JointPositionController per "
+                    "flipper joint, docs/gz.md)", b->robot, b->topic[T_CMD_POS0].name);
+        b->warned_no_flippers = b->warned_no_flippers || !(lacks & KN_LINK_NO_MODEL);
+    }
+    if (went & KN_LINK_NO_FLIPPERS)
+        kn_info("robot %s: the flipper cmd_pos topics have subscribers now", b->robot);
 }
 
 static int topic_by_fqn(struct gzb *b, const char *fqn)
@@ -483,8 +541,11 @@ static void on_data(struct gzb *b, int i, const struct kn_gzt_pubmsg *m)
                                     pos, q, &st);
         if (rc < 0)
             t->bad++;
+        if (rc == 0)
+            b->poses_without_model++;
         if (rc <= 0)
             return;
+        b->model_seen = true;
         changed = kn_gzsim_fb_pose(&b->fb, pos, q, st);
     } else if (i == T_JOINTS) {
         const char *names[KN_NFLIPPERS];
@@ -716,6 +777,7 @@ static void on_tick(uv_timer_t *t)
         }
     }
     check_ready(b);
+    check_world(b);
 }
 
 /* ---- backend ops -------------------------------------------------------- */
@@ -1020,6 +1082,11 @@ static void gz_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(o, "control_bad", (double)b->ctl_bad);
     cJSON_AddNumberToObject(o, "world_resets", (double)b->fb.resets);
     cJSON_AddNumberToObject(o, "bad_numbers", (double)b->fb.bad_numbers);
+    cJSON_AddBoolToObject(o, "no_model", b->lacks & KN_LINK_NO_MODEL);
+    cJSON_AddBoolToObject(o, "no_flipper_subscriber", b->lacks & KN_LINK_NO_FLIPPERS);
+    cJSON_AddNumberToObject(o, "no_model_episodes", (double)b->no_model_episodes);
+    cJSON_AddNumberToObject(o, "no_flipper_episodes", (double)b->no_flippers_episodes);
+    cJSON_AddNumberToObject(o, "poses_without_model", (double)b->poses_without_model);
     cJSON *t = cJSON_AddObjectToObject(o, "topics");
     for (int i = 0; t && i < T_N; i++) {
         cJSON *e = cJSON_AddObjectToObject(t, b->topic[i].name);

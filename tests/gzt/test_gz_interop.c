@@ -46,13 +46,19 @@ static void netns_setup(void)
     unsetenv("GZ_IP");
 }
 
-static void world_start(struct h_proc *p)
+static void world_start_model(struct h_proc *p, const char *model)
 {
-    char *argv[] = { getenv("KN_GZ_WORLD"), "--world", "default", "--model", "kenaf", NULL };
+    char *argv[] = { getenv("KN_GZ_WORLD"), "--world", "default", "--model", (char *)model,
+                     NULL };
     h_spawn(p, argv, NULL, "world.stderr");
     char line[128];
     ck_assert_msg(h_read_line(p, line, sizeof line, H_LONG_MS) && strcmp(line, "READY") == 0,
                   "gz_world did not start: %s", h_stderr(p));
+}
+
+static void world_start(struct h_proc *p)
+{
+    world_start_model(p, "kenaf");
 }
 
 /* Reads the world's stdout until a line starting with `want` comes. */
@@ -319,6 +325,28 @@ START_TEST(family_and_partition)
 }
 END_TEST
 
+/* A world without the configured model: warned, STALE, commands answered
+ * ERROR NO_MODEL (stored, as while the simulator is down), nothing in the
+ * void. */
+START_TEST(wrong_model_refused)
+{
+    world_start_model(&world, "other");
+    daemon_start("");
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 1, H_LONG_MS),
+                  "STALE never set: %s", h_stderr(&simd.proc));
+    ck_assert(h_wait_stat_eq(&simd, "robots.0.backend.gz.no_model", 1, H_LONG_MS));
+    ck_assert(STAT("gz.poses_without_model") > 0);
+    struct kn_krp_status st = h_status(&ctl);
+    ck_assert_uint_eq(st.flags & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
+    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
+                                 "model \"kenaf\" is not in gz world \"default\""));
+    uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 200, 200);
+    h_expect_error(&ctl, KN_KRP_ERR_NO_MODEL, seq, KN_KRP_CRAWLER);
+    h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_MODEL"), 1);
+}
+END_TEST
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -344,6 +372,7 @@ int main(void)
         { "stale", stale_when_silent, 60, netns_setup, NULL },
         { "control", world_control, 60, netns_setup, NULL },
         { "family-partition", family_and_partition, 60, netns_setup, NULL },
+        { "wrong-model", wrong_model_refused, 60, netns_setup, NULL },
     };
     return h_run_cases("gz-interop", cases, sizeof cases / sizeof cases[0]);
 }
