@@ -1,8 +1,9 @@
 #!/bin/sh
 # The example controllers through their scenario suite, as a CI job would
 # run them: each a single kenaf-sim-run command with one JUnit file, every
-# verdict a pass. The teleop is scripted on stdin. Three runs at once do
-# not clash and give the same trajectory.
+# verdict a pass. The teleop is scripted on stdin. A program still running
+# at the time limit fails; a run by the clock (--speed 5) is judged too;
+# three runs at once do not clash and give the same trajectory.
 #   example_suite.sh KENAF-SIM-RUN SCENARIODIR SQUARE TELEOP CLIMB_STEP
 set -eu
 run=$1 scen=$2 square=$3 teleop=$4 climb=$5
@@ -30,6 +31,18 @@ check climb_step "$tmp/climb.xml" 3
 for f in climb-step climb-step-1 climb-step-2; do
     grep -q '<svg' "$tmp/climb-$f.svg" 2>/dev/null || fail "no plot $tmp/climb-$f.svg"
 done
+# a program still running at the scenario's time limit fails (must_exit):
+# teleop asked to wait 100 s of robot time in a 20 s scenario
+set +e
+printf 'w 100\nq\n' | "$run" --scenario "$scen/teleop.json" -- "$teleop" >"$tmp/late.out" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { cat "$tmp/late.out"; fail "teleop past the time limit: exit $rc, want 1"; }
+grep -q 'did not end within' "$tmp/late.out" || fail "no time-limit reason: $(cat "$tmp/late.out")"
+# not in lockstep: the engine by the clock, 5 times real time, judged the same
+"$run" --scenario "$scen/square.json" --speed 5 -- "$square" >"$tmp/rt.out" 2>&1 ||
+    { cat "$tmp/rt.out"; fail "square at --speed 5: exit $?"; }
+grep -q 'square pass' "$tmp/rt.out" || fail "square at --speed 5: $(cat "$tmp/rt.out")"
 # parallel runs on one machine: private ports, no clash, the same result
 for k in 1 2 3; do
     "$run" --scenario "$scen/square.json" --trajectory "$tmp/par$k.csv" -- "$square" \
