@@ -446,7 +446,8 @@ static void check_counters(void)
 
     if (shaper == NL_SHAPE_NFQUEUE)
         shaper_figure();
-    const char *by = shaper == NL_SHAPE_NFQUEUE ? "the shaper" : "netem";
+    const char *by = shaper == NL_SHAPE_NFQUEUE ? "the shaper" : shaper == NL_SHAPE_NETEM ? "netem"
+                                                               : "shaping (none)";
     long lost_up = c_out - (d_in + d_inerr + d_noport), lost_down = d_out - (c_in + c_inerr + c_noport);
     f_figure("hosts-counters", "controller -> daemon: %ld datagrams sent; %ld reached kenaf-simd's "
              "socket, which counted %.0f (datagrams_in.total); %ld lost on the way = %ld dropped "
