@@ -302,8 +302,9 @@ START_TEST(world_control)
 END_TEST
 
 /* A fixed type family other than the world's: the clock is refused and
- * counted, the robot never comes up; GZ_PARTITION wins over IGN_PARTITION
- * and keeps another robot's node apart from this world. */
+ * counted, the robot never comes up; GZ_PARTITION and GZ_IP win over
+ * IGN_PARTITION and IGN_IP, and the partition keeps the node apart from
+ * this world. */
 START_TEST(family_and_partition)
 {
     world_start(&world);
@@ -316,10 +317,11 @@ START_TEST(family_and_partition)
     ck_assert_int_eq(h_wait_exit(&simd.proc, 5000), 0);
 
     struct h_daemon other;
-    char *env[] = { "GZ_PARTITION=elsewhere", NULL };
+    char *env[] = { "GZ_PARTITION=elsewhere", "GZ_IP=127.0.0.2", NULL };
     h_daemon_launch(&other, "other", robot_json(""), NULL, env, true);
     h_sleep_ms(2500); /* two heartbeats and subscriptions */
     ck_assert_str_eq(h_stat_str(&other, "robots.0.backend.gz.partition"), "elsewhere");
+    ck_assert_str_eq(h_stat_str(&other, "robots.0.backend.gz.ip"), "127.0.0.2");
     ck_assert_double_eq(h_stat(&other, "robots.0.backend.gz.world_arrivals"), 0);
     ck_assert_double_eq(h_stat(&other, "robots.0.backend.up"), 0);
 }
