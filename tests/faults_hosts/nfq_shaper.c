@@ -20,7 +20,7 @@
  * Usage: nfq_shaper [--seed N] [--stats FILE] [--with-parent] QUEUE[=NAME]... -- NETEM-WORDS
  * (--with-parent: exit when the process that started it dies)
  * NETEM-WORDS: delay TIME [JITTER [CORR%]] | loss [random] PCT% [CORR%] |
- *              reorder PCT% [CORR%] [gap N] | limit N */
+ *              reorder PCT% [CORR%] [gap N] | limit N | seed N */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <libmnl/libmnl.h>
@@ -95,6 +95,11 @@ static uint32_t rnd32(void)
     return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+static void seed_rng(unsigned long long seed)
+{
+    rng_state = seed * 0x9e3779b97f4a7c15ull + 1;   /* never 0: xorshift would stay there */
+}
+
 static uint32_t crandom(struct crand *c)
 {
     if (c->rho == 0)
@@ -121,9 +126,9 @@ static void die(const char *what)
 
 static void usage(const char *why)
 {
-    fprintf(stderr, "nfq_shaper: %s\nusage: nfq_shaper [--seed N] [--stats FILE] QUEUE[=NAME]... -- "
+    fprintf(stderr, "nfq_shaper: %s\nusage: nfq_shaper [--seed N] [--stats FILE] [--with-parent] QUEUE[=NAME]... -- "
             "[delay TIME [JITTER [CORR%%]]] [loss [random] PCT%% [CORR%%]] "
-            "[reorder PCT%% [CORR%%] [gap N]] [limit N]\n", why);
+            "[reorder PCT%% [CORR%%] [gap N]] [limit N] [seed N]\n", why);
     exit(2);
 }
 
@@ -196,12 +201,16 @@ static void parse_netem(int argc, char **argv)
             if (i + 1 >= argc)
                 usage("gap needs a count");
             m.gap = (uint32_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(w, "seed") == 0) {
+            if (i + 1 >= argc)
+                usage("seed needs a value");
+            seed_rng(strtoull(argv[++i], NULL, 0));
         } else if (strcmp(w, "limit") == 0) {
             if (i + 1 >= argc || (m.limit = (uint32_t)strtoul(argv[++i], NULL, 10)) == 0)
                 usage("limit needs a count > 0");
         } else {
             fprintf(stderr, "nfq_shaper: netem's '%s' is not implemented\n", w);
-            usage("only delay, loss, reorder, gap and limit are");
+            usage("only delay, loss, reorder, gap, limit and seed are");
         }
     }
     /* as tc does: reordering needs a delay, and without gap it is 1 (every
@@ -480,7 +489,7 @@ int main(int argc, char **argv)
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-            rng_state = strtoull(argv[++i], NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
+            seed_rng(strtoull(argv[++i], NULL, 0));
         } else if (strcmp(argv[i], "--with-parent") == 0) {
             with_parent = true;
         } else if (strcmp(argv[i], "--stats") == 0 && i + 1 < argc) {
