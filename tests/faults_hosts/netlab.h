@@ -57,6 +57,10 @@ bool nl_link(enum nl_host h, const char *ifname, bool up);
  * seed, its queue fed by an iptables-legacy NFQUEUE rule per end).
  * Stopped by nl_down. */
 bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed);
+/* Stops the shapers nl_shape started (this process's children); false,
+ * with their stderr on ours, when one did not exit 0 or wrote to stderr
+ * (an error, a sanitizer's report). nl_down does it too. */
+bool nl_unshape(void);
 /* What the shaping on one end dropped: netem's "dropped N"; the shaper's
  * losses, its over-limit drops, the held packets the kernel flushed when
  * the device went down, and the kernel's queue-full and socket-overflow

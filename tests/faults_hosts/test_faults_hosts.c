@@ -484,6 +484,7 @@ START_TEST(netem_outages)
     ctl_outage();
     sim_outage();
     check_counters();
+    ck_assert_msg(nl_unshape(), "a shaper did not exit cleanly (its stderr above)");
 }
 END_TEST
 
