@@ -114,11 +114,16 @@ const char *nl_unavailable(void)
 
 /* ---- shaping ---- */
 
-/* The link ends, their namespaces and the NFQUEUE number of each. */
+/* The link ends, their namespaces and the NFQUEUE number of each: UDP
+ * (KRP/1) to that queue, everything else (TCP to the simulator, the ICMP
+ * errors a closed port answers with) to the one OTHER_Q above it, both
+ * under the same model. Separate queues keep the shaper's UDP counts
+ * exact for the datagram accounting without its parsing a packet. */
 static const struct { enum nl_host h; const char *ifname; int queue; } ends[] = {
     {NL_CTL, NL_CTL_IF, 0}, {NL_DAEMON, NL_DC_IF, 1}, {NL_DAEMON, NL_DS_IF, 2}, {NL_SIM, NL_SIM_IF, 3},
 };
 #define NENDS (sizeof ends / sizeof ends[0])
+#define OTHER_Q 4
 
 static enum nl_shaper shaped;
 static pid_t shaper_pid[NL_HOSTS];
@@ -244,17 +249,29 @@ static bool shaper_stop(pid_t pid, const char *base)
     return false;
 }
 
-static bool nfqueue_rule(const char *ns, const char *ifname, int queue, bool add)
+/* Appends a rule sending ifname's egress (only proto's, unless NULL) to a
+ * queue. */
+static bool nfqueue_rule(const char *ns, const char *ifname, const char *proto, int queue)
 {
     char q[16];
     snprintf(q, sizeof q, "%d", queue);
-    char *argv[] = {"ip", "netns", "exec", (char *)ns, "iptables-legacy", "-w", "-t", "mangle",
-                    add ? "-A" : "-D", "POSTROUTING", "-o", (char *)ifname, "-j", "NFQUEUE",
-                    "--queue-num", q, NULL};
+    char *argv[24] = {"ip", "netns", "exec", (char *)ns, "iptables-legacy", "-w", "-t", "mangle",
+                      "-A", "POSTROUTING", "-o", (char *)ifname};
+    int n = 12;
+    if (proto != NULL) {
+        argv[n++] = "-p";
+        argv[n++] = (char *)proto;
+    }
+    argv[n++] = "-j";
+    argv[n++] = "NFQUEUE";
+    argv[n++] = "--queue-num";
+    argv[n++] = q;
+    argv[n] = NULL;
     if (nl_cmd(argv, NULL, 0) == 0)
         return true;
-    fprintf(stderr, "netlab: failed: ip netns exec %s iptables-legacy -t mangle %s POSTROUTING -o %s "
-            "-j NFQUEUE --queue-num %d\n", ns, add ? "-A" : "-D", ifname, queue);
+    fprintf(stderr, "netlab: failed: ip netns exec %s iptables-legacy -t mangle -A POSTROUTING -o %s "
+            "%s%s-j NFQUEUE --queue-num %d\n", ns, ifname, proto ? "-p " : "", proto ? proto : "",
+            queue);
     return false;
 }
 
@@ -293,7 +310,7 @@ enum nl_shaper nl_shaper_probe(char *why, size_t whylen)
         pid_t pid = shaper_start(name, base, "0", "delay 1ms", 1);
         if (pid < 0)
             no_nfq = "nfq_shaper could not bind an NFQUEUE (nfnetlink_queue)";
-        else if (!nfqueue_rule(name, "lo", 0, true))
+        else if (!nfqueue_rule(name, "lo", NULL, 0))
             no_nfq = "iptables-legacy cannot add an NFQUEUE rule (x_tables, xt_NFQUEUE)";
         /* a shaper that binds but ends badly is a bug, not a missing
          * feature: the test's own nl_unshape fails on it */
@@ -490,25 +507,36 @@ bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed)
     shaper_owner = getpid();
     atexit(shapers_down);   /* also in a forked test case that started them */
     for (int h = 0; h < NL_HOSTS; h++) {
-        char queues[64] = "";
+        char queues[128] = "";
         for (size_t i = 0; i < NENDS; i++)
             if (ends[i].h == (enum nl_host)h)
-                snprintf(queues + strlen(queues), sizeof queues - strlen(queues), "%s%d=%s",
-                         queues[0] ? " " : "", ends[i].queue, ends[i].ifname);
+                snprintf(queues + strlen(queues), sizeof queues - strlen(queues),
+                         "%s%d=%s/udp %d=%s/other", queues[0] ? " " : "", ends[i].queue,
+                         ends[i].ifname, ends[i].queue + OTHER_Q, ends[i].ifname);
         snprintf(shaper_base[h], sizeof shaper_base[h], "/tmp/%s-shaper", ns_name[h]);
         shaper_pid[h] = shaper_start(ns_name[h], shaper_base[h], queues, spec, seed + (unsigned long)h);
         if (shaper_pid[h] < 0)
             return false;
     }
-    for (size_t i = 0; i < NENDS; i++)
-        if (!nfqueue_rule(ns_name[ends[i].h], ends[i].ifname, ends[i].queue, true))
+    for (size_t i = 0; i < NENDS; i++) {
+        if (!nfqueue_rule(ns_name[ends[i].h], ends[i].ifname, "udp", ends[i].queue) ||
+            !nfqueue_rule(ns_name[ends[i].h], ends[i].ifname, NULL, ends[i].queue + OTHER_Q))
             return false;
+        /* and a rule with no target on the way in: it only counts (nl_udp_arrived) */
+        char *count[] = {"ip", "netns", "exec", ns_name[ends[i].h], "iptables-legacy", "-w", "-t",
+                         "mangle", "-A", "INPUT", "-i", (char *)ends[i].ifname, "-p", "udp", NULL};
+        if (nl_cmd(count, NULL, 0) != 0) {
+            fprintf(stderr, "netlab: failed: iptables-legacy -t mangle -A INPUT -i %s -p udp\n",
+                    ends[i].ifname);
+            return false;
+        }
+    }
     return true;
 }
 
 /* Asks the namespace's shaper for a fresh report (SIGUSR1) and returns the
- * line of the queue on ifname. */
-static bool shaper_line(enum nl_host h, const char *ifname, char *line, size_t len)
+ * line of ifname's UDP queue or of its other one. */
+static bool shaper_line(enum nl_host h, const char *ifname, bool udp, char *line, size_t len)
 {
     if (shaper_pid[h] <= 0)
         return false;
@@ -522,7 +550,7 @@ static bool shaper_line(enum nl_host h, const char *ifname, char *line, size_t l
     if (now <= before)
         return false;
     char key[64];
-    snprintf(key, sizeof key, " %s seen ", ifname);
+    snprintf(key, sizeof key, " %s/%s seen ", ifname, udp ? "udp" : "other");
     for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
         if (strncmp(l, "queue ", 6) == 0 && strstr(l, key) != NULL) {
             snprintf(line, len, "%s", l);
@@ -539,10 +567,10 @@ static long field(const char *line, const char *name)
     return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-bool nl_shaper_counts(enum nl_host h, const char *ifname, struct nl_shaper_counts *c)
+bool nl_shaper_counts(enum nl_host h, const char *ifname, bool udp, struct nl_shaper_counts *c)
 {
     char line[512];
-    if (!shaper_line(h, ifname, line, sizeof line))
+    if (!shaper_line(h, ifname, udp, line, sizeof line))
         return false;
     *c = (struct nl_shaper_counts){
         field(line, "seen"), field(line, "lost"), field(line, "delayed"), field(line, "reordered"),
@@ -552,13 +580,27 @@ bool nl_shaper_counts(enum nl_host h, const char *ifname, struct nl_shaper_count
     return c->seen >= 0 && c->kernel_dropped >= 0 && c->user_dropped >= 0;
 }
 
+long nl_udp_arrived(enum nl_host h, const char *ifname)
+{
+    if (shaped != NL_SHAPE_NFQUEUE)
+        return -1;
+    char *argv[] = {"ip", "netns", "exec", ns_name[h], "iptables-legacy", "-w", "-t", "mangle",
+                    "-S", "INPUT", "-v", NULL};
+    char out[4096], key[64];
+    if (nl_cmd(argv, out, sizeof out) != 0)
+        return -1;
+    snprintf(key, sizeof key, "-A INPUT -i %s -p udp -c ", ifname);
+    const char *p = strstr(out, key);
+    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
 long nl_shape_dropped(enum nl_host h, const char *ifname)
 {
     if (shaped == NL_SHAPE_NONE)
         return 0;
     if (shaped == NL_SHAPE_NFQUEUE) {
         struct nl_shaper_counts c;
-        if (!nl_shaper_counts(h, ifname, &c))
+        if (!nl_shaper_counts(h, ifname, true, &c))
             return -1;
         return c.lost + c.overlimit + c.gone + c.refused + c.kernel_dropped + c.user_dropped;
     }

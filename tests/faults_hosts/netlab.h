@@ -54,24 +54,29 @@ bool nl_link(enum nl_host h, const char *ifname, bool up);
 /* Shapes the egress of all four link ends with netem SPEC (words separated
  * by spaces, tc-netem(8)'s delay/loss/reorder), by what was probed: tc
  * qdisc netem on each end, or one nfq_shaper per namespace (started with
- * seed, its queue fed by an iptables-legacy NFQUEUE rule per end).
+ * seed; per end, iptables-legacy NFQUEUE rules feed it the UDP datagrams
+ * on one queue and all other packets on another).
  * Stopped by nl_down. */
 bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed);
 /* Stops the shapers nl_shape started (this process's children); false,
  * with their stderr on ours, when one did not exit 0 or wrote to stderr
  * (an error, a sanitizer's report). nl_down does it too. */
 bool nl_unshape(void);
-/* What the shaping on one end dropped: netem's "dropped N"; the shaper's
- * losses, its over-limit drops, the held packets the kernel flushed when
+/* What the shaping on one end dropped: netem's "dropped N" (packets of
+ * any kind); for the shaper, UDP datagrams only: its losses, its over-limit drops, the held packets the kernel flushed when
  * the device went down, and the kernel's queue-full and socket-overflow
  * drops of its queue. -1 when it cannot be read. */
 long nl_shape_dropped(enum nl_host h, const char *ifname);
-/* The shaper's counters on one end (nl_shape with NL_SHAPE_NFQUEUE). */
+/* UDP datagrams that came in on one end (counted by an iptables rule on
+ * INPUT that nl_shape adds with the shaper), or -1 (not counted). */
+long nl_udp_arrived(enum nl_host h, const char *ifname);
+/* The shaper's counters on one end (nl_shape with NL_SHAPE_NFQUEUE): of its
+ * UDP queue (udp) or of the other. */
 struct nl_shaper_counts {
     long seen, lost, delayed, reordered, overlimit, gone, refused, max_held, kernel_dropped,
         user_dropped;
 };
-bool nl_shaper_counts(enum nl_host h, const char *ifname, struct nl_shaper_counts *c);
+bool nl_shaper_counts(enum nl_host h, const char *ifname, bool udp, struct nl_shaper_counts *c);
 /* A counter of the Udp: lines of the host's /proc/net/snmp (InDatagrams,
  * OutDatagrams, NoPorts, InErrors, RcvbufErrors, SndbufErrors), or -1. */
 long nl_udp_counter(enum nl_host h, const char *name);
