@@ -378,6 +378,12 @@ void nl_down(void)
     for (int h = 0; h < NL_HOSTS; h++) {
         char *del[] = {"ip", "netns", "del", ns_name[h], NULL};
         nl_cmd(del, NULL, 0);
+        /* the files of a shaper whose test case ended without stopping it
+         * (a failed check ends the case's process at once; the shaper goes
+         * with it, --with-parent) */
+        char base[256];
+        snprintf(base, sizeof base, "/tmp/%s-shaper", ns_name[h]);
+        shaper_files_rm(base);
     }
 }
 
