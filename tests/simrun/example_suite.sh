@@ -2,7 +2,7 @@
 # The example controllers through their scenario suite, as a CI job would
 # run them: each a single kenaf-sim-run command with one JUnit file, every
 # verdict a pass. The teleop is scripted on stdin. A program still running
-# at the time limit fails; a run by the clock (--speed 5) is judged too;
+# at the time limit fails; a run by the clock (--speed realtime) is judged too;
 # three runs at once do not clash and give the same trajectory.
 #   example_suite.sh KENAF-SIM-RUN SCENARIODIR SQUARE TELEOP CLIMB_STEP
 set -eu
@@ -39,10 +39,14 @@ rc=$?
 set -e
 [ "$rc" -eq 1 ] || { cat "$tmp/late.out"; fail "teleop past the time limit: exit $rc, want 1"; }
 grep -q 'did not end within' "$tmp/late.out" || fail "no time-limit reason: $(cat "$tmp/late.out")"
-# not in lockstep: the engine by the clock, 5 times real time, judged the same
-"$run" --scenario "$scen/square.json" --speed 5 -- "$square" >"$tmp/rt.out" 2>&1 ||
-    { cat "$tmp/rt.out"; fail "square at --speed 5: exit $?"; }
-grep -q 'square pass' "$tmp/rt.out" || fail "square at --speed 5: $(cat "$tmp/rt.out")"
+# not in lockstep: the engine by the clock, judged the same. In real time:
+# faster, the library's motion corrections (every 20 ms of wall time) come
+# too far apart in robot time for the square's 0.1 rad, and how far
+# depends on the machine's load (docs/scenario-runs.md)
+rc=0
+"$run" --scenario "$scen/square.json" --speed realtime -- "$square" >"$tmp/rt.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { cat "$tmp/rt.out"; fail "square in real time: exit $rc"; }
+grep -q 'square pass' "$tmp/rt.out" || fail "square in real time: $(cat "$tmp/rt.out")"
 # parallel runs on one machine: private ports, no clash, the same result
 for k in 1 2 3; do
     "$run" --scenario "$scen/square.json" --trajectory "$tmp/par$k.csv" -- "$square" \
