@@ -209,8 +209,10 @@ static void parse_netem(int argc, char **argv)
             if (i + 1 >= argc || (m.limit = (uint32_t)strtoul(argv[++i], NULL, 10)) == 0)
                 usage("limit needs a count > 0");
         } else {
-            fprintf(stderr, "nfq_shaper: netem's '%s' is not implemented\n", w);
-            usage("only delay, loss, reorder, gap, limit and seed are");
+            /* duplicate, corrupt, rate, slot, ...: refused, never ignored,
+             * so a spec this shaper does not model cannot pass unnoticed */
+            fprintf(stderr, "nfq_shaper: netem's '%s' is outside this shaper's model\n", w);
+            usage("it takes delay, loss, reorder, gap, limit and seed");
         }
     }
     /* as tc does: reordering needs a delay, and without gap it is 1 (every
