@@ -51,6 +51,15 @@ void kn_view_wake_clients(struct kn_view *v)
         lws_callback_on_writable(c->wsi);
 }
 
+void kn_view_state_replaced(struct kn_view *v, unsigned robot)
+{
+    /* counted as it happens, so a page that stopped reading shows up in
+     * the counters while it is stopped, not only once it reads again */
+    for (struct kn_vclient *c = v->clients; c; c = c->next)
+        if (c->state_seq[robot] < v->robots[robot].state_seq)
+            v->st.states_skipped++;
+}
+
 int kn_view_hello_update(struct kn_view *v)
 {
     struct kn_vjson_robot list[KN_VIEW_MAX_ROBOTS];
@@ -128,6 +137,7 @@ char *kn_view_stats_json(struct kn_view *v)
     add_u64(w, "closed_by_server", s->ws_closed_by_server);
     add_u64(w, "closed_abrupt", s->ws_closed_abrupt);
     add_u64(w, "write_failed", s->write_failed);
+    add_u64(w, "sndbuf_failed", s->sndbuf_failed);
     cJSON *in = cJSON_AddObjectToObject(o, "messages_in");
     add_u64(in, "reports", s->msg_reports);
     add_u64(in, "oversized", s->msg_oversized);

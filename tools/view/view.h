@@ -27,6 +27,13 @@
 #define KN_VIEW_MAX_ROBOTS 16
 #define KN_VIEW_MSG_MAX (16 * 1024)   /* largest message a page may send */
 #define KN_VIEW_FRAG (16 * 1024)      /* a world message goes out in pieces this big */
+/* A browser's socket send buffer (Linux doubles it for its bookkeeping).
+ * Left to the kernel it grows to megabytes: seconds of old states queued
+ * for a page that reads slowly, and a page that stopped reading is only
+ * noticed after that much. 16 KiB (32 KiB as Linux counts it) is about
+ * 90 states of about 350 bytes: under two seconds of one robot at 50 Hz,
+ * a quarter second of eight. */
+#define KN_VIEW_SNDBUF (16 * 1024)
 #define KN_VIEW_MAX_CLIENTS 32        /* default --max-clients */
 #define KN_VIEW_DEFAULT_LISTEN "127.0.0.1:8088"
 #define KN_VIEW_DEFAULT_PORT 8088
@@ -102,7 +109,7 @@ struct kn_view_stats {
     uint64_t ws_closed_by_peer, ws_closed_by_server, ws_closed_abrupt;
     uint64_t msg_reports, msg_oversized, msg_binary, msg_bad_json, msg_bad_type;
     uint64_t frames_hello, frames_world, frames_link, frames_state, states_skipped;
-    uint64_t write_failed;
+    uint64_t write_failed, sndbuf_failed;
 };
 
 struct kn_view {
@@ -127,6 +134,9 @@ struct kn_view {
 uint64_t kn_view_now_ns(void);
 int kn_view_hello_update(struct kn_view *v);  /* after a robot's name changed */
 void kn_view_wake_clients(struct kn_view *v); /* something new to send */
+/* robot's newest state is about to be replaced: counts it as skipped for
+ * every client it was not sent to (states_skipped) */
+void kn_view_state_replaced(struct kn_view *v, unsigned robot);
 void kn_view_schedule(struct kn_view *v);     /* the robots' timers may have moved */
 char *kn_view_stats_json(struct kn_view *v);  /* /api/stats, --stats; free() */
 struct kn_vblob *kn_view_blob(const char *data, size_t len);

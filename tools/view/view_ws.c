@@ -165,6 +165,11 @@ static int ws_open(struct kn_view *v, struct lws *wsi, struct pss *ps)
     v->nclients++;
     v->st.ws_accepted++;
     ps->c = c;
+    /* a fixed send buffer keeps the page live (view.h, KN_VIEW_SNDBUF);
+     * should the kernel refuse, the page still works, only with more lag */
+    int sndbuf = KN_VIEW_SNDBUF;
+    if (setsockopt(lws_get_socket_fd(wsi), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf) < 0)
+        v->st.sndbuf_failed++;
     lws_callback_on_writable(wsi);
     return 0;
 }
@@ -232,7 +237,8 @@ static int start_blob(struct kn_view *v, struct kn_vclient *c, struct kn_vblob *
 }
 
 /* The newest state of the next robot (round robin) that has one the
- * client has not seen; states it never saw are skipped, not queued. */
+ * client has not seen; states it never saw were skipped, not queued
+ * (counted when they were replaced: kn_view_state_replaced). */
 static int write_state(struct kn_view *v, struct kn_vclient *c, bool *wrote)
 {
     for (unsigned k = 0; k < v->nrobots; k++) {
@@ -240,8 +246,6 @@ static int write_state(struct kn_view *v, struct kn_vclient *c, bool *wrote)
         struct kn_vrobot *r = &v->robots[i];
         if (r->state_seq <= c->state_seq[i])
             continue;
-        if (c->state_seq[i])
-            v->st.states_skipped += r->state_seq - c->state_seq[i] - 1;
         c->state_seq[i] = r->state_seq;
         c->rr = i + 1;
         *wrote = true;
