@@ -79,7 +79,7 @@ static struct kn_krp_status settled(void)
  * 1 deg), then a little longer so the drawing has caught up with it. */
 static void page_has(const struct kn_krp_status *s)
 {
-    cJSON *a = vb_cmd(&b, 15000,
+    bool has = vb_try(&b, 15000,
            "{\"cmd\":\"until\",\"ms\":10000,\"expr\":\"(() => { const r = window.kenafView.robots[0];"
            " if (!r || !r.state) return false; const s = r.state;"
            " return Math.abs(s.pos[0] - %.4f) < 0.005 && Math.abs(s.pos[1] - %.4f) < 0.005 &&"
@@ -87,7 +87,18 @@ static void page_has(const struct kn_krp_status *s)
            pos_m(s, 0), pos_m(s, 1), s->flipper_cdeg[0] * M_PI / 18000,
            s->flipper_cdeg[1] * M_PI / 18000, s->flipper_cdeg[2] * M_PI / 18000,
            s->flipper_cdeg[3] * M_PI / 18000);
-    cJSON_Delete(a);
+    if (!has) {
+        cJSON *a = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":"
+                                    "\"JSON.stringify(window.kenafView.robots[0].state)\"}");
+        cJSON *v = cJSON_GetObjectItem(a, "value");
+        struct kn_krp_status now = status();
+        ck_abort_msg("the page never held the robot at (%.3f, %.3f) m, flippers (%d, %d, %d, "
+                     "%d) cdeg in 10 s; its state: %s; STATUS now (%.3f, %.3f) m",
+                     pos_m(s, 0), pos_m(s, 1), s->flipper_cdeg[0], s->flipper_cdeg[1],
+                     s->flipper_cdeg[2], s->flipper_cdeg[3],
+                     cJSON_IsString(v) ? v->valuestring : "(none)", pos_m(&now, 0),
+                     pos_m(&now, 1));
+    }
     h_sleep_ms(300);
 }
 

@@ -80,12 +80,16 @@ int vb_main(const char *suite, const struct h_case *cases, size_t ncases)
 
 static struct h_proc engine;
 
+/* On a terrain with an obstacle the robot starts at the engine's Approach
+ * start, on level ground 0.8 m before it, facing it: the Origin is on the
+ * obstacle's edge, where the robot balances for a while and then tips. */
 static void single_robot(char *json, size_t len, const char *terrain, int port)
 {
+    bool obstacle = strcmp(terrain, "flat") != 0;
     snprintf(json, len,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:%d\",\"backend\":{\"type\":\"engine\","
-             "\"engine\":{\"terrain\":\"%s\"}}}]",
-             port, terrain);
+             "\"engine\":{\"terrain\":\"%s\"}%s}}]",
+             port, terrain, obstacle ? ",\"usarsim\":{\"start\":\"Approach\"}" : "");
 }
 
 void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
