@@ -11,6 +11,9 @@
  *   - gzserver killed and started again: BACKEND_UP drops, comes back,
  *     and the flipper targets are applied again;
  *   - a wrong gazebo.model: STALE and ERROR NO_MODEL;
+ *   - the model spawned (gz model) into a world kenaf-simd already
+ *     watches: NO_MODEL until then, then fresh, driven and its flippers
+ *     set without restarting anything;
  *   - the world without the bridge: FLIPPER refused with NO_ACTUATOR.
  * Each case prints what it measured on a "gz11:" line. */
 #include <check.h>
@@ -324,6 +327,58 @@ START_TEST(wrong_model_name)
 }
 END_TEST
 
+/* A team starts kenaf-simd, then spawns its robot into a running world. */
+static void setup_empty_world(void)
+{
+    start("KN_GZ11_WORLD_EMPTY", "kenaf", false);
+}
+
+START_TEST(model_spawned_later)
+{
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_model", 1, H_LONG_MS),
+                  "no_model never set: %s", h_stderr(&simd.proc));
+    uint32_t seq = h_crawler(&u, 0, KN_KRP_F_ACK_REQ, 200, 200);
+    h_expect_error(&u, KN_KRP_ERR_NO_MODEL, seq, KN_KRP_CRAWLER);
+    h_expect_ack(&u, seq, KN_KRP_CRAWLER);
+    /* STOP too is answered NO_MODEL */
+    seq = h_simple(&u, 0, KN_KRP_STOP, 0);
+    h_expect_error(&u, KN_KRP_ERR_NO_MODEL, seq, KN_KRP_STOP);
+    /* gz model, as a team would type it, into the running world */
+    const char *spawn = env_or_fail("KN_GZ11_SPAWN"), *model = env_or_fail("KN_GZ11_MODEL");
+    char *argv[] = { "/bin/sh", (char *)spawn, (char *)model, NULL };
+    char out[256] = "", err[2048] = "";
+    uint64_t t0 = h_now_us();
+    ck_assert_msg(h_run(argv, out, sizeof out, err, sizeof err, 60000) == 0, "gz model failed: %s%s",
+                  out, err);
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_model", 0, GZ_START_MS),
+                  "the spawned model was never seen: %s", h_stderr(&simd.proc));
+    double seen_s = elapsed_s(t0);
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS),
+                  "STALE after the model came: %s", h_stderr(&simd.proc));
+    double fresh_s = elapsed_s(t0);
+    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
+                                 "model \"kenaf\" is in world \"default\" now"));
+    /* the flipper bridge came with the model: targets are acted on */
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_joint_cmd_subscriber",
+                                 0, H_LONG_MS),
+                  "no joint_cmd subscriber after the model came: %s", h_stderr(&simd.proc));
+    const int32_t cdeg[4] = { 2000, 2000, -1000, -1000 };
+    flippers(cdeg);
+    double flip_s = wait_flippers(cdeg, 15000);
+    struct kn_krp_status s0 = h_status_any(&u);
+    drive(200, 1000);
+    h_sleep_ms(300);
+    struct kn_krp_status s1 = h_status_any(&u);
+    double moved = hypot(s1.pos_mm[0] - s0.pos_mm[0], s1.pos_mm[1] - s0.pos_mm[1]);
+    printf("gz11: model spawned later: seen %.1f s after gz model, fresh after %.1f s; flippers "
+           "at their targets %.1f s after FLIPPER; CRAWLER drove %.0f mm in 1 s at 200 mm/s; "
+           "NO_MODEL answered %.0f times before\n",
+           seen_s, fresh_s, flip_s, moved, h_stat(&simd, "robots.0.errors.NO_MODEL"));
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_MODEL"), 2);
+    ck_assert_double_gt(moved, 150);
+}
+END_TEST
+
 static void setup_no_bridge(void)
 {
     start("KN_GZ11_WORLD_NOBRIDGE", "kenaf", true);
@@ -366,6 +421,7 @@ int main(void)
         { "world control", pause_step_reset, 180, setup_kenaf, teardown },
         { "gzserver restart", gzserver_restarted, 240, setup_kenaf, teardown },
         { "wrong model", wrong_model_name, 180, setup_wrong_model, teardown },
+        { "model spawned later", model_spawned_later, 180, setup_empty_world, teardown },
         { "no bridge", flippers_without_bridge, 180, setup_no_bridge, teardown },
     };
     return h_run_cases("gazebo11-interop", cases, sizeof cases / sizeof cases[0]);
