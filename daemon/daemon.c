@@ -276,12 +276,11 @@ static void on_wd_timer(uv_timer_t *t)
     kn_notify("WATCHDOG=1");
 }
 
-static void shutdown_all(struct kn_daemon *d)
+/* Stops every robot and the stats socket and closes the daemon's own
+ * handles, so the loop ends once the robots have flushed. */
+static void stop_everything(struct kn_daemon *d)
 {
-    if (d->stopping)
-        return;
     d->stopping = true;
-    kn_notify("STOPPING=1");
     for (size_t i = 0; i < d->nslots; i++)
         stop_robot(d, &d->slots[i]);
     kn_stats_server_stop(d->stats);
@@ -295,6 +294,14 @@ static void shutdown_all(struct kn_daemon *d)
     uv_close((uv_handle_t *)&d->sighup, NULL);
     uv_close((uv_handle_t *)&d->wd_timer, NULL);
     uv_close((uv_handle_t *)&d->ready_timer, NULL);
+}
+
+static void shutdown_all(struct kn_daemon *d)
+{
+    if (d->stopping)
+        return;
+    kn_notify("STOPPING=1");
+    stop_everything(d);
 }
 
 static void on_stop_signal(uv_signal_t *h, int sig)
@@ -443,18 +450,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
 
     if (rc != 0) {
         kn_err("start-up failed; stopping");
-        d->stopping = true; /* no READY: systemd sees the failure */
-        for (size_t i = 0; i < d->nslots; i++)
-            stop_robot(d, &d->slots[i]);
-        kn_stats_server_stop(d->stats);
-        d->stats = NULL;
-        if (d->stopping_robots == 0)
-            kn_capture_stop();
-        uv_close((uv_handle_t *)&d->sigterm, NULL);
-        uv_close((uv_handle_t *)&d->sigint, NULL);
-        uv_close((uv_handle_t *)&d->sighup, NULL);
-        uv_close((uv_handle_t *)&d->wd_timer, NULL);
-        uv_close((uv_handle_t *)&d->ready_timer, NULL);
+        stop_everything(d); /* no READY: systemd sees the failure */
     } else {
         uv_signal_start(&d->sigterm, on_stop_signal, SIGTERM);
         uv_signal_start(&d->sigint, on_stop_signal, SIGINT);
