@@ -298,10 +298,12 @@ static struct outage outage(const char *ifname, int after_ms, bool (*sign)(const
     drive(after_ms);
     /* the robot drove just before. On the lossy link the last STATUS
      * may catch it stopped for a moment with no flag set (seen: belts 0,
-     * flags BACKEND_UP); the engine's dead-man does exactly that when TCP
-     * holds the daemon's lines back past the watchdog time while it
-     * retransmits. So the last driving sample within DRIVING_BEFORE_MS
-     * counts. */
+     * flags BACKEND_UP). Two things do exactly that while TCP retransmits
+     * on the simulator's link: states held back past stale_ms make STATUS
+     * STALE, this client then sends belts 0 (drive()), and the next fresh
+     * STATUS shows them stopped; or the daemon's lines held back past the
+     * watchdog time trip the engine's dead-man. So the last driving
+     * sample within DRIVING_BEFORE_MS counts. */
     o.before = last_before(*down, answered);
     ck_assert_msg(o.before >= from, "no STATUS answered in the 2 s before the outage");
     int drove = last_before(*down, driving);
