@@ -202,6 +202,14 @@ START_TEST(bench_quick)
         positive(r, "status_rtt.kenaf_simd.p50_us");
         positive(r, "status_rtt.udp_echo.answered");
         positive(r, "status_rtt.udp_echo.p50_us");
+#ifdef KN_HAVE_KEYS
+        /* the signed round trips: answered, every answer's trailer good */
+        positive(r, "status_rtt.kenaf_simd_keyed.answered");
+        positive(r, "status_rtt.kenaf_simd_keyed.p50_us");
+        const cJSON *bad = at(r, "status_rtt.kenaf_simd_keyed.bad_mac");
+        ck_assert(cJSON_IsNumber(bad));
+        ck_assert_double_eq(bad->valuedouble, 0);
+#endif
     } else if (strcmp(which, "throughput") == 0) {
         char *ex[] = { "--robots", "5", NULL };
         r = quick("throughput", ex);

@@ -139,6 +139,11 @@ struct kn_simd {
  * waits until every robot's link is up and reads the UDP ports. */
 int kn_simd_start(struct kn_simd *d, const struct kn_bench_opts *o, const char *tag, int n,
                   enum kn_sink_proto proto, int sink_port, int cpu, char *err, size_t errlen);
+/* The same, with robot key_robot (-1: none) signing with the key in
+ * key_file (docs/protocol.md, shared key). */
+int kn_simd_start_keyed(struct kn_simd *d, const struct kn_bench_opts *o, const char *tag, int n,
+                        enum kn_sink_proto proto, int sink_port, int cpu, int key_robot,
+                        const char *key_file, char *err, size_t errlen);
 void kn_simd_stop(struct kn_simd *d);
 cJSON *kn_simd_stats(struct kn_simd *d); /* caller deletes; NULL on failure */
 /* Sum over robots of a number at a dotted path below each robot object

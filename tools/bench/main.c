@@ -34,7 +34,7 @@ struct bench {
 
 static const struct bench benches[] = {
     { "relay", kn_bench_relay, "CRAWLER -> simulator command latency, vs socat" },
-    { "rtt", kn_bench_rtt, "STATUS_REQ -> STATUS round trip, vs a UDP echo" },
+    { "rtt", kn_bench_rtt, "STATUS_REQ -> STATUS round trip, vs a UDP echo; signed, vs unsigned" },
     { "throughput", kn_bench_throughput, "1 and N robots at 1 kHz, ramp to loss, VmRSS" },
     { "libcost", kn_bench_libcost, "hrt_get_status / hrt_set_crawler_speed, vs plain calls" },
     { "engine", kn_bench_engine, "kenaf-engine real-time factor per scenario" },

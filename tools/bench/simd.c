@@ -24,7 +24,8 @@ const char *kn_sink_proto_name(enum kn_sink_proto p)
     }
 }
 
-static int write_config(const struct kn_simd *d, int n, enum kn_sink_proto proto, int sink_port)
+static int write_config(const struct kn_simd *d, int n, enum kn_sink_proto proto, int sink_port,
+                        int key_robot, const char *key_file)
 {
     FILE *f = fopen(d->cfg, "w");
     if (!f)
@@ -35,12 +36,14 @@ static int write_config(const struct kn_simd *d, int n, enum kn_sink_proto proto
     fprintf(f, "{\n  \"log_level\": \"warn\",\n  \"stats_socket\": \"%s\",\n  \"robots\": [\n",
             d->sock);
     for (int i = 0; i < n; i++) {
+        if (i == key_robot)
+            fprintf(f, "    {\"key_file\": \"%s\",\n", key_file);
         fprintf(f,
-                "    {\"name\": \"r%d\", \"listen\": \"127.0.0.1:0\", \"watchdog_ms\": 10000,\n"
+                "    %s\"name\": \"r%d\", \"listen\": \"127.0.0.1:0\", \"watchdog_ms\": 10000,\n"
                 "     \"limits\": {\"max_speed_mm_s\": 5000},\n"
                 "     \"backend\": {\"type\": \"%s\", \"address\": \"127.0.0.1:%d\", "
                 "\"reconnect_max_s\": 0.1%s}}%s\n",
-                i, kn_sink_proto_name(proto), sink_port,
+                i == key_robot ? " " : "{", i, kn_sink_proto_name(proto), sink_port,
                 proto == KN_SINK_USARSIM ? ", \"wheel_radius_m\": 0.08" : "", i + 1 < n ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
@@ -173,6 +176,13 @@ static bool all_up(struct kn_simd *d)
 int kn_simd_start(struct kn_simd *d, const struct kn_bench_opts *o, const char *tag, int n,
                   enum kn_sink_proto proto, int sink_port, int cpu, char *err, size_t errlen)
 {
+    return kn_simd_start_keyed(d, o, tag, n, proto, sink_port, cpu, -1, NULL, err, errlen);
+}
+
+int kn_simd_start_keyed(struct kn_simd *d, const struct kn_bench_opts *o, const char *tag, int n,
+                        enum kn_sink_proto proto, int sink_port, int cpu, int key_robot,
+                        const char *key_file, char *err, size_t errlen)
+{
     memset(d, 0, sizeof *d);
     if (n < 1 || n > KN_BENCH_MAX_ROBOTS) {
         snprintf(err, errlen, "robots must be 1..%d", KN_BENCH_MAX_ROBOTS);
@@ -182,7 +192,7 @@ int kn_simd_start(struct kn_simd *d, const struct kn_bench_opts *o, const char *
     snprintf(d->cfg, sizeof d->cfg, "%s/%s.json", o->scratch, tag);
     snprintf(d->sock, sizeof d->sock, "%s/%s.sock", o->scratch, tag);
     snprintf(d->log, sizeof d->log, "%s/%s.log", o->scratch, tag);
-    if (write_config(d, n, proto, sink_port) != 0) {
+    if (write_config(d, n, proto, sink_port, key_robot, key_file) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", d->cfg, strerror(errno));
         return -1;
     }
