@@ -316,6 +316,17 @@ void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], co
     snprintf(c->prog, sizeof c->prog, "%s", base_name(argv[0]));
 }
 
+void h_forget(struct h_proc *p)
+{
+    struct child *c = child_of(p->pid);
+    if (!c || !p->reaped || c->wrapped)
+        return; /* still running, or its exit status matters at teardown */
+    if (c->out_fd >= 0)
+        close(c->out_fd);
+    *c = procs[--nprocs];
+    p->out_fd = -1;
+}
+
 int h_wait_exit(struct h_proc *p, int timeout_ms)
 {
     if (p->reaped)

@@ -56,6 +56,12 @@ struct h_proc {
     bool wrapped;           /* runs under KN_WRAP (see below) */
 };
 
+/* A child that has exited and been waited for (h_wait_exit) leaves the
+ * harness's table, which holds a test's children until teardown: for
+ * tests that run a short program many times. Its stdout is closed.
+ * Running and wrapped children stay. */
+void h_forget(struct h_proc *p);
+
 /* Starts argv[0] with extra environment entries ("K=V", NULL-terminated,
  * may be NULL); its stderr goes to err_name in the scratch directory. The
  * child gets SIGKILL when the test process dies. */

@@ -34,11 +34,9 @@ const char *h_standin_robot(const char *name, int sim_port, const char *extra)
 
 int h_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen, int timeout_ms)
 {
-    /* the harness keeps a pointer to every child until teardown */
-    static struct h_proc pool[32];
-    static int next;
-    ck_assert_int_lt(next, 32);
-    struct h_proc *p = &pool[next++];
+    /* forgotten once it has exited, so a test may run programs any
+     * number of times */
+    struct h_proc proc, *p = &proc;
     h_spawn(p, argv, NULL, "run.stderr"); /* each run's stderr replaces the last one's */
     size_t used = 0;
     if (outlen)
@@ -60,8 +58,10 @@ int h_run(char *const argv[], char *out, size_t outlen, char *err, size_t errlen
     if (st == -1) {
         h_signal(p, SIGKILL);
         h_wait_exit(p, H_LONG_MS);
+        h_forget(p);
         return -1;
     }
+    h_forget(p);
     if (WIFSIGNALED(st))
         return 128 + WTERMSIG(st);
     return WEXITSTATUS(st);

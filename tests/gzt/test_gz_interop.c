@@ -142,15 +142,20 @@ START_TEST(cli_feeds_pose)
     /* the CLI publishes once, to the subscribers it knows by then: on a
      * loaded machine (the sanitizer stage) the daemon's subscription may
      * miss a few runs, so it gets a minute of runs, not 20 s */
-    uint64_t end = h_now_us() + 60000000ull;
+    uint64_t t0 = h_now_us(), end = t0 + 60000000ull;
     bool got = false;
+    int runs = 0;
     while (!got && h_now_us() < end) {
         char out[256];
         h_run(argv, out, sizeof out, NULL, 0, 5000); /* one message per run */
+        runs++;
         s = h_status(&ctl);
         got = s.pos_mm[0] == 2500 && s.pos_mm[1] == -1250 && s.rpy_cdeg[2] == 9000;
     }
-    ck_assert_msg(got, "STATUS pos %d %d yaw %d", s.pos_mm[0], s.pos_mm[1], s.rpy_cdeg[2]);
+    printf("cli-pose: STATUS had the CLI's pose after %d run(s) of ign topic -p, %.1f s\n", runs,
+           (double)(h_now_us() - t0) / 1e6);
+    ck_assert_msg(got, "STATUS pos %d %d yaw %d after %d runs", s.pos_mm[0], s.pos_mm[1],
+                  s.rpy_cdeg[2], runs);
 }
 END_TEST
 
@@ -375,6 +380,18 @@ int main(void)
                "libignition-transport-dev and libignition-msgs-dev, and g++)\n");
         return 77;
     }
+    /* ign topic -p publishes one message a fixed moment after it starts,
+     * to the subscribers it has heard from by then; kenaf-simd under
+     * valgrind subscribes later than that, every time. Under KN_WRAP the
+     * case is skipped, saying so; the pose path is memory-checked by the
+     * cases whose world publishes poses all along (square, stale). */
+    const char *only = getenv("CK_RUN_CASE");
+    bool wrapped = h_wrapped();
+    if (wrapped && only && strcmp(only, "cli-pose") == 0) {
+        printf("gz-interop: cli-pose skipped under KN_WRAP: the CLI's one message goes out "
+               "before a kenaf-simd under valgrind has subscribed\n");
+        return 77;
+    }
     const struct h_case cases[] = {
         { "cli-twist", cli_sees_twist, 60, netns_setup, NULL },
         { "cli-pose", cli_feeds_pose, 60, netns_setup, NULL },
@@ -385,5 +402,13 @@ int main(void)
         { "family-partition", family_and_partition, 60, netns_setup, NULL },
         { "wrong-model", wrong_model_refused, 60, netns_setup, NULL },
     };
-    return h_run_cases("gz-interop", cases, sizeof cases / sizeof cases[0]);
+    struct h_case run[sizeof cases / sizeof cases[0]];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (!wrapped || strcmp(cases[i].name, "cli-pose") != 0)
+            run[n++] = cases[i];
+    if (n < sizeof cases / sizeof cases[0])
+        printf("gz-interop: cli-pose left out under KN_WRAP: the CLI's one message goes out "
+               "before a kenaf-simd under valgrind has subscribed\n");
+    return h_run_cases("gz-interop", run, n);
 }
