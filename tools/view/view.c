@@ -51,13 +51,17 @@ void kn_view_wake_clients(struct kn_view *v)
         lws_callback_on_writable(c->wsi);
 }
 
-void kn_view_state_replaced(struct kn_view *v, unsigned robot)
+void kn_view_new_state(struct kn_view *v, unsigned robot)
 {
-    /* counted as it happens, so a page that stopped reading shows up in
-     * the counters while it is stopped, not only once it reads again */
-    for (struct kn_vclient *c = v->clients; c; c = c->next)
-        if (c->state_seq[robot] < v->robots[robot].state_seq)
+    /* the state this one replaced (seq - 1) is skipped for every page it
+     * was not sent to: counted as it happens, so a page that stopped
+     * reading shows up in the counters while it is stopped */
+    uint64_t replaced = v->robots[robot].state_seq - 1;
+    for (struct kn_vclient *c = v->clients; c; c = c->next) {
+        if (c->state_seq[robot] < replaced)
             v->st.states_skipped++;
+        lws_callback_on_writable(c->wsi);
+    }
 }
 
 int kn_view_hello_update(struct kn_view *v)

@@ -134,9 +134,10 @@ struct kn_view {
 uint64_t kn_view_now_ns(void);
 int kn_view_hello_update(struct kn_view *v);  /* after a robot's name changed */
 void kn_view_wake_clients(struct kn_view *v); /* something new to send */
-/* robot's newest state is about to be replaced: counts it as skipped for
- * every client it was not sent to (states_skipped) */
-void kn_view_state_replaced(struct kn_view *v, unsigned robot);
+/* robot has a new state (its state_seq already counts it): counts the one
+ * it replaced as skipped for every client it was not sent to
+ * (states_skipped), and wakes every client */
+void kn_view_new_state(struct kn_view *v, unsigned robot);
 void kn_view_schedule(struct kn_view *v);     /* the robots' timers may have moved */
 char *kn_view_stats_json(struct kn_view *v);  /* /api/stats, --stats; free() */
 struct kn_vblob *kn_view_blob(const char *data, size_t len);

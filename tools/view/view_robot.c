@@ -53,10 +53,9 @@ static void on_status(void *ctx, const struct kn_krp_status *s, uint64_t now_ns)
                               now_ns / 1000);
     if (n == 0)
         return;
-    kn_view_state_replaced(r->v, r->id);
     r->state_len = n;
     r->state_seq++;
-    kn_view_wake_clients(r->v);
+    kn_view_new_state(r->v, r->id);
 }
 
 static void set_link(struct kn_vrobot *r, bool up, const char *reason)

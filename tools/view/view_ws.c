@@ -238,7 +238,7 @@ static int start_blob(struct kn_view *v, struct kn_vclient *c, struct kn_vblob *
 
 /* The newest state of the next robot (round robin) that has one the
  * client has not seen; states it never saw were skipped, not queued
- * (counted when they were replaced: kn_view_state_replaced). */
+ * (counted when they were replaced: kn_view_new_state). */
 static int write_state(struct kn_view *v, struct kn_vclient *c, bool *wrote)
 {
     for (unsigned k = 0; k < v->nrobots; k++) {
