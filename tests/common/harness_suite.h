@@ -24,5 +24,9 @@ int h_run_suite(Suite *s);
 /* Runs the cases as the suite `suite`; returns the process exit status
  * (EXIT_SUCCESS when every test passed). */
 int h_run_cases(const char *suite, const struct h_case *cases, size_t ncases);
+/* Before h_run_cases: the case `name` cannot run under KN_WRAP
+ * (harness_proc.h), for the reason `why`. There h_run_cases leaves it
+ * out, saying so, and a run of that case alone (CK_RUN_CASE) exits 77. */
+void h_not_wrapped(const char *name, const char *why);
 
 #endif
