@@ -205,7 +205,8 @@ int kn_bench_rtt(const struct kn_bench_opts *o, cJSON *root)
     bool have_simd = false, have_echo = false;
     struct echo e = { .fd = -1 };
     struct client ours = { .fd = -1 }, base = { .fd = -1 }, keyed = { .fd = -1 };
-    int nclients = 2, key_robot = -1;
+    unsigned nclients = 2; /* ours and the echo; the signed one with -Dkeys */
+    int key_robot = -1;
     char key_path[256] = "";
 #ifdef KN_HAVE_KEYS
     struct kn_krpmac_key key;
@@ -226,7 +227,7 @@ int kn_bench_rtt(const struct kn_bench_opts *o, cJSON *root)
     if (!sink)
         goto fail;
     kn_sink_pin(sink, far);
-    if (kn_simd_start_keyed(&d, o, "rtt", nclients - 1, o->proto, kn_sink_port(sink), far,
+    if (kn_simd_start_keyed(&d, o, "rtt", (int)nclients - 1, o->proto, kn_sink_port(sink), far,
                             key_robot, key_path, err, sizeof err) < 0)
         goto fail;
     have_simd = true;
@@ -256,14 +257,13 @@ int kn_bench_rtt(const struct kn_bench_opts *o, cJSON *root)
 
     struct client *turn[3] = { &ours, &base, &keyed };
     uint32_t n = WARMUP + (uint32_t)(o->rate_hz * o->relay_s);
-    uint64_t slot = (uint64_t)(1e9 / o->rate_hz) / (uint64_t)nclients;
+    uint64_t slot = (uint64_t)(1e9 / o->rate_hz) / nclients;
     uint64_t t0 = kn_bench_now_ns() + 10000000u;
     /* each client takes each place in the period in turn: the place
      * itself (after which other wake-up) is worth microseconds */
-    uint32_t nc = (uint32_t)nclients;
-    for (uint32_t k = 0; k < nc * n; k++) {
+    for (uint32_t k = 0; k < nclients * n; k++) {
         kn_bench_sleep_until(t0 + k * slot);
-        round_trip(turn[(k % nc + k / nc) % nc], k / nc >= WARMUP);
+        round_trip(turn[(k % nclients + k / nclients) % nclients], k / nclients >= WARMUP);
     }
     struct kn_bench_summary sa = kn_bench_summarize(&ours.rtt), sb = kn_bench_summarize(&base.rtt);
 

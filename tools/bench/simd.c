@@ -36,14 +36,16 @@ static int write_config(const struct kn_simd *d, int n, enum kn_sink_proto proto
     fprintf(f, "{\n  \"log_level\": \"warn\",\n  \"stats_socket\": \"%s\",\n  \"robots\": [\n",
             d->sock);
     for (int i = 0; i < n; i++) {
-        if (i == key_robot)
-            fprintf(f, "    {\"key_file\": \"%s\",\n", key_file);
         fprintf(f,
-                "    %s\"name\": \"r%d\", \"listen\": \"127.0.0.1:0\", \"watchdog_ms\": 10000,\n"
-                "     \"limits\": {\"max_speed_mm_s\": 5000},\n"
+                "    {\"name\": \"r%d\", \"listen\": \"127.0.0.1:0\", \"watchdog_ms\": 10000,\n"
+                "     \"limits\": {\"max_speed_mm_s\": 5000},\n",
+                i);
+        if (i == key_robot)
+            fprintf(f, "     \"key_file\": \"%s\",\n", key_file);
+        fprintf(f,
                 "     \"backend\": {\"type\": \"%s\", \"address\": \"127.0.0.1:%d\", "
                 "\"reconnect_max_s\": 0.1%s}}%s\n",
-                i == key_robot ? " " : "{", i, kn_sink_proto_name(proto), sink_port,
+                kn_sink_proto_name(proto), sink_port,
                 proto == KN_SINK_USARSIM ? ", \"wheel_radius_m\": 0.08" : "", i + 1 < n ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
