@@ -79,6 +79,7 @@ struct kn_link_events {
  * says so, instead of accepting them into the void. */
 #define KN_LINK_NO_MODEL 0x1u    /* the robot's model is not in the world */
 #define KN_LINK_NO_FLIPPERS 0x2u /* nothing acts on flipper targets */
+#define KN_LINK_NO_DRIVE 0x4u    /* nothing acts on belt speeds (no drive plugin) */
 
 struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
                             const struct kn_backend_ops *ops, const struct kn_link_events *ev);

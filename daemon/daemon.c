@@ -91,6 +91,22 @@ static char *render_stats(void *ctx)
     return s;
 }
 
+/* "estop engage|release|status ROBOT": the admin's part of the e-stop
+ * circuit (docs/protocol.md, "Emergency stop"). */
+static char *daemon_command(void *ctx, const char *verb, const char *args, const char *who)
+{
+    struct kn_daemon *d = ctx;
+    (void)verb;
+    char action[16] = "", name[KN_CFG_NAME_LEN + 2] = "", extra[2] = "";
+    int n = sscanf(args, "%15s %17s %1s", action, name, extra);
+    if (n != 2 || strlen(name) > KN_CFG_NAME_LEN)
+        return kn_stats_error_reply("usage: estop engage|release|status ROBOT");
+    for (size_t i = 0; i < d->nslots; i++)
+        if (d->slots[i].robot && !strcmp(d->slots[i].cfg.name, name))
+            return kn_robot_estop_command(d->slots[i].robot, action, who);
+    return kn_stats_error_reply("no such robot");
+}
+
 static bool link_up(const struct slot *s)
 {
     return s->robot && kn_robot_link_up(s->robot);
@@ -249,7 +265,7 @@ static int open_stats(struct kn_daemon *d, const struct kn_config *cfg)
     if (socket_group(cfg, &gid) < 0)
         return -1;
     if (kn_stats_server_start(&d->loop, cfg->stats_socket, cfg->stats_socket_mode, gid,
-                              render_stats, d, &d->stats, err, sizeof err) < 0) {
+                              render_stats, daemon_command, d, &d->stats, err, sizeof err) < 0) {
         kn_err("%s", err);
         return -1;
     }

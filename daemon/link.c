@@ -844,6 +844,7 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
     cJSON_AddNumberToObject(o, "silences", (double)l->silences);
     cJSON_AddBoolToObject(o, "no_model", l->lacks & KN_LINK_NO_MODEL);
     cJSON_AddBoolToObject(o, "no_flippers", l->lacks & KN_LINK_NO_FLIPPERS);
+    cJSON_AddBoolToObject(o, "no_drive", l->lacks & KN_LINK_NO_DRIVE);
     cJSON_AddNumberToObject(o, "attempts", (double)l->attempts);
     cJSON_AddNumberToObject(o, "connects", (double)l->connects);
     cJSON_AddNumberToObject(o, "reconnects", (double)l->reconnects);

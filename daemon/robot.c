@@ -19,6 +19,7 @@
 #include "log.h"
 #include "peers.h"
 #include "rules.h"
+#include "stats.h"
 #include "world_doc.h"
 
 #define UDP_QUEUE_MAX 64      /* datagrams waiting when the socket is full */
@@ -218,7 +219,8 @@ static void link_up(void *ctx, bool up)
 static void link_lacks(void *ctx, unsigned lacks)
 {
     struct kn_robot *r = ctx;
-    kn_rules_lacks(r->rules, lacks & KN_LINK_NO_MODEL, lacks & KN_LINK_NO_FLIPPERS);
+    kn_rules_lacks(r->rules, lacks & KN_LINK_NO_MODEL, lacks & KN_LINK_NO_FLIPPERS,
+                   lacks & KN_LINK_NO_DRIVE);
 }
 
 static void link_state(void *ctx, const struct kn_state *s, uint64_t now)
@@ -618,8 +620,78 @@ static void add_types(cJSON *o, const uint64_t *count, uint64_t total, bool to_r
     }
 }
 
+static const char *engager_kind[] = {
+    [KN_RULES_ENG_PLAIN] = "plain", [KN_RULES_ENG_SESSION] = "session",
+    [KN_RULES_ENG_CONSOLE] = "console", [KN_RULES_ENG_ADMIN] = "admin",
+};
+
+/* The e-stop circuit: every engagement that holds, and from whom. */
+static void estop_stats(struct kn_robot *r, cJSON *o, uint64_t now)
+{
+    const struct kn_rules_stats *st = kn_rules_stats(r->rules);
+    const struct kn_rules_engagement *e;
+    unsigned n = kn_rules_estop(r->rules, &e);
+    char a[80];
+    cJSON *je = cJSON_AddObjectToObject(o, "estop");
+    cJSON_AddNumberToObject(je, "engaged", n);
+    cJSON *by = cJSON_AddArrayToObject(je, "by");
+    for (unsigned i = 0; i < n; i++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddItemToArray(by, x);
+        cJSON_AddStringToObject(x, "kind", engager_kind[e[i].kind]);
+        if (e[i].kind != KN_RULES_ENG_ADMIN) {
+            kn_addr_format(&e[i].addr, a, sizeof a);
+            cJSON_AddStringToObject(x, "addr", a);
+        }
+        cJSON_AddStringToObject(x, "name", e[i].name);
+        cJSON_AddNumberToObject(x, "held_s", (double)(now - e[i].since_ns) / 1e9);
+        cJSON_AddBoolToObject(x, "present", kn_rules_engager_present(r->rules, &e[i], now));
+    }
+    cJSON_AddNumberToObject(je, "engagements", (double)st->estop_engagements);
+    cJSON_AddNumberToObject(je, "released", (double)st->estop_released);
+    cJSON_AddNumberToObject(je, "console_resets", (double)st->estop_console_resets);
+    cJSON_AddNumberToObject(je, "admin_resets", (double)st->estop_admin_resets);
+    cJSON_AddNumberToObject(je, "release_refused", (double)st->estop_release_refused);
+    cJSON_AddNumberToObject(je, "table_full", (double)st->estop_table_full);
+    /* the engagement made last, as before the circuit had several */
+    if (n && e[n - 1].kind != KN_RULES_ENG_ADMIN) {
+        kn_addr_format(&e[n - 1].addr, a, sizeof a);
+        cJSON_AddStringToObject(o, "estop_by", a);
+    } else if (n) {
+        cJSON_AddStringToObject(o, "estop_by", "admin");
+    } else {
+        cJSON_AddNullToObject(o, "estop_by");
+    }
+}
+
+char *kn_robot_estop_command(struct kn_robot *r, const char *action, const char *who)
+{
+    uint64_t now = uv_hrtime();
+    unsigned before = kn_rules_estop(r->rules, NULL);
+    if (!strcmp(action, "release")) {
+        kn_rules_estop_reset(r->rules);
+        kn_info("robot %s: e-stop reset by %s (%u engagement%s released)", r->cfg.name, who, before,
+                before == 1 ? "" : "s");
+    } else if (!strcmp(action, "engage")) {
+        kn_rules_estop_engage(r->rules, who, now);
+        kn_info("robot %s: e-stop engaged by %s", r->cfg.name, who);
+    } else if (strcmp(action, "status") != 0) {
+        return kn_stats_error_reply("usage: estop engage|release|status ROBOT");
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "ok", true);
+    cJSON_AddStringToObject(o, "robot", r->cfg.name);
+    cJSON_AddStringToObject(o, "action", action);
+    cJSON_AddNumberToObject(o, "engaged_before", before);
+    estop_stats(r, o, now);
+    cJSON_DeleteItemFromObject(o, "estop_by");
+    char *t = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return t;
+}
+
 /* Who drives, who holds the e-stop, and how sessions came and went. */
-static void session_stats(struct kn_robot *r, cJSON *o)
+static void session_stats(struct kn_robot *r, cJSON *o, uint64_t now)
 {
     const struct kn_rules_stats *st = kn_rules_stats(r->rules);
     char a[80];
@@ -631,22 +703,18 @@ static void session_stats(struct kn_robot *r, cJSON *o)
         cJSON_AddStringToObject(jd, "name", d->name);
         cJSON_AddBoolToObject(jd, "session", d->session);
         cJSON_AddBoolToObject(jd, "console", d->console);
+        cJSON_AddBoolToObject(jd, "idle", kn_rules_driver_idle(r->rules, now));
     } else {
         cJSON_AddNullToObject(o, "driver");
     }
-    struct kn_addr e;
-    if (kn_rules_estop_owner(r->rules, &e)) {
-        kn_addr_format(&e, a, sizeof a);
-        cJSON_AddStringToObject(o, "estop_by", a);
-    } else {
-        cJSON_AddNullToObject(o, "estop_by");
-    }
+    estop_stats(r, o, now);
     cJSON_AddNumberToObject(o, "active", kn_rules_sessions(r->rules));
     cJSON_AddNumberToObject(o, "opened", (double)st->sessions_opened);
     cJSON_AddNumberToObject(o, "closed", (double)st->sessions_closed);
     cJSON_AddNumberToObject(o, "expired", (double)st->sessions_expired);
     cJSON_AddNumberToObject(o, "driver_claims", (double)st->driver_claims);
     cJSON_AddNumberToObject(o, "driver_takeovers", (double)st->driver_takeovers);
+    cJSON_AddNumberToObject(o, "driver_idle_claims", (double)st->driver_idle_claims);
     cJSON_AddNumberToObject(o, "driver_released", (double)st->driver_released);
     cJSON_AddNumberToObject(o, "driver_watchdog", (double)st->driver_watchdog);
     cJSON_AddNumberToObject(o, "not_owner", (double)st->not_owner);
@@ -735,7 +803,7 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(sb, "lapsed", (double)st->sub_lapsed);
     cJSON_AddNumberToObject(sb, "cancelled", (double)st->sub_cancelled);
 
-    session_stats(r, cJSON_AddObjectToObject(o, "sessions"));
+    session_stats(r, cJSON_AddObjectToObject(o, "sessions"), now);
 
     struct kn_peers *pt = kn_rules_peers(r->rules);
     cJSON *pe = cJSON_AddObjectToObject(o, "peers");

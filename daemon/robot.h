@@ -30,6 +30,11 @@ const char *kn_robot_name(const struct kn_robot *r);
 const char *kn_robot_listen(const struct kn_robot *r); /* actual address:port */
 bool kn_robot_link_up(const struct kn_robot *r);
 
+/* The stats-socket command "estop engage|release|status" for this robot,
+ * asked by `who` (logged): a malloc'd JSON reply with the engagements
+ * that held before and hold now. */
+char *kn_robot_estop_command(struct kn_robot *r, const char *action, const char *who);
+
 /* Appends this robot's stats object to arr. */
 void kn_robot_stats(struct kn_robot *r, cJSON *arr);
 

@@ -3,6 +3,7 @@
 #include "rules.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,11 @@ struct kn_rules {
     unsigned nsubs;
 
     struct kn_peer *driver;            /* the one peer whose set-points apply */
-    struct kn_addr estop_by;           /* who engaged the e-stop last */
+    uint64_t driver_sp_ns;             /* the driver's last set-point (plain grace) */
+    uint64_t grace_ns;                 /* a plain driver's hold after its last set-point */
+    /* The e-stop circuit: the robot is stopped while any engagement holds. */
+    struct kn_rules_engagement eng[KN_RULES_MAX_ENGAGEMENTS];
+    unsigned n_eng;
     uint64_t rng;                      /* tokens without io.random32 */
 
     uint32_t seq_out;                  /* the robot's own seq, one per robot */
@@ -28,12 +33,11 @@ struct kn_rules {
     bool have_state;
     uint64_t state_ns;
     bool backend_up;
-    bool no_model, no_flippers;        /* what the ready simulator lacks */
+    bool no_model, no_flippers, no_drive; /* what the ready simulator lacks */
 
     char *world;                       /* the world document, or NULL */
     uint32_t world_len;
 
-    bool estop;
     bool wd_armed, wd_flag;
     uint64_t wd_fed_ns, wd_ns;
     bool clamped;
@@ -77,6 +81,7 @@ struct kn_rules *kn_rules_new(const struct kn_rules_params *p, const struct kn_r
     }
     kn_tbucket_init(&r->overflow_errors, KN_RULES_ERR_RATE, KN_RULES_ERR_BURST, now_ns);
     r->wd_ns = ms_to_ns(p->watchdog_ms);
+    r->grace_ns = r->wd_ns;
     if (r->p.n_consoles > KN_RULES_MAX_CONSOLES)
         r->p.n_consoles = KN_RULES_MAX_CONSOLES;
     r->rng = now_ns ^ (uint64_t)(uintptr_t)r;
@@ -155,7 +160,7 @@ void kn_rules_refuse(struct kn_rules *r, const struct kn_addr *from, const uint8
 uint16_t kn_rules_flags(const struct kn_rules *r, uint64_t now_ns)
 {
     uint16_t f = KN_KRP_ST_SIMULATED;
-    if (r->estop)
+    if (r->n_eng)
         f |= KN_KRP_ST_ESTOP;
     if (r->backend_up)
         f |= KN_KRP_ST_BACKEND_UP;
@@ -163,8 +168,9 @@ uint16_t kn_rules_flags(const struct kn_rules *r, uint64_t now_ns)
         f |= KN_KRP_ST_WATCHDOG;
     if (r->clamped)
         f |= KN_KRP_ST_CLAMPED;
-    /* without its model the simulator's state says nothing about the robot */
-    if (!r->have_state || r->no_model || elapsed(now_ns, r->state_ns) > ms_to_ns(r->p.stale_ms))
+    /* without its model the simulator's state says nothing about the robot;
+     * without a drive it shows a robot nobody can move */
+    if (!r->have_state || r->no_model || r->no_drive || elapsed(now_ns, r->state_ns) > ms_to_ns(r->p.stale_ms))
         f |= KN_KRP_ST_STALE;
     return f;
 }
@@ -311,12 +317,38 @@ static bool is_console(const struct kn_rules *r, const struct kn_addr *a)
     return false;
 }
 
-static void set_driver(struct kn_rules *r, struct kn_peer *p)
+/* A plain driver (no session) holds the robot while its set-points keep
+ * coming and for one watchdog period after the last: a controller that
+ * moves the robot must send at least that often anyway, so past it the
+ * robot stands (or the watchdog is stopping it) and nobody is fought. */
+static bool driver_idle(const struct kn_rules *r, uint64_t now)
 {
+    return r->driver && !r->driver->session && elapsed(now, r->driver_sp_ns) >= r->grace_ns;
+}
+
+bool kn_rules_driver_idle(const struct kn_rules *r, uint64_t now_ns)
+{
+    return driver_idle(r, now_ns);
+}
+
+/* Nobody drives, or the plain driver has gone idle. */
+static bool robot_free(const struct kn_rules *r, uint64_t now)
+{
+    return !r->driver || driver_idle(r, now);
+}
+
+static void set_driver(struct kn_rules *r, struct kn_peer *p, uint64_t now)
+{
+    bool idle = driver_idle(r, now);
+    r->driver_sp_ns = now;
     if (r->driver == p)
         return;
-    if (r->driver)
-        r->st.driver_takeovers++;
+    if (r->driver) {
+        if (idle)
+            r->st.driver_idle_claims++;
+        else
+            r->st.driver_takeovers++;
+    }
     r->driver = p;
     r->st.driver_claims++;
 }
@@ -454,8 +486,9 @@ static int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi, bool *clamped)
 /* ---- message handlers ------------------------------------------------ */
 
 /* HELLO opens a session (a fresh seq space, and with SESSION a fresh
- * token), or with TOKEN reconsiders the role of the open one. Asking to
- * drive gets the robot when nobody drives, or always for a console. */
+ * token), or with TOKEN reconsiders the role of the open one. A session
+ * HELLO asking to drive gets the robot when it is free (nobody drives, or
+ * a plain driver past its grace), or always for a console. */
 static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                      const struct kn_krp_msg *m, uint64_t now)
 {
@@ -473,8 +506,10 @@ static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
             }
         }
         p->hello = true;
-        if (!observe && (!r->driver || p->console))
-            set_driver(r, p);
+        /* Only a session HELLO asks to drive: a plain HELLO is what every
+         * status display sends, and claims nothing (its set-points do). */
+        if (session && !observe && (robot_free(r, now) || p->console))
+            set_driver(r, p, now);
         else if (observe && r->driver == p)
             release_driver(r, now);
         size_t i = 0;
@@ -488,16 +523,15 @@ static void on_hello(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
 }
 
 /* Only the driver's set-points apply. A console takes the robot over; a
- * peer without a session token claims it while nobody drives (unless the
- * robot wants a HELLO first); a session observer asks with HELLO. */
+ * peer without a session token claims it while it is free (unless the
+ * robot wants a HELLO first); a session observer asks with HELLO. Every
+ * set-point of the driver, also one refused for ESTOP, keeps it active. */
 static bool may_drive(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                       const struct kn_krp_msg *m, uint64_t now)
 {
-    if (p && p == r->driver)
-        return true;
-    if (p && (p->console ||
-              (!r->driver && !p->session && (p->hello || !r->p.hello_to_drive)))) {
-        set_driver(r, p);
+    if (p && (p == r->driver || p->console ||
+              (robot_free(r, now) && !p->session && (p->hello || !r->p.hello_to_drive)))) {
+        set_driver(r, p, now);
         return true;
     }
     r->st.not_owner++;
@@ -543,7 +577,7 @@ static bool setpoint_admitted(struct kn_rules *r, struct kn_peer *p, const struc
         return false;
     if (stale_seq(r, p, m->h.seq))
         return false;
-    if (r->estop) {
+    if (r->n_eng) {
         r->st.estop_refused++;
         send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_ESTOP, now);
         return false;
@@ -556,6 +590,12 @@ static void on_crawler(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
 {
     if (!setpoint_admitted(r, p, from, m, now))
         return;
+    /* Nothing in the world would move the belts: refused, not stored. */
+    if (r->backend_up && r->no_drive && !r->no_model) {
+        r->st.no_actuator++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_NO_ACTUATOR, now);
+        return;
+    }
     bool clamped = false;
     struct kn_krp_crawler c = m->u.crawler;
     c.left_mm_s = clamp_i32(c.left_mm_s, -r->p.max_speed_mm_s, r->p.max_speed_mm_s, &clamped);
@@ -688,6 +728,45 @@ static void on_subscribe(struct kn_rules *r, struct kn_peer *p, const struct kn_
     send_ack(r, p, from, &m->h);
 }
 
+/* The engagement of this sender: its address and port, and for a
+ * session client its token (a new session is another engager). */
+static struct kn_rules_engagement *find_engagement(struct kn_rules *r, const struct kn_addr *from,
+                                                   uint32_t token)
+{
+    for (unsigned i = 0; i < r->n_eng; i++)
+        if (r->eng[i].kind != KN_RULES_ENG_ADMIN && r->eng[i].token == token &&
+            kn_addr_equal(&r->eng[i].addr, from))
+            return &r->eng[i];
+    return NULL;
+}
+
+/* The robot stops at the first engagement: belts 0, flippers hold, and
+ * the simulator brakes (an emergency command). */
+static void estop_halt(struct kn_rules *r, uint64_t now)
+{
+    stop_belts(r);
+    r->wd_armed = false;
+    command_as(r, hold_flippers(r, now, false), now, true);
+}
+
+static void add_engagement(struct kn_rules *r, const struct kn_addr *from, uint32_t token,
+                           uint8_t kind, const char *name, uint64_t now)
+{
+    struct kn_rules_engagement *e = &r->eng[r->n_eng++];
+    memset(e, 0, sizeof *e);
+    if (from)
+        e->addr = *from;
+    e->token = token;
+    e->kind = kind;
+    snprintf(e->name, sizeof e->name, "%s", name ? name : "");
+    e->since_ns = now;
+    r->st.estop_engagements++;
+    if (r->n_eng == 1)
+        r->st.estop_engaged++;
+}
+
+/* A series safety circuit (docs/protocol.md, "Emergency stop"): anyone
+ * engages, each engager releases its own, a console resets all. */
 static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                      const struct kn_krp_msg *m, uint64_t now)
 {
@@ -697,24 +776,39 @@ static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
         send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
         return;
     }
+    uint32_t token = p && p->session ? p->token : 0;
+    struct kn_rules_engagement *e = find_engagement(r, from, token);
     if (v == 1) {
-        if (!r->estop)
-            r->st.estop_engaged++;
-        r->estop = true;
-        r->estop_by = *from;
-        stop_belts(r);
-        r->wd_armed = false;
-        command_as(r, hold_flippers(r, now, false), now, true);
-    } else {
-        /* Only who engaged it last, or a console, releases it. */
-        if (r->estop && !kn_addr_equal(from, &r->estop_by) && !(p && p->console)) {
-            r->st.estop_release_refused++;
-            send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_NOT_OWNER, now);
-            return;
+        if (!e) {
+            /* The robot is already stopped when the table is full; the
+             * engager is told its own engagement was not recorded. The
+             * last place is kept for the admin's. */
+            if (r->n_eng >= KN_RULES_MAX_ENGAGEMENTS - 1) {
+                r->st.estop_table_full++;
+                send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_BUSY, now);
+                return;
+            }
+            uint8_t kind = p && p->console ? KN_RULES_ENG_CONSOLE
+                           : token         ? KN_RULES_ENG_SESSION
+                                           : KN_RULES_ENG_PLAIN;
+            add_engagement(r, from, token, kind, p ? p->name : NULL, now);
         }
-        /* Released: belts stay at 0 until a new CRAWLER. */
-        r->estop = false;
+        estop_halt(r, now);
+    } else if (p && p->console) {
+        if (r->n_eng) {
+            r->st.estop_console_resets++;
+            r->n_eng = 0;
+        }
+    } else if (e) {
+        *e = r->eng[--r->n_eng];
+        r->st.estop_released++;
+    } else if (r->n_eng) {
+        /* Held by others only: not this sender's to release. */
+        r->st.estop_release_refused++;
+        send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_NOT_OWNER, now);
+        return;
     }
+    /* Released (by all): belts stay at 0 until a new CRAWLER. */
     send_ack(r, p, from, &m->h);
 }
 
@@ -897,10 +991,11 @@ void kn_rules_backend(struct kn_rules *r, bool up)
     r->backend_up = up;
 }
 
-void kn_rules_lacks(struct kn_rules *r, bool no_model, bool no_flippers)
+void kn_rules_lacks(struct kn_rules *r, bool no_model, bool no_flippers, bool no_drive)
 {
     r->no_model = no_model;
     r->no_flippers = no_flippers;
+    r->no_drive = no_drive;
 }
 
 void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_ns)
@@ -966,11 +1061,40 @@ const struct kn_peer *kn_rules_driver(const struct kn_rules *r)
     return r->driver;
 }
 
-bool kn_rules_estop_owner(const struct kn_rules *r, struct kn_addr *who)
+unsigned kn_rules_estop(const struct kn_rules *r, const struct kn_rules_engagement **list)
 {
-    if (r->estop)
-        *who = r->estop_by;
-    return r->estop;
+    if (list)
+        *list = r->eng;
+    return r->n_eng;
+}
+
+bool kn_rules_engager_present(struct kn_rules *r, const struct kn_rules_engagement *e,
+                              uint64_t now_ns)
+{
+    if (e->kind == KN_RULES_ENG_ADMIN)
+        return true;
+    struct kn_peer *p = kn_peers_find(&r->peers, &e->addr);
+    return p && elapsed(now_ns, p->last_seen_ns) < KN_RULES_SILENCE_NS &&
+           (e->token ? p->session && p->token == e->token : !p->session);
+}
+
+void kn_rules_estop_engage(struct kn_rules *r, const char *who, uint64_t now_ns)
+{
+    bool held = false;
+    for (unsigned i = 0; i < r->n_eng; i++)
+        held |= r->eng[i].kind == KN_RULES_ENG_ADMIN;
+    if (!held) /* its place is kept free (on_estop) */
+        add_engagement(r, NULL, 0, KN_RULES_ENG_ADMIN, who, now_ns);
+    estop_halt(r, now_ns);
+}
+
+unsigned kn_rules_estop_reset(struct kn_rules *r)
+{
+    unsigned n = r->n_eng;
+    if (n)
+        r->st.estop_admin_resets++;
+    r->n_eng = 0;
+    return n;
 }
 
 unsigned kn_rules_sessions(struct kn_rules *r)

@@ -20,6 +20,7 @@
 #define KN_RULES_MAX_SUBS 8                 /* one of them kept for the driver */
 #define KN_RULES_MAX_PLAIN_SUBS 4           /* of those, for peers without a session token */
 #define KN_RULES_MAX_CONSOLES 16
+#define KN_RULES_MAX_ENGAGEMENTS 64         /* e-stop engagements held at once, the admin's included */
 #define KN_RULES_SILENCE_NS 5000000000ull   /* mark forgotten, lease lapses */
 #define KN_RULES_ERR_RATE 10                /* ERROR answers per second per peer */
 #define KN_RULES_ERR_BURST 10
@@ -46,6 +47,22 @@ struct kn_rules_params {
     unsigned n_consoles;
     bool hello_to_drive;             /* refuse set-points from a peer that never sent HELLO */
     bool lockstep;                   /* STEP moves the robot clock; no belt watchdog */
+};
+
+/* Who holds an e-stop engagement (docs/protocol.md, "Emergency stop"). */
+enum kn_rules_engager {
+    KN_RULES_ENG_PLAIN = 1,   /* a peer without a session: its address and port */
+    KN_RULES_ENG_SESSION = 2, /* a session: address, port and token */
+    KN_RULES_ENG_CONSOLE = 3, /* a configured console */
+    KN_RULES_ENG_ADMIN = 4,   /* kenaf-simd --command 'estop engage ROBOT' */
+};
+
+struct kn_rules_engagement {
+    struct kn_addr addr;      /* zero for the admin */
+    uint32_t token;           /* the session's token; 0 for a plain client */
+    uint8_t kind;             /* enum kn_rules_engager */
+    char name[17];            /* HELLO name, or who asked (admin) */
+    uint64_t since_ns;
 };
 
 struct kn_rules_io {
@@ -75,7 +92,7 @@ struct kn_rules_stats {
     uint64_t drop_bad_magic;
     uint64_t drop_rate_limited;      /* ERROR answers not sent (token bucket) */
     uint64_t drop_stale_seq;         /* set-points older than the sender's mark */
-    uint64_t estop_refused;
+    uint64_t estop_refused;          /* set-points refused while engaged */
     uint64_t estop_bad_value;
     uint64_t clamped;                /* set-points clamped (CRAWLER, FLIPPER) */
     uint64_t sub_clamped, sub_busy, sub_lapsed, sub_cancelled, sub_pushes;
@@ -84,16 +101,21 @@ struct kn_rules_stats {
     uint64_t commands;               /* commands handed to the backend */
     uint64_t while_backend_down;     /* set-points that arrived with the link down */
     uint64_t while_no_model;         /* ... with the robot's model missing from the world */
-    uint64_t no_actuator;            /* FLIPPERs refused: nothing in the simulator acts on them */
+    uint64_t no_actuator;            /* FLIPPERs, CRAWLERs refused: nothing in the simulator acts on them */
     uint64_t peers_added, peers_evicted, peers_overflow, marks_forgotten;
     uint64_t world_bad_offset;       /* WORLD_REQ past the document's end */
     /* sessions */
     uint64_t not_owner;              /* CRAWLER/FLIPPER/STOP from a peer that does not drive */
-    uint64_t estop_release_refused;  /* release by neither the engager nor a console */
+    uint64_t estop_release_refused;  /* release by neither an engager nor a console */
+    uint64_t estop_engagements;      /* engagements added (the first of a stop: estop_engaged) */
+    uint64_t estop_released;         /* engagements released by their own engager */
+    uint64_t estop_console_resets, estop_admin_resets; /* all engagements reset at once */
+    uint64_t estop_table_full;       /* engagements refused with BUSY: the table was full */
     uint64_t bad_session;            /* datagrams with a missing, unknown or stale token */
     uint64_t sessions_opened, sessions_closed, sessions_expired;
     uint64_t driver_claims;          /* a peer became the driver */
-    uint64_t driver_takeovers;       /* ... by a console, from another driver */
+    uint64_t driver_takeovers;       /* ... by a console, from another active driver */
+    uint64_t driver_idle_claims;     /* ... from a plain driver past its grace */
     uint64_t driver_released;        /* BYE, a HELLO to observe, silence */
     uint64_t driver_watchdog;        /* driver role ended by a watchdog trip */
     /* lockstep */
@@ -131,8 +153,11 @@ void kn_rules_backend(struct kn_rules *r, bool up);
 /* What the ready simulator lacks: without the robot's model STATUS is
  * STALE and set-points are answered ERROR NO_MODEL (kept and applied when
  * it appears, like BACKEND_DOWN); without anything acting on flipper
- * targets FLIPPER is refused with ERROR NO_ACTUATOR. */
-void kn_rules_lacks(struct kn_rules *r, bool no_model, bool no_flippers);
+ * targets FLIPPER is refused with ERROR NO_ACTUATOR; without anything
+ * acting on belt speeds (no drive plugin) CRAWLER is refused with ERROR
+ * NO_ACTUATOR and STATUS is STALE (the state says nothing of a robot that
+ * cannot be driven). */
+void kn_rules_lacks(struct kn_rules *r, bool no_model, bool no_flippers, bool no_drive);
 
 /* Latest simulator state (neutral units), received at now_ns. */
 void kn_rules_state(struct kn_rules *r, const struct kn_state *s, uint64_t now_ns);
@@ -164,8 +189,23 @@ int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len);
 /* The peer that drives now, or NULL. */
 const struct kn_peer *kn_rules_driver(const struct kn_rules *r);
 
-/* Who engaged the e-stop last; false when it is not engaged. */
-bool kn_rules_estop_owner(const struct kn_rules *r, struct kn_addr *who);
+/* The e-stop's engagements (the robot is stopped while there is one):
+ * their number, and in *list the table (valid until the next call in). */
+unsigned kn_rules_estop(const struct kn_rules *r, const struct kn_rules_engagement **list);
+
+/* The engager is still there: its peer (and session) heard within 5 s. */
+bool kn_rules_engager_present(struct kn_rules *r, const struct kn_rules_engagement *e,
+                              uint64_t now_ns);
+
+/* The admin's engagement (one at most; `who` is logged and listed). */
+void kn_rules_estop_engage(struct kn_rules *r, const char *who, uint64_t now_ns);
+
+/* Resets every engagement, as a console's release does; how many held. */
+unsigned kn_rules_estop_reset(struct kn_rules *r);
+
+/* The plain driver has sent no set-point for its grace: another client's
+ * set-point may claim the robot. */
+bool kn_rules_driver_idle(const struct kn_rules *r, uint64_t now_ns);
 
 /* Active session (token) peers. */
 unsigned kn_rules_sessions(struct kn_rules *r);

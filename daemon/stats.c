@@ -1,5 +1,5 @@
 /* Stats socket: see stats.h. A client may first send one command line
- * ("stats", "capture ...", "faults ...", "help"); one that sends nothing
+ * ("stats", "estop ...", "capture ...", "faults ...", "help"); one that sends nothing
  * for COMMAND_GRACE_MS, or shuts its side down, gets the stats, so a plain
  * connect-and-read works as before. Each client gets one JSON answer,
  * then the connection is shut down; a client that does not read is
@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,6 +36,7 @@ struct kn_stats_server {
     uv_pipe_t pipe;
     char path[sizeof ((struct sockaddr_un *)0)->sun_path];
     kn_stats_render_fn render;
+    kn_stats_command_fn command;
     void *ctx;
 };
 
@@ -85,7 +88,7 @@ static void on_client_timeout(uv_timer_t *t)
     client_close(t->data);
 }
 
-static char *error_reply(const char *msg)
+char *kn_stats_error_reply(const char *msg)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "ok", false);
@@ -95,9 +98,30 @@ static char *error_reply(const char *msg)
     return t;
 }
 
-/* The answer to one command line (without its end of line). */
-static char *run_command(struct kn_stats_server *s, char *line)
+/* Who is on the other end of the socket, for the log of a command that
+ * changes the robot: the kernel's word (SO_PEERCRED), not the client's. */
+static void peer_who(struct client *c, char *buf, size_t len)
 {
+    uv_os_fd_t fd;
+    struct ucred cr;
+    socklen_t cl = sizeof cr;
+    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0) {
+        snprintf(buf, len, "an unknown client");
+        return;
+    }
+    struct passwd pw, *pwp = NULL;
+    char pwbuf[1024];
+    if (getpwuid_r(cr.uid, &pw, pwbuf, sizeof pwbuf, &pwp) != 0)
+        pwp = NULL;
+    snprintf(buf, len, "uid %u (%s) pid %d", (unsigned)cr.uid, pwp ? pwp->pw_name : "?",
+             (int)cr.pid);
+}
+
+/* The answer to one command line (without its end of line). */
+static char *run_command(struct client *c, char *line)
+{
+    struct kn_stats_server *s = c->server;
     while (*line == ' ' || *line == '\t')
         line++;
     size_t n = strlen(line);
@@ -115,12 +139,18 @@ static char *run_command(struct kn_stats_server *s, char *line)
     if (w == 5 && !strncmp(line, "world", 5))
         return kn_gzsim_command(rest);
 #endif
+    if (w == 5 && !strncmp(line, "estop", 5) && s->command) {
+        char who[160];
+        peer_who(c, who, sizeof who);
+        return s->command(s->ctx, "estop", rest, who);
+    }
     if (w == 4 && !strncmp(line, "help", 4))
-        return error_reply("commands: stats | capture start PATH [max_mb=N] | capture stop | "
+        return kn_stats_error_reply("commands: stats | estop engage|release|status ROBOT | "
+                           "capture start PATH [max_mb=N] | capture stop | "
                            "capture status | faults ROBOT krp|sim [off] [drop=P] [duplicate=P] "
                            "[reorder=P] [delay_ms=MS] [jitter_ms=MS] [seed=N] | world ROBOT pause|play|"
                            "step [N]|reset [all|time|model] (gz robots)");
-    return error_reply("unknown command (try \"help\")");
+    return kn_stats_error_reply("unknown command (try \"help\")");
 }
 
 static void answer(struct client *c)
@@ -133,8 +163,8 @@ static void answer(struct client *c)
     char *nl = strchr(c->line, '\n');
     if (nl)
         *nl = '\0';
-    c->text = c->len > COMMAND_MAX ? error_reply("command line too long")
-                                   : run_command(c->server, c->line);
+    c->text = c->len > COMMAND_MAX ? kn_stats_error_reply("command line too long")
+                                   : run_command(c, c->line);
     uv_timer_start(&c->timer, on_client_timeout, CLIENT_TIMEOUT_MS, 0);
     if (!c->text) {
         client_close(c);
@@ -237,8 +267,8 @@ static void warn_unreachable(const char *path, unsigned mode, gid_t group)
 }
 
 int kn_stats_server_start(uv_loop_t *loop, const char *path, unsigned mode, gid_t group,
-                          kn_stats_render_fn render, void *ctx, struct kn_stats_server **out,
-                          char *err, size_t errlen)
+                          kn_stats_render_fn render, kn_stats_command_fn command, void *ctx,
+                          struct kn_stats_server **out, char *err, size_t errlen)
 {
     *out = NULL;
     struct kn_stats_server *s = calloc(1, sizeof *s);
@@ -256,6 +286,7 @@ int kn_stats_server_start(uv_loop_t *loop, const char *path, unsigned mode, gid_
     snprintf(s->path, sizeof s->path, "%s", path);
     s->loop = loop;
     s->render = render;
+    s->command = command;
     s->ctx = ctx;
     if (kn_sockdir_prepare_group(path, true, group, why, sizeof why) < 0) {
         snprintf(err, errlen, "stats socket %s: %s", path, why);

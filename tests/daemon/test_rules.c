@@ -1003,7 +1003,7 @@ START_TEST(simulator_lacks_model_or_flippers)
     x.have = KN_HAVE_TIME;
     kn_rules_state(R, &x, now);
     ck_assert_uint_eq(kn_rules_flags(R, now) & KN_KRP_ST_STALE, 0);
-    kn_rules_lacks(R, true, true);
+    kn_rules_lacks(R, true, true, false);
     ck_assert_uint_eq(kn_rules_flags(R, now) & (KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP),
                       KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP);
     crawler(1, 1, KN_KRP_F_ACK_REQ, 300, 300);
@@ -1014,7 +1014,7 @@ START_TEST(simulator_lacks_model_or_flippers)
     expect_ack(2, KN_KRP_FLIPPER);
     ck_assert_uint_eq(st()->while_no_model, 2);
 
-    kn_rules_lacks(R, false, true);
+    kn_rules_lacks(R, false, true, false);
     ck_assert_uint_eq(kn_rules_flags(R, now) & KN_KRP_ST_STALE, 0);
     int ncmd = cap.ncmd;
     flipper(1, 3, KN_KRP_F_ACK_REQ, 2, 0, 200, 0, 0);
@@ -1029,9 +1029,42 @@ START_TEST(simulator_lacks_model_or_flippers)
     crawler(1, 5, KN_KRP_F_ACK_REQ, 100, 100);
     expect_ack(5, KN_KRP_CRAWLER);
 
-    kn_rules_lacks(R, false, false);
+    kn_rules_lacks(R, false, false, false);
     flipper(1, 6, KN_KRP_F_ACK_REQ, 2, 0, 200, 0, 0);
     expect_ack(6, KN_KRP_FLIPPER);
+}
+END_TEST
+
+/* A world whose model has no drive (no tracked-vehicle plugin): STALE
+ * with fresh state, CRAWLER refused with NO_ACTUATOR and not kept, STOP
+ * and FLIPPER still work; cleared, CRAWLER is accepted again. */
+START_TEST(simulator_lacks_drive)
+{
+    struct kn_state x;
+    memset(&x, 0, sizeof x);
+    x.have = KN_HAVE_TIME;
+    kn_rules_state(R, &x, now);
+    kn_rules_lacks(R, false, false, true);
+    ck_assert_uint_eq(kn_rules_flags(R, now) & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
+    int ncmd = cap.ncmd;
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_error(KN_KRP_ERR_NO_ACTUATOR, 1, KN_KRP_CRAWLER);
+    simple(1, KN_KRP_STATUS_REQ, 2, 0);
+    ck_assert_uint_eq(next_out()->h.type, KN_KRP_STATUS); /* no ACK before it */
+    ck_assert_int_eq(cap.ncmd, ncmd);
+    struct kn_command sp;
+    kn_rules_setpoints(R, &sp);
+    ck_assert(sp.belt_speed_m_s[0] == 0 && sp.belt_speed_m_s[1] == 0);
+    ck_assert_uint_eq(st()->no_actuator, 1);
+    flipper(1, 3, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0);
+    expect_ack(3, KN_KRP_FLIPPER);
+    simple(1, KN_KRP_STOP, 4, KN_KRP_F_ACK_REQ);
+    expect_ack(4, KN_KRP_STOP);
+
+    kn_rules_lacks(R, false, false, false);
+    ck_assert_uint_eq(kn_rules_flags(R, now) & KN_KRP_ST_STALE, 0);
+    crawler(1, 5, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(5, KN_KRP_CRAWLER);
 }
 END_TEST
 
@@ -1090,9 +1123,10 @@ static void hello_plain(int from, uint32_t seq)
 
 START_TEST(second_client_not_owner)
 {
-    hello_plain(1, 1);                      /* first HELLO: the driver */
-    hello_plain(2, 1);                      /* second: an observer */
-    crawler(1, 2, KN_KRP_F_ACK_REQ, 300, 300);
+    hello_plain(1, 1);                      /* HELLOs claim nothing */
+    hello_plain(2, 1);
+    ck_assert_ptr_null(kn_rules_driver(R));
+    crawler(1, 2, KN_KRP_F_ACK_REQ, 300, 300); /* the first set-point: the driver */
     expect_ack(2, KN_KRP_CRAWLER);
     int n = cap.ncmd;
     crawler(2, 0, KN_KRP_F_ACK_REQ, -300, 300); /* B turns: refused */
@@ -1144,8 +1178,10 @@ START_TEST(estop_release_by_engager_or_console)
     crawler(1, 1, 0, 300, 300);             /* 1 drives */
     estop(2, 1, KN_KRP_F_ACK_REQ, 1);        /* anyone engages */
     expect_ack(1, KN_KRP_ESTOP);
-    struct kn_addr who, two = peer(2);
-    ck_assert(kn_rules_estop_owner(R, &who) && kn_addr_equal(&who, &two));
+    struct kn_addr two = peer(2);
+    const struct kn_rules_engagement *e;
+    ck_assert_uint_eq(kn_rules_estop(R, &e), 1);
+    ck_assert(kn_addr_equal(&e[0].addr, &two) && e[0].kind == KN_RULES_ENG_PLAIN);
     estop(1, 2, KN_KRP_F_ACK_REQ, 0);        /* the driver did not engage it */
     expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_ESTOP);
     expect_none();
@@ -1183,6 +1219,7 @@ START_TEST(console_takes_over)
     /* a session HELLO from the console is answered DRIVER even when another drives */
     simple(CONSOLE, KN_KRP_BYE, 2, 0);
     hello_plain(1, 4);
+    crawler(1, 5, 0, 300, 300);
     open_session(CONSOLE, 3, false, KN_KRP_ROLE_DRIVER);
     ck_assert_uint_eq(st()->driver_takeovers, 2);
 }
@@ -1282,6 +1319,172 @@ START_TEST(released_on_bye_watchdog_silence)
 }
 END_TEST
 
+/* A status display (plain HELLO, then STATUS_REQ and SUBSCRIBE) never
+ * claims the robot: the controller that comes after it drives at once. */
+START_TEST(plain_monitor_claims_nothing)
+{
+    hello_plain(1, 1);
+    subscribe(1, 2, 0, 500);
+    ck_assert_uint_eq(status_of(1, 3).req_seq, 3);
+    struct kn_krp_msg w;
+    kn_krp_init(&w, KN_KRP_WORLD_REQ, 4, 0);
+    feed(1, &w);
+    ck_assert_uint_eq(next_out()->h.type, KN_KRP_WORLD);
+    simple(1, KN_KRP_BYE, 5, 0);
+    ck_assert_ptr_null(kn_rules_driver(R));
+    ck_assert_uint_eq(st()->driver_claims, 0);
+    hello_plain(2, 1);
+    crawler(2, 2, KN_KRP_F_ACK_REQ, 200, 200);
+    expect_ack(2, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->not_owner, 0);
+}
+END_TEST
+
+/* A plain driver keeps the robot while its set-points come and for one
+ * watchdog period after the last; then another plain client's set-point
+ * (or a session HELLO) claims it, and the first is refused in turn. */
+START_TEST(plain_driver_grace)
+{
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_ack(1, KN_KRP_CRAWLER);
+    for (uint32_t k = 0; k < 8; k++) {      /* 1 keeps driving, every 100 ms */
+        advance(100 * MS);
+        crawler(1, 2 + k, 0, 300, 300);
+        crawler(2, 1 + k, 0, -300, 300);     /* 2 is refused throughout */
+        expect_error(KN_KRP_ERR_NOT_OWNER, 1 + k, KN_KRP_CRAWLER);
+    }
+    simple(1, KN_KRP_STOP, 20, 0);          /* 1 stops, then sends nothing */
+    advance(400 * MS);
+    ck_assert(!kn_rules_driver_idle(R, now));
+    crawler(2, 10, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 10, KN_KRP_CRAWLER);
+    advance(100 * MS);                      /* one watchdog period after the STOP */
+    ck_assert(kn_rules_driver_idle(R, now));
+    crawler(2, 11, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(11, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->driver_idle_claims, 1);
+    ck_assert_uint_eq(st()->driver_takeovers, 0);
+    crawler(1, 21, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 21, KN_KRP_CRAWLER);
+    /* a session HELLO asking to drive is refused while 2 is active, and
+     * granted once 2 has been idle for its grace */
+    open_session(3, 1, false, KN_KRP_ROLE_OBSERVER);
+    simple(2, KN_KRP_STOP, 12, 0);
+    advance(500 * MS);
+    open_session(4, 1, false, KN_KRP_ROLE_DRIVER);
+    crawler(2, 13, KN_KRP_F_ACK_REQ, 100, 100); /* a session driver holds the robot */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 13, KN_KRP_CRAWLER);
+    advance(2000 * MS);
+    crawler(2, 14, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 14, KN_KRP_CRAWLER);
+}
+END_TEST
+
+static int engaged(void)
+{
+    return (int)kn_rules_estop(R, NULL);
+}
+
+/* The e-stop as buttons wired in series: each engager holds its own
+ * engagement, the robot moves only when none holds. */
+START_TEST(estop_circuit_two_stations)
+{
+    crawler(1, 1, 0, 300, 300);
+    estop(2, 1, KN_KRP_F_ACK_REQ, 1);        /* station A */
+    expect_ack(1, KN_KRP_ESTOP);
+    estop(3, 1, KN_KRP_F_ACK_REQ, 1);        /* station B */
+    expect_ack(1, KN_KRP_ESTOP);
+    estop(3, 2, KN_KRP_F_ACK_REQ, 1);        /* engaging again: harmless, one engagement */
+    expect_ack(2, KN_KRP_ESTOP);
+    ck_assert_int_eq(engaged(), 2);
+    ck_assert_uint_eq(st()->estop_engaged, 1);     /* one stop */
+    ck_assert_uint_eq(st()->estop_engagements, 2);
+    estop(2, 2, KN_KRP_F_ACK_REQ, 0);        /* A releases its own */
+    expect_ack(2, KN_KRP_ESTOP);
+    ck_assert(status_of(1, 2).flags & KN_KRP_ST_ESTOP); /* B still holds */
+    crawler(1, 3, KN_KRP_F_ACK_REQ, 300, 300);
+    expect_error(KN_KRP_ERR_ESTOP, 3, KN_KRP_CRAWLER);
+    estop(2, 3, KN_KRP_F_ACK_REQ, 0);        /* A has nothing left to release */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 3, KN_KRP_ESTOP);
+    estop(1, 4, KN_KRP_F_ACK_REQ, 0);        /* nor has the driver */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 4, KN_KRP_ESTOP);
+    ck_assert_uint_eq(st()->estop_release_refused, 2);
+    estop(3, 3, KN_KRP_F_ACK_REQ, 0);        /* B releases: free */
+    expect_ack(3, KN_KRP_ESTOP);
+    ck_assert(!(status_of(1, 5).flags & KN_KRP_ST_ESTOP));
+    ck_assert_uint_eq(st()->estop_released, 2);
+    crawler(1, 6, KN_KRP_F_ACK_REQ, 100, 100);
+    expect_ack(6, KN_KRP_CRAWLER);
+}
+END_TEST
+
+/* An engager that went away leaves its engagement: nobody else releases
+ * it; a console or the admin resets all. A session engager is its
+ * session: a new one from the same port is another engager. */
+START_TEST(estop_orphan_reset)
+{
+    kn_rules_free(R);
+    tweak = one_console;
+    R = make(0);
+    kn_rules_backend(R, true);
+    uint32_t t = open_session(2, 1, true, KN_KRP_ROLE_OBSERVER);
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_ESTOP, 2, KN_KRP_F_ACK_REQ);
+    m.u.estop.engage = 1;
+    feed_token(2, &m, t);
+    expect_ack(2, KN_KRP_ESTOP);
+    const struct kn_rules_engagement *e;
+    ck_assert_uint_eq(kn_rules_estop(R, &e), 1);
+    ck_assert_uint_eq(e[0].kind, KN_RULES_ENG_SESSION);
+    ck_assert(kn_rules_engager_present(R, &e[0], now));
+    kn_krp_init(&m, KN_KRP_BYE, 3, 0);
+    feed_token(2, &m, t);                    /* the engager leaves */
+    ck_assert_int_eq(engaged(), 1);
+    ck_assert(!kn_rules_engager_present(R, &e[0], now));
+    uint32_t t2 = open_session(2, 1, true, KN_KRP_ROLE_OBSERVER);
+    kn_krp_init(&m, KN_KRP_ESTOP, 2, KN_KRP_F_ACK_REQ);
+    m.u.estop.engage = 0;
+    feed_token(2, &m, t2);                   /* a new session: not its engagement */
+    expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_ESTOP);
+    ck_assert_int_eq(engaged(), 1);
+    ck_assert_uint_eq(kn_rules_estop_reset(R), 1); /* the admin */
+    ck_assert_int_eq(engaged(), 0);
+    ck_assert_uint_eq(st()->estop_admin_resets, 1);
+    /* the admin engages; only a reset (admin or console) releases it */
+    kn_rules_estop_engage(R, "uid 0 (root) pid 1", now);
+    kn_rules_estop_engage(R, "uid 0 (root) pid 2", now); /* one admin engagement */
+    estop(5, 1, KN_KRP_F_ACK_REQ, 1);
+    expect_ack(1, KN_KRP_ESTOP);
+    ck_assert_int_eq(engaged(), 2);
+    estop(5, 2, KN_KRP_F_ACK_REQ, 0);
+    expect_ack(2, KN_KRP_ESTOP);
+    ck_assert(status_of(5, 3).flags & KN_KRP_ST_ESTOP);
+    estop(CONSOLE, 1, KN_KRP_F_ACK_REQ, 0);  /* a console resets all */
+    expect_ack(1, KN_KRP_ESTOP);
+    ck_assert_int_eq(engaged(), 0);
+    ck_assert_uint_eq(st()->estop_console_resets, 1);
+}
+END_TEST
+
+/* Engagements are bounded; past the table an engager is told BUSY (the
+ * robot is stopped anyway), and the admin's place stays free. */
+START_TEST(estop_table_bounded)
+{
+    for (int i = 0; i < KN_RULES_MAX_ENGAGEMENTS - 1; i++) {
+        estop(100 + i, 1, KN_KRP_F_ACK_REQ, 1);
+        expect_ack(1, KN_KRP_ESTOP);
+    }
+    estop(99, 1, KN_KRP_F_ACK_REQ, 1);
+    expect_error(KN_KRP_ERR_BUSY, 1, KN_KRP_ESTOP);
+    ck_assert_uint_eq(st()->estop_table_full, 1);
+    kn_rules_estop_engage(R, "admin", now);
+    ck_assert_int_eq(engaged(), KN_RULES_MAX_ENGAGEMENTS);
+    estop(100, 2, KN_KRP_F_ACK_REQ, 0);
+    expect_ack(2, KN_KRP_ESTOP);
+    ck_assert_int_eq(engaged(), KN_RULES_MAX_ENGAGEMENTS - 1);
+}
+END_TEST
+
 static void need_hello(struct kn_rules_params *p)
 {
     p->hello_to_drive = true;
@@ -1334,6 +1537,11 @@ static Suite *suite(void)
     tcase_add_test(tc, role_change_and_handover);
     tcase_add_test(tc, released_on_bye_watchdog_silence);
     tcase_add_test(tc, hello_to_drive_switch);
+    tcase_add_test(tc, plain_monitor_claims_nothing);
+    tcase_add_test(tc, plain_driver_grace);
+    tcase_add_test(tc, estop_circuit_two_stations);
+    tcase_add_test(tc, estop_orphan_reset);
+    tcase_add_test(tc, estop_table_bounded);
     tcase_add_test(tc, seq_wraps_rfc1982);
     tcase_add_test(tc, seq_mark_forgotten_on_hello_and_silence);
     tcase_add_test(tc, ignored_setpoint_does_not_feed_watchdog);
@@ -1352,6 +1560,7 @@ static Suite *suite(void)
     tcase_add_test(tc, error_rate_limit_per_peer);
     tcase_add_test(tc, backend_down_error_and_stored);
     tcase_add_test(tc, simulator_lacks_model_or_flippers);
+    tcase_add_test(tc, simulator_lacks_drive);
     tcase_add_test(tc, peer_table_bounded);
     tcase_add_test(tc, halt_stops_belts);
     suite_add_tcase(s, tc);
