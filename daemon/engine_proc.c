@@ -5,7 +5,13 @@
  * fails at start-up says why there), point the robots' links at it,
  * restart with back-off when it dies (the links reconnect and the client
  * re-spawns each robot at its last pose), kill and restart it when it
- * stays silent (hung, stopped), stop it with its last robot. Each spawn
+ * stays silent (hung, stopped), stop it with its last robot. Silence is
+ * the process's own: the engine says "ALIVE <time>" on its stdout every
+ * HEARTBEAT_MS (--heartbeat-ms), so a simulator link that a network cuts
+ * off, while the engine runs on, never restarts it (the robot stays where
+ * the engine has it, braked by its dead-man); and what waits unread in
+ * that pipe counts as heard, so kenaf-simd's own stall (stopped, blocked)
+ * is never taken for the engine's. Each spawn
  * gets a fresh random token in its environment; every robot connection
  * presents it (KENAF {Cmd Auth}) before INIT, so no other local program
  * can spawn robots in that world or reset, pause or re-pace it. Emergency
@@ -17,6 +23,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +75,12 @@ struct engine_proc {
 
     char token[2 * KN_ENGINE_TOKEN_BYTES + 1]; /* this spawn's, hex */
     uint64_t running_ns;      /* when it said PORT */
+    uint64_t beat_ns, beats;  /* its last ALIVE line, and how many came */
     bool silent_kill;         /* killed for silence: its exit says so */
     uint64_t silent_kills;
+    uint64_t unread_saves;    /* silent by the clock, but its lines were waiting unread */
+    /* how late the silence timer fired: our own loop's stalls */
+    uint64_t tick_ns, lag_ns, lag_max_ns, stalls;
 
     uint64_t spawns, restarts, exits, start_failures, failures_in_a_row;
     int last_status, last_signal;
@@ -93,6 +104,8 @@ struct eng_be {
 static struct engine_proc *procs;
 
 #define SILENCE_POLL_MS 100 /* a running engine's silence is checked this often */
+#define HEARTBEAT_MS "100"  /* --heartbeat-ms: ALIVE lines this often */
+#define STALL_NS 500000000ull /* the silence timer this late: our loop stood still */
 
 static void spawn(struct engine_proc *p);
 static void on_timer(uv_timer_t *t);
@@ -405,6 +418,9 @@ static void on_out(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             kn_info("engine %s (pid %d, terrain %s) listening on 127.0.0.1:%d for %u robot%s",
                     p->exe, p->pid, p->terrain, port, p->nusers, p->nusers == 1 ? "" : "s");
             notify_users(p);
+        } else if (p->st == P_RUNNING && strncmp(p->line, "ALIVE ", 6) == 0) {
+            p->beat_ns = uv_hrtime();
+            p->beats++;
         }
         size_t used = (size_t)(nl - p->line) + 1;
         memmove(p->line, nl + 1, p->linelen - used);
@@ -498,6 +514,8 @@ static void spawn(struct engine_proc *p)
     p->out_open = p->in_open = p->err_open = true;
     p->handles += 3;
     p->linelen = 0;
+    p->beat_ns = 0;
+    p->tick_ns = 0;
     p->elinelen = 0;
     p->last_stderr[0] = '\0';
     uv_stdio_container_t io[3];
@@ -518,7 +536,8 @@ static void spawn(struct engine_proc *p)
     char *args[] = {p->exe,           "--listen",   "127.0.0.1:0",   "--terrain",
                     p->terrain_file,  "--robot",    p->robot_file,   "--sen-rate",
                     "GroundTruth=50", "--sen-rate", "Encoder=50",    "--stdin-watch",
-                    "--auth-token-env", KN_ENGINE_TOKEN_ENV, NULL, NULL, NULL};
+                    "--heartbeat-ms", HEARTBEAT_MS, "--auth-token-env", KN_ENGINE_TOKEN_ENV,
+                    NULL, NULL, NULL};
     if (p->lockstep) { /* the world moves only when a robot's driver steps it */
         size_t n = sizeof args / sizeof args[0] - 3;
         args[n] = "--pace";
@@ -574,24 +593,59 @@ static double silent_limit_s(const struct engine_proc *p)
     return s > 0 ? s : KN_ENGINE_SILENT_RESTART_S;
 }
 
-/* A running engine whose robots all heard nothing from it (no sensor or
- * status line) for silent_limit_s, counted from when it listened, is hung
- * or stopped: SIGKILL (which a stopped process cannot ignore either), and
- * its exit restarts it as after a crash. */
+/* Bytes the engine wrote to its stdout that we have not read yet. */
+static int unread_out(struct engine_proc *p)
+{
+    uv_os_fd_t fd;
+    int n = 0;
+    if (!p->out_open || uv_fileno((uv_handle_t *)&p->out, &fd) != 0 || ioctl(fd, FIONREAD, &n) != 0)
+        return 0;
+    return n;
+}
+
+/* How late this tick of the silence timer came: a tick much later than
+ * SILENCE_POLL_MS means our own loop stood still (stopped, a blocking
+ * call) and read nothing in the meantime. */
+static void measure_lag(struct engine_proc *p, uint64_t now)
+{
+    uint64_t due = p->tick_ns + SILENCE_POLL_MS * 1000000ull;
+    p->lag_ns = p->tick_ns && now > due ? now - due : 0;
+    if (p->lag_ns > p->lag_max_ns)
+        p->lag_max_ns = p->lag_ns;
+    if (p->lag_ns >= STALL_NS)
+        p->stalls++;
+    p->tick_ns = now;
+}
+
+/* A running engine that said nothing at all (no heartbeat, no sensor or
+ * status line to any robot) for silent_limit_s, counted from when it
+ * listened, is hung or stopped: SIGKILL (which a stopped process cannot
+ * ignore either), and its exit restarts it as after a crash. A robot
+ * link that is silent while the heartbeat comes is the network's doing,
+ * not the engine's: the link reports it (stale_ms) and the engine stays.
+ * The heartbeat pipe is looked at before judging: after a stall of our
+ * own the timers run before the loop reads, and what the engine said
+ * meanwhile is still waiting there. */
 static void silence_check(struct engine_proc *p)
 {
+    uint64_t now = uv_hrtime();
+    measure_lag(p, now);
     /* in lockstep it says nothing while nobody steps it */
     if (!p->alive || p->silent_kill || p->lockstep)
         return;
-    uint64_t heard = p->running_ns;
+    uint64_t heard = p->running_ns > p->beat_ns ? p->running_ns : p->beat_ns;
     for (const struct eng_be *b = p->users; b; b = b->next) {
         uint64_t h = kn_link_heard_ns(b->link);
         if (h > heard)
             heard = h;
     }
-    double quiet = (double)(uv_hrtime() - heard) / 1e9, limit = silent_limit_s(p);
+    double quiet = (double)(now - heard) / 1e9, limit = silent_limit_s(p);
     if (quiet < limit)
         return;
+    if (unread_out(p) > 0) {
+        p->unread_saves++; /* it talked; the loop reads it right after the timers */
+        return;
+    }
     p->silent_kill = true;
     p->silent_kills++;
     kn_warn("engine (pid %d, terrain %s) silent for %.1f s (silent_restart_s %.1f): killing it "
@@ -850,6 +904,13 @@ static void eng_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(x, "start_failures", (double)p->start_failures);
     cJSON_AddNumberToObject(x, "silent_kills", (double)p->silent_kills);
     cJSON_AddNumberToObject(x, "silent_restart_s", silent_limit_s(p));
+    cJSON_AddNumberToObject(x, "heartbeats", (double)p->beats);
+    cJSON_AddNumberToObject(x, "heartbeat_age_s",
+                            p->beat_ns ? (double)(uv_hrtime() - p->beat_ns) / 1e9 : -1.0);
+    cJSON_AddNumberToObject(x, "unread_saves", (double)p->unread_saves);
+    cJSON_AddNumberToObject(x, "loop_lag_ms", (double)p->lag_ns / 1e6);
+    cJSON_AddNumberToObject(x, "loop_lag_max_ms", (double)p->lag_max_ns / 1e6);
+    cJSON_AddNumberToObject(x, "loop_stalls", (double)p->stalls);
     cJSON_AddNumberToObject(x, "failures_in_a_row", (double)p->failures_in_a_row);
     cJSON_AddNumberToObject(x, "next_retry_s", p->st == P_BACKOFF
                                 ? (double)uv_timer_get_due_in(&p->timer) / 1e3 : 0.0);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "logline.h"
+
 static enum kn_log_level cur_level = KN_LOG_INFO;
 static bool journal;
 
@@ -61,12 +63,8 @@ void kn_log(enum kn_log_level level, const char *fmt, ...)
         n = snprintf(line, sizeof line, "kenaf-simd: %s: ", level_names[level]);
     va_list ap;
     va_start(ap, fmt);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    size_t len = kn_logline_vformat(line, sizeof line, n < 0 ? 0 : (size_t)n, fmt, ap);
     va_end(ap);
-    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
     ssize_t w = write(STDERR_FILENO, line, len);
     (void)w;
 }

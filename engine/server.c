@@ -6,11 +6,11 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "hostport.h"
 #include "runner.h"
@@ -19,18 +19,6 @@
 #define STEP_CHUNK 50          /* Step requests run in chunks this long per loop turn */
 #define MAX_LAG_S 1.0          /* real time: a debt beyond this is given up (slip) */
 #define LISTEN_BACKLOG 64
-
-void kn_srv_log(struct kn_srv *s, const char *fmt, ...)
-{
-    if (s->o.quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("kenaf-engine: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 /* ---- output ------------------------------------------------------------ */
 
@@ -508,6 +496,19 @@ static void shutdown_server(struct kn_srv *s, const char *why)
         uv_close((uv_handle_t *)&s->judge_timer, NULL);
     if (s->stdin_open)
         uv_close((uv_handle_t *)&s->stdin_pipe, NULL);
+    if (s->beat_on)
+        uv_close((uv_handle_t *)&s->beat_timer, NULL);
+}
+
+/* The parent's sign of life from this loop (--heartbeat-ms): kenaf-simd
+ * tells a hung or stopped engine from a silent simulator link by it. */
+static void on_beat(uv_timer_t *t)
+{
+    struct kn_srv *s = t->data;
+    char line[64];
+    int n = snprintf(line, sizeof line, "ALIVE %.4f\n", kn_world_time(s->w));
+    if (n > 0 && (size_t)n < sizeof line)
+        kn_srv_outfd_write(&s->beat, line, (size_t)n, (size_t)n);
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -566,26 +567,30 @@ static int listen_on(struct kn_srv *s)
 static void print_stats(struct kn_srv *s)
 {
     const struct kn_srv_stats *t = &s->st;
-    fprintf(stderr,
-            "kenaf-engine: stats: time %.3f s, steps %llu, connections %llu (refused %llu), "
-            "robots spawned %llu removed %llu, lines %llu, malformed %llu, overlong %llu, "
-            "unknown %llu, before INIT %llu, bad values %llu, ignored %llu, INIT failed %llu, "
-            "commands %llu, extension %llu, unauthorized %llu, wrong tokens %llu, brakes %llu, "
-            "dead-man stops %llu, "
-            "output dropped %llu, overruns %llu, slips %llu (%.3f s), max lag %.1f ms\n",
-            kn_world_time(s->w), (unsigned long long)t->steps, (unsigned long long)t->accepted,
-            (unsigned long long)t->refused, (unsigned long long)t->spawned,
-            (unsigned long long)t->removed, (unsigned long long)t->lines,
-            (unsigned long long)t->malformed, (unsigned long long)t->overlong,
-            (unsigned long long)t->unknown, (unsigned long long)t->before_init,
-            (unsigned long long)t->bad_value, (unsigned long long)t->ignored,
-            (unsigned long long)t->init_failed, (unsigned long long)t->commands,
-            (unsigned long long)t->ext, (unsigned long long)t->unauthorized,
-            (unsigned long long)t->auth_failed, (unsigned long long)t->brakes,
-            (unsigned long long)t->deadman_stops,
-            (unsigned long long)t->out_dropped,
-            (unsigned long long)s->pace.overruns, (unsigned long long)s->pace.slips,
-            s->pace.slipped_s, s->pace.max_lag_s * 1e3);
+    char line[1024];
+    snprintf(line, sizeof line,
+             "kenaf-engine: stats: time %.3f s, steps %llu, connections %llu (refused %llu), "
+             "robots spawned %llu removed %llu, lines %llu, malformed %llu, overlong %llu, "
+             "unknown %llu, before INIT %llu, bad values %llu, ignored %llu, INIT failed %llu, "
+             "commands %llu, extension %llu, unauthorized %llu, wrong tokens %llu, brakes %llu, "
+             "dead-man stops %llu, "
+             "output dropped %llu, overruns %llu, slips %llu (%.3f s), max lag %.1f ms, "
+             "log lines dropped %llu, heartbeats dropped %llu\n",
+             kn_world_time(s->w), (unsigned long long)t->steps, (unsigned long long)t->accepted,
+             (unsigned long long)t->refused, (unsigned long long)t->spawned,
+             (unsigned long long)t->removed, (unsigned long long)t->lines,
+             (unsigned long long)t->malformed, (unsigned long long)t->overlong,
+             (unsigned long long)t->unknown, (unsigned long long)t->before_init,
+             (unsigned long long)t->bad_value, (unsigned long long)t->ignored,
+             (unsigned long long)t->init_failed, (unsigned long long)t->commands,
+             (unsigned long long)t->ext, (unsigned long long)t->unauthorized,
+             (unsigned long long)t->auth_failed, (unsigned long long)t->brakes,
+             (unsigned long long)t->deadman_stops,
+             (unsigned long long)t->out_dropped,
+             (unsigned long long)s->pace.overruns, (unsigned long long)s->pace.slips,
+             s->pace.slipped_s, s->pace.max_lag_s * 1e3,
+             (unsigned long long)s->log.lines_dropped, (unsigned long long)s->beat.lines_dropped);
+    kn_srv_log_text(s, line);
 }
 
 /* The token of --auth-token-env, taken from the environment and wiped
@@ -713,6 +718,8 @@ int kn_srv_run(const struct kn_srv_opts *o)
         return 2;
     }
     s->o = *o;
+    s->log.fd = STDERR_FILENO; /* blocking until the loop runs */
+    s->beat.fd = STDOUT_FILENO;
     signal(SIGPIPE, SIG_IGN);
     int rc = 2;
     if (setup(s))
@@ -722,6 +729,16 @@ int kn_srv_run(const struct kn_srv_opts *o)
         uv_close((uv_handle_t *)&s->listener, NULL);
         uv_run(s->loop, UV_RUN_DEFAULT);
         goto out;
+    }
+    /* from here on the loop serves robots: it must never wait for a reader */
+    kn_srv_outfd_open(&s->log, STDERR_FILENO);
+    kn_srv_outfd_open(&s->beat, STDOUT_FILENO);
+    if (o->heartbeat_ms > 0) {
+        uv_timer_init(s->loop, &s->beat_timer);
+        s->beat_timer.data = s;
+        uv_timer_start(&s->beat_timer, on_beat, (uint64_t)o->heartbeat_ms,
+                       (uint64_t)o->heartbeat_ms);
+        s->beat_on = true;
     }
     uv_timer_init(s->loop, &s->tick);
     s->tick.data = s;

@@ -25,6 +25,7 @@ struct kn_srv_opts {
     int tick_ms;               /* realtime timer period */
     int ticks_per_m;           /* Encoder ticks per metre of belt */
     bool stdin_watch;          /* exit when stdin reaches end of file */
+    int heartbeat_ms;          /* "ALIVE <time>" on stdout this often; 0 = never */
     const char *auth_token_env; /* environment variable holding the token; NULL: no token */
     bool quiet;
     /* --judge: a scenario with an external controller (judge.h) */

@@ -256,6 +256,9 @@ static void do_stats(struct kn_srv_conn *c)
     r_int(&r, "Overruns", s->pace.overruns);
     r_int(&r, "Slips", s->pace.slips);
     kn_usar_w_knum(&r.w, "MaxLagMs", s->pace.max_lag_s * 1e3, 3);
+    r_int(&r, "LogDropped", s->log.lines_dropped);
+    r_int(&r, "LogDroppedBytes", s->log.bytes_dropped);
+    r_int(&r, "BeatsDropped", s->beat.lines_dropped);
     r_send(&r, c);
 }
 

@@ -76,6 +76,17 @@ struct kn_srv_stats {
     uint64_t alives;           /* KENAF {Cmd Alive} received */
 };
 
+/* An output to the parent (stderr: the log; stdout: the heartbeat) that
+ * never blocks the loop; what cannot be written at once is dropped and
+ * counted (server_log.c). */
+struct kn_srv_outfd {
+    int fd;
+    bool nonblock;             /* a pipe, opened again without blocking */
+    bool sock;                 /* a socket: MSG_DONTWAIT */
+    uint64_t lines_dropped, bytes_dropped;
+    uint64_t unreported, unreported_bytes; /* dropped since the last line that got through */
+};
+
 struct kn_srv;
 
 struct kn_srv_conn {
@@ -149,6 +160,11 @@ struct kn_srv {
     uv_timer_t judge_timer;
     uint64_t judge_seen_steps, judge_seen_ns; /* no step since then: idle */
 
+    struct kn_srv_outfd log;    /* stderr */
+    struct kn_srv_outfd beat;   /* stdout: PORT, then the --heartbeat-ms lines */
+    uv_timer_t beat_timer;
+    bool beat_on;
+
     struct kn_srv_conn *conns;
     unsigned nconns, next_id;
     struct kn_srv_stats st;
@@ -160,6 +176,16 @@ void kn_srv_send(struct kn_srv_conn *c, const char *line, int len);
 /* Sends what is queued for c, then closes it (a client that gave a wrong
  * token). */
 void kn_srv_close_after_flush(struct kn_srv_conn *c);
+
+/* server_log.c: output to the parent that never blocks the loop. open
+ * makes fd non-blocking for us alone (a pipe is opened again, a socket
+ * written with MSG_DONTWAIT); write sends buf whole (at most PIPE_BUF
+ * bytes) or drops it, counting `counted` bytes as lost. */
+void kn_srv_outfd_open(struct kn_srv_outfd *o, int fd);
+bool kn_srv_outfd_write(struct kn_srv_outfd *o, const char *buf, size_t len, size_t counted);
+/* One log line ("kenaf-engine: ..." with its newline) on stderr, after the
+ * count of the lines dropped before it, if any. */
+void kn_srv_log_text(struct kn_srv *s, const char *text);
 void kn_srv_log(struct kn_srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Runs n physics steps, emitting the periodic lines and answering Step
  * requests as their times come. */

@@ -41,7 +41,7 @@ void kn_srv_usage(FILE *f)
             "                    [--pace realtime|fast|step] [--rate X] [--seed N]\n"
             "                    [--sen-rate STREAM=HZ ...] [--dialect udk|ut2004]\n"
             "                    [--ticks-per-m N] [--tick-ms N] [--stdin-watch]\n"
-            "                    [--auth-token-env NAME] [--quiet]\n"
+            "                    [--heartbeat-ms N] [--auth-token-env NAME] [--quiet]\n"
             "                    [--judge SCENARIO [--judge-variant N] [--judge-verdict FILE]\n"
             "                     [--judge-csv FILE] [--judge-svg FILE] [--judge-idle S]]\n"
             "       kenaf-engine --scenario FILE | --validate | --sanity NAME (see --help there)\n"
@@ -55,6 +55,8 @@ void kn_srv_usage(FILE *f)
             "  --ticks-per-m  Encoder ticks per metre of belt (default 4000, kenaf-simd's\n"
             "              counts_per_m with one count per tick)\n"
             "  --stdin-watch  exit when stdin closes (a parent that spawned us died)\n"
+            "  --heartbeat-ms N  print \"ALIVE <time>\" on stdout every N ms, so a parent\n"
+            "              can tell a hung engine from a silent network\n"
             "  --auth-token-env NAME  a token in environment variable NAME: only a\n"
             "              connection that sent KENAF {Cmd Auth} {Token t} may INIT robots\n"
             "              or send KENAF commands (kenaf-simd spawns the engine so)\n"
@@ -127,7 +129,7 @@ static int parse_sen_rate(struct kn_srv_opts *o, const char *a)
 
 enum {
     O_LISTEN = 256, O_TERRAIN, O_ROBOT, O_PACE, O_RATE, O_SEED, O_SEN_RATE, O_DIALECT,
-    O_TICKS_PER_M, O_TICK_MS, O_STDIN_WATCH, O_QUIET, O_AUTH_TOKEN_ENV,
+    O_TICKS_PER_M, O_TICK_MS, O_STDIN_WATCH, O_HEARTBEAT_MS, O_QUIET, O_AUTH_TOKEN_ENV,
     O_JUDGE, O_JUDGE_VARIANT, O_JUDGE_VERDICT, O_JUDGE_CSV, O_JUDGE_SVG, O_JUDGE_IDLE,
 };
 
@@ -189,6 +191,11 @@ static int set_option(struct kn_srv_opts *o, int opt, const char *v)
         o->tick_ms = (int)d;
         return 0;
     case O_STDIN_WATCH: o->stdin_watch = true; return 0;
+    case O_HEARTBEAT_MS:
+        if (parse_double(v, 1, 10000, &d) || d != floor(d))
+            return bad("--heartbeat-ms needs an integer 1..10000", v);
+        o->heartbeat_ms = (int)d;
+        return 0;
     case O_QUIET: o->quiet = true; return 0;
     case O_AUTH_TOKEN_ENV:
         if (!*v)
@@ -231,6 +238,7 @@ int kn_srv_opts_parse(struct kn_srv_opts *o, int argc, char **argv)
         { "ticks-per-m", required_argument, NULL, O_TICKS_PER_M },
         { "tick-ms", required_argument, NULL, O_TICK_MS },
         { "stdin-watch", no_argument, NULL, O_STDIN_WATCH },
+        { "heartbeat-ms", required_argument, NULL, O_HEARTBEAT_MS },
         { "quiet", no_argument, NULL, O_QUIET },
         { "auth-token-env", required_argument, NULL, O_AUTH_TOKEN_ENV },
         { "judge", required_argument, NULL, O_JUDGE },
