@@ -55,18 +55,31 @@ static void on_tick_closed(uv_handle_t *h)
 }
 
 /* Whether the world has what the robot needs, GZ_LOOK_MS after going
- * live: the model (a pose of it, or the tracked-vehicle plugin subscribed
- * to our command topic) and someone acting on joint_cmd (stock Gazebo 9 to
- * 11 has no one without a bridge plugin). What is missing goes to the
- * link, which makes the robot answer ERROR instead of accepting commands
- * into the void; warned once, counted, logged again when it changes. */
+ * live and on every tick after that: the model (a pose of it, or the
+ * tracked-vehicle plugin subscribed to our command topic: World publishes
+ * a pose only when it changes, so a model at rest since before we came
+ * may show itself by its plugin alone), a drive (that plugin's
+ * subscription, GZ_LOOK_MS after the model's first pose: a model without
+ * it shows a robot nobody can move) and someone acting on joint_cmd (stock
+ * Gazebo 9 to 11 has no one without a bridge plugin). What is missing goes
+ * to the link, which makes the robot answer ERROR instead of accepting
+ * commands into the void; warned, counted, logged again when it changes. */
 static void check_world(struct gz *b)
 {
-    if (!b->live || b->failed || kn_gazebo_now_ms(b) - b->live_ms < GZ_LOOK_MS)
+    if (!b->live || b->failed)
         return;
-    unsigned lacks = 0;
-    if (!b->fb.model_seen && kn_gazebo_subscribers(b, GZ_T_CMD) == 0)
+    uint64_t now = kn_gazebo_now_ms(b);
+    if (b->fb.model_seen && !b->model_ms)
+        b->model_ms = now;
+    if (now - b->live_ms < GZ_LOOK_MS)
+        return;
+    unsigned lacks = 0, drive = kn_gazebo_subscribers(b, GZ_T_CMD);
+    if (!b->fb.model_seen && drive == 0)
         lacks |= KN_LINK_NO_MODEL;
+    /* a drive already missing stays missing while a late pose's grace runs */
+    if (b->fb.model_seen && drive == 0 &&
+        (now - b->model_ms >= GZ_LOOK_MS || (b->lacks & KN_LINK_NO_DRIVE)))
+        lacks |= KN_LINK_NO_DRIVE;
     if (kn_gazebo_subscribers(b, GZ_T_JOINT) == 0)
         lacks |= KN_LINK_NO_FLIPPERS;
     unsigned came = lacks & ~b->lacks, went = b->lacks & ~lacks;
@@ -92,6 +105,16 @@ static void check_world(struct gz *b)
     }
     if (went & KN_LINK_NO_MODEL)
         kn_info("robot %s: model \"%s\" is in world \"%s\" now", b->robot, b->model, b->world);
+    if (came & KN_LINK_NO_DRIVE) {
+        b->no_drive_episodes++;
+        kn_warn("robot %s: nobody subscribes to %s: model \"%s\" is in world \"%s\" but nothing "
+                "drives its belts (no tracked-vehicle plugin, docs/gazebo.md); STATUS is STALE "
+                "and CRAWLER is answered ERROR NO_ACTUATOR until one subscribes (counted in the "
+                "stats)", b->robot, b->topic[GZ_T_CMD].name, b->model, b->world);
+    }
+    if (went & KN_LINK_NO_DRIVE)
+        kn_info("robot %s: %s has a subscriber now: the belts are driven", b->robot,
+                b->topic[GZ_T_CMD].name);
     if (came & KN_LINK_NO_FLIPPERS) {
         b->no_joint_sub_episodes++;
         if (!b->warned_no_joint_sub && !(lacks & KN_LINK_NO_MODEL))
@@ -220,6 +243,7 @@ static void gz_start(void *be)
     b->live = false;
     b->failed = false;
     b->lacks = 0;
+    b->model_ms = 0;
     b->version[0] = '\0';
     b->n_namespaces = 0;
     b->world[0] = '\0';
@@ -679,6 +703,8 @@ static void gz_stats(void *be, cJSON *o)
     cJSON_AddBoolToObject(f, "no_joint_cmd_subscriber", b->lacks & KN_LINK_NO_FLIPPERS);
     cJSON_AddNumberToObject(f, "no_joint_cmd_subscriber_episodes",
                             (double)b->no_joint_sub_episodes);
+    cJSON_AddBoolToObject(f, "no_drive_subscriber", b->lacks & KN_LINK_NO_DRIVE);
+    cJSON_AddNumberToObject(f, "no_drive_subscriber_episodes", (double)b->no_drive_episodes);
     cJSON_AddNumberToObject(f, "world_stats", (double)b->fb.stats_msgs);
     cJSON_AddNumberToObject(f, "tracks_speed", (double)b->fb.tracks_msgs);
     cJSON_AddNumberToObject(f, "bad_quaternion", (double)b->fb.bad_quaternion);

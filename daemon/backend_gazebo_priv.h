@@ -119,6 +119,7 @@ struct gz {
     bool failed;                    /* kn_link_fail called: ignore input until reset */
     uint64_t live_ms;               /* when it went live */
     unsigned lacks;                 /* KN_LINK_NO_* found on this connection */
+    uint64_t model_ms;              /* when the model's first pose was noticed, 0: none yet */
     bool warned_no_model, warned_no_joint_sub;
     char version[64];
     char namespaces[GZ_MAX_NAMESPACES][128];
@@ -162,7 +163,7 @@ struct gz {
     uint64_t cmds, cmd_encode_errors, world_controls, ctl_commands;
     uint64_t cmds_scaled; /* belts slowed to fit the plugin's limits */
     uint64_t joint_unheard; /* flipper targets published with no joint_cmd subscriber */
-    uint64_t no_model_episodes, no_joint_sub_episodes;
+    uint64_t no_model_episodes, no_joint_sub_episodes, no_drive_episodes;
     double last_scale;    /* factor of the last command (1: unchanged) */
     uint64_t feedback_states;
     char last_error[128];

@@ -36,6 +36,11 @@
 #define FRAME_MAX 65536
 #define ARENA_BYTES (1u << 20)
 #define LOOK_MS 1500           /* after the world came: does it have the model? */
+/* A cmd_vel listener whose model sent no pose for this long is no model:
+ * the world's pose publishers send every iteration or at 60 Hz, so 2 s is
+ * two discovery heartbeats (the subscription's round trip) and plenty. */
+#define POSE_MS 2000
+#define SUBS_MAX 16            /* registered subscribers remembered per topic */
 
 enum { T_CMD_VEL, T_CMD_POS0, T_CLOCK = T_CMD_POS0 + KN_NFLIPPERS, T_POSE, T_JOINTS, T_N };
 
@@ -52,6 +57,9 @@ struct gz_topic {
     uint8_t last[256];
     size_t last_len;
     uint64_t resend_at_ms;
+    /* published: the process of each registered subscriber (NEW_CONNECTION
+     * adds, END_CONNECTION and BYE remove; the oldest goes when full) */
+    char sub_puuid[SUBS_MAX][KN_GZT_UUID_MAX];
     unsigned subscribers;
     uint64_t msgs, bad;
 };
@@ -92,9 +100,13 @@ struct gzb {
     bool live;                  /* ready since live_ms */
     uint64_t live_ms;
     bool model_seen;            /* a pose of the model since the world came */
+    uint64_t model_ms;          /* when its first pose came */
+    uint64_t listener_ms;       /* when the world's process took cmd_vel, 0: it has not */
     unsigned lacks;             /* KN_LINK_NO_* told to the link */
-    bool warned_no_model, warned_no_flippers;
-    uint64_t no_model_episodes, no_flippers_episodes, poses_without_model;
+    bool warned_no_flippers;
+    bool warned_family;         /* this world's family mismatch was logged */
+    uint64_t no_model_episodes, no_flippers_episodes, no_drive_episodes, poses_without_model;
+    uint64_t family_mismatch;
 
     struct kn_gzsim_fb fb;
     struct kn_gz_arena arena;
@@ -255,14 +267,17 @@ static void world_lost(struct gzb *b, const char *why)
     b->have_srv = false;
     b->live = false;
     b->model_seen = false;
+    b->model_ms = b->listener_ms = 0;
+    b->warned_family = false;
     b->lacks = 0; /* the link forgets them with the connection */
+    /* the registered subscribers stay: a world that was only silent (a
+     * stopped process) keeps its subscriptions and does not register again */
     for (int i = 0; i < T_N; i++) {
         struct gz_topic *t = &b->topic[i];
         if (t->have_pub) {
             zmq_disconnect(b->zsub, t->pub_addr);
             t->have_pub = false;
         }
-        t->subscribers = 0;
     }
     if (b->req_connected[0]) {
         zmq_disconnect(b->zreq, b->req_connected);
@@ -286,20 +301,53 @@ static void check_ready(struct gzb *b)
     }
 }
 
-/* LOOK_MS after the world came: is the model in it (a pose of it, or
- * TrackedVehicle subscribed to its cmd_vel), and does anything act on the
- * flipper targets (a subscriber on a cmd_pos topic)? What is missing goes
- * to the link, so the robot answers ERROR instead of accepting commands
- * into the void (STALE while the model is missing); warned once. */
+/* Subscribers of published topic i in the world's own process: gz-sim
+ * runs its systems (TrackedVehicle, JointPositionController) there, and
+ * an echoing CLI or a world that has gone does not act on anything. */
+static unsigned world_subscribers(const struct gzb *b, int i)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < b->topic[i].subscribers; k++)
+        n += strcmp(b->topic[i].sub_puuid[k], b->world_puuid) == 0;
+    return n;
+}
+
+/* Whether the world has what the robot needs, judged LOOK_MS after it came
+ * and on every tick after that:
+ *  - the model: a pose of it. With no pose and nobody on its cmd_vel it
+ *    is missing; a cmd_vel listener (TrackedVehicle) without a pose gets
+ *    POSE_MS from when it was seen before the model counts as missing
+ *    too (a position nobody reported is no position).
+ *  - a drive: the world's process subscribed to cmd_vel, LOOK_MS after
+ *    the model's first pose (the system subscribes as the model loads).
+ *  - flipper actuators: a subscriber on a cmd_pos topic.
+ * What is missing goes to the link, so the robot answers ERROR instead of
+ * accepting commands into the void and STATUS is STALE (rules.h); each
+ * episode is warned once and counted. A bit already set stays set while
+ * its grace runs again, so a late subscriber does not end an episode only
+ * to start another. */
 static void check_world(struct gzb *b)
 {
-    if (!b->live || now_ms(b) - b->live_ms < LOOK_MS)
+    if (!b->live)
         return;
-    unsigned lacks = 0, flipper_subs = 0;
-    if (!b->model_seen && b->topic[T_CMD_VEL].subscribers == 0)
+    uint64_t now = now_ms(b);
+    unsigned drive = world_subscribers(b, T_CMD_VEL), flipper_subs = 0;
+    if (drive && !b->listener_ms)
+        b->listener_ms = now;
+    else if (!drive)
+        b->listener_ms = 0;
+    if (now - b->live_ms < LOOK_MS)
+        return;
+    unsigned lacks = 0;
+    if (!b->model_seen && (!drive || now - b->listener_ms >= POSE_MS ||
+                           (b->lacks & KN_LINK_NO_MODEL)))
         lacks |= KN_LINK_NO_MODEL;
+    uint64_t model_since = b->model_ms > b->live_ms ? b->model_ms : b->live_ms;
+    if (b->model_seen && !drive &&
+        (now - model_since >= LOOK_MS || (b->lacks & KN_LINK_NO_DRIVE)))
+        lacks |= KN_LINK_NO_DRIVE;
     for (int k = 0; k < KN_NFLIPPERS; k++)
-        flipper_subs += b->topic[T_CMD_POS0 + k].subscribers;
+        flipper_subs += world_subscribers(b, T_CMD_POS0 + k);
     if (flipper_subs == 0)
         lacks |= KN_LINK_NO_FLIPPERS;
     unsigned came = lacks & ~b->lacks, went = b->lacks & ~lacks;
@@ -307,16 +355,31 @@ static void check_world(struct gzb *b)
     kn_link_lacks(b->link, lacks);
     if (came & KN_LINK_NO_MODEL) {
         b->no_model_episodes++;
-        if (!b->warned_no_model)
-            kn_warn("robot %s: model \"%s\" is not in gz world \"%s\": no pose of it on %s and "
-                    "nobody subscribes to %s; STATUS is STALE and commands are answered ERROR "
-                    "NO_MODEL until it appears (check gz.model)", b->robot, b->model, b->world,
-                    b->topic[T_POSE].name, b->topic[T_CMD_VEL].name);
-        b->warned_no_model = true;
+        if (drive)
+            kn_warn("robot %s: model \"%s\" is not in gz world \"%s\": something subscribes "
+                    "to %s, but no pose of it came on %s within %.1f s (no SceneBroadcaster or "
+                    "PosePublisher? check gz.pose_topic); STATUS is STALE and commands are "
+                    "answered ERROR NO_MODEL until a pose comes", b->robot, b->model, b->world,
+                    b->topic[T_CMD_VEL].name, b->topic[T_POSE].name, POSE_MS / 1000.0);
+        else
+            kn_warn("robot %s: model \"%s\" is not in gz world \"%s\": no pose of it on %s "
+                    "and nobody subscribes to %s; STATUS is STALE and commands are answered "
+                    "ERROR NO_MODEL until it appears (check gz.model)", b->robot, b->model,
+                    b->world, b->topic[T_POSE].name, b->topic[T_CMD_VEL].name);
     }
     if (went & KN_LINK_NO_MODEL)
         kn_info("robot %s: model \"%s\" is in gz world \"%s\" now", b->robot, b->model,
                 b->world);
+    if (came & KN_LINK_NO_DRIVE) {
+        b->no_drive_episodes++;
+        kn_warn("robot %s: nothing in gz world \"%s\" subscribes to %s: model \"%s\" has no "
+                "TrackedVehicle system (docs/gz.md); STATUS is STALE and CRAWLER is answered "
+                "ERROR NO_ACTUATOR until one subscribes (counted in the stats)", b->robot,
+                b->world, b->topic[T_CMD_VEL].name, b->model);
+    }
+    if (went & KN_LINK_NO_DRIVE)
+        kn_info("robot %s: %s has a subscriber now: the belts are driven", b->robot,
+                b->topic[T_CMD_VEL].name);
     if (came & KN_LINK_NO_FLIPPERS) {
         b->no_flippers_episodes++;
         if (!b->warned_no_flippers && !(lacks & KN_LINK_NO_MODEL))
@@ -329,12 +392,74 @@ static void check_world(struct gzb *b)
         kn_info("robot %s: the flipper cmd_pos topics have subscribers now", b->robot);
 }
 
+/* A subscriber registered (NEW_CONNECTION addressed to us). */
+static void sub_add(struct gz_topic *t, const char *puuid)
+{
+    if (t->subscribers == SUBS_MAX) {
+        /* the oldest goes: most likely a process that died without a word */
+        memmove(t->sub_puuid[0], t->sub_puuid[1], (SUBS_MAX - 1) * sizeof t->sub_puuid[0]);
+        t->subscribers--;
+    }
+    snprintf(t->sub_puuid[t->subscribers++], sizeof t->sub_puuid[0], "%s", puuid);
+}
+
+/* One registration of process puuid ended (END_CONNECTION), or all of
+ * them (BYE). */
+static void sub_remove(struct gz_topic *t, const char *puuid, bool all)
+{
+    for (unsigned k = 0; k < t->subscribers;) {
+        if (strcmp(t->sub_puuid[k], puuid) != 0) {
+            k++;
+            continue;
+        }
+        memmove(t->sub_puuid[k], t->sub_puuid[k + 1],
+                (t->subscribers - k - 1) * sizeof t->sub_puuid[0]);
+        t->subscribers--;
+        if (!all)
+            return;
+    }
+}
+
 static int topic_by_fqn(struct gzb *b, const char *fqn)
 {
     for (int i = 0; i < T_N; i++)
         if (strcmp(b->topic[i].fqn, fqn) == 0)
             return i;
     return -1;
+}
+
+static const char *family_name(int f)
+{
+    return f == KN_GZT_FAMILY_GZ ? "gz.msgs" : f == KN_GZT_FAMILY_IGNITION ? "ignition.msgs"
+                                                                           : "no family known";
+}
+
+/* A topic of ours advertised with a type of the other family (ignition.msgs
+ * against gz.msgs), or of none: refused and counted; said once per world,
+ * naming both families, because a clock refused keeps the robot from ever
+ * becoming ready and the link alone can only say it did not in time. */
+static void family_refused(struct gzb *b, const struct gz_topic *t, const char *type, int fam)
+{
+    b->type_mismatch++;
+    b->family_mismatch++;
+    if (b->warned_family)
+        return;
+    b->warned_family = true;
+    const char *ours = family_name(b->family), *theirs = family_name(fam);
+    bool clock = t == &b->topic[T_CLOCK];
+    if (b->family_fixed)
+        kn_warn("robot %s: gz world \"%s\" publishes %s as %s (%s), but this robot is configured "
+                "for %s (\"messages\": \"%s\"): %s; set \"messages\" to \"auto\" or to the "
+                "world's family (counted in type_mismatch)", b->robot, b->world, t->name, type,
+                theirs, ours, b->family == KN_GZT_FAMILY_GZ ? "gz" : "ignition",
+                clock ? "the world never becomes ready" : "that topic is ignored");
+    else if (fam < 0)
+        kn_warn("robot %s: %s is published as %s, a type of neither ignition.msgs nor gz.msgs: "
+                "that topic is ignored (counted in type_mismatch)", b->robot, t->name, type);
+    else
+        kn_warn("robot %s: %s is published as %s (%s), but gz world \"%s\" speaks %s (the "
+                "family of its clock): that topic is ignored (counted in type_mismatch)",
+                b->robot, t->name, type, theirs, b->world, ours);
 }
 
 static void on_advertise(struct gzb *b, const struct kn_gzt_disc *d)
@@ -357,7 +482,7 @@ static void on_advertise(struct gzb *b, const struct kn_gzt_disc *d)
     enum kn_gzt_family fam;
     const char *sh;
     if (kn_gzt_type_split(d->pub.msg_type, &fam, &sh) < 0) {
-        b->type_mismatch++;
+        family_refused(b, t, d->pub.msg_type, -1);
         return;
     }
     if (i == T_CLOCK) {
@@ -382,7 +507,7 @@ static void on_advertise(struct gzb *b, const struct kn_gzt_disc *d)
         return;
     }
     if ((int)fam != b->family && b->family >= 0) {
-        b->type_mismatch++;
+        family_refused(b, t, d->pub.msg_type, (int)fam);
         return;
     }
     t->pose_vector = vector;
@@ -440,10 +565,10 @@ static void on_disc(struct gzb *b, int which, const uint8_t *buf, size_t n)
             break;
         struct gz_topic *t = &b->topic[i];
         if (d.type == KN_GZT_NEW_CONNECTION) {
-            t->subscribers++;
+            sub_add(t, d.process_uuid);
             t->resend_at_ms = now_ms(b) + RESEND_MS;
-        } else if (t->subscribers > 0) {
-            t->subscribers--;
+        } else {
+            sub_remove(t, d.process_uuid, false);
         }
         break;
     }
@@ -463,6 +588,9 @@ static void on_disc(struct gzb *b, int which, const uint8_t *buf, size_t n)
     case KN_GZT_BYE:
         if (b->world_there && strcmp(d.process_uuid, b->world_puuid) == 0)
             world_lost(b, "the world's process said BYE");
+        for (int i = 0; i < T_N; i++)
+            if (b->topic[i].publish)
+                sub_remove(&b->topic[i], d.process_uuid, true);
         for (int i = 0; i < T_N; i++)
             if (b->topic[i].have_pub && strcmp(b->topic[i].pub_puuid, d.process_uuid) == 0) {
                 zmq_disconnect(b->zsub, b->topic[i].pub_addr);
@@ -545,6 +673,8 @@ static void on_data(struct gzb *b, int i, const struct kn_gzt_pubmsg *m)
             b->poses_without_model++;
         if (rc <= 0)
             return;
+        if (!b->model_seen)
+            b->model_ms = now_ms(b);
         b->model_seen = true;
         changed = kn_gzsim_fb_pose(&b->fb, pos, q, st);
     } else if (i == T_JOINTS) {
@@ -1084,8 +1214,11 @@ static void gz_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(o, "bad_numbers", (double)b->fb.bad_numbers);
     cJSON_AddBoolToObject(o, "no_model", b->lacks & KN_LINK_NO_MODEL);
     cJSON_AddBoolToObject(o, "no_flipper_subscriber", b->lacks & KN_LINK_NO_FLIPPERS);
+    cJSON_AddBoolToObject(o, "no_drive_subscriber", b->lacks & KN_LINK_NO_DRIVE);
     cJSON_AddNumberToObject(o, "no_model_episodes", (double)b->no_model_episodes);
     cJSON_AddNumberToObject(o, "no_flipper_episodes", (double)b->no_flippers_episodes);
+    cJSON_AddNumberToObject(o, "no_drive_episodes", (double)b->no_drive_episodes);
+    cJSON_AddNumberToObject(o, "family_mismatch", (double)b->family_mismatch);
     cJSON_AddNumberToObject(o, "poses_without_model", (double)b->poses_without_model);
     cJSON *t = cJSON_AddObjectToObject(o, "topics");
     for (int i = 0; t && i < T_N; i++) {

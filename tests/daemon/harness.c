@@ -487,6 +487,26 @@ void h_expect_silence(struct h_udp *u)
     (void)h_status(u);
 }
 
+int h_crawler_until_error(struct h_udp *u, uint8_t code, int32_t l, int32_t r, int timeout_ms)
+{
+    uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
+    for (int accepted = 0;; accepted++) {
+        uint32_t seq = h_crawler(u, 0, KN_KRP_F_ACK_REQ, l, r);
+        struct kn_krp_msg m;
+        ck_assert_msg(h_udp_recv_answer(u, &m, H_LONG_MS), "CRAWLER %u unanswered", seq);
+        if (m.h.type == KN_KRP_ERROR && m.u.error.code == code) {
+            ck_assert_uint_eq(m.u.error.offending_seq, seq);
+            return accepted;
+        }
+        ck_assert_msg(m.h.type == KN_KRP_ACK && m.u.ack.acked_seq == seq,
+                      "CRAWLER %u answered type %u (code %u), not ACK or ERROR %u", seq, m.h.type,
+                      m.h.type == KN_KRP_ERROR ? m.u.error.code : 0, code);
+        ck_assert_msg(h_now_us() < end, "CRAWLER still accepted after %d ms (%d times), never "
+                      "ERROR %u", timeout_ms, accepted + 1, code);
+        h_sleep_ms(200);
+    }
+}
+
 /* ---- stand-in log ---- */
 
 static bool parse_cmd(const char *line, void *item)

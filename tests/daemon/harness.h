@@ -142,6 +142,12 @@ struct kn_krp_status h_status_any(struct h_udp *u);
 /* Proves nothing else was answered: a STATUS_REQ must be the very next
  * answer (loopback keeps order). */
 void h_expect_silence(struct h_udp *u);
+/* Sends CRAWLER (l, r) asking for an ACK every 200 ms until one is
+ * answered ERROR code (a backend still looking at its world accepts them
+ * first); fails the test if none is within timeout_ms. The answer after
+ * that ERROR (an ACK for a kept set-point) is left to the caller. Returns
+ * how many were accepted before. */
+int h_crawler_until_error(struct h_udp *u, uint8_t code, int32_t l, int32_t r, int timeout_ms);
 
 /* ---- the stand-in's log ---- */
 struct h_cmd {

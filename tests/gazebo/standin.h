@@ -4,7 +4,8 @@
  * transport node, connects to that master over TCP, runs its own data
  * server, publishes world_stats, pose/info and the tracked-vehicle
  * plugin's tracks_speed, and subscribes to the plugin's and the joint
- * controller's command topics and to world_control. The parts:
+ * controller's command topics and to world_control (a model without the
+ * plugin, which may load later, leaves its topics alone). The parts:
  * standin_conn.c (framed TCP connections, the log), standin_master.c,
  * standin_node.c (a transport client), standin_world.c (the model),
  * standin_main.c (options, loop, signals). */
@@ -102,7 +103,11 @@ struct world_opts {
     double step_s;                /* physics step */
     double flipper_rate;          /* rad/s toward the target */
     bool no_joint_cmd;            /* nobody subscribes to joint_cmd (stock Gazebo 9 to 11) */
+    bool no_drive;                /* the model without its tracked-vehicle plugin */
 };
 void world_start(uv_loop_t *loop, int master_port, const struct world_opts *o);
+/* The tracked-vehicle plugin loads now (the model spawned again with it):
+ * subscribes to the command topics, advertises tracks_speed. Once. */
+void world_load_drive(void);
 
 #endif

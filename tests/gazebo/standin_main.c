@@ -5,13 +5,15 @@
  *   gazebo_standin [--port N] [--log FILE] [--world NAME] [--model NAME]
  *                  [--joints FL,FR,RL,RR] [--links FL,FR,RL,RR] [--tracks-separation M]
  *                  [--steering-efficiency E] [--max-linear V] [--max-angular W]
- *                  [--version TEXT] [--no-world] [--no-joint-cmd]
+ *                  [--version TEXT] [--no-world] [--no-joint-cmd] [--no-drive]
  *
  * The master listens on 127.0.0.1:N (0, the default, lets the kernel
  * choose; a restarted stand-in gets the same N back at once), and the
  * program prints "PORT <n>" on stdout. --no-world runs the master alone;
  * --no-joint-cmd leaves joint_cmd without a subscriber, as stock Gazebo 9
- * to 11 does (its JointController listens on ignition-transport only).
+ * to 11 does (its JointController listens on ignition-transport only);
+ * --no-drive is the model without its tracked-vehicle plugin (nobody on
+ * cmd_vel_twist and cmd_vel, no tracks_speed) until SIGUSR1 loads it.
  * The defaults describe the Kenaf of docs/gazebo.md: world "default",
  * model "kenaf", joints front_left_flipper_joint ... with links named
  * like them without "_joint" (--links names them instead), tracks_separation
@@ -32,13 +34,20 @@ static void on_signal(uv_signal_t *s, int sig)
     uv_stop(s->loop);
 }
 
+static void on_usr1(uv_signal_t *s, int sig)
+{
+    (void)s;
+    (void)sig;
+    world_load_drive();
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: gazebo_standin [--port N] [--log FILE] [--world NAME] [--model NAME]\n"
             "       [--joints FL,FR,RL,RR] [--links FL,FR,RL,RR] [--tracks-separation M]\n"
             "       [--steering-efficiency E] [--max-linear V] [--max-angular W] [--version TEXT]\n"
-            "       [--no-world] [--no-joint-cmd]\n");
+            "       [--no-world] [--no-joint-cmd] [--no-drive]\n");
     exit(2);
 }
 
@@ -95,6 +104,7 @@ int main(int argc, char **argv)
         { "version", required_argument, NULL, 'v' },
         { "no-world", no_argument, NULL, 'n' },
         { "no-joint-cmd", no_argument, NULL, 'J' },
+        { "no-drive", no_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -139,6 +149,9 @@ int main(int argc, char **argv)
         case 'J':
             w.no_joint_cmd = true;
             break;
+        case 'D':
+            w.no_drive = true;
+            break;
         default:
             usage();
         }
@@ -157,11 +170,13 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (!no_world)
         world_start(loop, got, &w);
-    uv_signal_t sterm, sint;
+    uv_signal_t sterm, sint, susr1;
     uv_signal_init(loop, &sterm);
     uv_signal_init(loop, &sint);
+    uv_signal_init(loop, &susr1);
     uv_signal_start(&sterm, on_signal, SIGTERM);
     uv_signal_start(&sint, on_signal, SIGINT);
+    uv_signal_start(&susr1, on_usr1, SIGUSR1);
     uv_run(loop, UV_RUN_DEFAULT);
     return 0;
 }

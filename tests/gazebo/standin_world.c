@@ -40,8 +40,8 @@ static struct {
     char t_twist[KN_GZ_TOPIC_MAX], t_pose_cmd[KN_GZ_TOPIC_MAX], t_joint[KN_GZ_TOPIC_MAX];
     char t_control[KN_GZ_TOPIC_MAX];
     char joint[4][160], link[4][160], base_link[160];
-    int pub_stats, pub_poses, pub_tracks;
-    bool ready;
+    int pub_stats, pub_poses, pub_tracks; /* pub_tracks -1: no plugin */
+    bool ready, drive;
     uv_timer_t tick;
     uint64_t last_ms, start_ms, last_stats_ms, last_pose_ms, pause_wall_ms;
     /* simulation */
@@ -62,6 +62,8 @@ static const double flipper_xy[4][2] = { { 0.2, 0.2 }, { 0.2, -0.2 }, { -0.2, 0.
 
 static void publish_tracks(void)
 {
+    if (W.pub_tracks < 0)
+        return; /* no plugin, nobody reports track speeds */
     size_t n = kn_gz_enc_vector2d(W.out, sizeof W.out, W.belts[0], W.belts[1]);
     node_publish(W.node, W.pub_tracks, W.out, n);
 }
@@ -314,21 +316,39 @@ static void on_tick(uv_timer_t *t)
     publish_stats(now);
 }
 
+/* TrackedVehiclePlugin::Load: its track speeds out, its two command
+ * topics in. */
+static void load_drive(void)
+{
+    W.drive = true;
+    W.pub_tracks = node_advertise(W.node, W.t_tracks, KN_GZ_TYPE_VECTOR2D);
+    node_subscribe(W.node, W.t_twist, KN_GZ_TYPE_TWIST, on_twist, NULL);
+    node_subscribe(W.node, W.t_pose_cmd, KN_GZ_TYPE_POSE, on_pose_cmd, NULL);
+}
+
 static void on_ready(void *ctx)
 {
     (void)ctx;
     W.pub_stats = node_advertise(W.node, W.t_stats, KN_GZ_TYPE_WORLD_STATS);
     W.pub_poses = node_advertise(W.node, W.t_poses, KN_GZ_TYPE_POSES_STAMPED);
-    W.pub_tracks = node_advertise(W.node, W.t_tracks, KN_GZ_TYPE_VECTOR2D);
-    node_subscribe(W.node, W.t_twist, KN_GZ_TYPE_TWIST, on_twist, NULL);
-    node_subscribe(W.node, W.t_pose_cmd, KN_GZ_TYPE_POSE, on_pose_cmd, NULL);
+    W.pub_tracks = -1;
+    if (!W.o.no_drive)
+        load_drive();
     /* Gazebo 9 to 11's JointController listens on ignition-transport only:
      * without a bridge plugin nobody takes the Classic joint_cmd */
     if (!W.o.no_joint_cmd)
         node_subscribe(W.node, W.t_joint, KN_GZ_TYPE_JOINT_CMD, on_joint, NULL);
     node_subscribe(W.node, W.t_control, KN_GZ_TYPE_WORLD_CONTROL, on_control, NULL);
     W.ready = true;
-    sl_log("world_ready %s %s", W.o.world, W.o.model);
+    sl_log("world_ready %s %s%s", W.o.world, W.o.model, W.o.no_drive ? " no_drive" : "");
+}
+
+void world_load_drive(void)
+{
+    if (!W.ready || W.drive)
+        return;
+    load_drive();
+    sl_log("drive_loaded");
 }
 
 static void topic(char *out, const char *ns, const char *name)

@@ -8,11 +8,13 @@
  * a restarted master must see the daemon advertise again
  * within 2 s, world control must pause, step and reset the world, a
  * world without the configured model and one where nobody takes joint_cmd
- * must be warned about and answered with ERROR NO_MODEL / NO_ACTUATOR,
+ * or the drive topic must be warned about and answered with ERROR
+ * NO_MODEL / NO_ACTUATOR (a drive plugin loaded later is picked up),
  * and broken masters and publishers are counted and survived. */
 #include <check.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -626,6 +628,65 @@ START_TEST(flippers_without_subscriber_are_refused)
 }
 END_TEST
 
+/* The model without its tracked-vehicle plugin: the world shows it, but
+ * nobody subscribes to the drive topic. STATUS is STALE, CRAWLER is
+ * refused with ERROR NO_ACTUATOR (no ACK, nothing kept), warned once,
+ * counted; nothing reaches the world. The plugin loading later (SIGUSR1
+ * to the stand-in) clears it without restarting anything: fresh, and the
+ * belts are driven. */
+static void setup_no_drive(void)
+{
+    h_setup();
+    static const char *const no_drive[] = { "--no-drive", NULL };
+    gz_test_table(&conv);
+    gz_sim_start(&sim, 0, "world", no_drive);
+    h_daemon_start(&simd, gz_robots_json(sim.port, ""));
+    h_udp_open(&ctl, simd.port[0]);
+}
+
+START_TEST(crawler_without_drive_is_refused)
+{
+    /* until the daemon has looked at the world, CRAWLER may be accepted */
+    h_crawler_until_error(&ctl, KN_KRP_ERR_NO_ACTUATOR, 200, 200, H_LONG_MS);
+    h_expect_silence(&ctl); /* refused: no ACK */
+    struct kn_krp_status st = h_status(&ctl);
+    ck_assert_uint_eq(st.flags & (KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP),
+                      KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP);
+    for (int i = 0; i < 2; i++) {
+        uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 200, 200);
+        h_expect_error(&ctl, KN_KRP_ERR_NO_ACTUATOR, seq, KN_KRP_CRAWLER);
+        h_expect_silence(&ctl);
+    }
+    ck_assert_double_eq(h_stat(&simd, "robots.0.rules.no_actuator"), 3);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_ACTUATOR"), 3);
+    ck_assert_double_eq(STAT("gazebo.feedback.no_drive_subscriber"), 1);
+    ck_assert_double_eq(STAT("gazebo.feedback.no_drive_subscriber_episodes"), 1);
+    ck_assert_double_eq(STAT("gazebo.feedback.no_model"), 0);
+    ck_assert_double_eq(STAT("gazebo.topics.cmd.subscribers"), 0);
+    h_sleep_ms(500); /* several looks at the world later: still one warning */
+    ck_assert_uint_eq(h_status(&ctl).flags & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
+    const char *w = "nobody subscribes to /gazebo/default/kenaf/cmd_vel";
+    const char *first = strstr(h_stderr(&simd.proc), w);
+    ck_assert_msg(first != NULL, "no warning: %s", h_stderr(&simd.proc));
+    ck_assert_ptr_null(strstr(first + 1, w));
+    ck_assert_int_eq(gz_log_twists(sim.log, twists, MAXLOG), 0);
+
+    /* the plugin loads: fresh again, and CRAWLER drives */
+    h_signal(&sim.proc, SIGUSR1);
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_drive_subscriber", 0,
+                                 H_LONG_MS),
+                  "the plugin's subscription was never seen: %s", h_stderr(&simd.proc));
+    ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS));
+    uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 100, 100);
+    h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
+    double belts[2] = { 0.1, 0.1 }, lin, ang;
+    kn_conv_belts_to_twist(&conv, belts, &lin, &ang);
+    wait_twist(0, lin, ang);
+    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc), "has a subscriber now: the belts are driven"));
+    ck_assert_double_eq(STAT("gazebo.feedback.no_drive_subscriber_episodes"), 1);
+}
+END_TEST
+
 START_TEST(master_from_environment)
 {
     gz_test_table(&conv);
@@ -665,6 +726,7 @@ int main(void)
         { "wrong model", wrong_model_is_refused, 60, setup_wrong_model, teardown },
         { "no joint_cmd subscriber", flippers_without_subscriber_are_refused, 60,
           setup_no_joint_cmd, teardown },
+        { "no drive subscriber", crawler_without_drive_is_refused, 60, setup_no_drive, teardown },
     };
     return h_run_cases("gazebo backend against gazebo_standin", cases,
                        sizeof cases / sizeof cases[0]);

@@ -16,6 +16,10 @@
 // READY once advertised, and one line per command it takes
 // ("cmd_vel v w", "cmd_pos J x", "control ..."), and exits cleanly (the
 // library says BYE) on SIGTERM or SIGINT.
+// --no-drive: the model has no TrackedVehicle (nobody on cmd_vel);
+// --no-pose: the world has no SceneBroadcaster (no pose/info; the clock
+// is the simulation runner's and stays). SIGUSR1 loads what was left out
+// (it prints LOADED).
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -39,9 +43,10 @@
 
 namespace {
 
-std::atomic<bool> quit{false};
+std::atomic<bool> quit{false}, load{false};
 
 void on_signal(int) { quit = true; }
+void on_usr1(int) { load = true; }
 
 struct World {
   std::mutex mu;
@@ -123,8 +128,16 @@ bool OnControl(const ignition::msgs::WorldControl &req, ignition::msgs::Boolean 
 
 int main(int argc, char **argv) {
   double rate_hz = 50.0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
+  bool drive = true, pose = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    if (k == "--no-drive") { drive = false; continue; }
+    if (k == "--no-pose") { pose = false; continue; }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "gz_world: %s needs a value\n", k.c_str());
+      return 2;
+    }
+    std::string v = argv[++i];
     if (k == "--world") world.name = v;
     else if (k == "--model") world.model = v;
     else if (k == "--separation") world.sep = std::atof(v.c_str());
@@ -148,11 +161,13 @@ int main(int argc, char **argv) {
   }
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
+  std::signal(SIGUSR1, on_usr1);
 
   ignition::transport::Node node;
   const std::string wp = "/world/" + world.name, mp = "/model/" + world.model;
   auto clock_pub = node.Advertise<ignition::msgs::Clock>(wp + "/clock");
-  auto pose_pub = node.Advertise<ignition::msgs::Pose_V>(wp + "/pose/info");
+  ignition::transport::Node::Publisher pose_pub;
+  if (pose) pose_pub = node.Advertise<ignition::msgs::Pose_V>(wp + "/pose/info");
   auto joint_pub =
       node.Advertise<ignition::msgs::Model>(wp + "/model/" + world.model + "/joint_state");
   std::function<void(const ignition::msgs::Twist &)> on_twist =
@@ -163,7 +178,7 @@ int main(int argc, char **argv) {
         std::printf("cmd_vel %.6f %.6f\n", world.v_cmd, world.w_cmd);
         std::fflush(stdout);
       };
-  if (!node.Subscribe(mp + "/cmd_vel", on_twist)) return 1;
+  if (drive && !node.Subscribe(mp + "/cmd_vel", on_twist)) return 1;
   for (size_t k = 0; k < world.joints.size(); ++k) {
     std::function<void(const ignition::msgs::Double &)> cb = [k](const ignition::msgs::Double &m) {
       std::lock_guard<std::mutex> lk(world.mu);
@@ -183,6 +198,13 @@ int main(int argc, char **argv) {
   for (int tick = 0; !quit; ++tick) {
     next += std::chrono::milliseconds(10);
     std::this_thread::sleep_until(next);
+    if (load.exchange(false) && (!drive || !pose)) {
+      if (!drive && !node.Subscribe(mp + "/cmd_vel", on_twist)) return 1;
+      if (!pose) pose_pub = node.Advertise<ignition::msgs::Pose_V>(wp + "/pose/info");
+      drive = pose = true;
+      std::printf("LOADED\n");
+      std::fflush(stdout);
+    }
     ignition::msgs::Clock clk;
     ignition::msgs::Pose_V poses;
     ignition::msgs::Model joints;
@@ -217,7 +239,7 @@ int main(int argc, char **argv) {
       }
     }
     clock_pub.Publish(clk);
-    pose_pub.Publish(poses);
+    if (pose) pose_pub.Publish(poses);
     joint_pub.Publish(joints);
   }
   std::printf("BYE\n");

@@ -7,7 +7,10 @@
  * cmd_pos and publishes clock, poses and joint states, and the unchanged
  * examples/square closes its square against it through kenaf-sim-run;
  * flipper targets reach the cmd_pos topics, are re-applied when the world
- * goes away and another comes, and stopped feedback sets STALE. Skipped,
+ * goes away and another comes, and stopped feedback sets STALE; a world
+ * whose model sends no pose, or has nothing on cmd_vel, is STALE and
+ * refuses CRAWLER (NO_MODEL, NO_ACTUATOR) until the missing system loads;
+ * a type family mismatch names both families in the log. Skipped,
  * saying why, without root or without the library's programs. */
 #include <math.h>
 #include <sched.h>
@@ -46,14 +49,20 @@ static void netns_setup(void)
     unsetenv("GZ_IP");
 }
 
-static void world_start_model(struct h_proc *p, const char *model)
+/* gz_world with model `model` and one more option (may be NULL). */
+static void world_start_opt(struct h_proc *p, const char *model, const char *opt)
 {
     char *argv[] = { getenv("KN_GZ_WORLD"), "--world", "default", "--model", (char *)model,
-                     NULL };
+                     (char *)opt, NULL };
     h_spawn(p, argv, NULL, "world.stderr");
     char line[128];
     ck_assert_msg(h_read_line(p, line, sizeof line, H_LONG_MS) && strcmp(line, "READY") == 0,
                   "gz_world did not start: %s", h_stderr(p));
+}
+
+static void world_start_model(struct h_proc *p, const char *model)
+{
+    world_start_opt(p, model, NULL);
 }
 
 static void world_start(struct h_proc *p)
@@ -256,6 +265,34 @@ START_TEST(stale_when_silent)
 }
 END_TEST
 
+/* The world's process stopped long enough to count as gone (3 s without
+ * a discovery message), then continued: it never ended its subscriptions
+ * and does not register them again, so its TrackedVehicle and joint
+ * controllers still count: fresh, and FLIPPER and CRAWLER are taken, not
+ * refused with NO_ACTUATOR. */
+START_TEST(stopped_world_keeps_subscriptions)
+{
+    world_start(&world);
+    daemon_start("");
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS);
+    h_signal(&world, SIGSTOP);
+    ck_assert(h_wait_stat(&simd, "robots.0.backend.gz.world_losses", 1, H_LONG_MS));
+    h_signal(&world, SIGCONT);
+    ck_assert(h_wait_stat(&simd, "robots.0.backend.gz.world_arrivals", 2, H_LONG_MS));
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS);
+    h_sleep_ms(3000); /* past the looks at the world (1.5 s, then 1.5 s after the first pose) */
+    ck_assert_uint_eq(h_status(&ctl).flags & (KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP),
+                      KN_KRP_ST_BACKEND_UP);
+    uint32_t seq = h_flipper(&ctl, 0, KN_KRP_F_ACK_REQ, 0x0f, target);
+    h_expect_ack(&ctl, seq, KN_KRP_FLIPPER);
+    seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 200, 200);
+    h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
+    ck_assert(world_saw(&world, "cmd_vel 0.2", H_LONG_MS));
+    ck_assert_double_eq(STAT("gz.no_drive_subscriber"), 0);
+    ck_assert_double_eq(STAT("gz.no_flipper_subscriber"), 0);
+}
+END_TEST
+
 /* Sends "world kenaf ..." through kenaf-simd --command until it is
  * accepted (the service's connection may take a moment at first). */
 static void world_command(const char *what)
@@ -327,6 +364,14 @@ START_TEST(family_and_partition)
     h_sleep_ms(1500);
     ck_assert_double_eq(STAT("up"), 0);
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gz.messages"), "gz");
+    /* the log names both families, once for this world */
+    const char *err = h_stderr(&simd.proc),
+               *w = "publishes /world/default/clock as ignition.msgs.Clock (ignition.msgs), but "
+                    "this robot is configured for gz.msgs";
+    const char *first = strstr(err, w);
+    ck_assert_msg(first != NULL, "no family warning: %s", err);
+    ck_assert_ptr_null(strstr(first + 1, w));
+    ck_assert(STAT("gz.family_mismatch") >= 1);
     h_signal(&simd.proc, SIGTERM);
     ck_assert_int_eq(h_wait_exit(&simd.proc, 5000), 0);
 
@@ -363,6 +408,92 @@ START_TEST(wrong_model_refused)
 }
 END_TEST
 
+/* Waits for the gz stat `flag` (no_model, no_drive_subscriber) to be set;
+ * the world is there (BACKEND_UP) and STATUS is STALE. */
+static void wait_lacking(const char *flag)
+{
+    char path[96];
+    snprintf(path, sizeof path, "robots.0.backend.gz.%s", flag);
+    ck_assert_msg(h_wait_stat_eq(&simd, path, 1, H_LONG_MS), "%s never set: %s", flag,
+                  h_stderr(&simd.proc));
+    ck_assert_uint_eq(h_status(&ctl).flags & (KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP),
+                      KN_KRP_ST_STALE | KN_KRP_ST_BACKEND_UP);
+}
+
+/* SIGUSR1: the world loads what it left out; `flag` clears and STATUS is
+ * fresh, nothing restarted. */
+static void load_missing(const char *flag)
+{
+    h_signal(&world, SIGUSR1);
+    ck_assert(world_saw(&world, "LOADED", H_LONG_MS));
+    char path[96];
+    snprintf(path, sizeof path, "robots.0.backend.gz.%s", flag);
+    ck_assert_msg(h_wait_stat_eq(&simd, path, 0, H_LONG_MS), "%s still set after loading: %s",
+                  flag, h_stderr(&simd.proc));
+    h_wait_backend_fresh(&simd, 0, H_LONG_MS);
+}
+
+/* The world has a cmd_vel listener (TrackedVehicle) but sends no pose of
+ * the model (no SceneBroadcaster): no position to report, so STALE and
+ * ERROR NO_MODEL, not a fresh (0, 0, 0); the poses starting later (SIGUSR1)
+ * clear it without restarting anything. */
+START_TEST(listener_without_pose_refused)
+{
+    world_start_opt(&world, "kenaf", "--no-pose");
+    daemon_start("");
+    /* until the daemon has given up on a pose, CRAWLER is accepted */
+    h_crawler_until_error(&ctl, KN_KRP_ERR_NO_MODEL, 200, 200, H_LONG_MS);
+    h_expect_ack(&ctl, ctl.seq, KN_KRP_CRAWLER); /* kept, sent when the model shows */
+    wait_lacking("no_model");
+    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
+                                 "something subscribes to /model/kenaf/cmd_vel, but no pose of it "
+                                 "came on /world/default/pose/info"));
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_MODEL"), 1);
+    ck_assert_double_eq(STAT("gz.no_model_episodes"), 1);
+    ck_assert_double_eq(STAT("gz.no_drive_subscriber"), 0);
+
+    load_missing("no_model");
+    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
+                                 "model \"kenaf\" is in gz world \"default\" now"));
+    uint32_t seq2 = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 150, 150);
+    h_expect_ack(&ctl, seq2, KN_KRP_CRAWLER);
+    ck_assert(world_saw(&world, "cmd_vel 0.15", H_LONG_MS));
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_MODEL"), 1);
+}
+END_TEST
+
+/* The model's poses come but nothing subscribes to its cmd_vel (no
+ * TrackedVehicle system): STALE, CRAWLER refused with ERROR NO_ACTUATOR,
+ * warned once, counted; the system loading later (SIGUSR1) clears it. */
+START_TEST(no_drive_refused)
+{
+    world_start_opt(&world, "kenaf", "--no-drive");
+    daemon_start("");
+    h_crawler_until_error(&ctl, KN_KRP_ERR_NO_ACTUATOR, 200, 200, H_LONG_MS);
+    h_expect_silence(&ctl); /* refused: no ACK */
+    wait_lacking("no_drive_subscriber");
+    for (int i = 0; i < 2; i++) {
+        uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 200, 200);
+        h_expect_error(&ctl, KN_KRP_ERR_NO_ACTUATOR, seq, KN_KRP_CRAWLER);
+        h_expect_silence(&ctl); /* refused: no ACK */
+    }
+    ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_ACTUATOR"), 3);
+    ck_assert_double_eq(STAT("gz.no_drive_episodes"), 1);
+    ck_assert_double_eq(STAT("gz.no_model"), 0);
+    h_sleep_ms(500); /* several looks later: still one warning */
+    const char *w = "nothing in gz world \"default\" subscribes to /model/kenaf/cmd_vel";
+    const char *first = strstr(h_stderr(&simd.proc), w);
+    ck_assert_msg(first != NULL, "no warning: %s", h_stderr(&simd.proc));
+    ck_assert_ptr_null(strstr(first + 1, w));
+
+    load_missing("no_drive_subscriber");
+    uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 200, 200);
+    h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
+    ck_assert(world_saw(&world, "cmd_vel 0.2", H_LONG_MS));
+    ck_assert_double_eq(STAT("gz.no_drive_episodes"), 1);
+}
+END_TEST
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -393,6 +524,9 @@ int main(void)
         { "control", world_control, 60, netns_setup, NULL },
         { "family-partition", family_and_partition, 60, netns_setup, NULL },
         { "wrong-model", wrong_model_refused, 60, netns_setup, NULL },
+        { "no-pose", listener_without_pose_refused, 60, netns_setup, NULL },
+        { "no-drive", no_drive_refused, 60, netns_setup, NULL },
+        { "stopped-world", stopped_world_keeps_subscriptions, 60, netns_setup, NULL },
     };
     return h_run_cases("gz-interop", cases, sizeof cases / sizeof cases[0]);
 }
