@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "capture.h"
 #include "histogram.h"
@@ -20,6 +21,9 @@
  * latest-wins queue above can act; this bounds that backlog to a few
  * hundred commands (the kernel doubles the value). */
 #define SNDBUF_BYTES 32768
+/* Bytes from the simulator waiting unread when the silence timer fires:
+ * look again this soon, after the loop has read them. */
+#define UNREAD_RECHECK_MS 20
 
 enum lstate { L_IDLE, L_RESOLVING, L_CONNECTING, L_HANDSHAKE, L_READY, L_BACKOFF, L_CLOSING };
 
@@ -101,6 +105,7 @@ struct kn_link {
     void *step_ctx;
     uint64_t steps_sent, steps_done, steps_lost;
     uint64_t silent_since_ns, silences;
+    uint64_t unread_saves;         /* silent by the clock, but its bytes were waiting unread */
     unsigned lacks;                /* KN_LINK_NO_*, from the backend */
     uint64_t down_since_ns;
     unsigned fail_streak;
@@ -577,10 +582,23 @@ void kn_link_ready(struct kn_link *l)
         send_now(l, &l->last, 0, true);
 }
 
+/* Bytes the simulator sent on the connection that we have not read. */
+static int unread_bytes(struct kn_link *l)
+{
+    uv_os_fd_t fd;
+    int n = 0;
+    if (!l->conn || !l->conn->connected || uv_fileno((uv_handle_t *)&l->conn->tcp, &fd) != 0 ||
+        ioctl(fd, FIONREAD, &n) != 0)
+        return 0;
+    return n;
+}
+
 /* Ready, and no state for stale_ns: the simulator is connected but mute
  * (hung, stopped, paused). BACKEND_UP drops with one warning; the timer
  * runs from the last state heard, so a talking simulator costs no timer
- * work per line. */
+ * work per line. After a stall of our own (stopped, blocked) the timers
+ * run before the loop reads: what the simulator said meanwhile waits in
+ * the socket, and is read before the simulator is called silent. */
 static void silence_check(struct kn_link *l)
 {
     /* in lockstep the simulator says nothing between STEPs, by design */
@@ -593,6 +611,11 @@ static void silence_check(struct kn_link *l)
     }
     if (l->silent)
         return;
+    if (unread_bytes(l) > 0) {
+        l->unread_saves++;
+        uv_timer_start(&l->timer, on_timer, UNREAD_RECHECK_MS, 0);
+        return;
+    }
     l->silent = true;
     l->silent_since_ns = l->heard_ns;
     l->silences++;
@@ -842,6 +865,7 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
     cJSON_AddBoolToObject(o, "up", l->st == L_READY && !l->silent);
     cJSON_AddBoolToObject(o, "silent", l->silent);
     cJSON_AddNumberToObject(o, "silences", (double)l->silences);
+    cJSON_AddNumberToObject(o, "unread_saves", (double)l->unread_saves);
     cJSON_AddBoolToObject(o, "no_model", l->lacks & KN_LINK_NO_MODEL);
     cJSON_AddBoolToObject(o, "no_flippers", l->lacks & KN_LINK_NO_FLIPPERS);
     cJSON_AddBoolToObject(o, "no_drive", l->lacks & KN_LINK_NO_DRIVE);

@@ -5,8 +5,9 @@
  *   must go on simulating and answering, count what it dropped and say
  *   so in the first line that gets through once the pipe drains;
  * - "daemon-stall": kenaf-simd itself stopped for 5 s (SIGSTOP, SIGCONT),
- *   longer than engine.silent_restart_s: the healthy engine must not be
- *   killed, the link not reconnected, and the robot must drive after;
+ *   longer than engine.silent_restart_s and stale_ms: the healthy engine
+ *   must not be killed, the link neither reconnected nor called silent,
+ *   and the robot must drive after;
  * - "link-cut": the simulator link cut for 4.5 s (iptables in a network
  *   namespace of the test's own) while the robot drives: the engine's
  *   dead-man brakes the robot, the engine must not be restarted, and
@@ -285,6 +286,8 @@ START_TEST(daemon_stall)
     ck_assert_msg(f_status_until(&u, fresh, NULL, 20, 2 * H_LONG_MS, &st),
                   "the simulator never came back after the stall: %s", h_stderr(&d.proc));
     same_engine(pid);
+    /* nor was the link called silent: its lines were waiting unread */
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.silences"), 0);
     double lag = h_stat(&d, PROC "loop_lag_max_ms");
     ck_assert_msg(lag >= STALL_MS - 500, "the stall was not seen: loop lag at most %.0f ms", lag);
     ck_assert_double_ge(h_stat(&d, PROC "loop_stalls"), 1);
@@ -292,9 +295,10 @@ START_TEST(daemon_stall)
     struct kn_krp_status after = drive(&u, 100);
     h_crawler(&u, 0, 0, 0, 0);
     f_figure("engine-super-daemon-stall", "kenaf-simd stopped %d ms: loop lag %.0f ms seen, "
-             "engine pid %d kept (0 silent kills, 0 restarts, 0 reconnects, %.0f silence checks "
-             "saved by unread heartbeats); drove %d mm after", STALL_MS, lag, pid,
-             h_stat(&d, PROC "unread_saves"), after.pos_mm[0] - before.pos_mm[0]);
+             "engine pid %d kept (0 silent kills, 0 restarts, 0 reconnects, 0 link silences; "
+             "%.0f engine and %.0f link silence checks found lines waiting unread); drove %d mm "
+             "after", STALL_MS, lag, pid, h_stat(&d, PROC "unread_saves"),
+             h_stat(&d, "robots.0.backend.unread_saves"), after.pos_mm[0] - before.pos_mm[0]);
     h_udp_close(&u);
 }
 END_TEST
