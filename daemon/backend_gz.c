@@ -37,8 +37,9 @@
 #define ARENA_BYTES (1u << 20)
 #define LOOK_MS 1500           /* after the world came: does it have the model? */
 /* A cmd_vel listener whose model sent no pose for this long is no model:
- * the world's pose publishers send every iteration or at 60 Hz, so 2 s is
- * two discovery heartbeats (the subscription's round trip) and plenty. */
+ * the world's pose publishers send every iteration or at 60 Hz, so the
+ * first pose follows our subscription within one discovery heartbeat
+ * (1 s); 2 s is that with a margin. */
 #define POSE_MS 2000
 #define SUBS_MAX 16            /* registered subscribers remembered per topic */
 

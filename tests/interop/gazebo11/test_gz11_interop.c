@@ -181,6 +181,9 @@ START_TEST(flipper_targets_read_back)
 {
     wait_model();
     ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.topics.joint_cmd.subscribers"), 1);
+    /* SimpleTrackedVehiclePlugin takes the belts: the drive is there */
+    ck_assert_double_ge(h_stat(&simd, "robots.0.backend.gazebo.topics.cmd.subscribers"), 1);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.feedback.no_drive_subscriber"), 0);
     const int32_t up[4] = { 3000, 3000, -2000, -2000 };
     flippers(up);
     wait_flippers(up, 15000);
