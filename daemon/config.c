@@ -1734,9 +1734,16 @@ static bool consoles_equal(const struct kn_cfg_robot *a, const struct kn_cfg_rob
     return true;
 }
 
+/* The key itself, not the file's name: a key file rewritten in place is a
+ * new key, the same key under another name is not. */
+static bool keys_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
+{
+    return a->key_len == b->key_len && memcmp(a->key, b->key, a->key_len) == 0;
+}
+
 bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_robot *b)
 {
-    return a->fault_injection == b->fault_injection &&
+    return a->fault_injection == b->fault_injection && keys_equal(a, b) &&
            memcmp(&a->access, &b->access, sizeof a->access) == 0 &&
            faults_equal(&a->faults_krp, &b->faults_krp) &&
            faults_equal(&a->faults_sim, &b->faults_sim) && strcmp(a->name, b->name) == 0 && strcmp(a->bind_host, b->bind_host) == 0 &&

@@ -9,6 +9,7 @@
 
 #include "access.h"
 #ifdef KN_HAVE_KEYS
+#include "keyring.h"
 #include "krp_mac.h"
 #endif
 #include "backend.h"
@@ -23,7 +24,6 @@
 #include "world_doc.h"
 
 #define UDP_QUEUE_MAX 64      /* datagrams waiting when the socket is full */
-#define KEY_SENDERS 256       /* shared key: senders whose last counter is kept */
 #define STATS_PEERS_MAX 32    /* peers listed in the stats, most recent first */
 
 struct kn_robot {
@@ -53,9 +53,10 @@ struct kn_robot {
 #ifdef KN_HAVE_KEYS
     /* key_file: every datagram in is verified, every one out signed */
     struct kn_krpmac_key key;
-    struct kn_krpmac_replay *replay;  /* NULL: no key */
+    struct kn_krpreplay *replay;      /* the key's, shared (keyring.h); NULL: no key */
     uint64_t key_counter;             /* last counter signed */
-    uint64_t key_accepted, key_missing, key_bad, key_replayed;
+    uint64_t key_accepted, key_missing, key_bad;
+    uint64_t key_refused[KN_KRPREPLAY_FLOOR + 1]; /* by kn_krpreplay_check's verdict */
 #endif
 };
 
@@ -71,6 +72,17 @@ struct udp_sreq {
 static uint8_t rx_buf[65536];
 
 static void reschedule(struct kn_robot *r);
+
+#ifdef KN_HAVE_KEYS
+/* The wall clock in microseconds since 1970: the shared key's counters
+ * and freshness window are in it (docs/protocol.md, "Counters"). */
+static int64_t wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+#endif
 
 /* ---- rules -> world -------------------------------------------------- */
 
@@ -141,7 +153,8 @@ static void rules_send(void *ctx, const struct kn_addr *to, const uint8_t *buf, 
     uint8_t signed_buf[KN_KRP_MAX_DGRAM + KN_KRPMAC_TRAILER];
     if (r->replay && len <= KN_KRP_MAX_DGRAM) {
         memcpy(signed_buf, buf, len);
-        len = kn_krpmac_sign(&r->key, ++r->key_counter, signed_buf, len, sizeof signed_buf);
+        r->key_counter = kn_krpmac_counter_next(r->key_counter, wall_us());
+        len = kn_krpmac_sign(&r->key, r->key_counter, signed_buf, len, sizeof signed_buf);
         buf = signed_buf;
     }
 #endif
@@ -271,9 +284,11 @@ static bool admitted(struct kn_robot *r, const struct sockaddr *addr, const stru
     return false;
 }
 
-/* The shared key, before anything else: a datagram without a valid MAC
- * and a counter above its sender's last is dropped without answer and
- * counted; a good one loses its trailer (*len) and goes on as plain KRP/1. */
+/* The shared key, before anything else: a datagram without a valid MAC,
+ * or one the key's replay filter refuses (taken before, whoever sent it,
+ * or its counter outside the window or below the floor), is dropped
+ * without answer and counted by reason; a good one loses its trailer
+ * (*len) and goes on as plain KRP/1. */
 static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_t *buf,
                          size_t *len)
 {
@@ -283,37 +298,23 @@ static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_
     uint64_t ctr = 0;
     size_t n = *len;
     enum kn_krpmac_verdict v = kn_krpmac_verify(&r->key, buf, &n, &ctr);
+    const char *why = kn_krpmac_verdict_name(v);
     if (v == KN_KRPMAC_OK) {
-        /* family, port and address: no padding bytes in the key */
-        uint8_t who[KN_KRPMAC_ADDR_MAX];
-        size_t wl = 0;
-        if (addr->sa_family == AF_INET) {
-            const struct sockaddr_in *a = (const struct sockaddr_in *)addr;
-            memcpy(who, &a->sin_port, 2);
-            memcpy(who + 2, &a->sin_addr, 4);
-            wl = 6;
-        } else if (addr->sa_family == AF_INET6) {
-            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)addr;
-            memcpy(who, &a->sin6_port, 2);
-            memcpy(who + 2, &a->sin6_addr, 16);
-            memcpy(who + 18, &a->sin6_scope_id, 4);
-            wl = 22;
+        enum kn_krpreplay_verdict f =
+            kn_krpreplay_check(r->replay, ctr, kn_krpmac_mac(buf, n), (uint64_t)wall_us());
+        if (f == KN_KRPREPLAY_OK) {
+            r->key_accepted++;
+            *len = n;
+            return true;
         }
-        v = kn_krpmac_replay_check(r->replay, who, wl, ctr);
+        r->key_refused[f]++;
+        why = kn_krpreplay_verdict_name(f);
+        kn_krpmac_unverify(buf, n); /* verified first: captured as it arrived */
+    } else {
+        (*(v == KN_KRPMAC_MISSING ? &r->key_missing : &r->key_bad))++;
     }
-    if (v == KN_KRPMAC_OK) {
-        r->key_accepted++;
-        *len = n;
-        return true;
-    }
-    if (v == KN_KRPMAC_REPLAYED) /* verified first: captured as it arrived */
-        kn_krpmac_unverify(buf, n);
-    uint64_t *count = v == KN_KRPMAC_MISSING ? &r->key_missing
-                    : v == KN_KRPMAC_BAD     ? &r->key_bad
-                                             : &r->key_replayed;
-    (*count)++;
     char note[64];
-    snprintf(note, sizeof note, "shared key: %s, dropped", kn_krpmac_verdict_name(v));
+    snprintf(note, sizeof note, "shared key: %s, dropped", why);
     kn_capture_udp(addr, (const struct sockaddr *)&r->local, buf, *len, KN_PCAPNG_DIR_IN, note);
     return false;
 #else
@@ -415,7 +416,7 @@ static void free_robot(struct kn_robot *r)
     kn_rules_free(r->rules);
     kn_faults_free(r->faults); /* no-op when kn_robot_stop freed them */
 #ifdef KN_HAVE_KEYS
-    kn_krpmac_replay_free(r->replay);
+    kn_keyring_put(r->replay);
 #endif
     free(r);
     if (done)
@@ -468,19 +469,20 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     r->deadline = UINT64_MAX;
 #ifdef KN_HAVE_KEYS
     if (cfg->key_len > 0) {
-        r->replay = kn_krpmac_replay_new(KEY_SENDERS);
-        if (!r->replay || kn_krpmac_key_set(&r->key, cfg->key, cfg->key_len) < 0) {
+        /* A key no robot holds yet gets a filter whose floor is now:
+         * nothing signed before this start passes (docs/protocol.md,
+         * "Counters and replay"). The counter signed with starts there too
+         * and follows the clock (kn_krpmac_counter_next). */
+        int64_t now = wall_us();
+        r->replay = kn_krpmac_key_set(&r->key, cfg->key, cfg->key_len) == 0
+                        ? kn_keyring_get(cfg->key, cfg->key_len, (uint64_t)now)
+                        : NULL;
+        if (!r->replay) {
             snprintf(err, errlen, "robot %s: cannot set up its shared key (%zu bytes)", cfg->name,
                      cfg->key_len);
-            kn_krpmac_replay_free(r->replay);
             free(r);
             return -1;
         }
-        /* counters from the wall clock: a restarted daemon starts above
-         * everything it signed before (docs/protocol.md, "Counters") */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        r->key_counter = kn_krpmac_counter_start((int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
     }
 #endif
 
@@ -841,8 +843,14 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
         cJSON_AddNumberToObject(k, "accepted", (double)r->key_accepted);
         cJSON_AddNumberToObject(k, "missing", (double)r->key_missing);
         cJSON_AddNumberToObject(k, "bad", (double)r->key_bad);
-        cJSON_AddNumberToObject(k, "replayed", (double)r->key_replayed);
-        cJSON_AddNumberToObject(k, "forgotten", (double)kn_krpmac_replay_forgotten(r->replay));
+        cJSON_AddNumberToObject(k, "replayed", (double)r->key_refused[KN_KRPREPLAY_REPLAYED]);
+        cJSON_AddNumberToObject(k, "too_old", (double)r->key_refused[KN_KRPREPLAY_TOO_OLD]);
+        cJSON_AddNumberToObject(k, "too_new", (double)r->key_refused[KN_KRPREPLAY_TOO_NEW]);
+        cJSON_AddNumberToObject(k, "below_floor", (double)r->key_refused[KN_KRPREPLAY_FLOOR]);
+        /* the key's filter, shared with every robot of the same key */
+        cJSON_AddNumberToObject(k, "held", (double)kn_krpreplay_held(r->replay));
+        cJSON_AddNumberToObject(k, "evicted", (double)kn_krpreplay_evicted(r->replay));
+        cJSON_AddNumberToObject(k, "floor_us", (double)kn_krpreplay_floor(r->replay));
     }
 #endif
 

@@ -1,10 +1,8 @@
-/* KRP/1 shared-key trailer: sign, verify and replay refusal (krp_mac.h).
+/* KRP/1 shared-key trailer: sign, verify and the signers' counter (krp_mac.h).
  * The HMAC is nettle's; the MAC comparison is nettle's constant-time one
  * so timing tells nothing about how many bytes of a forged MAC matched. */
 #include "krp_mac.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <nettle/memops.h>
@@ -109,72 +107,13 @@ const char *kn_krpmac_verdict_name(enum kn_krpmac_verdict v)
     return "?";
 }
 
-uint64_t kn_krpmac_counter_start(int64_t unix_us)
+const uint8_t *kn_krpmac_mac(const uint8_t *buf, size_t plain_len)
 {
-    return unix_us > 0 ? (uint64_t)unix_us : 1;
+    return buf + plain_len + KN_KRPMAC_ID_LEN + 8;
 }
 
-struct entry {
-    uint8_t addr[KN_KRPMAC_ADDR_MAX];
-    size_t addrlen;
-    uint64_t counter;
-    uint64_t used; /* tick of the last accepted datagram, for eviction */
-};
-
-struct kn_krpmac_replay {
-    size_t cap, n;
-    uint64_t tick, forgotten;
-    struct entry e[];
-};
-
-struct kn_krpmac_replay *kn_krpmac_replay_new(size_t cap)
+uint64_t kn_krpmac_counter_next(uint64_t last, int64_t unix_us)
 {
-    if (cap == 0)
-        return NULL;
-    struct kn_krpmac_replay *t = calloc(1, sizeof *t + cap * sizeof t->e[0]);
-    if (t)
-        t->cap = cap;
-    return t;
-}
-
-void kn_krpmac_replay_free(struct kn_krpmac_replay *t)
-{
-    free(t);
-}
-
-enum kn_krpmac_verdict kn_krpmac_replay_check(struct kn_krpmac_replay *t, const void *addr,
-                                              size_t addrlen, uint64_t counter)
-{
-    if (addrlen > KN_KRPMAC_ADDR_MAX)
-        addrlen = KN_KRPMAC_ADDR_MAX;
-    t->tick++;
-    struct entry *slot = NULL, *oldest = NULL;
-    for (size_t i = 0; i < t->n; i++) {
-        struct entry *e = &t->e[i];
-        if (e->addrlen == addrlen && memcmp(e->addr, addr, addrlen) == 0) {
-            slot = e;
-            break;
-        }
-        if (!oldest || e->used < oldest->used)
-            oldest = e;
-    }
-    if (slot) {
-        if (counter <= slot->counter)
-            return KN_KRPMAC_REPLAYED;
-    } else if (t->n < t->cap) {
-        slot = &t->e[t->n++];
-    } else {
-        slot = oldest;
-        t->forgotten++;
-    }
-    memcpy(slot->addr, addr, addrlen);
-    slot->addrlen = addrlen;
-    slot->counter = counter;
-    slot->used = t->tick;
-    return KN_KRPMAC_OK;
-}
-
-uint64_t kn_krpmac_replay_forgotten(const struct kn_krpmac_replay *t)
-{
-    return t->forgotten;
+    uint64_t now = unix_us > 0 ? (uint64_t)unix_us : 0;
+    return now > last ? now : last + 1;
 }

@@ -2,8 +2,8 @@
  * a datagram with header flag MAC carries a 44-byte trailer after its
  * payload, outside the header's length: key id, counter, HMAC-SHA256 of
  * everything before the MAC. No I/O: sign a datagram in place, verify and
- * strip one, and a per-sender table of the highest counter seen so a
- * recorded datagram cannot be played again. HMAC and SHA-256 are nettle's. */
+ * strip one, and the signers' counter; what refuses a datagram played
+ * again is krp_replay.h. HMAC and SHA-256 are nettle's. */
 #ifndef KN_KRP_MAC_H
 #define KN_KRP_MAC_H
 
@@ -40,7 +40,7 @@ enum kn_krpmac_verdict {
     KN_KRPMAC_OK = 0,
     KN_KRPMAC_MISSING,   /* no flag MAC (or not even a KRP/1 header) */
     KN_KRPMAC_BAD,       /* flag set but trailer misplaced, other key id, or MAC wrong */
-    KN_KRPMAC_REPLAYED,  /* from kn_krpmac_replay_check: counter not above the last */
+    KN_KRPMAC_REPLAYED,  /* the caller's own check: counter not above the last */
 };
 
 /* Check a datagram: OK strips the trailer (*len -= 44), clears the flag
@@ -57,21 +57,15 @@ size_t kn_krpmac_unverify(uint8_t *buf, size_t plain_len);
 /* Short English name of a verdict ("missing", "bad", ...). */
 const char *kn_krpmac_verdict_name(enum kn_krpmac_verdict v);
 
-/* First counter of a sender: its wall clock in microseconds, so a restarted
- * sender starts above what it sent before (at under 10^6 datagrams/s). */
-uint64_t kn_krpmac_counter_start(int64_t unix_us);
+/* The MAC of a datagram verified OK to plain_len bytes: still in buf,
+ * after the stripped trailer's key id and counter. */
+const uint8_t *kn_krpmac_mac(const uint8_t *buf, size_t plain_len);
 
-/* Highest counter per sender (an opaque address of up to
- * KN_KRPMAC_ADDR_MAX bytes); when full, the sender heard from least
- * recently is forgotten to make room (counted). */
-#define KN_KRPMAC_ADDR_MAX 32
-struct kn_krpmac_replay;
-struct kn_krpmac_replay *kn_krpmac_replay_new(size_t cap);
-void kn_krpmac_replay_free(struct kn_krpmac_replay *t);
-/* OK (and remembers counter) when counter is above the last one from
- * addr, or addr is new; REPLAYED otherwise. Call only after verify. */
-enum kn_krpmac_verdict kn_krpmac_replay_check(struct kn_krpmac_replay *t, const void *addr,
-                                              size_t addrlen, uint64_t counter);
-uint64_t kn_krpmac_replay_forgotten(const struct kn_krpmac_replay *t);
+/* A signer's next counter after last: its wall clock in microseconds
+ * since 1970 (unix_us), or last + 1 when that is not above last. So
+ * counters never repeat, a restarted signer starts above what it sent
+ * before, and a long-running one stays near real time, which the
+ * receiver's freshness window (krp_replay.h) asks for. */
+uint64_t kn_krpmac_counter_next(uint64_t last, int64_t unix_us);
 
 #endif

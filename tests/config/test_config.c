@@ -1060,6 +1060,21 @@ START_TEST(robot_equality)
         b = a;
         memset(b.name + strlen(b.name) + 1, 'z', sizeof b.name - strlen(b.name) - 1);
         ck_assert(kn_config_robot_equal(&a, &b));
+        /* the shared key: a key, another key, another length; bytes past
+         * its length do not count */
+        b = a;
+        b.key_len = 32;
+        ck_assert(!kn_config_robot_equal(&a, &b));
+        a.key_len = 32;
+        ck_assert(kn_config_robot_equal(&a, &b));
+        b.key[31] ^= 1;
+        ck_assert(!kn_config_robot_equal(&a, &b));
+        b = a;
+        b.key_len = 33;
+        ck_assert(!kn_config_robot_equal(&a, &b));
+        b = a;
+        b.key[40] ^= 1;
+        ck_assert(kn_config_robot_equal(&a, &b));
     }
     /* the same file loaded twice: equal robot by robot (what SIGHUP relies on) */
     struct kn_config *d = load_ok(EXAMPLES_DIR "/multi-robot.json");

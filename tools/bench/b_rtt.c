@@ -117,9 +117,15 @@ static void round_trip(struct client *c, bool record)
     uint64_t t0 = kn_bench_now_ns();
     size_t len = kn_krp_encode(&m, buf, KN_KRP_MAX_DGRAM);
 #ifdef KN_HAVE_KEYS
-    /* the signing is part of what is timed: the client pays it too */
-    if (c->key)
-        len = kn_krpmac_sign(c->key, ++c->counter, buf, len, sizeof buf);
+    /* the signing is part of what is timed: the client pays it too,
+     * reading the clock its counter follows included */
+    if (c->key) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        c->counter = kn_krpmac_counter_next(c->counter,
+                                            (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+        len = kn_krpmac_sign(c->key, c->counter, buf, len, sizeof buf);
+    }
 #endif
     if (len == 0 || send(c->fd, buf, len, 0) != (ssize_t)len)
         return;
@@ -250,9 +256,6 @@ int kn_bench_rtt(const struct kn_bench_opts *o, cJSON *root)
     }
 #ifdef KN_HAVE_KEYS
     keyed.key = &key;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    keyed.counter = kn_krpmac_counter_start((int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000);
 #endif
 
     struct client *turn[3] = { &ours, &base, &keyed };
