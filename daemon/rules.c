@@ -204,7 +204,8 @@ static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct k
     a->simulated = 1;
     a->backend = r->p.backend_id;
     memcpy(a->robot_name, r->p.name, sizeof a->robot_name);
-    a->capabilities = r->p.capabilities | (r->world ? KN_KRP_CAP_WORLD : 0) | KN_KRP_CAP_SESSIONS;
+    a->capabilities = r->p.capabilities | (r->world ? KN_KRP_CAP_WORLD : 0) | KN_KRP_CAP_SESSIONS |
+                      KN_KRP_CAP_ESTOP_INFO;
     if (session && p) {
         a->session = true;
         a->role = r->driver == p ? KN_KRP_ROLE_DRIVER : KN_KRP_ROLE_OBSERVER;
@@ -834,6 +835,43 @@ static void on_world_req(struct kn_rules *r, struct kn_peer *p, const struct kn_
     send_msg(r, p, from, &w);
 }
 
+/* ESTOP_INFO lists engagements by these kinds as they are. */
+_Static_assert((int)KN_RULES_ENG_PLAIN == KN_KRP_ENG_PLAIN &&
+                   (int)KN_RULES_ENG_SESSION == KN_KRP_ENG_SESSION &&
+                   (int)KN_RULES_ENG_CONSOLE == KN_KRP_ENG_CONSOLE &&
+                   (int)KN_RULES_ENG_ADMIN == KN_KRP_ENG_ADMIN,
+               "engager kinds differ from the wire's");
+
+/* Who holds the e-stop, for anyone who asks: an observer's request like
+ * WORLD_REQ (no HELLO needed, claims nothing, moves no mark), so a remote
+ * console can show why the robot stays stopped. The table's order changes
+ * as engagements are released, so they are listed by age, oldest first;
+ * past 20, the ones that have held longest. */
+static void on_estop_info_req(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                              uint64_t now)
+{
+    struct kn_krp_msg a;
+    kn_krp_init(&a, KN_KRP_ESTOP_INFO, 0, 0);
+    struct kn_krp_estop_info *x = &a.u.estop_info;
+    x->engaged = (uint8_t)(r->n_eng > UINT8_MAX ? UINT8_MAX : r->n_eng);
+    bool listed[KN_RULES_MAX_ENGAGEMENTS] = {false};
+    while (x->n < KN_KRP_ESTOP_ENTRIES && x->n < r->n_eng) {
+        unsigned old = r->n_eng;
+        for (unsigned i = 0; i < r->n_eng; i++)
+            if (!listed[i] && (old == r->n_eng || r->eng[i].since_ns < r->eng[old].since_ns))
+                old = i;
+        listed[old] = true;
+        const struct kn_rules_engagement *e = &r->eng[old];
+        struct kn_krp_estop_entry *o = &x->e[x->n++];
+        o->kind = e->kind;
+        o->present = kn_rules_engager_present(r, e, now);
+        uint64_t ms = elapsed(now, e->since_ns) / 1000000u;
+        o->held_ms = ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+        snprintf(o->name, sizeof o->name, "%s", e->kind == KN_RULES_ENG_ADMIN ? "admin" : e->name);
+    }
+    send_msg(r, p, from, &a);
+}
+
 /* Lockstep: the driver lets robot time pass. One STEP at a time; the
  * simulator runs, and kn_rules_stepped answers with the STATUS after it.
  * A robot without lockstep answers it like any type it does not know, as
@@ -926,6 +964,7 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
     case KN_KRP_ESTOP: on_estop(r, p, from, &m, now); break;
     case KN_KRP_WORLD_REQ: on_world_req(r, p, from, &m, now); break;
     case KN_KRP_STEP: on_step(r, p, from, &m, now); break;
+    case KN_KRP_ESTOP_INFO_REQ: on_estop_info_req(r, p, from, now); break;
     default: break;
     }
 }

@@ -85,11 +85,13 @@ int kn_krp_payload_len(uint8_t type)
     case KN_KRP_WORLD_REQ: return KN_KRP_LEN_WORLD_REQ;
     case KN_KRP_BYE: return KN_KRP_LEN_BYE;
     case KN_KRP_STEP: return KN_KRP_LEN_STEP;
+    case KN_KRP_ESTOP_INFO_REQ: return KN_KRP_LEN_ESTOP_INFO_REQ;
     case KN_KRP_ACK: return KN_KRP_LEN_ACK;
     case KN_KRP_HELLO_ACK: return KN_KRP_LEN_HELLO_ACK;
     case KN_KRP_STATUS: return KN_KRP_LEN_STATUS;
     case KN_KRP_ERROR: return KN_KRP_LEN_ERROR;
     case KN_KRP_WORLD: return KN_KRP_LEN_WORLD;
+    case KN_KRP_ESTOP_INFO: return KN_KRP_LEN_ESTOP_INFO;
     default: return -1;
     }
 }
@@ -100,6 +102,8 @@ int kn_krp_payload_max(uint8_t type)
         return KN_KRP_LEN_WORLD + KN_KRP_WORLD_CHUNK;
     if (type == KN_KRP_HELLO_ACK)
         return KN_KRP_LEN_HELLO_ACK_SESSION;
+    if (type == KN_KRP_ESTOP_INFO)
+        return KN_KRP_LEN_ESTOP_INFO + KN_KRP_ESTOP_ENTRIES * KN_KRP_ESTOP_ENTRY_LEN;
     return kn_krp_payload_len(type);
 }
 
@@ -116,11 +120,13 @@ const char *kn_krp_type_name(uint8_t type)
     case KN_KRP_WORLD_REQ: return "WORLD_REQ";
     case KN_KRP_BYE: return "BYE";
     case KN_KRP_STEP: return "STEP";
+    case KN_KRP_ESTOP_INFO_REQ: return "ESTOP_INFO_REQ";
     case KN_KRP_ACK: return "ACK";
     case KN_KRP_HELLO_ACK: return "HELLO_ACK";
     case KN_KRP_STATUS: return "STATUS";
     case KN_KRP_ERROR: return "ERROR";
     case KN_KRP_WORLD: return "WORLD";
+    case KN_KRP_ESTOP_INFO: return "ESTOP_INFO";
     default: return NULL;
     }
 }
@@ -146,7 +152,7 @@ const char *kn_krp_error_name(uint8_t code)
 
 bool kn_krp_is_to_robot(uint8_t type)
 {
-    return type >= KN_KRP_HELLO && type <= KN_KRP_STEP;
+    return type >= KN_KRP_HELLO && type <= KN_KRP_ESTOP_INFO_REQ;
 }
 
 uint8_t kn_krp_error_code(enum kn_krp_result r)
@@ -265,7 +271,20 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
         m->u.world.n = (uint16_t)(m->h.length - KN_KRP_LEN_WORLD);
         memcpy(m->u.world.data, p + KN_KRP_LEN_WORLD, m->u.world.n);
         break;
-    default: /* STOP, STATUS_REQ: no payload */
+    case KN_KRP_ESTOP_INFO: {
+        struct kn_krp_estop_info *x = &m->u.estop_info;
+        x->engaged = p[0];
+        x->n = p[1]; /* kn_krp_decode checked it against the length */
+        for (unsigned i = 0; i < x->n; i++) {
+            const uint8_t *e = p + KN_KRP_LEN_ESTOP_INFO + KN_KRP_ESTOP_ENTRY_LEN * i;
+            x->e[i].kind = e[0];
+            x->e[i].present = e[1];
+            x->e[i].held_ms = get32(e + 4);
+            get_name(e + 8, x->e[i].name);
+        }
+        break;
+    }
+    default: /* STOP, STATUS_REQ, BYE, ESTOP_INFO_REQ: no payload */
         break;
     }
 }
@@ -308,8 +327,15 @@ enum kn_krp_result kn_krp_decode(const uint8_t *buf, size_t len, struct kn_krp_m
         /* 40 bytes, or 48 when it answers a session HELLO */
         if (m->h.length != want && m->h.length != KN_KRP_LEN_HELLO_ACK_SESSION)
             return KN_KRP_EPAYLOAD;
+    } else if (m->h.type == KN_KRP_ESTOP_INFO) {
+        /* 4 bytes and n entries of 24, n (its second byte) at most 20 */
+        int body = m->h.length - want;
+        if (body < 0 || body % KN_KRP_ESTOP_ENTRY_LEN != 0 ||
+            body / KN_KRP_ESTOP_ENTRY_LEN > KN_KRP_ESTOP_ENTRIES ||
+            buf[KN_KRP_HDR_LEN + 1] != body / KN_KRP_ESTOP_ENTRY_LEN)
+            return KN_KRP_EPAYLOAD;
     } else if (m->h.length < want || m->h.length > kn_krp_payload_max(m->h.type)) {
-        /* only WORLD has a variable part: fixed part + 0..480 bytes */
+        /* WORLD has a variable part: fixed part + 0..480 bytes */
         return KN_KRP_EPAYLOAD;
     }
     decode_payload(buf + KN_KRP_HDR_LEN, m);
@@ -389,6 +415,19 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         put32(p + 4, m->u.world.offset);
         memcpy(p + KN_KRP_LEN_WORLD, m->u.world.data, m->u.world.n);
         break;
+    case KN_KRP_ESTOP_INFO: {
+        const struct kn_krp_estop_info *x = &m->u.estop_info;
+        p[0] = x->engaged;
+        p[1] = x->n;
+        for (unsigned i = 0; i < x->n; i++) {
+            uint8_t *e = p + KN_KRP_LEN_ESTOP_INFO + KN_KRP_ESTOP_ENTRY_LEN * i;
+            e[0] = x->e[i].kind;
+            e[1] = x->e[i].present;
+            put32(e + 4, x->e[i].held_ms);
+            put_name(e + 8, x->e[i].name);
+        }
+        break;
+    }
     default:
         break;
     }
@@ -403,6 +442,11 @@ size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap)
         if (m->u.world.n > KN_KRP_WORLD_CHUNK)
             return 0;
         plen += m->u.world.n;
+    }
+    if (m->h.type == KN_KRP_ESTOP_INFO) {
+        if (m->u.estop_info.n > KN_KRP_ESTOP_ENTRIES)
+            return 0;
+        plen += KN_KRP_ESTOP_ENTRY_LEN * m->u.estop_info.n;
     }
     if (m->h.type == KN_KRP_HELLO_ACK && m->u.hello_ack.session)
         plen = KN_KRP_LEN_HELLO_ACK_SESSION;

@@ -28,11 +28,13 @@ enum kn_krp_type {
     KN_KRP_WORLD_REQ = 0x08,  /* world description extension */
     KN_KRP_BYE = 0x09,        /* sessions extension: the client leaves */
     KN_KRP_STEP = 0x0A,       /* lockstep extension: let robot time pass, then STATUS */
+    KN_KRP_ESTOP_INFO_REQ = 0x0B, /* e-stop info extension: who holds the e-stop */
     /* robot -> controller */
     KN_KRP_ACK = 0x80,
     KN_KRP_HELLO_ACK = 0x81,
     KN_KRP_STATUS = 0x85,
     KN_KRP_WORLD = 0x86,      /* world description extension */
+    KN_KRP_ESTOP_INFO = 0x87, /* e-stop info extension */
     KN_KRP_ERROR = 0xFF,
 };
 
@@ -93,6 +95,8 @@ enum kn_krp_backend {
 #define KN_KRP_CAP_LOCKSTEP 0x0004u /* the robot clock moves only on STEP */
 #define KN_KRP_CAP_WORLD 0x0008u /* answers WORLD_REQ with a world description */
 #define KN_KRP_CAP_SESSIONS 0x0010u /* knows sessions, one driver at a time, BYE */
+/* bit 5 (0x0020) is the shared key's, krp_mac.h */
+#define KN_KRP_CAP_ESTOP_INFO 0x0040u /* answers ESTOP_INFO_REQ with ESTOP_INFO */
 
 /* Flipper order on the wire. */
 enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPERS = 4 };
@@ -117,6 +121,10 @@ enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPE
 #define KN_KRP_LEN_ERROR 8
 #define KN_KRP_LEN_WORLD 8
 #define KN_KRP_WORLD_CHUNK 480 /* document bytes in one WORLD, at most */
+#define KN_KRP_LEN_ESTOP_INFO_REQ 0
+#define KN_KRP_LEN_ESTOP_INFO 4     /* fixed part, then n entries */
+#define KN_KRP_ESTOP_ENTRY_LEN 24
+#define KN_KRP_ESTOP_ENTRIES 20     /* entries in one ESTOP_INFO, at most (4 + 480 bytes) */
 
 struct kn_krp_header {
     uint8_t version;
@@ -170,6 +178,30 @@ struct kn_krp_step {
 };
 #define KN_KRP_STEP_MIN_US 1000u
 #define KN_KRP_STEP_MAX_US 10000000u
+
+/* Who holds an e-stop engagement, on the wire (ESTOP_INFO entry kind). */
+enum kn_krp_engager {
+    KN_KRP_ENG_PLAIN = 1,   /* a client without a session */
+    KN_KRP_ENG_SESSION = 2, /* a session client */
+    KN_KRP_ENG_CONSOLE = 3, /* a configured console */
+    KN_KRP_ENG_ADMIN = 4,   /* the robot's administrator */
+};
+
+/* One engagement of the e-stop circuit. */
+struct kn_krp_estop_entry {
+    uint8_t kind;                   /* enum kn_krp_engager */
+    uint8_t present;                /* 1: its engager is still heard from */
+    uint32_t held_ms;               /* how long it has held */
+    char name[KN_KRP_NAME_LEN + 1]; /* the engager's HELLO name ("admin"); NUL-terminated */
+};
+
+/* Who holds the e-stop: engaged engagements in all, the first n of them
+ * listed (engaged > n when more hold than one datagram lists). */
+struct kn_krp_estop_info {
+    uint8_t engaged;
+    uint8_t n;                      /* 0..KN_KRP_ESTOP_ENTRIES */
+    struct kn_krp_estop_entry e[KN_KRP_ESTOP_ENTRIES];
+};
 
 struct kn_krp_ack {
     uint32_t acked_seq;
@@ -228,6 +260,7 @@ struct kn_krp_msg {
         struct kn_krp_status status;
         struct kn_krp_error error;
         struct kn_krp_world world;
+        struct kn_krp_estop_info estop_info;
     } u;
 };
 
@@ -262,23 +295,25 @@ const char *kn_krp_type_name(uint8_t type);
 /* Name of an ERROR code ("RANGE"), or NULL when unknown. */
 const char *kn_krp_error_name(uint8_t code);
 
-/* Payload length of a known type (for WORLD its fixed part), or -1 when
- * the type is unknown. */
+/* Payload length of a known type (for WORLD and ESTOP_INFO their fixed
+ * part), or -1 when the type is unknown. */
 int kn_krp_payload_len(uint8_t type);
 
-/* Longest payload of a known type (WORLD: fixed part + a full chunk), or
- * -1 when the type is unknown. */
+/* Longest payload of a known type (WORLD: fixed part + a full chunk;
+ * ESTOP_INFO: 20 entries), or -1 when the type is unknown. */
 int kn_krp_payload_max(uint8_t type);
 
 /* True for the types a controller sends to the robot. */
 bool kn_krp_is_to_robot(uint8_t type);
 
 /* Encode m (m->h.length is ignored and derived from m->h.type, for WORLD
- * from m->u.world.n, for HELLO_ACK from m->u.hello_ack.session, plus 4
+ * from m->u.world.n, for ESTOP_INFO from m->u.estop_info.n, for
+ * HELLO_ACK from m->u.hello_ack.session, plus 4
  * when a controller -> robot type has KN_KRP_F_TOKEN (m->h.token is then
  * appended); version is always 1). Returns the datagram
  * length, or 0 when the type is unknown, a WORLD's n is over
- * KN_KRP_WORLD_CHUNK or cap is too small. */
+ * KN_KRP_WORLD_CHUNK, an ESTOP_INFO's over KN_KRP_ESTOP_ENTRIES, or cap
+ * is too small. */
 size_t kn_krp_encode(const struct kn_krp_msg *m, uint8_t *buf, size_t cap);
 
 /* Convenience: fill m->h for a message of the given type. */

@@ -21,7 +21,8 @@ enum {
     C_TYPE, C_SEQ, C_FLAGS, C_HELLO, C_LEFT, C_RIGHT, C_MASK, C_FL, C_RL, C_PERIOD, C_ESTOP,
     C_ACKSEQ, C_ACKTYPE, C_HA_NAME, C_HA_BACKEND, C_HA_CPM, C_HA_VMAX, C_HA_FMIN, C_ST_REQ,
     C_ST_FLAGS, C_ST_ACCZ, C_ST_BATT, C_ST_FLA, C_ER_SEQ, C_ER_TYPE, C_ER_CODE, C_EXPERT,
-    C_WR_OFF, C_W_TOTAL, C_W_OFF, C_W_LEN, NCOL
+    C_WR_OFF, C_W_TOTAL, C_W_OFF, C_W_LEN, C_EI_ENGAGED, C_EI_N, C_EI_KIND, C_EI_PRESENT,
+    C_EI_NAME, NCOL
 };
 static const char *const columns[NCOL] = {
     "krp.type", "krp.seq", "krp.flags", "krp.hello.name", "krp.crawler.left", "krp.crawler.right",
@@ -31,7 +32,8 @@ static const char *const columns[NCOL] = {
     "krp.hello_ack.flipper_min", "krp.status.req_seq", "krp.status.flags", "krp.status.accel_z",
     "krp.status.battery", "krp.status.flipper_fl", "krp.error.seq", "krp.error.type",
     "krp.error.code", "_ws.expert.message", "krp.world_req.offset", "krp.world.total_len",
-    "krp.world.offset", "krp.world.chunk_len",
+    "krp.world.offset", "krp.world.chunk_len", "krp.estop_info.engaged", "krp.estop_info.n",
+    "krp.estop_info.kind", "krp.estop_info.present", "krp.estop_info.name",
 };
 
 struct row {
@@ -114,6 +116,10 @@ START_TEST(tshark_decodes_every_field)
     h_expect_ack(&u, h_estop(&u, KN_KRP_F_ACK_REQ, 1), KN_KRP_ESTOP);
     s = h_crawler(&u, 0, 0, 100, 100);
     h_expect_error(&u, KN_KRP_ERR_ESTOP, s, KN_KRP_CRAWLER);
+    /* the e-stop info extension: who holds it (this client) */
+    h_simple(&u, 0, KN_KRP_ESTOP_INFO_REQ, 0);
+    ck_assert(h_udp_recv_answer(&u, &m, H_LONG_MS) && m.h.type == KN_KRP_ESTOP_INFO);
+    ck_assert_uint_eq(m.u.estop_info.engaged, 1);
     h_expect_ack(&u, h_estop(&u, KN_KRP_F_ACK_REQ, 0), KN_KRP_ESTOP);
     h_expect_ack(&u, h_subscribe(&u, KN_KRP_F_ACK_REQ, 0), KN_KRP_SUBSCRIBE);
     /* the world description extension: the first chunk */
@@ -203,6 +209,14 @@ START_TEST(tshark_decodes_every_field)
     ck_assert_ptr_nonnull(find(rows, n, 0x04, -1, NULL));
     ck_assert_ptr_nonnull(find(rows, n, 0x05, -1, NULL));
     ck_assert_ptr_nonnull(find(rows, n, 0x80, C_ACKTYPE, "0x07"));
+    ck_assert_ptr_nonnull(find(rows, n, 0x0B, -1, NULL));
+    r = find(rows, n, 0x87, C_EI_NAME, "tshark-ctl");
+    ck_assert_msg(r != NULL, "no ESTOP_INFO naming the engager:\n%s", out);
+    ck_assert_str_eq(r->col[C_EI_ENGAGED], "1");
+    ck_assert_str_eq(r->col[C_EI_N], "1");
+    ck_assert_str_eq(r->col[C_EI_KIND], "1");
+    ck_assert_str_eq(r->col[C_EI_PRESENT], "1");
+    ck_assert_msg(r->col[C_EXPERT][0] == 0, "expert info on a good ESTOP_INFO: %s", r->col[C_EXPERT]);
     r = find(rows, n, 0x08, C_WR_OFF, "0");
     ck_assert_msg(r != NULL, "no WORLD_REQ with its offset");
     char wtotal[32], wlen[32];
@@ -254,7 +268,8 @@ START_TEST(tshark_decodes_every_field)
 
     /* ---- tshark -V: every field of STATUS and HELLO_ACK with its unit ---- */
     char *argv2[] = { (char *)tshark, "-n", "-X", xopt, "-o", port, "-r", cap, "-Y",
-                      "krp.type == 0x85 || krp.type == 0x81", "-V", "-O", "krp", NULL };
+                      "krp.type == 0x85 || krp.type == 0x81 || krp.type == 0x87", "-V", "-O", "krp",
+                      NULL };
     rc = c_run(argv2, out, sizeof out, 60000);
     ck_assert_int_eq(rc, 0);
     static const char *const labels[] = {
@@ -270,6 +285,9 @@ START_TEST(tshark_decodes_every_field)
         "Simulated: simulation (1)", "Backend: built-in engine (1)", "Robot name: kenaf",
         "Ground-truth pose: True", "Lockstep", "World description (WORLD_REQ answered): True", "Flipper torque", "Encoder counts per metre: 4000 counts/m",
         "Belt speed limit: 800 mm/s", "Flipper angle minimum: -11950 x 0.01 deg (-119.50 deg)",
+        "E-stop info (ESTOP_INFO_REQ answered): True", "Engagements holding: 1",
+        "Engagement 1: plain \"tshark-ctl\", held ", "Engaged by: plain (1)",
+        "Engager present: present (1)", "Engager name: tshark-ctl",
         "Flipper angle maximum: 11950 x 0.01 deg (119.50 deg)",
     };
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)

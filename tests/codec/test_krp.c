@@ -166,6 +166,91 @@ START_TEST(golden_world_req_and_world)
 }
 END_TEST
 
+/* The e-stop info extension: ESTOP_INFO_REQ has no payload; ESTOP_INFO
+ * says how many engagements hold and lists them, 24 bytes each. This one
+ * is also the example of docs/protocol.md (doc_examples). */
+static const uint8_t doc_estop_info[] = {
+    0x4B, 0x4E, 0x01, 0x87, 0x2A, 0, 0, 0, 0x34, 0, 0, 0,
+    0x03, 0x02, 0x00, 0x00,                         /* engaged 3, n 2, pad */
+    0x02, 0x01, 0x00, 0x00, 0xDC, 0x05, 0x00, 0x00, /* session, present, 1500 ms */
+    'a', 'l', 'i', 'c', 'e', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0x01, 0x00, 0x00, 0x00, 0x70, 0x11, 0x01, 0x00, /* plain, gone, 70000 ms */
+    's', 't', 'a', 't', 'i', 'o', 'n', '-', 'b', 0, 0, 0, 0, 0, 0, 0,
+};
+
+START_TEST(golden_estop_info)
+{
+    static const uint8_t req[] = {0x4B, 0x4E, 0x01, 0x0B, 0x07, 0, 0, 0, 0, 0, 0, 0};
+    const uint8_t *info = doc_estop_info;
+    struct kn_krp_msg m = decode_ok(req, sizeof req);
+    ck_assert_uint_eq(m.h.type, KN_KRP_ESTOP_INFO_REQ);
+    ck_assert_uint_eq(m.h.seq, 7);
+    assert_encodes_to(&m, req, sizeof req);
+    m = decode_ok(info, sizeof doc_estop_info);
+    ck_assert_uint_eq(m.h.type, KN_KRP_ESTOP_INFO);
+    const struct kn_krp_estop_info *x = &m.u.estop_info;
+    ck_assert_uint_eq(x->engaged, 3);
+    ck_assert_uint_eq(x->n, 2);
+    ck_assert_uint_eq(x->e[0].kind, KN_KRP_ENG_SESSION);
+    ck_assert_uint_eq(x->e[0].present, 1);
+    ck_assert_uint_eq(x->e[0].held_ms, 1500);
+    ck_assert_str_eq(x->e[0].name, "alice");
+    ck_assert_uint_eq(x->e[1].kind, KN_KRP_ENG_PLAIN);
+    ck_assert_uint_eq(x->e[1].present, 0);
+    ck_assert_uint_eq(x->e[1].held_ms, 70000);
+    ck_assert_str_eq(x->e[1].name, "station-b");
+    assert_encodes_to(&m, info, sizeof doc_estop_info);
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_ESTOP_INFO_REQ), "ESTOP_INFO_REQ");
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_ESTOP_INFO), "ESTOP_INFO");
+    ck_assert(kn_krp_is_to_robot(KN_KRP_ESTOP_INFO_REQ));
+    ck_assert(!kn_krp_is_to_robot(KN_KRP_ESTOP_INFO));
+    ck_assert_uint_eq(KN_KRP_CAP_ESTOP_INFO, 1u << 6);
+}
+END_TEST
+
+/* ESTOP_INFO takes 4 + 24 n bytes for n = 0..20, n also in its second
+ * byte; ESTOP_INFO_REQ none (4 with a session token); anything else is
+ * BAD_LENGTH, and more than 20 entries are not encoded. */
+START_TEST(estop_info_payload_bounds)
+{
+    uint8_t buf[600] = {0x4B, 0x4E, 0x01, 0x87};
+    struct kn_krp_msg m;
+    for (size_t plen = 0; plen <= 500; plen++) {
+        buf[8] = (uint8_t)plen;
+        buf[9] = (uint8_t)(plen >> 8);
+        bool whole = plen >= 4 && (plen - 4) % 24 == 0 && (plen - 4) / 24 <= 20;
+        for (unsigned n = 0; n <= 21; n++) {
+            buf[13] = (uint8_t)n;
+            enum kn_krp_result r = kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m);
+            bool ok = whole && n == (plen - 4) / 24;
+            ck_assert_msg(r == (ok ? KN_KRP_OK : KN_KRP_EPAYLOAD), "payload %zu, n %u: %s", plen, n,
+                          kn_krp_result_str(r));
+            if (ok)
+                ck_assert_uint_eq(m.u.estop_info.n, n);
+        }
+    }
+    buf[3] = KN_KRP_ESTOP_INFO_REQ;
+    for (size_t plen = 0; plen <= 8; plen++) {
+        buf[8] = (uint8_t)plen;
+        buf[9] = 0;
+        buf[10] = 0;
+        ck_assert_int_eq(kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m),
+                         plen == 0 ? KN_KRP_OK : KN_KRP_EPAYLOAD);
+        buf[10] = KN_KRP_F_TOKEN;
+        ck_assert_int_eq(kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m),
+                         plen == 4 ? KN_KRP_OK : KN_KRP_EPAYLOAD);
+    }
+    ck_assert_int_eq(kn_krp_payload_max(KN_KRP_ESTOP_INFO), 484);
+    uint8_t out[KN_KRP_MAX_DGRAM];
+    kn_krp_init(&m, KN_KRP_ESTOP_INFO, 1, 0);
+    m.u.estop_info.n = KN_KRP_ESTOP_ENTRIES + 1;
+    ck_assert_uint_eq(kn_krp_encode(&m, out, sizeof out), 0);
+    m.u.estop_info.n = KN_KRP_ESTOP_ENTRIES;
+    ck_assert_uint_eq(kn_krp_encode(&m, out, sizeof out), KN_KRP_HDR_LEN + 484);
+    ck_assert_uint_le(KN_KRP_HDR_LEN + 484, KN_KRP_MAX_DGRAM);
+}
+END_TEST
+
 /* WORLD takes 8..488 payload bytes, an empty chunk included; WORLD_REQ
  * exactly 4; anything else is BAD_LENGTH. */
 START_TEST(world_payload_bounds)
@@ -293,7 +378,7 @@ END_TEST
 static const uint8_t all_types[] = {
     KN_KRP_HELLO, KN_KRP_CRAWLER, KN_KRP_FLIPPER, KN_KRP_STOP, KN_KRP_STATUS_REQ, KN_KRP_SUBSCRIBE,
     KN_KRP_ESTOP, KN_KRP_WORLD_REQ, KN_KRP_ACK, KN_KRP_HELLO_ACK, KN_KRP_STATUS, KN_KRP_ERROR,
-    KN_KRP_WORLD, KN_KRP_BYE, KN_KRP_STEP,
+    KN_KRP_WORLD, KN_KRP_BYE, KN_KRP_STEP, KN_KRP_ESTOP_INFO_REQ, KN_KRP_ESTOP_INFO,
 };
 
 /* Fill every payload byte of a message through the struct with a pattern
@@ -325,6 +410,12 @@ START_TEST(round_trip_every_type)
         if (type == KN_KRP_WORLD) /* chunks of every size, 0..480 */
             extra = m.u.world.n =
                 (uint16_t)(k == 1 ? KN_KRP_WORLD_CHUNK : k * 7 % (KN_KRP_WORLD_CHUNK + 1));
+        if (type == KN_KRP_ESTOP_INFO) { /* 0..20 entries */
+            m.u.estop_info.n = (uint8_t)(k % (KN_KRP_ESTOP_ENTRIES + 1));
+            extra = KN_KRP_ESTOP_ENTRY_LEN * m.u.estop_info.n;
+            for (unsigned i = 0; i < KN_KRP_ESTOP_ENTRIES; i++)
+                m.u.estop_info.e[i].name[(k + i) % 17] = '\0';
+        }
         size_t n = kn_krp_encode(&m, a, sizeof a);
         ck_assert_uint_eq(n, (size_t)(KN_KRP_HDR_LEN + kn_krp_payload_len(type)) + extra);
         ck_assert_int_eq(kn_krp_decode(a, n, &d), KN_KRP_OK);
@@ -767,6 +858,10 @@ START_TEST(doc_examples)
     }
     ck_assert_uint_eq(s->battery_mv, 24000);
     ck_assert_uint_eq(s->flags, KN_KRP_ST_BACKEND_UP | KN_KRP_ST_SIMULATED);
+
+    /* the e-stop info extension's example (fields: golden_estop_info) */
+    m = doc_datagram(doc, doc_estop_info, sizeof doc_estop_info, KN_KRP_ESTOP_INFO, 42);
+    ck_assert_uint_eq(m.u.estop_info.engaged, 3);
 }
 END_TEST
 
@@ -784,6 +879,8 @@ static Suite *krp_suite(void)
     tcase_add_test(g, golden_hello_ack);
     tcase_add_test(g, golden_world_req_and_world);
     tcase_add_test(g, world_payload_bounds);
+    tcase_add_test(g, golden_estop_info);
+    tcase_add_test(g, estop_info_payload_bounds);
     tcase_add_test(g, golden_status);
     tcase_add_test(g, status_time_uses_all_64_bits);
     tcase_add_test(g, doc_examples);

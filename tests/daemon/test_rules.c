@@ -249,7 +249,8 @@ START_TEST(hello_ack_fields)
     ck_assert_uint_eq(a->u.hello_ack.simulated, 1);
     ck_assert_uint_eq(a->u.hello_ack.backend, KN_KRP_BACKEND_ENGINE);
     ck_assert_str_eq(a->u.hello_ack.robot_name, "kenaf-test");
-    ck_assert_uint_eq(a->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_SESSIONS);
+    ck_assert_uint_eq(a->u.hello_ack.capabilities,
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_SESSIONS | KN_KRP_CAP_ESTOP_INFO);
     ck_assert(!a->u.hello_ack.session); /* a plain HELLO gets the 40-byte answer */
     ck_assert_int_eq(a->u.hello_ack.counts_per_m, 5000);
     ck_assert_int_eq(a->u.hello_ack.max_speed_mm_s, 800);
@@ -1485,6 +1486,106 @@ START_TEST(estop_table_bounded)
 }
 END_TEST
 
+/* ESTOP_INFO_REQ from `from` (flags as given): the one answer, an ESTOP_INFO. */
+static struct kn_krp_estop_info estop_info(int from, uint32_t seq, uint16_t flags)
+{
+    simple(from, KN_KRP_ESTOP_INFO_REQ, seq, flags);
+    const struct kn_krp_msg *m = next_out();
+    ck_assert_msg(m->h.type == KN_KRP_ESTOP_INFO, "expected ESTOP_INFO, got %s",
+                  kn_krp_type_name(m->h.type));
+    expect_none();
+    return m->u.estop_info;
+}
+
+/* The e-stop info extension: anyone may ask who holds the e-stop; the
+ * answer lists each engagement's kind, name, age and whether its engager
+ * is still there. Asking needs no HELLO, claims nothing, moves no mark
+ * and is never ACKed. */
+START_TEST(estop_info_lists_engagements)
+{
+    struct kn_krp_estop_info x = estop_info(4, 1, KN_KRP_F_ACK_REQ);
+    ck_assert_uint_eq(x.engaged, 0);
+    ck_assert_uint_eq(x.n, 0);
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_HELLO, 1, 0);
+    strcpy(m.u.hello.name, "station-b");
+    feed(2, &m);
+    ck_assert_uint_eq(next_out()->h.type, KN_KRP_HELLO_ACK);
+    estop(2, 2, KN_KRP_F_ACK_REQ, 1);       /* a plain client engages */
+    expect_ack(2, KN_KRP_ESTOP);
+    advance(1500 * MS);
+    uint32_t t = open_session(3, 1, true, KN_KRP_ROLE_OBSERVER); /* "client" */
+    kn_krp_init(&m, KN_KRP_ESTOP, 2, KN_KRP_F_ACK_REQ);
+    m.u.estop.engage = 1;
+    feed_token(3, &m, t);                    /* so does a session */
+    expect_ack(2, KN_KRP_ESTOP);
+    kn_krp_init(&m, KN_KRP_BYE, 3, 0);
+    feed_token(3, &m, t);                    /* and its session ends */
+    advance(250 * MS);
+
+    x = estop_info(4, 1000, KN_KRP_F_ACK_REQ); /* seq 1000: no mark moves */
+    ck_assert_uint_eq(x.engaged, 2);
+    ck_assert_uint_eq(x.n, 2);
+    ck_assert_uint_eq(x.e[0].kind, KN_KRP_ENG_PLAIN);
+    ck_assert_uint_eq(x.e[0].present, 1);
+    ck_assert_uint_eq(x.e[0].held_ms, 1750);
+    ck_assert_str_eq(x.e[0].name, "station-b");
+    ck_assert_uint_eq(x.e[1].kind, KN_KRP_ENG_SESSION);
+    ck_assert_uint_eq(x.e[1].present, 0);    /* the session that engaged is over */
+    ck_assert_uint_eq(x.e[1].held_ms, 250);
+    ck_assert_str_eq(x.e[1].name, "client");
+    ck_assert_ptr_null(kn_rules_driver(R));  /* asking claimed nothing */
+    crawler(4, 1, KN_KRP_F_ACK_REQ, 100, 100); /* its mark did not move to 1000 */
+    expect_error(KN_KRP_ERR_ESTOP, 1, KN_KRP_CRAWLER);
+    ck_assert_uint_eq(st()->drop_stale_seq, 0);
+
+    /* the admin's is named "admin"; a plain engager silent for 5 s is gone */
+    kn_rules_estop_engage(R, "uid 0 (root) pid 1", now);
+    advance(6000 * MS);
+    x = estop_info(5, 1, 0);
+    ck_assert_uint_eq(x.engaged, 3);
+    ck_assert_uint_eq(x.n, 3);
+    ck_assert_uint_eq(x.e[0].present, 0);
+    ck_assert_uint_eq(x.e[0].held_ms, 7750);
+    ck_assert_uint_eq(x.e[2].kind, KN_KRP_ENG_ADMIN);
+    ck_assert_uint_eq(x.e[2].present, 1);
+    ck_assert_str_eq(x.e[2].name, "admin");
+    ck_assert_uint_eq(x.e[2].held_ms, 6000);
+    ck_assert_uint_eq(st()->in_type[KN_KRP_ESTOP_INFO_REQ], 3);
+    ck_assert_uint_eq(st()->out_type[KN_KRP_ESTOP_INFO], 3);
+
+    /* a session client asks with its token, like any request of its session */
+    uint32_t t6 = open_session(6, 1, true, KN_KRP_ROLE_OBSERVER);
+    simple(6, KN_KRP_ESTOP_INFO_REQ, 2, 0);
+    expect_error(KN_KRP_ERR_BAD_SESSION, 2, KN_KRP_ESTOP_INFO_REQ);
+    kn_krp_init(&m, KN_KRP_ESTOP_INFO_REQ, 3, 0);
+    feed_token(6, &m, t6);
+    ck_assert_uint_eq(next_out()->u.estop_info.engaged, 3);
+}
+END_TEST
+
+/* More engagements than one ESTOP_INFO lists: the count says so, and the
+ * 20 listed are those that have held longest, oldest first, whatever
+ * order releases left the robot's table in. */
+START_TEST(estop_info_lists_the_oldest_20)
+{
+    for (int i = 0; i < 30; i++) {
+        estop(100 + i, 1, 0, 1);
+        advance(10 * MS);
+    }
+    estop(100, 2, KN_KRP_F_ACK_REQ, 0);     /* the oldest releases its own */
+    expect_ack(2, KN_KRP_ESTOP);
+    struct kn_krp_estop_info x = estop_info(1, 1, 0);
+    ck_assert_uint_eq(x.engaged, 29);
+    ck_assert_uint_eq(x.n, KN_KRP_ESTOP_ENTRIES);
+    for (unsigned i = 0; i < x.n; i++) {
+        ck_assert_uint_eq(x.e[i].held_ms, 290 - 10 * i); /* from 101 on */
+        ck_assert_uint_eq(x.e[i].kind, KN_KRP_ENG_PLAIN);
+        ck_assert_str_eq(x.e[i].name, "");   /* they never said HELLO */
+    }
+}
+END_TEST
+
 static void need_hello(struct kn_rules_params *p)
 {
     p->hello_to_drive = true;
@@ -1542,6 +1643,8 @@ static Suite *suite(void)
     tcase_add_test(tc, estop_circuit_two_stations);
     tcase_add_test(tc, estop_orphan_reset);
     tcase_add_test(tc, estop_table_bounded);
+    tcase_add_test(tc, estop_info_lists_engagements);
+    tcase_add_test(tc, estop_info_lists_the_oldest_20);
     tcase_add_test(tc, seq_wraps_rfc1982);
     tcase_add_test(tc, seq_mark_forgotten_on_hello_and_silence);
     tcase_add_test(tc, ignored_setpoint_does_not_feed_watchdog);

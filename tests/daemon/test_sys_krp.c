@@ -57,7 +57,8 @@ START_TEST(hello_ack)
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_ENGINE);
     ck_assert_str_eq(m.u.hello_ack.robot_name, "kenaf");
     ck_assert_uint_eq(m.u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS);
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
+                          KN_KRP_CAP_ESTOP_INFO);
     ck_assert_int_eq(m.u.hello_ack.counts_per_m, 5000);
     ck_assert_int_eq(m.u.hello_ack.max_speed_mm_s, 800);
     ck_assert_int_eq(m.u.hello_ack.flipper_min_cdeg, -11950);

@@ -124,7 +124,8 @@ START_TEST(hello_names_gazebo)
     ck_assert_uint_eq(m.h.type, KN_KRP_HELLO_ACK);
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_GAZEBO);
     ck_assert_uint_eq(m.u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS);
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
+                          KN_KRP_CAP_ESTOP_INFO);
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.world"), "default");
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.version"), "gazebo 11.14");
     ck_assert_double_eq(STAT("gazebo.topics.cmd.subscribers"), 1);

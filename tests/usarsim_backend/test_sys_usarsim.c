@@ -134,7 +134,8 @@ START_TEST(udk_exact_lines)
     ck_assert_uint_eq(m.h.type, KN_KRP_HELLO_ACK);
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_USARSIM);
     ck_assert_uint_eq(m.u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS);
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
+                          KN_KRP_CAP_ESTOP_INFO);
 
     /* the configured KRP pose went out as USARSim's and came back */
     struct kn_krp_status st = h_status(&u);

@@ -92,7 +92,8 @@ static const struct kn_krp_msg *last(void)
 START_TEST(rules_without_document)
 {
     send_type(KN_KRP_HELLO, 1, 0);
-    ck_assert_uint_eq(last()->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_SESSIONS);
+    ck_assert_uint_eq(last()->u.hello_ack.capabilities,
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_SESSIONS | KN_KRP_CAP_ESTOP_INFO);
     send_type(KN_KRP_WORLD_REQ, 2, 0);
     ck_assert_uint_eq(last()->h.type, KN_KRP_WORLD);
     ck_assert_uint_eq(last()->u.world.total_len, 0);
@@ -110,7 +111,8 @@ START_TEST(rules_answer_chunks)
     ck_assert_int_eq(kn_rules_set_world(R, doc, sizeof doc), 0);
     send_type(KN_KRP_HELLO, 1, 0);
     ck_assert_uint_eq(last()->u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS);
+                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
+                          KN_KRP_CAP_ESTOP_INFO);
     char got[1000];
     uint32_t off = 0;
     for (int k = 0; off < sizeof doc; k++) {

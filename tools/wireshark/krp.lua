@@ -19,16 +19,21 @@ local MAX_DGRAM = 512
 local types = {
     [0x01] = "HELLO", [0x02] = "CRAWLER", [0x03] = "FLIPPER", [0x04] = "STOP",
     [0x05] = "STATUS_REQ", [0x06] = "SUBSCRIBE", [0x07] = "ESTOP", [0x08] = "WORLD_REQ",
-    [0x09] = "BYE", [0x0A] = "STEP",
-    [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0x86] = "WORLD", [0xFF] = "ERROR",
+    [0x09] = "BYE", [0x0A] = "STEP", [0x0B] = "ESTOP_INFO_REQ",
+    [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0x86] = "WORLD",
+    [0x87] = "ESTOP_INFO", [0xFF] = "ERROR",
 }
 local payload_len = {
     [0x01] = 16, [0x02] = 8, [0x03] = 20, [0x04] = 0, [0x05] = 0, [0x06] = 2, [0x07] = 1,
-    [0x08] = 4, [0x09] = 0, [0x0A] = 4, [0x80] = 8, [0x81] = 40, [0x85] = 112, [0x86] = 8, [0xFF] = 8,
+    [0x08] = 4, [0x09] = 0, [0x0A] = 4, [0x0B] = 0, [0x80] = 8, [0x81] = 40, [0x85] = 112,
+    [0x86] = 8, [0x87] = 4, [0xFF] = 8,
 }
 -- WORLD (the world description extension) carries 8 fixed bytes and then a
--- chunk of 0 to 480 bytes of the description: the only variable payload.
+-- chunk of 0 to 480 bytes of the description; ESTOP_INFO (the e-stop info
+-- extension) 4 fixed bytes and then 0 to 20 entries of 24 bytes.
 local WORLD_CHUNK_MAX = 480
+local ESTOP_ENTRY_LEN, ESTOP_ENTRIES_MAX = 24, 20
+local engager_kinds = { [1] = "plain", [2] = "session", [3] = "console", [4] = "admin" }
 local error_codes = {
     [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
     [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY", [9] = "NOT_OWNER", [10] = "BAD_SESSION",
@@ -103,6 +108,15 @@ local F_w_total = add(ProtoField.uint32("krp.world.total_len", "Description leng
 local F_w_offset = add(ProtoField.uint32("krp.world.offset", "Chunk offset", base.DEC))
 local F_w_data = add(ProtoField.string("krp.world.data", "Chunk (JSON text)"))
 local F_w_len = add(ProtoField.uint32("krp.world.chunk_len", "Chunk length (bytes)", base.DEC))
+-- ESTOP_INFO (e-stop info extension)
+local F_ei_engaged = add(ProtoField.uint8("krp.estop_info.engaged", "Engagements holding", base.DEC))
+local F_ei_n = add(ProtoField.uint8("krp.estop_info.n", "Engagements listed", base.DEC))
+local F_ei_pad = add(ProtoField.bytes("krp.estop_info.pad", "Padding"))
+local F_ei_entry = add(ProtoField.bytes("krp.estop_info.entry", "Engagement"))
+local F_ei_kind = add(ProtoField.uint8("krp.estop_info.kind", "Engaged by", base.DEC, engager_kinds))
+local F_ei_present = add(ProtoField.uint8("krp.estop_info.present", "Engager present", base.DEC, { [0] = "gone", [1] = "present" }))
+local F_ei_held = add(ProtoField.uint32("krp.estop_info.held", "Held for", base.UNIT_STRING, u("ms")))
+local F_ei_name = add(ProtoField.string("krp.estop_info.name", "Engager name"))
 -- STEP (lockstep extension)
 local F_step_us = add(ProtoField.uint32("krp.step.advance", "Robot time to let pass", base.UNIT_STRING, u("us")))
 -- ACK
@@ -120,7 +134,9 @@ local F_ha_cap_truth = add(ProtoField.bool("krp.hello_ack.capabilities.ground_tr
 local F_ha_cap_lock = add(ProtoField.bool("krp.hello_ack.capabilities.lockstep", "Lockstep", 32, nil, 0x4))
 local F_ha_cap_world = add(ProtoField.bool("krp.hello_ack.capabilities.world", "World description (WORLD_REQ answered)", 32, nil, 0x8))
 local F_ha_cap_sessions = add(ProtoField.bool("krp.hello_ack.capabilities.sessions", "Sessions (one driver, BYE, tokens)", 32, nil, 0x10))
-local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFFE0))
+local F_ha_cap_key = add(ProtoField.bool("krp.hello_ack.capabilities.shared_key", "Shared key (datagrams signed)", 32, nil, 0x20))
+local F_ha_cap_estop_info = add(ProtoField.bool("krp.hello_ack.capabilities.estop_info", "E-stop info (ESTOP_INFO_REQ answered)", 32, nil, 0x40))
+local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFF80))
 local F_ha_role = add(ProtoField.uint8("krp.hello_ack.role", "Session role", base.DEC, roles))
 local F_ha_token = add(ProtoField.uint32("krp.hello_ack.token", "Session token", base.HEX))
 local F_ha_cpm = add(ProtoField.int32("krp.hello_ack.counts_per_m", "Encoder counts per metre", base.UNIT_STRING, u("counts/m")))
@@ -316,6 +332,37 @@ decode[0x86] = function(buf, t, off)
     return string.format("bytes %d-%d of %d", at, at + n, total)
 end
 
+decode[0x0B] = function() return "" end
+
+decode[0x87] = function(buf, t, off)
+    local engaged, n = buf(off, 1):uint(), buf(off + 1, 1):uint()
+    t:add(F_ei_engaged, buf(off, 1))
+    t:add(F_ei_n, buf(off + 1, 1))
+    local p = t:add(F_ei_pad, buf(off + 2, 2))
+    check_pad(p, buf(off + 2, 2))
+    local who = {}
+    for i = 0, n - 1 do
+        local o = off + 4 + ESTOP_ENTRY_LEN * i
+        local kind, present = buf(o, 1):uint(), buf(o + 1, 1):uint()
+        local name = nul_string(buf(o + 8, 16))
+        local e = t:add(F_ei_entry, buf(o, ESTOP_ENTRY_LEN))
+        e:set_text(string.format("Engagement %d: %s \"%s\"%s, held %.1f s", i + 1,
+            engager_kinds[kind] or ("kind " .. kind), name, present == 0 and " (gone)" or "",
+            buf(o + 4, 4):le_uint() / 1000))
+        e:add(F_ei_kind, buf(o, 1))
+        e:add(F_ei_present, buf(o + 1, 1))
+        check_pad(e, buf(o + 2, 2))
+        e:add_le(F_ei_held, buf(o + 4, 4))
+        e:add(F_ei_name, buf(o + 8, 16), name)
+        who[#who + 1] = string.format("%s(%s%s)", name ~= "" and name or "?",
+            engager_kinds[kind] or "?", present == 0 and ", gone" or "")
+    end
+    if engaged < n then
+        t:add_proto_expert_info(E.range, "Fewer engagements holding than listed")
+    end
+    return string.format("engaged %d%s%s", engaged, #who > 0 and ": " or "", table.concat(who, " "))
+end
+
 decode[0x80] = function(buf, t, off)
     t:add_le(F_ack_seq, buf(off, 4))
     t:add(F_ack_type, buf(off + 4, 1))
@@ -336,6 +383,8 @@ decode[0x81] = function(buf, t, off)
     c:add_le(F_ha_cap_lock, buf(off + 20, 4))
     c:add_le(F_ha_cap_world, buf(off + 20, 4))
     c:add_le(F_ha_cap_sessions, buf(off + 20, 4))
+    c:add_le(F_ha_cap_key, buf(off + 20, 4))
+    c:add_le(F_ha_cap_estop_info, buf(off + 20, 4))
     c:add_le(F_ha_cap_rsv, buf(off + 20, 4))
     t:add_le(F_ha_cpm, buf(off + 24, 4))
     t:add_le(F_ha_vmax, buf(off + 28, 4))
@@ -462,6 +511,11 @@ local function dissect(buf, pinfo, tree)
         return len
     end
     if ty == 0x86 and plen >= want and plen <= want + WORLD_CHUNK_MAX then
+        want = plen
+    end
+    if ty == 0x87 and plen >= want and (plen - want) % ESTOP_ENTRY_LEN == 0 and
+        (plen - want) / ESTOP_ENTRY_LEN <= ESTOP_ENTRIES_MAX and
+        buf(HDR_LEN + 1, 1):uint() == (plen - want) / ESTOP_ENTRY_LEN then
         want = plen
     end
     if ty == 0x81 and plen == HELLO_ACK_SESSION_LEN then
