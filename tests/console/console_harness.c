@@ -256,13 +256,27 @@ int c_console_pid(struct c_console *c)
     return found;
 }
 
+static void daemon_engine(struct h_daemon *d, const char *consoles)
+{
+    char cfg[512];
+    snprintf(cfg, sizeof cfg,
+             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",%s"
+             "\"backend\":{\"type\":\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]",
+             consoles);
+    h_daemon_start(d, cfg);
+    h_wait_backend_fresh(d, 0, 30000); /* the engine starts first */
+}
+
 void c_daemon_engine(struct h_daemon *d)
 {
     /* the console is configured as one, as an operator's would be: it may
      * release an e-stop a console before it engaged */
-    h_daemon_start(d, "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"consoles\":[\"127.0.0.1\"],"
-                      "\"backend\":{\"type\":\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]");
-    h_wait_backend_fresh(d, 0, 30000); /* the engine starts first */
+    daemon_engine(d, "\"consoles\":[\"127.0.0.1\"],");
+}
+
+void c_daemon_engine_station(struct h_daemon *d)
+{
+    daemon_engine(d, "");
 }
 
 bool c_hold_until(struct c_console *c, const char *key, bool literal,

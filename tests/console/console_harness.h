@@ -53,8 +53,12 @@ const char *c_stderr(struct c_console *c);
  * window's shell), or -1. */
 int c_console_pid(struct c_console *c);
 
-/* Engine-backed kenaf-simd (it spawns kenaf-engine), up and fresh. */
+/* Engine-backed kenaf-simd (it spawns kenaf-engine), up and fresh, with
+ * 127.0.0.1 (the console's address) a configured console. */
 void c_daemon_engine(struct h_daemon *d);
+/* The same with no console configured: the console is one station of the
+ * e-stop circuit like any other. */
+void c_daemon_engine_station(struct h_daemon *d);
 
 /* Presses key every 40 ms (as a terminal's auto-repeat does) until
  * done(arg) holds or timeout_ms passes; true when it held. */

@@ -319,6 +319,15 @@ START_TEST(flipper_keys_and_presets)
 }
 END_TEST
 
+/* The test's own socket, named station-b, engages the robot's e-stop. */
+static void station_b_engages(void)
+{
+    h_hello(&u, "station-b");
+    struct kn_krp_msg m;
+    ck_assert(h_udp_recv_answer(&u, &m, H_LONG_MS) && m.h.type == KN_KRP_HELLO_ACK);
+    h_expect_ack(&u, h_estop(&u, KN_KRP_F_ACK_REQ, 1), KN_KRP_ESTOP);
+}
+
 START_TEST(estop_latches_the_robot)
 {
     start_all();
@@ -328,6 +337,13 @@ START_TEST(estop_latches_the_robot)
     ck_assert_msg(c_wait_screen(&con, "EMERGENCY STOP", 3000), "%s", c_screen(&con));
     ck_assert_msg(c_wait_screen(&con, "engage acknowledged", 3000), "%s", c_screen(&con));
     ck_assert(strstr(c_screen(&con), " ESTOP "));
+    /* the robot says who holds its e-stop: the console's own socket, by
+     * the console's name, and then a second station too */
+    ck_assert_msg(c_wait_screen(&con, "robot latch: ENGAGED by 1: kenaf-console (console)", H_LONG_MS),
+                  "%s", c_screen(&con));
+    station_b_engages();
+    ck_assert_msg(c_wait_screen(&con, "by 2: kenaf-console (console), station-b (console)", H_LONG_MS),
+                  "%s", c_screen(&con));
 
     /* the console refuses to drive, and sends nothing */
     double crawler0 = stat_in("CRAWLER");
@@ -363,6 +379,52 @@ START_TEST(estop_latches_the_robot)
     ck_assert(belts_still());
     ck_assert_double_ge(stat_in("STOP"), stop0 + 1);
     ck_assert_msg(strstr(c_stderr(&con), "stopped the robot and quit"), "%s", c_stderr(&con));
+}
+END_TEST
+
+/* Without a configured console the e-stop is a circuit of equal
+ * stations: the console's second e releases only its own engagement, the
+ * robot stays stopped while another station holds one, and the panel
+ * says who. A console that starts during that station's stop cannot
+ * release it (NOT_OWNER, shown as refused). */
+START_TEST(estop_circuit_shows_who_holds)
+{
+    c_daemon_engine_station(&d);
+    h_udp_open(&u, d.port[0]);
+    c_console_start(&con, d.port[0], NULL, NULL);
+    ck_assert_msg(c_wait_screen(&con, "LINK OK", H_LONG_MS), "no panel:\n%s\nstderr: %s",
+                  c_screen(&con), c_stderr(&con));
+    c_keys(&con, "e", true);
+    ck_assert_msg(c_wait_screen(&con, "robot latch: ENGAGED by 1: kenaf-console (plain)", H_LONG_MS),
+                  "%s", c_screen(&con));
+    station_b_engages();
+    ck_assert_msg(c_wait_screen(&con, "by 2: kenaf-console (plain), station-b (plain)", H_LONG_MS),
+                  "%s", c_screen(&con));
+
+    /* the console releases its own: the robot stays stopped, held by b */
+    c_keys(&con, "e", true);
+    ck_assert_msg(c_wait_screen(&con, "release acknowledged", H_LONG_MS), "%s", c_screen(&con));
+    ck_assert_msg(c_wait_screen(&con, "robot latch: ENGAGED by 1: station-b (plain)", H_LONG_MS),
+                  "%s", c_screen(&con));
+    ck_assert_msg(c_wait_screen(&con, "engaged by another station", 3000), "%s", c_screen(&con));
+    ck_assert_double_eq(h_stat(&d, "robots.0.flags.ESTOP"), 1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.sessions.estop.engaged"), 1);
+
+    /* a console started now starts latched, and may not release b's */
+    quit_console();
+    c_console_restart(&con);
+    ck_assert_msg(c_wait_screen(&con, "CONSOLE E-STOP ENGAGED", H_LONG_MS), "%s", c_screen(&con));
+    c_keys(&con, "e", true);
+    ck_assert_msg(c_wait_screen(&con, "release refused: ERROR NOT_OWNER", H_LONG_MS), "%s",
+                  c_screen(&con));
+    ck_assert_double_eq(h_stat(&d, "robots.0.flags.ESTOP"), 1);
+
+    /* b releases: the robot is free, and the panel says so */
+    h_expect_ack(&u, h_estop(&u, KN_KRP_F_ACK_REQ, 0), KN_KRP_ESTOP);
+    ck_assert(h_wait_stat_eq(&d, "robots.0.flags.ESTOP", 0, H_LONG_MS));
+    ck_assert_msg(c_wait_screen(&con, "robot latch: released", H_LONG_MS), "%s", c_screen(&con));
+    ck_assert_msg(c_wait_screen_gone(&con, "EMERGENCY STOP", H_LONG_MS), "%s", c_screen(&con));
+    quit_console();
 }
 END_TEST
 
@@ -481,6 +543,7 @@ int main(void)
     tcase_add_test(tc, help_screen);
     tcase_add_test(tc, flipper_keys_and_presets);
     tcase_add_test(tc, estop_latches_the_robot);
+    tcase_add_test(tc, estop_circuit_shows_who_holds);
     tcase_add_test(tc, closing_the_terminal_stops_the_robot);
     tcase_add_test(tc, banners_for_simulator_down_and_link_lost);
     tcase_add_test(tc, no_robot_is_a_clear_error);

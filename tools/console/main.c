@@ -362,8 +362,10 @@ static void tick(struct app *a, double now, double dt)
         kn_drive_stop(&a->drive);
     send_belts(a);
     pad_flippers(a, dt);
-    if (a->robot_estop)
+    if (a->robot_estop) {
         kn_estop_tick(&a->estop, now);
+        kn_estop_poll(&a->estop, a->latched || (a->st.flags & HRT_FLAG_ESTOP), now);
+    }
 
     struct kn_view v;
     memset(&v, 0, sizeof v);
@@ -382,6 +384,7 @@ static void tick(struct app *a, double now, double dt)
     v.latched = a->latched;
     v.robot_estop_used = a->robot_estop;
     kn_estop_describe(&a->estop, v.estop_line, sizeof v.estop_line);
+    kn_estop_holders(&a->estop, v.estop_holders, sizeof v.estop_holders);
     kn_joydev_describe(&a->joydev, v.joy_line, sizeof v.joy_line);
     snprintf(v.msg, sizeof v.msg, "%s", a->msg);
     v.utf8 = a->utf8;

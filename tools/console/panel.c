@@ -192,9 +192,12 @@ static void draw_estop_state(const struct kn_view *v, int y)
     } else {
         x = put(y, 1, " console e-stop: released");
     }
+    /* who holds it first: past the screen's edge the line is cut */
+    const char *holders = robot_estop ? v->estop_holders : "";
     if (v->robot_estop_used)
-        putf(y, x + 2, "robot latch: %s%s%s%s", robot_estop ? "ENGAGED" : "released",
-             v->estop_line[0] ? " (" : "", v->estop_line, v->estop_line[0] ? ")" : "");
+        putf(y, x + 2, "robot latch: %s%s%s%s%s%s", robot_estop ? "ENGAGED" : "released",
+             holders[0] ? " " : "", holders, v->estop_line[0] ? " (" : "", v->estop_line,
+             v->estop_line[0] ? ")" : "");
     else
         putf(y, x + 2, "robot latch: %s (not sent from here: --no-robot-estop)",
              robot_estop ? "ENGAGED" : "released");
@@ -204,8 +207,12 @@ static void draw_estop_state(const struct kn_view *v, int y)
 static int alarms(const struct kn_view *v, const char *lines[2])
 {
     int n = 0;
-    if (v->latched || (v->st.flags & HRT_FLAG_ESTOP))
+    /* with the console released, e would engage it again: the robot's
+     * stop is another station's to release */
+    if (v->latched)
         lines[n++] = "!!  EMERGENCY STOP  !!  robot stopped, commands refused - press e to release";
+    else if (v->st.flags & HRT_FLAG_ESTOP)
+        lines[n++] = "!!  EMERGENCY STOP  !!  engaged by another station: robot stopped, commands refused";
     if (v->status_rc == HRT_ETIMEOUT)
         lines[n++] = "!!  LINK LOST  !!  the robot does not answer - values below are the last known";
     else if (!(v->st.flags & HRT_FLAG_BACKEND_UP))

@@ -33,6 +33,7 @@ struct kn_view {
     bool latched;             /* the console's e-stop */
     bool robot_estop_used;    /* the robot latch is sent too */
     char estop_line[128];
+    char estop_holders[512];  /* who holds the robot's e-stop ("by 2: ..."), or empty */
     char joy_line[768];
     char msg[256];
     bool utf8;
