@@ -105,6 +105,15 @@ static void teardown(void)
     tweak = NULL;
 }
 
+/* The fixture's robot again, with make()'s parameters changed by t. */
+static void remake(void (*t)(struct kn_rules_params *p))
+{
+    kn_rules_free(R);
+    tweak = t;
+    R = make(0);
+    kn_rules_backend(R, true);
+}
+
 static struct kn_addr peer(int n)
 {
     struct kn_addr a;
@@ -590,10 +599,7 @@ END_TEST
  * at a time; the range is checked; the watchdog never arms. */
 START_TEST(step_in_lockstep)
 {
-    kn_rules_free(R);
-    tweak = lockstep_on;
-    R = make(0);
-    kn_rules_backend(R, true);
+    remake(lockstep_on);
     crawler(1, 1, 0, 300, 300);
     expect_none();
     step(1, 2, 20000);
@@ -1172,10 +1178,7 @@ static void one_console(struct kn_rules_params *p)
 
 START_TEST(estop_release_by_engager_or_console)
 {
-    kn_rules_free(R);
-    tweak = one_console;
-    R = make(0);
-    kn_rules_backend(R, true);
+    remake(one_console);
     crawler(1, 1, 0, 300, 300);             /* 1 drives */
     estop(2, 1, KN_KRP_F_ACK_REQ, 1);        /* anyone engages */
     expect_ack(1, KN_KRP_ESTOP);
@@ -1205,10 +1208,7 @@ END_TEST
 
 START_TEST(console_takes_over)
 {
-    kn_rules_free(R);
-    tweak = one_console;
-    R = make(0);
-    kn_rules_backend(R, true);
+    remake(one_console);
     hello_plain(1, 1);
     crawler(1, 2, 0, 300, 300);
     crawler(CONSOLE, 1, KN_KRP_F_ACK_REQ, 0, 0); /* the console drives at once */
@@ -1424,10 +1424,7 @@ END_TEST
  * session: a new one from the same port is another engager. */
 START_TEST(estop_orphan_reset)
 {
-    kn_rules_free(R);
-    tweak = one_console;
-    R = make(0);
-    kn_rules_backend(R, true);
+    remake(one_console);
     uint32_t t = open_session(2, 1, true, KN_KRP_ROLE_OBSERVER);
     struct kn_krp_msg m;
     kn_krp_init(&m, KN_KRP_ESTOP, 2, KN_KRP_F_ACK_REQ);
@@ -1593,10 +1590,7 @@ static void need_hello(struct kn_rules_params *p)
 
 START_TEST(hello_to_drive_switch)
 {
-    kn_rules_free(R);
-    tweak = need_hello;
-    R = make(0);
-    kn_rules_backend(R, true);
+    remake(need_hello);
     crawler(1, 1, KN_KRP_F_ACK_REQ, 100, 100);   /* no HELLO: refused */
     expect_error(KN_KRP_ERR_NOT_OWNER, 1, KN_KRP_CRAWLER);
     ck_assert_int_eq(cap.ncmd, 0);
