@@ -801,7 +801,8 @@ static void on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
             r->n_eng = 0;
         }
     } else if (e) {
-        *e = r->eng[--r->n_eng];
+        /* the table stays in the order engaged, oldest first */
+        memmove(e, e + 1, (size_t)(r->eng + --r->n_eng - e) * sizeof *e);
         r->st.estop_released++;
     } else if (r->n_eng) {
         /* Held by others only: not this sender's to release. */
@@ -844,9 +845,8 @@ _Static_assert((int)KN_RULES_ENG_PLAIN == KN_KRP_ENG_PLAIN &&
 
 /* Who holds the e-stop, for anyone who asks: an observer's request like
  * WORLD_REQ (no HELLO needed, claims nothing, moves no mark), so a remote
- * console can show why the robot stays stopped. The table's order changes
- * as engagements are released, so they are listed by age, oldest first;
- * past 20, the ones that have held longest. */
+ * console can show why the robot stays stopped. The table is kept oldest
+ * first, so past 20 the ones listed are those that have held longest. */
 static void on_estop_info_req(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                               uint64_t now)
 {
@@ -854,14 +854,8 @@ static void on_estop_info_req(struct kn_rules *r, struct kn_peer *p, const struc
     kn_krp_init(&a, KN_KRP_ESTOP_INFO, 0, 0);
     struct kn_krp_estop_info *x = &a.u.estop_info;
     x->engaged = (uint8_t)(r->n_eng > UINT8_MAX ? UINT8_MAX : r->n_eng);
-    bool listed[KN_RULES_MAX_ENGAGEMENTS] = {false};
     while (x->n < KN_KRP_ESTOP_ENTRIES && x->n < r->n_eng) {
-        unsigned old = r->n_eng;
-        for (unsigned i = 0; i < r->n_eng; i++)
-            if (!listed[i] && (old == r->n_eng || r->eng[i].since_ns < r->eng[old].since_ns))
-                old = i;
-        listed[old] = true;
-        const struct kn_rules_engagement *e = &r->eng[old];
+        const struct kn_rules_engagement *e = &r->eng[x->n];
         struct kn_krp_estop_entry *o = &x->e[x->n++];
         o->kind = e->kind;
         o->present = kn_rules_engager_present(r, e, now);

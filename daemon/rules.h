@@ -190,7 +190,8 @@ int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len);
 const struct kn_peer *kn_rules_driver(const struct kn_rules *r);
 
 /* The e-stop's engagements (the robot is stopped while there is one):
- * their number, and in *list the table (valid until the next call in). */
+ * their number, and in *list the table, oldest first (valid until the
+ * next call in). */
 unsigned kn_rules_estop(const struct kn_rules *r, const struct kn_rules_engagement **list);
 
 /* The engager is still there: its peer (and session) heard within 5 s. */
