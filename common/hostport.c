@@ -231,3 +231,8 @@ int kn_hostport_parse(const char *spec, uint16_t default_port, char *host, size_
 {
     return kn_hostport_parse_flags(spec, default_port, 0, host, hostlen, port, err, errlen);
 }
+
+void kn_hostport_format(const char *host, unsigned port, char *buf, size_t len)
+{
+    snprintf(buf, len, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+}

@@ -22,6 +22,10 @@
 #define KN_HOSTPORT_BRACKETS 0x8u  /* a bare IPv6 address is refused (URIs need [v6]) */
 #define KN_HOSTPORT_PORT_ALONE 0x10u /* "9750" or ":9750" is a port, host left "" */
 
+/* The inverse of the parser: "host:port", or "[v6]:port" for a host
+ * with a ':' (an IPv6 literal); always NUL-terminates (len > 0). */
+void kn_hostport_format(const char *host, unsigned port, char *buf, size_t len);
+
 /* Splits spec into host (without brackets) and port. 0, or -1 with a
  * message `"<spec>": <reason>` in err. */
 int kn_hostport_parse(const char *spec, uint16_t default_port, char *host, size_t hostlen,

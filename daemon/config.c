@@ -493,13 +493,6 @@ static bool parse_hostport(const char *s, int default_port, bool ip_only, int mi
     return kn_hostport_split(s, def, flags, host, hostcap, port, why) == 0;
 }
 
-static void format_hostport(const char *host, uint16_t port, char *buf, size_t len)
-{
-    if (strchr(host, ':') != NULL)
-        snprintf(buf, len, "[%s]:%u", host, (unsigned)port);
-    else
-        snprintf(buf, len, "%s:%u", host, (unsigned)port);
-}
 
 /* ---- loading ---------------------------------------------------------- */
 
@@ -1122,10 +1115,10 @@ static void check_robots(struct ld *l, const struct kn_config *cfg)
         for (size_t j = 0; j < i; j++) {
             if (listen_clash(r, &cfg->robots[j])) {
                 snprintf(p, sizeof p, "$.robots[%zu].listen", i);
-                format_hostport(r->bind_host, r->port, lbuf, sizeof lbuf);
+                kn_hostport_format(r->bind_host, r->port, lbuf, sizeof lbuf);
                 kn_jsonschema_quote(lbuf, q, sizeof q);
                 char other[KN_CFG_HOST_LEN + 16];
-                format_hostport(cfg->robots[j].bind_host, cfg->robots[j].port, other, sizeof other);
+                kn_hostport_format(cfg->robots[j].bind_host, cfg->robots[j].port, other, sizeof other);
                 errs_add(l->e, p, "expected an address and port no other robot listens on, got %s, "
                                   "which clashes with %s of $.robots[%zu]", q, other, j);
                 break;
@@ -1421,7 +1414,7 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
     add_str(j, o, "type", name_of(backend_names, 5, (int)b->kind, "engine"));
     if (b->host[0] != '\0') {
         char addr[KN_CFG_HOST_LEN + 16];
-        format_hostport(b->host, b->port, addr, sizeof addr);
+        kn_hostport_format(b->host, b->port, addr, sizeof addr);
         add_str(j, o, "address", addr);
     }
     add_num(j, o, "connect_timeout_s", b->connect_timeout_s);
@@ -1633,7 +1626,7 @@ char *kn_config_to_json(const struct kn_config *cfg)
             break;
         }
         char listen[KN_CFG_HOST_LEN + 16];
-        format_hostport(r->bind_host, r->port, listen, sizeof listen);
+        kn_hostport_format(r->bind_host, r->port, listen, sizeof listen);
         add_str(&j, jr, "name", r->name);
         add_str(&j, jr, "listen", listen);
         add_num(&j, jr, "watchdog_ms", r->watchdog_ms);
@@ -1643,7 +1636,7 @@ char *kn_config_to_json(const struct kn_config *cfg)
         for (size_t k = 0; jc != NULL && k < r->n_consoles; k++) {
             char a[96];
             if (r->consoles[k].port)
-                format_hostport(r->consoles[k].host, r->consoles[k].port, a, sizeof a);
+                kn_hostport_format(r->consoles[k].host, r->consoles[k].port, a, sizeof a);
             else
                 snprintf(a, sizeof a, "%s", r->consoles[k].host);
             cJSON *js = cJSON_CreateString(a);

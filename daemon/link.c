@@ -10,6 +10,7 @@
 
 #include "capture.h"
 #include "histogram.h"
+#include "hostport.h"
 #include "log.h"
 
 #define BACKOFF_FIRST_S 0.05
@@ -714,10 +715,7 @@ void kn_link_set_address(struct kn_link *l, const char *host, uint16_t port)
 {
     snprintf(l->host, sizeof l->host, "%s", host);
     l->port = port;
-    if (strchr(l->host, ':'))
-        snprintf(l->where, sizeof l->where, "[%s]:%u", l->host, l->port);
-    else
-        snprintf(l->where, sizeof l->where, "%s:%u", l->host, l->port);
+    kn_hostport_format(l->host, l->port, l->where, sizeof l->where);
     /* a spawned engine announced (a new) port: connect now rather than
      * after the back-off */
     if (l->start_wanted && l->port && (l->st == L_IDLE || l->st == L_BACKOFF)) {
@@ -748,10 +746,7 @@ struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
     snprintf(l->robot, sizeof l->robot, "%s", cfg->name);
     snprintf(l->host, sizeof l->host, "%s", cfg->backend.host[0] ? cfg->backend.host : "127.0.0.1");
     l->port = cfg->backend.port ? cfg->backend.port : ops->default_port;
-    if (strchr(l->host, ':'))
-        snprintf(l->where, sizeof l->where, "[%s]:%u", l->host, l->port);
-    else
-        snprintf(l->where, sizeof l->where, "%s:%u", l->host, l->port);
+    kn_hostport_format(l->host, l->port, l->where, sizeof l->where);
     if (ops->discovers)
         snprintf(l->where, sizeof l->where, "%s discovery", ops->name);
     l->connect_timeout_s = cfg->backend.connect_timeout_s > 0 ? cfg->backend.connect_timeout_s : 1.0;

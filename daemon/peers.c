@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
+
 bool kn_addr_equal(const struct kn_addr *a, const struct kn_addr *b)
 {
     if (a->ss.ss_family != b->ss.ss_family)
@@ -71,11 +73,11 @@ void kn_addr_format(const struct kn_addr *a, char *buf, size_t len)
     if (a->ss.ss_family == AF_INET) {
         const struct sockaddr_in *x = (const struct sockaddr_in *)&a->ss;
         inet_ntop(AF_INET, &x->sin_addr, ip, sizeof ip);
-        snprintf(buf, len, "%s:%u", ip, ntohs(x->sin_port));
+        kn_hostport_format(ip, ntohs(x->sin_port), buf, len);
     } else if (a->ss.ss_family == AF_INET6) {
         const struct sockaddr_in6 *x = (const struct sockaddr_in6 *)&a->ss;
         inet_ntop(AF_INET6, &x->sin6_addr, ip, sizeof ip);
-        snprintf(buf, len, "[%s]:%u", ip, ntohs(x->sin6_port));
+        kn_hostport_format(ip, ntohs(x->sin6_port), buf, len);
     } else {
         snprintf(buf, len, "?");
     }

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     char again[400], host2[300];
     uint16_t port2 = 0;
-    snprintf(again, sizeof again, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, (unsigned)port);
+    kn_hostport_format(host, port, again, sizeof again);
     /* (an empty host, from a port alone, writes back as ":port") */
     if (kn_hostport_parse_flags(again, def, flags | KN_HOSTPORT_PORT_ZERO, host2, sizeof host2,
                                 &port2, err, sizeof err) != 0)

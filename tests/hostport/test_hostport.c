@@ -201,6 +201,28 @@ START_TEST(long_hosts)
 }
 END_TEST
 
+/* The formatter is the parser's inverse: brackets exactly for IPv6
+ * literals, and what it writes parses back to the same host and port. */
+START_TEST(format_round_trip)
+{
+    const char *hosts[] = { "127.0.0.1", "::1", "fe80::1%eth0", "kenaf.local", "0.0.0.0", "::" };
+    const char *want[] = { "127.0.0.1:9750", "[::1]:9750", "[fe80::1%eth0]:9750",
+                           "kenaf.local:9750", "0.0.0.0:9750", "[::]:9750" };
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        char buf[128], host[64], err[256];
+        uint16_t port = 0;
+        kn_hostport_format(hosts[i], 9750, buf, sizeof buf);
+        ck_assert_str_eq(buf, want[i]);
+        ck_assert_int_eq(kn_hostport_parse(buf, 1, host, sizeof host, &port, err, sizeof err), 0);
+        ck_assert_str_eq(host, hosts[i]);
+        ck_assert_uint_eq(port, 9750);
+    }
+    char small[8];
+    kn_hostport_format("[::1]", 65535, small, sizeof small); /* cut, still terminated */
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+}
+END_TEST
+
 START_TEST(resolve_numeric)
 {
     struct sockaddr_storage ss;
@@ -265,6 +287,7 @@ static Suite *hostport_suite(void)
     tcase_add_test(t, refusals);
     tcase_add_test(t, messages_stay_one_line);
     tcase_add_test(t, long_hosts);
+    tcase_add_test(t, format_round_trip);
     suite_add_tcase(s, t);
     TCase *r = tcase_create("resolve");
     tcase_add_test(r, resolve_numeric);

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostport.h"
+
 #define MAX_FILE (1ull << 31)
 
 bool kn_capfile_endpoint_equal(const struct kn_pcap_endpoint *a, const struct kn_pcap_endpoint *b)
@@ -24,10 +26,7 @@ void kn_capfile_endpoint_format(const struct kn_pcap_endpoint *e, char *buf, siz
         inet_ntop(AF_INET, e->addr, a, sizeof a);
     else if (e->family == 6)
         inet_ntop(AF_INET6, e->addr, a, sizeof a);
-    if (e->family == 6)
-        snprintf(buf, len, "[%s]:%u", a, e->port);
-    else
-        snprintf(buf, len, "%s:%u", a, e->port);
+    kn_hostport_format(a, e->port, buf, len);
 }
 
 static int grow(void **p, size_t *cap, size_t n, size_t elem)

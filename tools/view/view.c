@@ -235,9 +235,9 @@ static int start(struct kn_view *v)
                     v->robots[i].address);
             return -1;
         }
-    bool v6 = strchr(v->o.listen_host, ':') != NULL;
-    printf("kenaf-view: http://%s%s%s:%d/\n", v6 ? "[" : "", v->o.listen_host, v6 ? "]" : "",
-           v->port);
+    char hp[sizeof v->o.listen_host + 16];
+    kn_hostport_format(v->o.listen_host, (unsigned)v->port, hp, sizeof hp);
+    printf("kenaf-view: http://%s/\n", hp);
     fflush(stdout);
     kn_view_schedule(v);
     return 0;

@@ -102,9 +102,7 @@ int kn_vrobot_open(struct kn_view *v, struct kn_vrobot *r, unsigned id,
     r->v = v;
     r->id = id;
     r->fd = -1;
-    bool v6 = strchr(o->host, ':') != NULL;
-    snprintf(r->address, sizeof r->address, "%s%s%s:%u", v6 ? "[" : "", o->host, v6 ? "]" : "",
-             o->port);
+    kn_hostport_format(o->host, o->port, r->address, sizeof r->address);
     r->named = o->name[0] != '\0';
     /* until the robot says its name, its address stands for it */
     snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1,
