@@ -13,8 +13,8 @@
 enum {
     NAME_MAX_LEN = 253, /* RFC 1035 */
     LABEL_MAX_LEN = 63,
-    ZONE_MAX_LEN = 15,  /* IF_NAMESIZE - 1 */
-    SPEC_SHOWN = 80,    /* a longer spec is cut in messages */
+    ZONE_MAX_LEN = 15, /* IF_NAMESIZE - 1 */
+    SPEC_SHOWN = 80,   /* a longer spec is cut in messages */
 };
 
 static bool v4_ok(const char *h, size_t n)

@@ -16,10 +16,10 @@
 #include <sys/socket.h>
 
 /* Caller rules on top of the common forms (kn_hostport_split). */
-#define KN_HOSTPORT_NEED_PORT 0x1u /* the port must be written */
-#define KN_HOSTPORT_PORT_ZERO 0x2u /* a written port 0 is accepted (bind: any free port) */
-#define KN_HOSTPORT_IP_ONLY 0x4u   /* a host name is refused (bound, not resolved) */
-#define KN_HOSTPORT_BRACKETS 0x8u  /* a bare IPv6 address is refused (URIs need [v6]) */
+#define KN_HOSTPORT_NEED_PORT 0x1u   /* the port must be written */
+#define KN_HOSTPORT_PORT_ZERO 0x2u   /* a written port 0 is accepted (bind: any free port) */
+#define KN_HOSTPORT_IP_ONLY 0x4u     /* a host name is refused (bound, not resolved) */
+#define KN_HOSTPORT_BRACKETS 0x8u    /* a bare IPv6 address is refused (URIs need [v6]) */
 #define KN_HOSTPORT_PORT_ALONE 0x10u /* "9750" or ":9750" is a port, host left "" */
 
 /* The inverse of the parser: "host:port", or "[v6]:port" for a host
@@ -54,8 +54,8 @@ int kn_hostport_port(const char *s, unsigned flags, uint16_t *port, const char *
  * the given socket type: numeric addresses without a lookup, else the
  * first getaddrinfo answer. 0, or -1 with `"<host>": <reason>` in err.
  * (hostport_resolve.c) */
-int kn_hostport_resolve(const char *host, uint16_t port, int socktype,
-                        struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen);
+int kn_hostport_resolve(const char *host, uint16_t port, int socktype, struct sockaddr_storage *ss,
+                        socklen_t *sslen, char *err, size_t errlen);
 
 /* kn_hostport_split then kn_hostport_resolve: spec straight to a socket
  * address. 0, or -1 with `"<spec>": <reason>` in err, whichever step

@@ -40,8 +40,8 @@ static int resolve(const char *host, uint16_t port, int socktype, struct sockadd
     return 0;
 }
 
-int kn_hostport_resolve(const char *host, uint16_t port, int socktype,
-                        struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen)
+int kn_hostport_resolve(const char *host, uint16_t port, int socktype, struct sockaddr_storage *ss,
+                        socklen_t *sslen, char *err, size_t errlen)
 {
     const char *why;
     if (resolve(host, port, socktype, ss, sslen, &why) == 0)

@@ -21,7 +21,7 @@ static int digit_value(char c)
 }
 
 int kn_keyfile_parse(const char *text, size_t len, uint8_t *key, size_t *keylen, char *why,
-                        size_t whylen)
+                     size_t whylen)
 {
     size_t digits = 0;
     int hi = -1;
@@ -31,8 +31,8 @@ int kn_keyfile_parse(const char *text, size_t len, uint8_t *key, size_t *keylen,
             continue;
         int v = digit_value(c);
         if (v < 0) {
-            snprintf(why, whylen, "byte %zu is not a hex digit (the key is 64 to %d hex digits)",
-                     i, 2 * KN_KEYFILE_MAX);
+            snprintf(why, whylen, "byte %zu is not a hex digit (the key is 64 to %d hex digits)", i,
+                     2 * KN_KEYFILE_MAX);
             return -1;
         }
         if (digits >= 2 * KN_KEYFILE_MAX) {
@@ -53,9 +53,10 @@ int kn_keyfile_parse(const char *text, size_t len, uint8_t *key, size_t *keylen,
         return -1;
     }
     if (digits < 2 * KN_KEYFILE_MIN) {
-        snprintf(why, whylen, "%zu hex digits, at least %d needed (%d bytes; e.g. from "
-                 "'od -An -tx1 -N32 /dev/urandom')", digits, 2 * KN_KEYFILE_MIN,
-                 KN_KEYFILE_MIN);
+        snprintf(why, whylen,
+                 "%zu hex digits, at least %d needed (%d bytes; e.g. from "
+                 "'od -An -tx1 -N32 /dev/urandom')",
+                 digits, 2 * KN_KEYFILE_MIN, KN_KEYFILE_MIN);
         return -1;
     }
     *keylen = digits / 2;

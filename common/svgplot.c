@@ -14,7 +14,7 @@
 #define PAD_TOP_TITLE 48.0
 #define PAD_TOP 18.0
 #define PAD_RIGHT 24.0
-#define BELOW_AXIS 46.0   /* tick labels and the x axis title */
+#define BELOW_AXIS 46.0 /* tick labels and the x axis title */
 #define LEGEND_ROW 20.0
 #define CAPTION_LINE 16.0
 #define FONT 12.0
@@ -81,7 +81,11 @@ void kn_svgplot_fmt(const struct kn_svgplot *p, char *buf, size_t len, const cha
 static size_t utf8_char(const unsigned char *s)
 {
     unsigned c = s[0];
-    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    size_t len = c < 0x80             ? 1
+                 : (c & 0xE0) == 0xC0 ? 2
+                 : (c & 0xF0) == 0xE0 ? 3
+                 : (c & 0xF8) == 0xF0 ? 4
+                                      : 0;
     if (len == 0)
         return 0;
     uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
@@ -313,8 +317,8 @@ void kn_svgplot_circle(struct kn_svgplot *p, const char *cls, const char *style,
 {
     double px, py, pr = r * p->map.scale;
     if (kn_svgplot_to_px(&p->map, x, y, &px, &py) && isfinite(pr) && pr >= 0 && pr < FAR_PX)
-        kn_svgplot_out(p, p->data, "<circle class='%s' cx='%.1f' cy='%.1f' r='%.1f' %s/>\n", cls, px,
-                       py, pr, style);
+        kn_svgplot_out(p, p->data, "<circle class='%s' cx='%.1f' cy='%.1f' r='%.1f' %s/>\n", cls,
+                       px, py, pr, style);
 }
 
 void kn_svgplot_footprint_on(const struct kn_svgplot *p, FILE *f, const struct kn_svgplot_map *m,
@@ -367,7 +371,8 @@ void kn_svgplot_shape_at(const struct kn_svgplot *p, FILE *f, enum kn_svgplot_sh
                        cls, px - h, py - h, size, size, style);
         break;
     case KN_SVGPLOT_RECT:
-        kn_svgplot_out(p, f, "<rect class='%s' x='%.1f' y='%.1f' width='%.1f' height='%.1f' %s%s/>\n",
+        kn_svgplot_out(p, f,
+                       "<rect class='%s' x='%.1f' y='%.1f' width='%.1f' height='%.1f' %s%s/>\n",
                        cls, px - h, py - h * 0.6, size, size * 0.6, hollow, style);
         break;
     case KN_SVGPLOT_ARROW: {
@@ -422,15 +427,18 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
                        ty[i] == 0 ? " stroke='#bdbdbd'" : "");
     }
     fputs("</g>\n", f);
-    kn_svgplot_out(p, f, "<rect class='frame' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
-                         "fill='none' stroke='#555'/>\n", L, T, p->w, p->h);
+    kn_svgplot_out(p, f,
+                   "<rect class='frame' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
+                   "fill='none' stroke='#555'/>\n",
+                   L, T, p->w, p->h);
     char buf[64];
     kn_svgplot_out(p, f, "<g class='axis x' fill='#444' stroke='#555' text-anchor='middle'>\n");
     for (int i = 0; i < nx; i++) {
         double px = L + (tx[i] - p->x0) * m->scale;
         tick_text(p, tx[i], buf, sizeof buf);
-        kn_svgplot_out(p, f, "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
-                             "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
+        kn_svgplot_out(p, f,
+                       "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
+                       "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
                        px, B, px, B + 5, px, B + 18, buf);
     }
     kn_svgplot_out(p, f, "<text class='axis-title' x='%.1f' y='%.1f' stroke='none' fill='#000'>",
@@ -441,19 +449,23 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
     for (int i = 0; i < ny; i++) {
         double py = T + (p->y1 - ty[i]) * m->scale;
         tick_text(p, ty[i], buf, sizeof buf);
-        kn_svgplot_out(p, f, "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
-                             "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
+        kn_svgplot_out(p, f,
+                       "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
+                       "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
                        L - 5, py, L, py, L - 8, py + 4, buf);
     }
-    kn_svgplot_out(p, f, "<text class='axis-title' transform='translate(18 %.1f) rotate(-90)' "
-                         "text-anchor='middle' stroke='none' fill='#000'>", T + p->h / 2);
+    kn_svgplot_out(p, f,
+                   "<text class='axis-title' transform='translate(18 %.1f) rotate(-90)' "
+                   "text-anchor='middle' stroke='none' fill='#000'>",
+                   T + p->h / 2);
     kn_svgplot_text(f, p->frame.y_label ? p->frame.y_label : "y [m]");
     fputs("</text>\n</g>\n", f);
 }
 
 /* Legend entries in rows that fit width; returns the rows' height, and
  * writes them when f is not NULL. */
-static double legend_rows(const struct kn_svgplot *p, FILE *f, double left, double top, double width)
+static double legend_rows(const struct kn_svgplot *p, FILE *f, double left, double top,
+                          double width)
 {
     if (p->nlegend == 0)
         return 0;
@@ -539,16 +551,18 @@ static void write_document(const struct kn_svgplot *p, FILE *f)
     double leg_h = legend_rows(p, NULL, 10, below, text_w);
     int ncap = caption_lines(p, NULL, 10, below + leg_h + 4, text_w);
     double H = below + leg_h + 4 + ncap * CAPTION_LINE + 14;
-    kn_svgplot_out(p, f, "<?xml version='1.0' encoding='UTF-8'?>\n"
-                         "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' "
-                         "viewBox='0 0 %.0f %.0f' font-family='sans-serif' font-size='%.0f'>\n",
+    kn_svgplot_out(p, f,
+                   "<?xml version='1.0' encoding='UTF-8'?>\n"
+                   "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' "
+                   "viewBox='0 0 %.0f %.0f' font-family='sans-serif' font-size='%.0f'>\n",
                    W, H, W, H, FONT);
     fputs("<title>", f);
     kn_svgplot_text(f, p->frame.title ? p->frame.title : "plot");
     fputs("</title>\n", f);
-    kn_svgplot_out(p, f, "<defs><clipPath id='kn-plot-area'><rect x='%.1f' y='%.1f' width='%.1f' "
-                         "height='%.1f'/></clipPath></defs>\n"
-                         "<rect class='background' width='100%%' height='100%%' fill='white'/>\n",
+    kn_svgplot_out(p, f,
+                   "<defs><clipPath id='kn-plot-area'><rect x='%.1f' y='%.1f' width='%.1f' "
+                   "height='%.1f'/></clipPath></defs>\n"
+                   "<rect class='background' width='100%%' height='100%%' fill='white'/>\n",
                    m->left, m->top, p->w, p->h);
     write_grid_and_axes(p, f);
     fputs("<g class='data' clip-path='url(#kn-plot-area)'>\n", f);
@@ -562,8 +576,10 @@ static void write_document(const struct kn_svgplot *p, FILE *f)
     legend_rows(p, f, 10, below, text_w);
     caption_lines(p, f, 10, below + leg_h + 4, text_w);
     if (p->frame.title) {
-        kn_svgplot_out(p, f, "<text class='title' x='%.1f' y='26' font-size='16' "
-                             "font-weight='bold'>", m->left);
+        kn_svgplot_out(p, f,
+                       "<text class='title' x='%.1f' y='26' font-size='16' "
+                       "font-weight='bold'>",
+                       m->left);
         kn_svgplot_text(f, p->frame.title);
         fputs("</text>\n", f);
     }

@@ -29,30 +29,30 @@ void kn_svgplot_box_init(struct kn_svgplot_box *b);
 void kn_svgplot_box_add(struct kn_svgplot_box *b, double x, double y);
 
 struct kn_svgplot_frame {
-    const char *title;    /* above the plot (NULL: none) */
-    const char *caption;  /* below it, wrapped to the width (NULL: none) */
-    const char *x_label;  /* axis titles with units, e.g. "x [m]" */
+    const char *title;   /* above the plot (NULL: none) */
+    const char *caption; /* below it, wrapped to the width (NULL: none) */
+    const char *x_label; /* axis titles with units, e.g. "x [m]" */
     const char *y_label;
-    double max_w, max_h;  /* the plot area is at most this big [px] */
-    double min_span;      /* the view is at least this wide and high [m] */
-    double margin;        /* room around the data, fraction of its span */
+    double max_w, max_h; /* the plot area is at most this big [px] */
+    double min_span;     /* the view is at least this wide and high [m] */
+    double margin;       /* room around the data, fraction of its span */
 };
 
 /* Legend symbols. */
 enum kn_svgplot_shape {
-    KN_SVGPLOT_LINE,     /* a line in the entry's style */
-    KN_SVGPLOT_RING,     /* circle outline */
-    KN_SVGPLOT_SQUARE,   /* filled square */
-    KN_SVGPLOT_ARROW,    /* filled arrowhead pointing right */
-    KN_SVGPLOT_RECT,     /* outlined rectangle (an area, a footprint) */
-    KN_SVGPLOT_DOT,      /* filled circle */
+    KN_SVGPLOT_LINE,   /* a line in the entry's style */
+    KN_SVGPLOT_RING,   /* circle outline */
+    KN_SVGPLOT_SQUARE, /* filled square */
+    KN_SVGPLOT_ARROW,  /* filled arrowhead pointing right */
+    KN_SVGPLOT_RECT,   /* outlined rectangle (an area, a footprint) */
+    KN_SVGPLOT_DOT,    /* filled circle */
 };
 
 /* Where world coordinates land on the page. */
 struct kn_svgplot_map {
-    double x0, y1;        /* world point at the top left corner */
-    double scale;         /* px per metre, both axes */
-    double left, top;     /* page position of that corner [px] */
+    double x0, y1;    /* world point at the top left corner */
+    double scale;     /* px per metre, both axes */
+    double left, top; /* page position of that corner [px] */
 };
 
 #define KN_SVGPLOT_MAX_LEGEND 12
@@ -61,24 +61,24 @@ struct kn_svgplot_map {
  * callers (x0..y1 are the shown world bounds). */
 struct kn_svgplot {
     double x0, x1, y0, y1;
-    double w, h;                  /* plot area [px] */
-    double step;                  /* tick and grid step [m] */
+    double w, h; /* plot area [px] */
+    double step; /* tick and grid step [m] */
     struct kn_svgplot_map map;
     struct kn_svgplot_frame frame;
-    FILE *data;                   /* clipped to the plot area */
-    FILE *over;                   /* on top, unclipped: markers, labels */
-    FILE *side;                   /* the to-scale panel right of the plot */
+    FILE *data; /* clipped to the plot area */
+    FILE *over; /* on top, unclipped: markers, labels */
+    FILE *side; /* the to-scale panel right of the plot */
     char *data_buf, *over_buf, *side_buf;
     size_t data_len, over_len, side_len;
-    double side_w;                /* its width [px]; 0: none */
-    locale_t c_numeric;           /* '.' decimals whatever the caller's locale */
+    double side_w;      /* its width [px]; 0: none */
+    locale_t c_numeric; /* '.' decimals whatever the caller's locale */
     int nlegend;
     struct {
         enum kn_svgplot_shape shape;
         char style[160];
         char label[96];
     } legend[KN_SVGPLOT_MAX_LEGEND];
-    bool failed;                  /* out of memory on the way */
+    bool failed; /* out of memory on the way */
 };
 
 /* Starts a plot that shows data (with the frame's margin and minimum
@@ -115,7 +115,7 @@ void kn_svgplot_footprint(struct kn_svgplot *p, const char *cls, const char *sty
 struct kn_svgplot_track {
     size_t n;
     const double *t, *x, *y, *yaw;
-    const char *label;    /* the path's legend entry (NULL: "path") */
+    const char *label; /* the path's legend entry (NULL: "path") */
 };
 
 /* The robot's footprint, body and tracks seen from above [m]; 0 for

@@ -18,8 +18,7 @@
 static const char PATH_STYLE[] =
     "stroke='" KN_SVGPLOT_PATH_COLOUR "' stroke-width='2' stroke-linejoin='round'";
 static const char START_STYLE[] = "stroke='" KN_SVGPLOT_START_COLOUR "' stroke-width='3'";
-static const char END_STYLE[] =
-    "fill='" KN_SVGPLOT_END_COLOUR "' stroke='white' stroke-width='1'";
+static const char END_STYLE[] = "fill='" KN_SVGPLOT_END_COLOUR "' stroke='white' stroke-width='1'";
 static const char HEADING_STYLE[] =
     "fill='" KN_SVGPLOT_HEADING_COLOUR "' stroke='white' stroke-width='0.8'";
 static const char START_FOOT_STYLE[] =
@@ -43,7 +42,8 @@ void kn_svgplot_track_box(const struct kn_svgplot_track *tr, struct kn_svgplot_b
 /* A round number of seconds between time marks, at most 12 of them. */
 static double mark_interval(double duration)
 {
-    static const double c[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600 };
+    static const double c[] = { 0.1, 0.2, 0.5, 1,   2,   5,   10,   15,
+                                30,  60,  120, 300, 600, 900, 1800, 3600 };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
         if (duration / c[i] <= 12)
             return c[i];
@@ -107,9 +107,9 @@ static struct spot spot_at(double px, double py, double dx, double dy, double w)
 static void place_label(struct kn_svgplot *p, struct layout *lo, double px, double py, double nx,
                         double ny, const char *cls, const char *text, bool force)
 {
-    const double dirs[8][2] = { { nx, ny }, { -nx, -ny }, { -ny, nx }, { ny, -nx },
-                                { 2 * nx, 2 * ny }, { -2 * nx, -2 * ny }, { -2 * ny, 2 * nx },
-                                { 2 * ny, -2 * nx } };
+    const double dirs[8][2] = { { nx, ny },          { -nx, -ny },       { -ny, nx },
+                                { ny, -nx },         { 2 * nx, 2 * ny }, { -2 * nx, -2 * ny },
+                                { -2 * ny, 2 * nx }, { 2 * ny, -2 * nx } };
     double w = kn_svgplot_text_width(text, LABEL_FONT);
     struct spot s = spot_at(px, py, nx, ny, w);
     int k = 0;
@@ -122,9 +122,10 @@ static void place_label(struct kn_svgplot *p, struct layout *lo, double px, doub
     }
     if (lo->n < (int)(sizeof lo->used / sizeof lo->used[0]))
         lo->used[lo->n++] = s.box;
-    kn_svgplot_out(p, p->over, "<text class='%s' x='%.1f' y='%.1f' text-anchor='%s' "
-                               "font-size='%.0f' fill='" KN_SVGPLOT_LABEL_COLOUR "' "
-                               "stroke='white' stroke-width='3' paint-order='stroke'>",
+    kn_svgplot_out(p, p->over,
+                   "<text class='%s' x='%.1f' y='%.1f' text-anchor='%s' "
+                   "font-size='%.0f' fill='" KN_SVGPLOT_LABEL_COLOUR "' "
+                   "stroke='white' stroke-width='3' paint-order='stroke'>",
                    cls, s.x, s.y, s.anchor, LABEL_FONT);
     kn_svgplot_text(p->over, text);
     fputs("</text>\n", p->over);
@@ -184,8 +185,8 @@ static void outward(const struct kn_svgplot *p, double px, double py, double wx,
 static void draw_mark(struct kn_svgplot *p, double px, double py, double yaw)
 {
     if (isfinite(yaw))
-        kn_svgplot_shape_at(p, p->over, KN_SVGPLOT_ARROW, "heading", HEADING_STYLE, px, py,
-                            MARK_PX, -yaw);
+        kn_svgplot_shape_at(p, p->over, KN_SVGPLOT_ARROW, "heading", HEADING_STYLE, px, py, MARK_PX,
+                            -yaw);
     else
         kn_svgplot_shape_at(p, p->over, KN_SVGPLOT_DOT, "heading", HEADING_STYLE, px, py, 7, 0);
 }
@@ -204,8 +205,8 @@ static void time_text(const struct kn_svgplot *p, double t, double interval, cha
 struct marks {
     int n;
     double interval;
-    double t[MAX_MARKS];        /* seconds since the start */
-    double at[MAX_MARKS][5];    /* state_at's x, y, yaw, travel */
+    double t[MAX_MARKS];     /* seconds since the start */
+    double at[MAX_MARKS][5]; /* state_at's x, y, yaw, travel */
     double px[MAX_MARKS], py[MAX_MARKS];
     bool shown[MAX_MARKS];
 };
@@ -304,7 +305,8 @@ static void footprint_box(const struct kn_svgplot_track *tr, const struct kn_svg
     if (!isfinite(yaw))
         return;
     for (int k = 0; k < 4; k++) {
-        double lx = (k < 2 ? 0.5 : -0.5) * robot->length, ly = (k % 3 == 0 ? 0.5 : -0.5) * robot->width;
+        double lx = (k < 2 ? 0.5 : -0.5) * robot->length,
+               ly = (k % 3 == 0 ? 0.5 : -0.5) * robot->width;
         kn_svgplot_box_add(b, tr->x[i] + c * lx - s * ly, tr->y[i] + s * lx + c * ly);
     }
 }
@@ -346,17 +348,24 @@ static void side_panel(struct kn_svgplot *p, const struct kn_svgplot_track *tr,
         return;
     double pw = sx * scale, ph = sy * scale;
     double left = p->map.left + p->w + 28, top = p->map.top;
-    struct kn_svgplot_map m = { (b.x0 + b.x1) / 2 - sx / 2, (b.y0 + b.y1) / 2 + sy / 2, scale, left, top };
+    struct kn_svgplot_map m = { (b.x0 + b.x1) / 2 - sx / 2, (b.y0 + b.y1) / 2 + sy / 2, scale, left,
+                                top };
     FILE *f = p->side;
     fputs("<g class='side-panel'>\n", f);
-    kn_svgplot_out(p, f, "<text class='side-title' x='%.1f' y='%.1f' font-size='12' fill='#333'>"
-                         "the robot to scale</text>\n", left, top - 8);
-    kn_svgplot_out(p, f, "<rect class='frame' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
-                         "fill='white' stroke='#bbb'/>\n", left, top, pw, ph);
+    kn_svgplot_out(p, f,
+                   "<text class='side-title' x='%.1f' y='%.1f' font-size='12' fill='#333'>"
+                   "the robot to scale</text>\n",
+                   left, top - 8);
+    kn_svgplot_out(p, f,
+                   "<rect class='frame' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
+                   "fill='white' stroke='#bbb'/>\n",
+                   left, top, pw, ph);
     double vx0, vy0, vx1, vy1;
-    if (kn_svgplot_to_px(&m, p->x0, p->y1, &vx0, &vy0) && kn_svgplot_to_px(&m, p->x1, p->y0, &vx1, &vy1))
-        kn_svgplot_out(p, f, "<rect class='view' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
-                             "fill='none' stroke='#777' stroke-dasharray='2,2'/>\n",
+    if (kn_svgplot_to_px(&m, p->x0, p->y1, &vx0, &vy0) &&
+        kn_svgplot_to_px(&m, p->x1, p->y0, &vx1, &vy1))
+        kn_svgplot_out(p, f,
+                       "<rect class='view' x='%.1f' y='%.1f' width='%.1f' height='%.1f' "
+                       "fill='none' stroke='#777' stroke-dasharray='2,2'/>\n",
                        vx0, vy0, vx1 - vx0, vy1 - vy0);
     kn_svgplot_path_on(p, f, &m, "path", "stroke='" KN_SVGPLOT_PATH_COLOUR "' stroke-width='1.5'",
                        tr->x, tr->y, tr->n);
@@ -366,12 +375,14 @@ static void side_panel(struct kn_svgplot *p, const struct kn_svgplot_track *tr,
     double bar = kn_svgplot_nice_step(sx / 4), bx = left, by = top + ph + 14;
     char text[48];
     kn_svgplot_fmt(p, text, sizeof text, "%g m", bar);
-    kn_svgplot_out(p, f, "<line class='scale-bar' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
-                         "stroke='#333' stroke-width='2'/>\n"
-                         "<text class='scale-bar' x='%.1f' y='%.1f' font-size='11' fill='#333'>%s</text>\n"
-                         "<text class='side-note' x='%.1f' y='%.1f' font-size='11' fill='#333'>"
-                         "dotted: the area of the plot</text>\n",
-                   bx, by, bx + bar * scale, by, bx + bar * scale + 6, by + 4, text, left, by + 20);
+    kn_svgplot_out(
+        p, f,
+        "<line class='scale-bar' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
+        "stroke='#333' stroke-width='2'/>\n"
+        "<text class='scale-bar' x='%.1f' y='%.1f' font-size='11' fill='#333'>%s</text>\n"
+        "<text class='side-note' x='%.1f' y='%.1f' font-size='11' fill='#333'>"
+        "dotted: the area of the plot</text>\n",
+        bx, by, bx + bar * scale, by, bx + bar * scale + 6, by + 4, text, left, by + 20);
     fputs("</g>\n", f);
     p->side_w = pw;
 }

@@ -36,8 +36,10 @@ int kn_access_parse(const char *s, struct kn_access_net *out, const char **why)
     if (slash) {
         char *end = NULL;
         prefix = strtol(slash + 1, &end, 10);
-        if (!slash[1] || *end || slash[1] == '+' || slash[1] == '-' || prefix < 0 || prefix > bits) {
-            *why = bits == 32 ? "expected a prefix length 0..32" : "expected a prefix length 0..128";
+        if (!slash[1] || *end || slash[1] == '+' || slash[1] == '-' || prefix < 0 ||
+            prefix > bits) {
+            *why =
+                bits == 32 ? "expected a prefix length 0..32" : "expected a prefix length 0..128";
             return -1;
         }
     }
@@ -89,13 +91,11 @@ bool kn_access_is_driving(const uint8_t *buf, size_t len)
     switch (buf[3]) {
     case KN_KRP_CRAWLER:
     case KN_KRP_FLIPPER:
-    case KN_KRP_STOP:
-        return true;
+    case KN_KRP_STOP: return true;
     case KN_KRP_ESTOP:
         /* a release (0), or a value the rules would refuse: not an observer's */
         return len <= KN_KRP_HDR_LEN || buf[KN_KRP_HDR_LEN] != 1;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -135,7 +135,6 @@ bool kn_access_exposed(const char *bind_host)
     if (inet_pton(AF_INET, bind_host, &a4) == 1)
         return (ntohl(a4.s_addr) >> 24) != 127;
     if (inet_pton(AF_INET6, bind_host, &a6) == 1)
-        return !IN6_IS_ADDR_LOOPBACK(&a6) &&
-               !(IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+        return !IN6_IS_ADDR_LOOPBACK(&a6) && !(IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
     return true;
 }

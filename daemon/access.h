@@ -11,24 +11,24 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#define KN_ACCESS_MAX_NETS 32   /* entries per list */
+#define KN_ACCESS_MAX_NETS 32 /* entries per list */
 struct kn_access_net {
-    uint8_t family;       /* AF_INET or AF_INET6 */
-    uint8_t prefix;       /* 0..32 or 0..128 */
-    uint8_t addr[16];     /* network bits, host bits zero */
+    uint8_t family;   /* AF_INET or AF_INET6 */
+    uint8_t prefix;   /* 0..32 or 0..128 */
+    uint8_t addr[16]; /* network bits, host bits zero */
 };
 
 struct kn_access {
     uint8_t n_drivers, n_observers;
-    bool on;              /* a list is configured (even an empty one) */
+    bool on; /* a list is configured (even an empty one) */
     struct kn_access_net drivers[KN_ACCESS_MAX_NETS];
     struct kn_access_net observers[KN_ACCESS_MAX_NETS];
 };
 
 enum kn_access_verdict {
-    KN_ACCESS_PASS = 0,   /* to the rules */
-    KN_ACCESS_DROP,       /* address in neither list: dropped without answer */
-    KN_ACCESS_REFUSE,     /* observer sending a driving command: ERROR NOT_ALLOWED */
+    KN_ACCESS_PASS = 0, /* to the rules */
+    KN_ACCESS_DROP,     /* address in neither list: dropped without answer */
+    KN_ACCESS_REFUSE,   /* observer sending a driving command: ERROR NOT_ALLOWED */
 };
 
 /* "10.1.2.0/24", "::1/128", "127.0.0.1" (a whole address). -1 with *why

@@ -25,11 +25,11 @@
 struct kn_link;
 
 struct kn_backend_ops {
-    const char *name;              /* as in the config: "standin" */
+    const char *name; /* as in the config: "standin" */
     enum kn_backend_kind kind;
-    uint8_t krp_id;                /* HELLO_ACK backend field */
-    uint32_t capabilities;         /* HELLO_ACK capability bits */
-    uint16_t default_port;         /* 0: the config must name one */
+    uint8_t krp_id;        /* HELLO_ACK backend field */
+    uint32_t capabilities; /* HELLO_ACK capability bits */
+    uint16_t default_port; /* 0: the config must name one */
     /* No TCP connection of the link's: the backend finds its simulator
      * itself (gz-transport discovery). start() asks it to report the
      * simulator with kn_link_ready() (within the handshake deadline, else
@@ -68,7 +68,7 @@ const char *kn_backend_built_list(void);
 
 struct kn_link_events {
     void *ctx;
-    void (*up)(void *ctx, bool up);  /* simulator ready / lost */
+    void (*up)(void *ctx, bool up); /* simulator ready / lost */
     void (*state)(void *ctx, const struct kn_state *s, uint64_t now_ns);
     /* what the ready simulator lacks changed (KN_LINK_NO_*; may be NULL) */
     void (*lacks)(void *ctx, unsigned lacks);

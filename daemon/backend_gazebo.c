@@ -110,7 +110,8 @@ static void check_world(struct gz *b)
         kn_warn("robot %s: nobody subscribes to %s: model \"%s\" is in world \"%s\" but nothing "
                 "drives its belts (no tracked-vehicle plugin, docs/gazebo.md); STATUS is STALE "
                 "and CRAWLER is answered ERROR NO_ACTUATOR until one subscribes (counted in the "
-                "stats)", b->robot, b->topic[GZ_T_CMD].name, b->model, b->world);
+                "stats)",
+                b->robot, b->topic[GZ_T_CMD].name, b->model, b->world);
     }
     if (went & KN_LINK_NO_DRIVE)
         kn_info("robot %s: %s has a subscriber now: the belts are driven", b->robot,
@@ -385,9 +386,8 @@ static void try_go_live(struct gz *b)
     kn_link_ready(b->link);
 }
 
-static const char *const init_types[3] = {
-    KN_GZ_PKT_VERSION_INIT, KN_GZ_PKT_NAMESPACES_INIT, KN_GZ_PKT_PUBLISHERS_INIT
-};
+static const char *const init_types[3] = { KN_GZ_PKT_VERSION_INIT, KN_GZ_PKT_NAMESPACES_INIT,
+                                           KN_GZ_PKT_PUBLISHERS_INIT };
 
 static void on_init_frame(struct gz *b, const struct kn_gz_packet *pk)
 {
@@ -471,7 +471,8 @@ static bool on_master_frame(void *ctx, const uint8_t *p, size_t n)
         b->master_bad_packets++;
         if (b->master_bad_packets == 1)
             kn_warn("robot %s: a frame from the Gazebo master is not a Packet; skipped "
-                    "(further ones are only counted)", b->robot);
+                    "(further ones are only counted)",
+                    b->robot);
         if (b->init_frames < 3)
             fail(b, "the Gazebo master's greeting is not a Packet");
         return b->connected && b->gen == gen && !b->failed;
@@ -510,8 +511,7 @@ static void gz_send(void *be, const struct kn_command *cmd, bool reapply)
                     "sent slower on the same path (x%.3f); set gazebo.max_linear_speed_m_s and "
                     "max_angular_speed_rad_s to the model's values (counted in the stats)",
                     b->robot, cmd->belt_speed_m_s[0], cmd->belt_speed_m_s[1],
-                    b->conv.max_linear_speed_m_s, b->conv.max_angular_speed_rad_s,
-                    b->last_scale);
+                    b->conv.max_linear_speed_m_s, b->conv.max_angular_speed_rad_s, b->last_scale);
         else
             kn_debug("robot %s: belts scaled x%.3f to the plugin's limits", b->robot,
                      b->last_scale);
@@ -577,8 +577,7 @@ void kn_gazebo_on_data(struct gz *b, int topic, const uint8_t *p, size_t n)
             goto bad;
         break;
     }
-    default:
-        goto bad;
+    default: goto bad;
     }
     if (changed && b->live) {
         b->feedback_states++;
@@ -589,7 +588,8 @@ bad:
     t->bad++;
     if (b->data_bad_msgs++ == 0)
         kn_warn("robot %s: a message on %s is not a %s; skipped (further ones are only "
-                "counted)", b->robot, t->name, t->type);
+                "counted)",
+                b->robot, t->name, t->type);
 }
 
 /* ---- the public functions ---------------------------------------------------- */
@@ -653,8 +653,8 @@ static void gz_stats(void *be, cJSON *o)
         cJSON_AddItemToArray(ns, cJSON_CreateString(b->namespaces[i]));
 
     cJSON *tp = cJSON_AddObjectToObject(o, "topics");
-    static const char *const keys[GZ_NTOPICS] = { "cmd", "joint_cmd", "world_control",
-                                                   "world_stats", "pose_info", "tracks_speed" };
+    static const char *const keys[GZ_NTOPICS] = { "cmd",         "joint_cmd", "world_control",
+                                                  "world_stats", "pose_info", "tracks_speed" };
     for (int i = 0; i < GZ_NTOPICS; i++) {
         const struct gz_topic *t = &b->topic[i];
         cJSON *x = cJSON_AddObjectToObject(tp, keys[i]);

@@ -55,25 +55,25 @@ struct kn_gazebo_fb {
     char flipper_link[KN_NFLIPPERS][2][160];
     struct kn_state st;
 
-    int64_t t_ns;                 /* newest sim time seen */
+    int64_t t_ns; /* newest sim time seen */
     bool have_time;
     bool paused;
     uint64_t iterations;
     bool have_stats;
 
-    double belt_speed[2];         /* ~/tracks_speed, m/s */
-    int64_t belt_t_ns;            /* belt travel integrated up to here */
+    double belt_speed[2]; /* ~/tracks_speed, m/s */
+    int64_t belt_t_ns;    /* belt travel integrated up to here */
 
-    int npos;                     /* samples in the pose history (0..3) */
-    double pos[3][3];             /* oldest first */
+    int npos;         /* samples in the pose history (0..3) */
+    double pos[3][3]; /* oldest first */
     int64_t pos_t[3];
     double rpy_prev[3];
     int64_t rpy_t;
     bool have_rpy;
-    int64_t pose_t_ns;            /* sim time of the last pose of the model */
-    uint8_t flippers_seen;        /* bit k: flipper k's link was found once */
-    bool model_seen;              /* a pose of the model came on this connection */
-    char other_model[64];         /* a model the world has instead, for the warning */
+    int64_t pose_t_ns;     /* sim time of the last pose of the model */
+    uint8_t flippers_seen; /* bit k: flipper k's link was found once */
+    bool model_seen;       /* a pose of the model came on this connection */
+    char other_model[64];  /* a model the world has instead, for the warning */
 
     uint64_t resets, stats_msgs, pose_msgs, pose_without_model, tracks_msgs;
     uint64_t bad_quaternion, bad_numbers;

@@ -22,25 +22,25 @@
 #define GZ_MAX_PUBLINKS 32                  /* subscribers connected to us */
 #define GZ_MAX_SUBLINKS 32                  /* our links to publishers */
 #define GZ_MAX_NAMESPACES 64
-#define GZ_SUB_TIMEOUT_MS 5000              /* accepted link must say "sub" by then */
-#define GZ_PUB_QUEUE_MAX (256u * 1024u)     /* unsent bytes toward one subscriber */
+#define GZ_SUB_TIMEOUT_MS 5000          /* accepted link must say "sub" by then */
+#define GZ_PUB_QUEUE_MAX (256u * 1024u) /* unsent bytes toward one subscriber */
 #define GZ_RETRY_FIRST_MS 100
 #define GZ_RETRY_MAX_MS 1000
 #define GZ_TICK_MS 100
 #define GZ_HOST_LEN 256
-#define GZ_MSG_MAX 512                      /* one command frame */
+#define GZ_MSG_MAX 512 /* one command frame */
 #define GZ_MAX_CTL_CLIENTS 8
 /* After going live: time for the model plugin's subscriptions and the
  * latched poses to arrive before the world is judged (model, joint_cmd). */
 #define GZ_LOOK_MS 2000
 
 enum gz_topic_id {
-    GZ_T_CMD = 0,      /* we publish: cmd_vel_twist or cmd_vel */
-    GZ_T_JOINT,        /* we publish: joint_cmd */
-    GZ_T_CONTROL,      /* we publish: world_control */
-    GZ_T_STATS,        /* we subscribe: world_stats */
-    GZ_T_POSES,        /* we subscribe: pose/info */
-    GZ_T_TRACKS,       /* we subscribe: <model>/tracks_speed */
+    GZ_T_CMD = 0, /* we publish: cmd_vel_twist or cmd_vel */
+    GZ_T_JOINT,   /* we publish: joint_cmd */
+    GZ_T_CONTROL, /* we publish: world_control */
+    GZ_T_STATS,   /* we subscribe: world_stats */
+    GZ_T_POSES,   /* we subscribe: pose/info */
+    GZ_T_TRACKS,  /* we subscribe: <model>/tracks_speed */
     GZ_NTOPICS
 };
 
@@ -48,7 +48,7 @@ struct gz_topic {
     char name[KN_GZ_TOPIC_MAX];
     const char *type;
     bool publish;
-    bool latching;          /* asked for on our subscriptions */
+    bool latching; /* asked for on our subscriptions */
     uint64_t frames_in, frames_out, bad;
 };
 
@@ -64,12 +64,12 @@ struct gz_sublink {
     int topic;
     char host[GZ_HOST_LEN];
     uint16_t port;
-    unsigned gen;           /* master connection it belongs to */
-    bool tcp_open;          /* tcp handle initialized, not closed yet */
+    unsigned gen;  /* master connection it belongs to */
+    bool tcp_open; /* tcp handle initialized, not closed yet */
     bool gai_busy;
     bool connected;
-    bool dead;              /* publisher gone: free once closed */
-    uint64_t retry_at_ms;   /* 0: no retry scheduled */
+    bool dead;            /* publisher gone: free once closed */
+    uint64_t retry_at_ms; /* 0: no retry scheduled */
     unsigned retry_ms;
     struct kn_gz_framer fr;
     uint8_t *buf;
@@ -80,13 +80,13 @@ struct gz_publink {
     struct gz *b;
     struct gz_publink *next;
     uv_tcp_t tcp;
-    int topic;              /* -1 until its "sub" arrived */
+    int topic; /* -1 until its "sub" arrived */
     char peer[64];
     char sub_host[GZ_HOST_LEN];
     uint32_t sub_port;
     uint64_t accepted_ms;
     bool closing;
-    bool resend;            /* a message was dropped: send the latest when drained */
+    bool resend; /* a message was dropped: send the latest when drained */
     struct kn_gz_framer fr;
     uint8_t buf[GZ_SUB_FRAME_MAX];
 };
@@ -106,20 +106,20 @@ struct gz {
     char robot[KN_CFG_NAME_LEN + 1];
     char model[64];
     bool twist_cmd;
-    char joint[KN_NFLIPPERS][160];  /* scoped JointCmd names */
+    char joint[KN_NFLIPPERS][160]; /* scoped JointCmd names */
     struct kn_conv_table conv;
-    unsigned handles;               /* open libuv handles */
+    unsigned handles; /* open libuv handles */
     bool destroyed;
 
     /* the master connection */
-    unsigned gen;                   /* bumped on every (re)connection */
+    unsigned gen; /* bumped on every (re)connection */
     bool connected;
-    int init_frames;                /* of the three the master sends first */
-    bool live;                      /* advertised and subscribed */
-    bool failed;                    /* kn_link_fail called: ignore input until reset */
-    uint64_t live_ms;               /* when it went live */
-    unsigned lacks;                 /* KN_LINK_NO_* found on this connection */
-    uint64_t model_ms;              /* when the model's first pose was noticed, 0: none yet */
+    int init_frames;   /* of the three the master sends first */
+    bool live;         /* advertised and subscribed */
+    bool failed;       /* kn_link_fail called: ignore input until reset */
+    uint64_t live_ms;  /* when it went live */
+    unsigned lacks;    /* KN_LINK_NO_* found on this connection */
+    uint64_t model_ms; /* when the model's first pose was noticed, 0: none yet */
     bool warned_no_model, warned_no_joint_sub;
     char version[64];
     char namespaces[GZ_MAX_NAMESPACES][128];
@@ -132,14 +132,14 @@ struct gz {
     struct gz_topic topic[GZ_NTOPICS];
 
     /* our data server */
-    uv_tcp_t *server;               /* NULL when not listening */
+    uv_tcp_t *server; /* NULL when not listening */
     char adv_host[GZ_HOST_LEN];
     uint16_t adv_port;
     struct gz_publink *publinks;
     struct gz_sublink *sublinks;
     unsigned n_publinks, n_sublinks;
     uv_timer_t tick;
-    uint8_t rbuf[65536];            /* every data link reads into this, in turn */
+    uint8_t rbuf[65536]; /* every data link reads into this, in turn */
 
     /* latest set-points, replayed to a subscriber that connects later */
     uint8_t cmd_frame[GZ_MSG_MAX];
@@ -161,20 +161,20 @@ struct gz {
     uint64_t data_frames, data_bad_frames, data_bad_msgs, data_links_opened, data_link_failures;
     uint64_t subs_accepted, subs_refused, subs_bad, pub_sent, pub_dropped, pub_write_errors;
     uint64_t cmds, cmd_encode_errors, world_controls, ctl_commands;
-    uint64_t cmds_scaled; /* belts slowed to fit the plugin's limits */
+    uint64_t cmds_scaled;   /* belts slowed to fit the plugin's limits */
     uint64_t joint_unheard; /* flipper targets published with no joint_cmd subscriber */
     uint64_t no_model_episodes, no_joint_sub_episodes, no_drive_episodes;
-    double last_scale;    /* factor of the last command (1: unchanged) */
+    double last_scale; /* factor of the last command (1: unchanged) */
     uint64_t feedback_states;
     char last_error[128];
 };
 
 uint64_t kn_gazebo_now_ms(struct gz *b);
-void kn_gazebo_handle_closed(struct gz *b);   /* one handle fewer; frees after destroy */
+void kn_gazebo_handle_closed(struct gz *b); /* one handle fewer; frees after destroy */
 
 /* backend_gazebo_links.c */
 int kn_gazebo_server_open(struct gz *b, char *err, size_t errlen);
-void kn_gazebo_links_close_all(struct gz *b);   /* server, publinks, sublinks */
+void kn_gazebo_links_close_all(struct gz *b); /* server, publinks, sublinks */
 void kn_gazebo_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p);
 void kn_gazebo_publisher_gone(struct gz *b, const char *topic, const char *host, uint32_t port);
 void kn_gazebo_subscriber_gone(struct gz *b, const char *topic, const char *host, uint32_t port);

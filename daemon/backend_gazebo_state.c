@@ -225,10 +225,9 @@ bool kn_gazebo_fb_poses(struct kn_gazebo_fb *f, const Gazebo__Msgs__PosesStamped
         f->npos++;
         /* the acceleration at the middle sample, in its attitude (rpy_prev) */
         if (f->npos == 3 && f->have_rpy &&
-            kn_conv_accel_from_positions(f->pos[0], f->pos[1], f->pos[2],
-                                         ns_to_s(f->pos_t[1] - f->pos_t[0]),
-                                         ns_to_s(f->pos_t[2] - f->pos_t[1]), f->rpy_prev,
-                                         acc) == 0) {
+            kn_conv_accel_from_positions(
+                f->pos[0], f->pos[1], f->pos[2], ns_to_s(f->pos_t[1] - f->pos_t[0]),
+                ns_to_s(f->pos_t[2] - f->pos_t[1]), f->rpy_prev, acc) == 0) {
             memcpy(f->st.accel_m_s2, acc, sizeof acc);
             f->st.have |= KN_HAVE_ACCEL;
         }

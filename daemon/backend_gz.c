@@ -32,28 +32,28 @@
 #include "log.h"
 
 #define TICK_MS 50
-#define RESEND_MS 150          /* a new subscriber gets the latest set-point after this */
+#define RESEND_MS 150 /* a new subscriber gets the latest set-point after this */
 #define FRAME_MAX 65536
 #define ARENA_BYTES (1u << 20)
-#define LOOK_MS 1500           /* after the world came: does it have the model? */
+#define LOOK_MS 1500 /* after the world came: does it have the model? */
 /* A cmd_vel listener whose model sent no pose for this long is no model:
  * the world's pose publishers send every iteration or at 60 Hz, so the
  * first pose follows our subscription within one discovery heartbeat
  * (1 s); 2 s is that with a margin. */
 #define POSE_MS 2000
-#define SUBS_MAX 16            /* registered subscribers remembered per topic */
+#define SUBS_MAX 16 /* registered subscribers remembered per topic */
 
 enum { T_CMD_VEL, T_CMD_POS0, T_CLOCK = T_CMD_POS0 + KN_NFLIPPERS, T_POSE, T_JOINTS, T_N };
 
 struct gz_topic {
     char name[256];            /* /model/kenaf/cmd_vel */
-    char fqn[KN_GZT_NAME_MAX];  /* @/partition@/model/kenaf/cmd_vel */
+    char fqn[KN_GZT_NAME_MAX]; /* @/partition@/model/kenaf/cmd_vel */
     const char *type_short;    /* "Twist" */
     bool publish;
     /* subscribed: the publisher we listen to */
     bool have_pub;
     char pub_addr[KN_GZT_NAME_MAX], pub_puuid[KN_GZT_UUID_MAX];
-    bool pose_vector;          /* T_POSE: Pose_V (else Pose) */
+    bool pose_vector; /* T_POSE: Pose_V (else Pose) */
     /* published: the latest message, for subscribers that join later */
     uint8_t last[256];
     size_t last_len;
@@ -66,13 +66,13 @@ struct gz_topic {
 };
 
 struct gzb {
-    struct gzb *next_gz;        /* the registry, for kn_gzsim_command */
+    struct gzb *next_gz; /* the registry, for kn_gzsim_command */
     struct kn_link *link;
     uv_loop_t *loop;
     char robot[KN_CFG_NAME_LEN + 1];
     char model[64], world[128], partition[128], ip[64];
     char joint[KN_NFLIPPERS][64];
-    int family;                 /* -1 until known */
+    int family; /* -1 until known */
     bool family_fixed;
     struct kn_conv_table conv;
     char puuid[40], nuuid[40], resp_id[40];
@@ -81,7 +81,7 @@ struct gzb {
 
     void *zctx, *zpub, *zsub, *zreq, *zresp;
     char pub_addr[128], resp_addr[128];
-    int udp[2];                 /* message and service discovery */
+    int udp[2]; /* message and service discovery */
     uv_poll_t udp_poll[2], sub_poll, resp_poll;
     uv_timer_t tick;
     uint64_t next_beat_ms;
@@ -97,15 +97,15 @@ struct gzb {
     char world_puuid[KN_GZT_UUID_MAX];
     uint64_t world_heard_ms;
     bool world_there;
-    bool wanted;                /* the link called start */
-    bool live;                  /* ready since live_ms */
+    bool wanted; /* the link called start */
+    bool live;   /* ready since live_ms */
     uint64_t live_ms;
-    bool model_seen;            /* a pose of the model since the world came */
-    uint64_t model_ms;          /* when its first pose came */
-    uint64_t listener_ms;       /* when the world's process took cmd_vel, 0: it has not */
-    unsigned lacks;             /* KN_LINK_NO_* told to the link */
+    bool model_seen;      /* a pose of the model since the world came */
+    uint64_t model_ms;    /* when its first pose came */
+    uint64_t listener_ms; /* when the world's process took cmd_vel, 0: it has not */
+    unsigned lacks;       /* KN_LINK_NO_* told to the link */
     bool warned_no_flippers;
-    bool warned_family;         /* this world's family mismatch was logged */
+    bool warned_family; /* this world's family mismatch was logged */
     uint64_t no_model_episodes, no_flippers_episodes, no_drive_episodes, poses_without_model;
     uint64_t family_mismatch;
 
@@ -141,9 +141,9 @@ static void random_uuid(char out[40])
         r[i] ^= (uint8_t)(t >> (8 * i)); /* differs even without /dev/urandom */
     r[6] = (uint8_t)((r[6] & 0x0f) | 0x40);
     r[8] = (uint8_t)((r[8] & 0x3f) | 0x80);
-    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
-             r[13], r[14], r[15]);
+    snprintf(out, 40, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", r[0],
+             r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+             r[14], r[15]);
 }
 
 /* The library's rules: the config, else GZ_*, else IGN_*, else a default. */
@@ -340,12 +340,11 @@ static void check_world(struct gzb *b)
     if (now - b->live_ms < LOOK_MS)
         return;
     unsigned lacks = 0;
-    if (!b->model_seen && (!drive || now - b->listener_ms >= POSE_MS ||
-                           (b->lacks & KN_LINK_NO_MODEL)))
+    if (!b->model_seen &&
+        (!drive || now - b->listener_ms >= POSE_MS || (b->lacks & KN_LINK_NO_MODEL)))
         lacks |= KN_LINK_NO_MODEL;
     uint64_t model_since = b->model_ms > b->live_ms ? b->model_ms : b->live_ms;
-    if (b->model_seen && !drive &&
-        (now - model_since >= LOOK_MS || (b->lacks & KN_LINK_NO_DRIVE)))
+    if (b->model_seen && !drive && (now - model_since >= LOOK_MS || (b->lacks & KN_LINK_NO_DRIVE)))
         lacks |= KN_LINK_NO_DRIVE;
     for (int k = 0; k < KN_NFLIPPERS; k++)
         flipper_subs += world_subscribers(b, T_CMD_POS0 + k);
@@ -360,23 +359,23 @@ static void check_world(struct gzb *b)
             kn_warn("robot %s: model \"%s\" is not in gz world \"%s\": something subscribes "
                     "to %s, but no pose of it came on %s within %.1f s (no SceneBroadcaster or "
                     "PosePublisher? check gz.pose_topic); STATUS is STALE and commands are "
-                    "answered ERROR NO_MODEL until a pose comes", b->robot, b->model, b->world,
-                    b->topic[T_CMD_VEL].name, b->topic[T_POSE].name, POSE_MS / 1000.0);
+                    "answered ERROR NO_MODEL until a pose comes",
+                    b->robot, b->model, b->world, b->topic[T_CMD_VEL].name, b->topic[T_POSE].name,
+                    POSE_MS / 1000.0);
         else
             kn_warn("robot %s: model \"%s\" is not in gz world \"%s\": no pose of it on %s "
                     "and nobody subscribes to %s; STATUS is STALE and commands are answered "
-                    "ERROR NO_MODEL until it appears (check gz.model)", b->robot, b->model,
-                    b->world, b->topic[T_POSE].name, b->topic[T_CMD_VEL].name);
+                    "ERROR NO_MODEL until it appears (check gz.model)",
+                    b->robot, b->model, b->world, b->topic[T_POSE].name, b->topic[T_CMD_VEL].name);
     }
     if (went & KN_LINK_NO_MODEL)
-        kn_info("robot %s: model \"%s\" is in gz world \"%s\" now", b->robot, b->model,
-                b->world);
+        kn_info("robot %s: model \"%s\" is in gz world \"%s\" now", b->robot, b->model, b->world);
     if (came & KN_LINK_NO_DRIVE) {
         b->no_drive_episodes++;
         kn_warn("robot %s: nothing in gz world \"%s\" subscribes to %s: model \"%s\" has no "
                 "TrackedVehicle system (docs/gz.md); STATUS is STALE and CRAWLER is answered "
-                "ERROR NO_ACTUATOR until one subscribes (counted in the stats)", b->robot,
-                b->world, b->topic[T_CMD_VEL].name, b->model);
+                "ERROR NO_ACTUATOR until one subscribes (counted in the stats)",
+                b->robot, b->world, b->topic[T_CMD_VEL].name, b->model);
     }
     if (went & KN_LINK_NO_DRIVE)
         kn_info("robot %s: %s has a subscriber now: the belts are driven", b->robot,
@@ -386,7 +385,8 @@ static void check_world(struct gzb *b)
         if (!b->warned_no_flippers && !(lacks & KN_LINK_NO_MODEL))
             kn_warn("robot %s: nobody subscribes to the flipper cmd_pos topics (%s, ...): "
                     "FLIPPER is answered ERROR NO_ACTUATOR (a JointPositionController per "
-                    "flipper joint, docs/gz.md)", b->robot, b->topic[T_CMD_POS0].name);
+                    "flipper joint, docs/gz.md)",
+                    b->robot, b->topic[T_CMD_POS0].name);
         b->warned_no_flippers = b->warned_no_flippers || !(lacks & KN_LINK_NO_MODEL);
     }
     if (went & KN_LINK_NO_FLIPPERS)
@@ -431,8 +431,9 @@ static int topic_by_fqn(struct gzb *b, const char *fqn)
 
 static const char *family_name(int f)
 {
-    return f == KN_GZT_FAMILY_GZ ? "gz.msgs" : f == KN_GZT_FAMILY_IGNITION ? "ignition.msgs"
-                                                                           : "no family known";
+    return f == KN_GZT_FAMILY_GZ         ? "gz.msgs"
+           : f == KN_GZT_FAMILY_IGNITION ? "ignition.msgs"
+                                         : "no family known";
 }
 
 /* A topic of ours advertised with a type of the other family (ignition.msgs
@@ -451,12 +452,14 @@ static void family_refused(struct gzb *b, const struct gz_topic *t, const char *
     if (b->family_fixed)
         kn_warn("robot %s: gz world \"%s\" publishes %s as %s (%s), but this robot is configured "
                 "for %s (\"messages\": \"%s\"): %s; set \"messages\" to \"auto\" or to the "
-                "world's family (counted in type_mismatch)", b->robot, b->world, t->name, type,
-                theirs, ours, b->family == KN_GZT_FAMILY_GZ ? "gz" : "ignition",
+                "world's family (counted in type_mismatch)",
+                b->robot, b->world, t->name, type, theirs, ours,
+                b->family == KN_GZT_FAMILY_GZ ? "gz" : "ignition",
                 clock ? "the world never becomes ready" : "that topic is ignored");
     else if (fam < 0)
         kn_warn("robot %s: %s is published as %s, a type of neither ignition.msgs nor gz.msgs: "
-                "that topic is ignored (counted in type_mismatch)", b->robot, t->name, type);
+                "that topic is ignored (counted in type_mismatch)",
+                b->robot, t->name, type);
     else
         kn_warn("robot %s: %s is published as %s (%s), but gz world \"%s\" speaks %s (the "
                 "family of its clock): that topic is ignored (counted in type_mismatch)",
@@ -598,8 +601,7 @@ static void on_disc(struct gzb *b, int which, const uint8_t *buf, size_t n)
                 b->topic[i].have_pub = false;
             }
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -666,8 +668,8 @@ static void on_data(struct gzb *b, int i, const struct kn_gzt_pubmsg *m)
     } else if (i == T_POSE) {
         double pos[3], q[4];
         int64_t st;
-        int rc = kn_gzt_dec_pose_of(&b->arena, m->data.p, m->data.n, t->pose_vector, b->model,
-                                    pos, q, &st);
+        int rc = kn_gzt_dec_pose_of(&b->arena, m->data.p, m->data.n, t->pose_vector, b->model, pos,
+                                    q, &st);
         if (rc < 0)
             t->bad++;
         if (rc == 0)
@@ -777,8 +779,9 @@ static void publish(struct gzb *b, struct gz_topic *t, const uint8_t *data, size
         return;
     char type[KN_GZT_NAME_MAX];
     type_name(b, t->type_short, type, sizeof type);
-    struct kn_gzt_pubmsg m = { kn_gzt_str(t->fqn), kn_gzt_str(b->pub_addr),
-                               { data, n }, kn_gzt_str(type) };
+    struct kn_gzt_pubmsg m = {
+        kn_gzt_str(t->fqn), kn_gzt_str(b->pub_addr), { data, n }, kn_gzt_str(type)
+    };
     struct kn_gzt_frame f[KN_GZT_FRAMES_MAX];
     if (send_frames(b->zpub, f, kn_gzt_pubmsg_build(&m, f)) == 0)
         t->msgs++;
@@ -802,9 +805,9 @@ int kn_gzsim_world_control(struct kn_link *l, const struct kn_gzt_world_ctl *c)
     size_t n = kn_gzt_enc_world_control(data, sizeof data, c);
     char req_uuid[40];
     random_uuid(req_uuid);
-    struct kn_gzt_reqmsg m = { kn_gzt_str(b->ctl_fqn), kn_gzt_str(b->resp_addr),
-                               kn_gzt_str(b->resp_id), kn_gzt_str(b->nuuid),
-                               kn_gzt_str(req_uuid), { data, n },
+    struct kn_gzt_reqmsg m = { kn_gzt_str(b->ctl_fqn),      kn_gzt_str(b->resp_addr),
+                               kn_gzt_str(b->resp_id),      kn_gzt_str(b->nuuid),
+                               kn_gzt_str(req_uuid),        { data, n },
                                kn_gzt_str(b->srv_req_type), kn_gzt_str(b->srv_rep_type) };
     struct kn_gzt_frame f[KN_GZT_FRAMES_MAX + 1];
     f[0] = kn_gzt_str(b->srv_id); /* the ROUTER routes by the replier's identity */
@@ -835,8 +838,9 @@ char *kn_gzsim_command(const char *args)
     const char *verb = robot ? strtok_r(NULL, " \t", &save) : NULL;
     const char *arg = verb ? strtok_r(NULL, " \t", &save) : NULL;
     if (!verb)
-        return reply(false, NULL, "usage: world ROBOT pause | play | step [N] | "
-                                  "reset [all|time|model]");
+        return reply(false, NULL,
+                     "usage: world ROBOT pause | play | step [N] | "
+                     "reset [all|time|model]");
     struct gzb *b = registry;
     while (b && strcmp(b->robot, robot) != 0)
         b = b->next_gz;
@@ -871,9 +875,10 @@ char *kn_gzsim_command(const char *args)
         return reply(false, robot, "unknown world command (pause, play, step, reset)");
     }
     if (kn_gzsim_world_control(b->link, &c) < 0)
-        return reply(false, robot, b->have_srv ? "the request could not be sent (the control "
-                                                 "service's connection is not up yet)"
-                                               : "the world offers no control service (yet)");
+        return reply(false, robot,
+                     b->have_srv ? "the request could not be sent (the control "
+                                   "service's connection is not up yet)"
+                                 : "the world offers no control service (yet)");
     return reply(true, robot, verb);
 }
 
@@ -977,8 +982,8 @@ static int start_poll(struct gzb *b, uv_poll_t *p, int fd)
         return -1;
     p->data = b;
     b->handles++;
-    return uv_poll_start(p, UV_READABLE, p == &b->udp_poll[0] || p == &b->udp_poll[1] ? on_udp
-                                                                                      : on_zmq);
+    return uv_poll_start(p, UV_READABLE,
+                         p == &b->udp_poll[0] || p == &b->udp_poll[1] ? on_udp : on_zmq);
 }
 
 static void set_topic(struct gzb *b, int i, const char *name, const char *type, bool publish)
@@ -1057,7 +1062,8 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     for (int i = 0; i < T_N; i++)
         if (!b->topic[i].fqn[0] || !b->ctl_fqn[0]) {
             kn_err("robot %s: gz: partition \"%s\" or a topic name is not valid for "
-                   "gz-transport", b->robot, b->partition);
+                   "gz-transport",
+                   b->robot, b->partition);
             free(b);
             return NULL;
         }
@@ -1073,8 +1079,7 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     b->zresp = zsocket_bound(b, ZMQ_ROUTER, b->resp_id, b->resp_addr, sizeof b->resp_addr);
     b->zsub = zmq_socket(b->zctx, ZMQ_SUB);
     b->zreq = zmq_socket(b->zctx, ZMQ_ROUTER);
-    if (!b->zpub || !b->zresp || !b->zsub || !b->zreq || open_udp(b, 0) < 0 ||
-        open_udp(b, 1) < 0) {
+    if (!b->zpub || !b->zresp || !b->zsub || !b->zreq || open_udp(b, 0) < 0 || open_udp(b, 1) < 0) {
         kn_err("robot %s: gz: cannot open the node's sockets on %s: %s", b->robot, b->ip,
                errno ? strerror(errno) : zmq_strerror(zmq_errno()));
         gz_destroy(b);
@@ -1177,8 +1182,8 @@ static void gz_send_command(void *be, const struct kn_command *cmd, bool reapply
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         if (!(cmd->flipper_mask & (1u << k)))
             continue;
-        n = kn_gzt_enc_double(buf, sizeof buf, kn_conv_flipper_to_joint(&b->conv, k,
-                                                                        cmd->flipper_rad[k]));
+        n = kn_gzt_enc_double(buf, sizeof buf,
+                              kn_conv_flipper_to_joint(&b->conv, k, cmd->flipper_rad[k]));
         publish(b, &b->topic[T_CMD_POS0 + k], buf, n);
     }
     b->cmds++;
@@ -1192,8 +1197,10 @@ static void gz_stats(void *be, cJSON *o)
     cJSON_AddStringToObject(o, "process_uuid", b->puuid);
     cJSON_AddStringToObject(o, "ip", b->ip);
     cJSON_AddStringToObject(o, "partition", b->partition);
-    cJSON_AddStringToObject(o, "messages", b->family < 0 ? "unknown"
-                                           : b->family == 1 ? "gz" : "ignition");
+    cJSON_AddStringToObject(o, "messages",
+                            b->family < 0    ? "unknown"
+                            : b->family == 1 ? "gz"
+                                             : "ignition");
     cJSON_AddBoolToObject(o, "world", b->world_there);
     cJSON_AddNumberToObject(o, "world_arrivals", (double)b->world_arrivals);
     cJSON_AddNumberToObject(o, "world_losses", (double)b->world_losses);

@@ -39,14 +39,14 @@ char *kn_gzsim_command(const char *args);
 struct kn_gzsim_fb {
     struct kn_conv_table conv;
     struct kn_state st;
-    int64_t t_ns;            /* newest sim time */
+    int64_t t_ns; /* newest sim time */
     bool have_time;
-    int npos;                /* pose history (oldest first) */
+    int npos; /* pose history (oldest first) */
     double pos[3][3];
     int64_t pos_t[3];
     double rpy_prev[3];
     bool have_rpy;
-    int64_t pose_t_ns;       /* sim time of the newest pose */
+    int64_t pose_t_ns; /* sim time of the newest pose */
     uint64_t resets, clocks, poses, joint_msgs, bad_numbers;
 };
 

@@ -102,8 +102,8 @@ bool kn_gzsim_fb_pose(struct kn_gzsim_fb *f, const double pos[3], const double q
         double dt01 = (double)(f->pos_t[1] - f->pos_t[0]) / 1e9;
         double dt12 = (double)(f->pos_t[2] - f->pos_t[1]) / 1e9;
         double acc[3];
-        if (kn_conv_accel_from_positions(f->pos[0], f->pos[1], f->pos[2], dt01, dt12, rpy,
-                                         acc) == 0) {
+        if (kn_conv_accel_from_positions(f->pos[0], f->pos[1], f->pos[2], dt01, dt12, rpy, acc) ==
+            0) {
             memcpy(f->st.accel_m_s2, acc, sizeof acc);
             f->st.have |= KN_HAVE_ACCEL;
         }
@@ -114,8 +114,7 @@ bool kn_gzsim_fb_pose(struct kn_gzsim_fb *f, const double pos[3], const double q
     return true;
 }
 
-bool kn_gzsim_fb_joints(struct kn_gzsim_fb *f, const double joint_rad[KN_NFLIPPERS],
-                        uint32_t found)
+bool kn_gzsim_fb_joints(struct kn_gzsim_fb *f, const double joint_rad[KN_NFLIPPERS], uint32_t found)
 {
     f->joint_msgs++;
     bool any = false;

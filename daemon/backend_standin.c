@@ -32,7 +32,8 @@ static bool get_vec(const cJSON *obj, const char *key, double *out, int n, bool 
     }
     int i = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, a) {
+    cJSON_ArrayForEach(e, a)
+    {
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
             *why = key;
             return false;
@@ -162,8 +163,8 @@ size_t kn_standin_format_cmd(char *buf, size_t cap, const struct kn_command *c, 
     }
     int n = snprintf(buf, cap,
                      "{\"type\":\"cmd\",\"belts\":[%.15g,%.15g],\"flippers\":[%s,%s,%s,%s]%s}\n",
-                     finite_or_0(c->belt_speed_m_s[0]), finite_or_0(c->belt_speed_m_s[1]),
-                     fl[0], fl[1], fl[2], fl[3], reapply ? ",\"reapply\":true" : "");
+                     finite_or_0(c->belt_speed_m_s[0]), finite_or_0(c->belt_speed_m_s[1]), fl[0],
+                     fl[1], fl[2], fl[3], reapply ? ",\"reapply\":true" : "");
     return (n < 0 || (size_t)n >= cap) ? 0 : (size_t)n;
 }
 
@@ -181,7 +182,7 @@ struct standin {
     char robot[KN_CFG_NAME_LEN + 1];
     struct kn_linebuf lb;
     char lbuf[KN_STANDIN_MAX_LINE + 1];
-    struct kn_state state;      /* merged from state lines */
+    struct kn_state state; /* merged from state lines */
     bool connected;
     uint64_t lines, malformed, ignored, states, readies;
     char last_malformed[64];
@@ -238,13 +239,12 @@ static bool on_line(void *ctx, char *line, size_t len)
         kn_standin_merge(&b->state, &s);
         kn_link_state(b->link, &b->state);
         break;
-    case KN_STANDIN_OTHER:
-        b->ignored++;
-        break;
+    case KN_STANDIN_OTHER: b->ignored++; break;
     default:
         if (b->malformed++ == 0)
             kn_warn("robot %s: malformed line from the simulator (%s), skipped; "
-                    "further ones are only counted", b->robot, why ? why : "?");
+                    "further ones are only counted",
+                    b->robot, why ? why : "?");
         snprintf(b->last_malformed, sizeof b->last_malformed, "%s", why ? why : "?");
         break;
     }

@@ -54,7 +54,11 @@ static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         return NULL;
     b->link = link;
     struct kn_usarsim_io io = {
-        .ctx = b, .write = io_write, .ready = io_ready, .state = io_state, .fail = io_fail,
+        .ctx = b,
+        .write = io_write,
+        .ready = io_ready,
+        .state = io_state,
+        .fail = io_fail,
         .stepped = io_stepped,
     };
     char err[160];

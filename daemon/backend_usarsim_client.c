@@ -16,8 +16,8 @@
 
 #define NRESULTS (KN_USAR_EARG + 1)
 #define CMD_BUF 1024
-#define MIN_DT_S 1e-3            /* closer samples are not used to derive rates */
-#define PRINT_SCALE 1e4          /* commands carry 4 decimals (codec) */
+#define MIN_DT_S 1e-3   /* closer samples are not used to derive rates */
+#define PRINT_SCALE 1e4 /* commands carry 4 decimals (codec) */
 
 /* Sources of a field, best last: a better source seen on this connection
  * shuts the lesser ones out (no flicker between two estimates). */
@@ -28,11 +28,11 @@ enum flip_src { FLIP_COMMAND = 0, FLIP_ASTA, FLIP_STA };
  * the newer one, a fresh measurement first (resolve_flippers). */
 struct flipper {
     bool have_meas, have_target;
-    double meas, target;                 /* flipper angle, neutral */
-    uint64_t meas_ns, target_ns;         /* local clock when they came */
+    double meas, target;         /* flipper angle, neutral */
+    uint64_t meas_ns, target_ns; /* local clock when they came */
     enum flip_src meas_src;
-    enum flip_src src;                   /* what the state shows now */
-    uint64_t src_ns;                     /* and since when (0: nothing yet) */
+    enum flip_src src; /* what the state shows now */
+    uint64_t src_ns;   /* and since when (0: nothing yet) */
 };
 
 static const char *const src_names[] = { "none", "odometry", "ins", "groundtruth" };
@@ -54,25 +54,25 @@ static const char *const reason_key[NRESULTS] = {
 enum get { GET_CONF_ROBOT = 1, GET_GEO_ROBOT = 2, GET_CONF_ENCODER = 4 };
 
 struct encoder {
-    bool have_tick;          /* prev_tick, prev_t are valid (per connection) */
+    bool have_tick; /* prev_tick, prev_t are valid (per connection) */
     int64_t prev_tick;
     double prev_t;
-    double ticks;            /* accumulated travel in ticks, across connections */
+    double ticks; /* accumulated travel in ticks, across connections */
     bool have_speed_ref;
-    double ref_t, ref_m;     /* last sample used for the speed */
-    char name[32];           /* the item feeding this side on this connection */
+    double ref_t, ref_m; /* last sample used for the speed */
+    char name[32];       /* the item feeding this side on this connection */
 };
 
 struct kn_usarsim {
     struct kn_usarsim_io io;
-    bool lockstep;           /* backend.lockstep: time comes from the lines only */
+    bool lockstep; /* backend.lockstep: time comes from the lines only */
     uint64_t steps_asked, steps_ok, steps_refused;
     char robot[KN_CFG_NAME_LEN + 1];
     enum kn_usarsim_dialect dialect;
     char class_name[64];
     char start_tag[64];
-    double spawn_pos[3], spawn_rpy[3];      /* neutral frame */
-    double max_belt_m_s;                    /* the robot's max_speed_mm_s */
+    double spawn_pos[3], spawn_rpy[3]; /* neutral frame */
+    double max_belt_m_s;               /* the robot's max_speed_mm_s */
     char joint[KN_NFLIPPERS][64];
     struct kn_conv_table t;
 
@@ -85,18 +85,18 @@ struct kn_usarsim {
     uint64_t connect_ns;
     unsigned get_pending;
     uint64_t get_sent_ns;
-    int64_t tick_modulus;                   /* from CONF; 0: not told */
-    double odo_origin[3], odo_origin_yaw;   /* the pose INIT asked for */
-    uint64_t now_ns;                        /* of the last line or command */
+    int64_t tick_modulus;                 /* from CONF; 0: not told */
+    double odo_origin[3], odo_origin_yaw; /* the pose INIT asked for */
+    uint64_t now_ns;                      /* of the last line or command */
 
     /* the robot */
     struct kn_state st;
-    bool have_pose;                         /* last_pos/last_rpy valid (for re-INIT) */
+    bool have_pose; /* last_pos/last_rpy valid (for re-INIT) */
     double last_pos[3], last_rpy[3];
     bool have_time;
     double sim_time;
     uint64_t sim_time_ns;
-    enum src pose_src;                      /* best pose source seen this connection */
+    enum src pose_src; /* best pose source seen this connection */
     struct flipper fl[KN_NFLIPPERS];
     bool have_att_prev;
     double att_prev_t, att_prev[3];
@@ -124,7 +124,7 @@ struct kn_usarsim {
     /* counters */
     uint64_t connects, inits, spawns, deaths;
     uint64_t lines, blank, malformed[NRESULTS], unknown_head, ignored;
-    uint64_t kenaf_ok, kenaf_failed;        /* the built-in engine's KENAF replies */
+    uint64_t kenaf_ok, kenaf_failed; /* the built-in engine's KENAF replies */
     uint64_t nfo, sta, asta, conf, geo, res;
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
     uint64_t sen_shut_out, encoder_unmapped, encoder_jumps, states;
@@ -180,7 +180,8 @@ static void count_malformed(struct kn_usarsim *u, enum kn_usar_result r, const c
     snprintf(u->last_malformed, sizeof u->last_malformed, "%s: %s", what, kn_usar_strerror(r));
     if (total == 1)
         kn_warn("robot %s: malformed line from the simulator (%s), skipped; further ones are "
-                "only counted", u->robot, u->last_malformed);
+                "only counted",
+                u->robot, u->last_malformed);
     else
         kn_debug("robot %s: malformed line from the simulator (%s)", u->robot, u->last_malformed);
 }
@@ -222,7 +223,8 @@ static void resolve_flippers(struct kn_usarsim *u, uint64_t now)
         struct flipper *f = &u->fl[k];
         /* in lockstep a measurement is as fresh as the world, which stands
          * still between steps however long that takes */
-        bool fresh = f->have_meas && (u->lockstep || now - f->meas_ns < KN_USARSIM_FLIPPER_FRESH_NS);
+        bool fresh =
+            f->have_meas && (u->lockstep || now - f->meas_ns < KN_USARSIM_FLIPPER_FRESH_NS);
         if (f->have_meas && (fresh || !f->have_target || f->meas_ns >= f->target_ns)) {
             u->st.flipper_rad[k] = f->meas;
             f->src = f->meas_src;
@@ -261,7 +263,7 @@ static void append(struct kn_usarsim *u, char *buf, size_t *len, int n)
     if (n < 0) {
         u->format_errors++;
         kn_debug("robot %s: a command could not be formatted: %s", u->robot,
-                 kn_usar_strerror((enum kn_usar_result)-n));
+                 kn_usar_strerror((enum kn_usar_result) - n));
         buf[*len] = '\0';
         return;
     }
@@ -342,7 +344,8 @@ static void send_init(struct kn_usarsim *u)
         n = kn_usar_fmt_init(buf, sizeof buf, u->class_name, u->robot, pos, rpy);
         if (n < 0 && u->have_pose) { /* an absurd last pose: fall back to the configured one */
             kn_warn("robot %s: last known pose cannot be sent (%s); spawning at the configured "
-                    "pose", u->robot, kn_usar_strerror((enum kn_usar_result)-n));
+                    "pose",
+                    u->robot, kn_usar_strerror((enum kn_usar_result) - n));
             u->have_pose = false;
             send_init(u);
             return;
@@ -353,7 +356,7 @@ static void send_init(struct kn_usarsim *u)
     if (n < 0) {
         u->format_errors++;
         kn_err("robot %s: cannot format INIT: %s", u->robot,
-               kn_usar_strerror((enum kn_usar_result)-n));
+               kn_usar_strerror((enum kn_usar_result) - n));
         return;
     }
     u->inits++;
@@ -450,8 +453,8 @@ static void derive_accel(struct kn_usarsim *u, double t)
  * with 2 decimals, ground truth with 3), INS over odometry; a source is
  * used for the connection's rest once seen, so two estimates never
  * alternate. */
-static bool take_pose(struct kn_usarsim *u, enum src src, const double pos[3],
-                      const double rpy[3], double t)
+static bool take_pose(struct kn_usarsim *u, enum src src, const double pos[3], const double rpy[3],
+                      double t)
 {
     if (src < u->pose_src)
         return false;
@@ -509,8 +512,8 @@ static int64_t encoder_modulus(const struct kn_usarsim *u, const char *name)
  * cannot make in that time (KN_USARSIM_JUMP_FACTOR) is a wrap of a size
  * nobody told us: it is bridged at the last speed and counted, so a
  * wrong or missing turn size never shows as travel. */
-static double encoder_step(struct kn_usarsim *u, int side, const struct encoder *e,
-                           int64_t tick, double t)
+static double encoder_step(struct kn_usarsim *u, int side, const struct encoder *e, int64_t tick,
+                           double t)
 {
     int64_t d = kn_conv_tick_delta(e->prev_tick, tick, encoder_modulus(u, e->name));
     double per_tick = kn_conv_ticks_to_m(&u->t, side, 1.0);
@@ -524,7 +527,8 @@ static double encoder_step(struct kn_usarsim *u, int side, const struct encoder 
         kn_warn("robot %s: encoder %s jumped %lld ticks in %.3f s, more than the belts can "
                 "move: taken as a wrap and bridged at the last speed (set the encoder's "
                 "Resolution in the simulator or check counts_per_tick); further ones are only "
-                "counted", u->robot, e->name, (long long)d, dt);
+                "counted",
+                u->robot, e->name, (long long)d, dt);
     double bridged = dt > 0 && isfinite(u->st.belt_speed_m_s[side])
                          ? u->st.belt_speed_m_s[side] * dt / per_tick
                          : 0.0;
@@ -800,8 +804,8 @@ static void check_queries(struct kn_usarsim *u, uint64_t now)
     for (unsigned b = 1; b <= GET_CONF_ENCODER; b <<= 1)
         if (u->get_pending & b)
             u->get_timeouts++;
-    kn_debug("robot %s: no answer to %s%s%s (UDK answers nothing when nothing matches)",
-             u->robot, u->get_pending & GET_CONF_ROBOT ? "GETCONF Robot " : "",
+    kn_debug("robot %s: no answer to %s%s%s (UDK answers nothing when nothing matches)", u->robot,
+             u->get_pending & GET_CONF_ROBOT ? "GETCONF Robot " : "",
              u->get_pending & GET_GEO_ROBOT ? "GETGEO Robot " : "",
              u->get_pending & GET_CONF_ENCODER ? "GETCONF Encoder" : "");
     u->get_pending = 0;
@@ -870,25 +874,16 @@ void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_
         spawned = true;
         break;
     case KN_USAR_K_ASTA:
-    case KN_USAR_K_MISSTA:
-        on_links(u, now);
-        break;
-    case KN_USAR_K_NFO:
-        on_nfo(u);
-        break;
-    case KN_USAR_K_CONF:
-        on_conf_geo(u, true);
-        break;
-    case KN_USAR_K_GEO:
-        on_conf_geo(u, false);
-        break;
-    case KN_USAR_K_RES:
-        u->res++;
-        break;
+    case KN_USAR_K_MISSTA: on_links(u, now); break;
+    case KN_USAR_K_NFO: on_nfo(u); break;
+    case KN_USAR_K_CONF: on_conf_geo(u, true); break;
+    case KN_USAR_K_GEO: on_conf_geo(u, false); break;
+    case KN_USAR_K_RES: u->res++; break;
     case KN_USAR_K_DIE:
         u->deaths++;
         kn_warn("robot %s: the simulator destroyed the robot (DIE); reconnecting to spawn it "
-                "again", u->robot);
+                "again",
+                u->robot);
         if (u->io.fail && u->connected)
             u->io.fail(u->io.ctx, "robot destroyed by the simulator (DIE)");
         return;
@@ -898,9 +893,7 @@ void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_
         else
             u->unknown_head++;
         return;
-    default:
-        u->ignored++;
-        return;
+    default: u->ignored++; return;
     }
     /* a robot streams STA and SEN only once it exists: that, not the NFO
      * banner, says INIT worked and commands will be taken */
@@ -941,8 +934,8 @@ void kn_usarsim_feed(struct kn_usarsim *u, const char *data, size_t len, uint64_
 
 /* ---- commands ------------------------------------------------------------- */
 
-static void add_drive(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply,
-                      char *buf, size_t cap, size_t *len)
+static void add_drive(struct kn_usarsim *u, const struct kn_command *cmd, bool reapply, char *buf,
+                      size_t cap, size_t *len)
 {
     double w[2];
     for (int s = 0; s < 2; s++)
@@ -1008,7 +1001,7 @@ static void add_flippers(struct kn_usarsim *u, const struct kn_command *cmd, boo
             append(u, buf, len,
                    kn_usar_fmt_set_joint(buf + *len, cap - *len, u->joint[k], joint[k]));
             if (*len == before)
-                send &= (uint8_t)~(1u << k);
+                send &= (uint8_t) ~(1u << k);
         }
     }
     for (int k = 0; k < KN_NFLIPPERS; k++) {
@@ -1170,14 +1163,14 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
     cJSON_AddStringToObject(src, "rate", u->rate_derived ? "derived" : "none");
     cJSON_AddStringToObject(src, "accel", u->accel_derived ? "derived" : "gravity");
     add_flipper_sources(u, src);
-    cJSON_AddStringToObject(src, "belts", u->enc[0].name[0] || u->enc[1].name[0] ? "encoder"
-                                                                                 : "none");
+    cJSON_AddStringToObject(src, "belts",
+                            u->enc[0].name[0] || u->enc[1].name[0] ? "encoder" : "none");
     cJSON_AddStringToObject(src, "encoder_left", u->enc[KN_LEFT].name);
     cJSON_AddStringToObject(src, "encoder_right", u->enc[KN_RIGHT].name);
     /* ticks per turn in use: CONF's, UDK's default for W<i>, 0 for none */
     num(src, "encoder_modulus",
         (uint64_t)encoder_modulus(u, u->enc[KN_RIGHT].name[0] ? u->enc[KN_RIGHT].name
-                                                               : u->enc[KN_LEFT].name));
+                                                              : u->enc[KN_LEFT].name));
     cJSON_AddBoolToObject(src, "touch", u->touch);
     if (u->have_battery_life)
         cJSON_AddNumberToObject(src, "battery_life_s", u->battery_life_s);

@@ -13,11 +13,14 @@
 
 #include "sockdir.h"
 
-#define MAX_DEPTH 32        /* path components below the capture directory */
+#define MAX_DEPTH 32 /* path components below the capture directory */
 #define NAME_SEP "/"
 
 static const char *const refusal_names[KN_CAPDIR_NREFUSALS] = {
-    "outside_dir", "symlink", "not_regular_file", "error",
+    "outside_dir",
+    "symlink",
+    "not_regular_file",
+    "error",
 };
 
 const char *kn_capdir_refusal_name(enum kn_capdir_refusal r)
@@ -150,19 +153,22 @@ static int open_file(int dfd, const char *name, const char *request, gid_t group
     if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         if (S_ISLNK(st.st_mode))
             return refuse(KN_CAPDIR_SYMLINK, why, err, errlen, request,
-                          "%sis a symbolic link (links are not followed in the capture directory)", "");
+                          "%sis a symbolic link (links are not followed in the capture directory)",
+                          "");
         if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
             return refuse(KN_CAPDIR_NOT_REGULAR, why, err, errlen, request, "%s",
-                          S_ISREG(st.st_mode) ? "has other hard links; only a file of its own may be "
-                                                "replaced"
-                                              : "exists and is not a regular file");
+                          S_ISREG(st.st_mode)
+                              ? "has other hard links; only a file of its own may be "
+                                "replaced"
+                              : "exists and is not a regular file");
     }
     int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0640);
     if (fd < 0) {
         int e = errno;
         if (e == ELOOP || is_link(dfd, name))
             return refuse(KN_CAPDIR_SYMLINK, why, err, errlen, request,
-                          "%sis a symbolic link (links are not followed in the capture directory)", "");
+                          "%sis a symbolic link (links are not followed in the capture directory)",
+                          "");
         return refuse(KN_CAPDIR_ERROR, why, err, errlen, request, "%s", strerror(e));
     }
     /* what was opened, not what was looked at */
@@ -194,8 +200,10 @@ int kn_capdir_open(const char *dir, const char *request, gid_t group, char *full
 {
     *why = KN_CAPDIR_ERROR;
     if (!dir || !dir[0]) {
-        snprintf(err, errlen, "capture %s: no capture directory (set \"capture_dir\" in the "
-                 "config)", request);
+        snprintf(err, errlen,
+                 "capture %s: no capture directory (set \"capture_dir\" in the "
+                 "config)",
+                 request);
         return -1;
     }
     char base[PATH_MAX], rel[PATH_MAX];
@@ -234,7 +242,8 @@ int kn_capdir_open(const char *dir, const char *request, gid_t group, char *full
             if (link)
                 return refuse(KN_CAPDIR_SYMLINK, why, err, errlen, request,
                               "%s is a symbolic link (links are not followed in the capture "
-                              "directory)", full);
+                              "directory)",
+                              full);
             char msg[PATH_MAX + 200];
             snprintf(msg, sizeof msg, "%s: %s%s", full, strerror(e),
                      e == ENOENT ? " (subdirectories are not created; make it first)" : "");

@@ -26,10 +26,10 @@
 
 /* Why a request was refused, for the stats. */
 enum kn_capdir_refusal {
-    KN_CAPDIR_OUTSIDE = 0,   /* "..", or an absolute path outside the directory */
-    KN_CAPDIR_SYMLINK,       /* a symbolic link on the way or as the file */
-    KN_CAPDIR_NOT_REGULAR,   /* the name exists and is no plain file of its own */
-    KN_CAPDIR_ERROR,         /* the system refused (missing subdirectory, EACCES, ...) */
+    KN_CAPDIR_OUTSIDE = 0, /* "..", or an absolute path outside the directory */
+    KN_CAPDIR_SYMLINK,     /* a symbolic link on the way or as the file */
+    KN_CAPDIR_NOT_REGULAR, /* the name exists and is no plain file of its own */
+    KN_CAPDIR_ERROR,       /* the system refused (missing subdirectory, EACCES, ...) */
     KN_CAPDIR_NREFUSALS
 };
 

@@ -17,11 +17,11 @@
 #include "config.h"
 #include "log.h"
 
-#define BUF_CAP (1u << 20)          /* per buffer: what may wait for the disk */
-#define FLUSH_AT (128u << 10)       /* write as soon as this much is buffered */
-#define FLUSH_MS 200                /* and at least this often */
-#define TCP_SEGMENT 32768           /* larger chunks become several segments */
-#define ACK_EVERY 16384             /* a pure ACK after this many unacknowledged bytes */
+#define BUF_CAP (1u << 20)    /* per buffer: what may wait for the disk */
+#define FLUSH_AT (128u << 10) /* write as soon as this much is buffered */
+#define FLUSH_MS 200          /* and at least this often */
+#define TCP_SEGMENT 32768     /* larger chunks become several segments */
+#define ACK_EVERY 16384       /* a pure ACK after this many unacknowledged bytes */
 #define SNAPLEN 262144
 
 struct counters {
@@ -34,16 +34,16 @@ struct cap {
     char path[KN_CFG_PATH_LEN];
     uv_file fd;
     uint64_t max_bytes;
-    uint64_t file_off;              /* bytes on disk and kept */
-    uint64_t committed;             /* file_off + buffered: what the size cap counts */
+    uint64_t file_off;  /* bytes on disk and kept */
+    uint64_t committed; /* file_off + buffered: what the size cap counts */
     uint8_t *fill, *flight;
     size_t fill_len, flight_len;
     uint64_t fill_records, flight_records;
     bool writing, stopping, finishing, need_truncate, cap_warned;
     uv_fs_t wreq, creq;
     uv_timer_t timer;
-    unsigned open_parts;            /* timer + file, freed when both are closed */
-    uint64_t started_ns;            /* wall clock */
+    unsigned open_parts; /* timer + file, freed when both are closed */
+    uint64_t started_ns; /* wall clock */
     struct counters n;
     char last_error[160];
 };
@@ -54,8 +54,8 @@ static struct {
     char path[KN_CFG_PATH_LEN];
     struct counters n;
     char last_error[160];
-} last;                              /* the capture stopped last, for the stats */
-static struct cap *last_cap;         /* that capture while it still finishes */
+} last;                      /* the capture stopped last, for the stats */
+static struct cap *last_cap; /* that capture while it still finishes */
 
 /* Captures started over the stats socket (capdir.h): where, with which
  * group, and the largest size cap a command may ask for (0: none). */
@@ -462,8 +462,8 @@ static void tcp_record(struct cap *c, struct kn_capture_flow *fl, bool out, uint
     }
     const struct kn_pcap_endpoint *src = out ? &fl->local : &fl->remote;
     const struct kn_pcap_endpoint *dst = out ? &fl->remote : &fl->local;
-    size_t n = kn_pcap_build_tcp(pkt_scratch, sizeof pkt_scratch, src, dst, ip_id++, seq, ack, flags,
-                                 data, len);
+    size_t n = kn_pcap_build_tcp(pkt_scratch, sizeof pkt_scratch, src, dst, ip_id++, seq, ack,
+                                 flags, data, len);
     if (n)
         put_epb(c, KN_CAPTURE_IF_SIM, pkt_scratch, n, out ? KN_PCAPNG_DIR_OUT : KN_PCAPNG_DIR_IN,
                 NULL);
@@ -619,9 +619,10 @@ char *kn_capture_command(uv_loop_t *loop, const char *args)
         /* the config's cap is the operator's ceiling */
         if (run.max_bytes && (mb == 0 || mb * 1024 * 1024 > run.max_bytes)) {
             char msg[160];
-            snprintf(msg, sizeof msg, "capture start: max_mb=%llu is above the config's "
-                     "capture_max_mb %llu (it may only lower it)", mb,
-                     (unsigned long long)(run.max_bytes >> 20));
+            snprintf(msg, sizeof msg,
+                     "capture start: max_mb=%llu is above the config's "
+                     "capture_max_mb %llu (it may only lower it)",
+                     mb, (unsigned long long)(run.max_bytes >> 20));
             return reply_error(msg);
         }
         max = mb * 1024 * 1024;

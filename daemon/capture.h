@@ -35,9 +35,9 @@
 /* One TCP connection as the capture shows it. Zero it before use. */
 struct kn_capture_flow {
     struct kn_pcap_endpoint local, remote;
-    uint32_t seq_out, seq_in;   /* next sequence numbers: toward / from the simulator */
+    uint32_t seq_out, seq_in;     /* next sequence numbers: toward / from the simulator */
     uint32_t acked_out, acked_in; /* what each side last acknowledged */
-    bool known;                 /* addresses set */
+    bool known;                   /* addresses set */
 };
 
 /* The capture the daemon opens at start (main.c's --capture). max_bytes 0:

@@ -25,8 +25,10 @@ int kn_client_socket(const char *given, const struct kn_config *cfg, char *out, 
     char cands[KN_SOCKDIR_MAX_CANDIDATES][108];
     if (!pick && cfg && !cfg->stats_socket_default) {
         if (!cfg->stats_socket[0]) {
-            snprintf(err, errlen, "%s turns the stats socket off (\"stats_socket\": \"\"); give "
-                     "--socket PATH", cfg->source);
+            snprintf(err, errlen,
+                     "%s turns the stats socket off (\"stats_socket\": \"\"); give "
+                     "--socket PATH",
+                     cfg->source);
             return -1;
         }
         pick = cfg->stats_socket;
@@ -93,8 +95,8 @@ static const char *str_at(const cJSON *o, const char *a, const char *b)
     return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void append(char *buf, size_t len, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len, const char *fmt,
+                                                         ...)
 {
     size_t n = strlen(buf);
     if (n + 1 >= len)
@@ -118,12 +120,12 @@ static bool all_up(const char *text, char *ready, size_t rlen, char *why, size_t
         return false;
     }
     const cJSON *failed = cJSON_GetObjectItemCaseSensitive(doc, "robots_failed"), *f;
-    cJSON_ArrayForEach(f, failed)
-        if (cJSON_IsString(f))
-            append(why, wlen, "%srobot %s: did not start (see the daemon's log)", why[0] ? "; " : "",
-                   f->valuestring);
+    cJSON_ArrayForEach(f, failed) if (cJSON_IsString(f))
+        append(why, wlen, "%srobot %s: did not start (see the daemon's log)", why[0] ? "; " : "",
+               f->valuestring);
     const cJSON *r;
-    cJSON_ArrayForEach(r, robots) {
+    cJSON_ArrayForEach(r, robots)
+    {
         const char *name = str_at(r, "name", NULL);
         const cJSON *up = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(r, "flags"), "BACKEND_UP");

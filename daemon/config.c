@@ -33,7 +33,7 @@ extern const char kn_config_schema_json[];
 extern const size_t kn_config_schema_json_len;
 
 #define DEFAULT_LISTEN "127.0.0.1:9750"
-#define USARSIM_PORT 3000   /* also the engine's: it serves the USARSim protocol */
+#define USARSIM_PORT 3000 /* also the engine's: it serves the USARSim protocol */
 #define GAZEBO_PORT 11345
 #define DEFAULT_BACKEND_HOST "127.0.0.1"
 
@@ -47,14 +47,14 @@ static const char *const flipper_keys[KN_NFLIPPERS] = { "FL", "FR", "RL", "RR" }
 /* ---- error collection ------------------------------------------------- */
 
 struct errs {
-    const char *name;   /* file name used in every message */
+    const char *name; /* file name used in every message */
     char *buf;
     size_t cap;
     size_t len;
-    size_t n;           /* problems recorded (those past the cap included) */
+    size_t n; /* problems recorded (those past the cap included) */
     /* The schema pass and the loader both look at every value: a path the
      * schema already reported is not reported again by the loader. */
-    bool recording;     /* schema pass: remember the paths */
+    bool recording; /* schema pass: remember the paths */
     size_t nseen;
     char seen[KN_CFG_MAX_ERRORS][160];
 };
@@ -75,7 +75,7 @@ static void errs_append(struct errs *e, const char *line)
 {
     if (e->buf == NULL || e->cap == 0)
         return;
-    size_t room = e->cap - e->len;   /* includes the NUL */
+    size_t room = e->cap - e->len; /* includes the NUL */
     if (room <= 1)
         return;
     if (e->len > 0) {
@@ -97,8 +97,8 @@ static void errs_append(struct errs *e, const char *line)
         memcpy(e->buf + e->len - 3, "...", 3);
 }
 
-__attribute__((format(printf, 3, 4)))
-static void errs_add(struct errs *e, const char *path, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void errs_add(struct errs *e, const char *path,
+                                                           const char *fmt, ...)
 {
     if (path != NULL && !e->recording && errs_covered(e, path))
         return;
@@ -312,7 +312,7 @@ static bool check_bytes(const char *buf, size_t len, struct errs *e)
                          line, col);
                 return false;
             }
-            i += 2;   /* an escaped quote does not end the string */
+            i += 2; /* an escaped quote does not end the string */
             continue;
         }
         if (p[i] == '"')
@@ -356,7 +356,7 @@ static int nesting_upto(const char *buf, size_t pos)
  * the caller's buffer is. */
 static cJSON *parse_json(const char *text, size_t len, struct errs *e)
 {
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {   /* UTF-8 byte order mark */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) { /* UTF-8 byte order mark */
         text += 3;
         len -= 3;
     }
@@ -374,11 +374,14 @@ static cJSON *parse_json(const char *text, size_t len, struct errs *e)
         int line, col;
         line_col(buf, len, pos, &line, &col);
         if (nesting_upto(buf, pos) >= CJSON_NESTING_LIMIT) {
-            errs_add(e, NULL, "%d:%d: expected JSON nested at most %d levels deep, got deeper nesting",
-                     line, col, CJSON_NESTING_LIMIT);
+            errs_add(e, NULL,
+                     "%d:%d: expected JSON nested at most %d levels deep, got deeper nesting", line,
+                     col, CJSON_NESTING_LIMIT);
         } else if (pos >= len) {
-            errs_add(e, NULL, "%d:%d: expected more JSON, got the end of the file "
-                              "(unclosed string, array or object?)", line, col);
+            errs_add(e, NULL,
+                     "%d:%d: expected more JSON, got the end of the file "
+                     "(unclosed string, array or object?)",
+                     line, col);
         } else {
             /* Parsing again without the end check tells "one value, then
              * junk" apart from a broken value. */
@@ -398,11 +401,12 @@ static cJSON *parse_json(const char *text, size_t len, struct errs *e)
                 if ((unsigned char)snippet[i] < 0x20u)
                     snippet[i] = ' ';
             if (first != NULL)
-                errs_add(e, NULL, "%d:%d: expected the end of the file after the JSON value, got: %s",
-                         line, col, snippet);
+                errs_add(e, NULL,
+                         "%d:%d: expected the end of the file after the JSON value, got: %s", line,
+                         col, snippet);
             else
-                errs_add(e, NULL, "%d:%d: expected valid JSON, got a syntax error at: %s", line, col,
-                         snippet);
+                errs_add(e, NULL, "%d:%d: expected valid JSON, got a syntax error at: %s", line,
+                         col, snippet);
         }
     }
     free(buf);
@@ -483,8 +487,8 @@ static cJSON *load_schema(const char *schema_path, struct errs *e, bool *is_buil
  * required; ip_only refuses host names (listen addresses are bound, not
  * resolved); min_port 0 lets a listen address ask for any free port. On
  * error *why says what is wrong. */
-static bool parse_hostport(const char *s, int default_port, bool ip_only, int min_port,
-                           char *host, size_t hostcap, uint16_t *port, const char **why)
+static bool parse_hostport(const char *s, int default_port, bool ip_only, int min_port, char *host,
+                           size_t hostcap, uint16_t *port, const char **why)
 {
     unsigned flags = KN_HOSTPORT_BRACKETS | (default_port < 0 ? KN_HOSTPORT_NEED_PORT : 0u) |
                      (ip_only ? KN_HOSTPORT_IP_ONLY : 0u) |
@@ -492,7 +496,6 @@ static bool parse_hostport(const char *s, int default_port, bool ip_only, int mi
     uint16_t def = default_port < 0 ? 0 : (uint16_t)default_port;
     return kn_hostport_split(s, def, flags, host, hostcap, port, why) == 0;
 }
-
 
 /* ---- loading ---------------------------------------------------------- */
 
@@ -517,7 +520,8 @@ static void got(const cJSON *v, char *buf, size_t len)
     kn_jsonschema_describe(v, true, buf, len);
 }
 
-static bool opt_number(struct ld *l, const cJSON *obj, const char *base, const char *key, double *out)
+static bool opt_number(struct ld *l, const cJSON *obj, const char *base, const char *key,
+                       double *out)
 {
     const cJSON *v = member(obj, key);
     if (v == NULL)
@@ -533,14 +537,16 @@ static bool opt_number(struct ld *l, const cJSON *obj, const char *base, const c
     return true;
 }
 
-static bool opt_int32(struct ld *l, const cJSON *obj, const char *base, const char *key, int32_t *out)
+static bool opt_int32(struct ld *l, const cJSON *obj, const char *base, const char *key,
+                      int32_t *out)
 {
     const cJSON *v = member(obj, key);
     if (v == NULL)
         return false;
     char p[256], g[400];
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || floor(v->valuedouble) != v->valuedouble ||
-        v->valuedouble < INT32_MIN || v->valuedouble > INT32_MAX) {
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+        floor(v->valuedouble) != v->valuedouble || v->valuedouble < INT32_MIN ||
+        v->valuedouble > INT32_MAX) {
         join(p, sizeof p, base, key);
         got(v, g, sizeof g);
         errs_add(l->e, p, "expected an integer in the 32-bit range, got %s", g);
@@ -550,8 +556,8 @@ static bool opt_int32(struct ld *l, const cJSON *obj, const char *base, const ch
     return true;
 }
 
-static bool opt_string(struct ld *l, const cJSON *obj, const char *base, const char *key,
-                       char *dst, size_t cap)
+static bool opt_string(struct ld *l, const cJSON *obj, const char *base, const char *key, char *dst,
+                       size_t cap)
 {
     const cJSON *v = member(obj, key);
     if (v == NULL)
@@ -776,8 +782,9 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
 
     char addr[KN_CFG_HOST_LEN + 8] = "";
     if (opt_string(l, jb, base, "address", addr, sizeof addr)) {
-        int def_port = kind == KN_BACKEND_GAZEBO ? GAZEBO_PORT
-                       : kind == KN_BACKEND_STANDIN ? -1 : USARSIM_PORT;
+        int def_port = kind == KN_BACKEND_GAZEBO    ? GAZEBO_PORT
+                       : kind == KN_BACKEND_STANDIN ? -1
+                                                    : USARSIM_PORT;
         const char *why = "";
         if (!parse_hostport(addr, def_port, false, 1, b->host, sizeof b->host, &b->port, &why)) {
             char p[256], q[400];
@@ -808,8 +815,10 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
             got(jl, g, sizeof g);
             errs_add(l->e, p, "expected true or false, got %s", g);
         } else if (kind != KN_BACKEND_ENGINE && cJSON_IsTrue(jl)) {
-            errs_add(l->e, p, "expected false for backend type \"%s\" (only the built-in engine "
-                     "steps on request), got true", backend_names[kind]);
+            errs_add(l->e, p,
+                     "expected false for backend type \"%s\" (only the built-in engine "
+                     "steps on request), got true",
+                     backend_names[kind]);
         } else {
             b->lockstep = cJSON_IsTrue(jl);
         }
@@ -823,7 +832,8 @@ static void load_backend(struct ld *l, const cJSON *jr, const char *rbase, struc
     part_fits(l, jb, base, "gazebo", "section", kind, kind == KN_BACKEND_GAZEBO, "gazebo");
     part_fits(l, jb, base, "gz", "section", kind, kind == KN_BACKEND_GZ, "gz");
     if (kind == KN_BACKEND_GZ)
-        part_fits(l, jb, base, "address", "key", kind, false, "all but gz (it finds the world "
+        part_fits(l, jb, base, "address", "key", kind, false,
+                  "all but gz (it finds the world "
                   "by discovery)");
 
     char sp[160];
@@ -947,11 +957,13 @@ static void load_consoles(struct ld *l, const cJSON *jr, const char *base, struc
     join(p, sizeof p, base, "consoles");
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > KN_CFG_MAX_CONSOLES) {
         got(v, g, sizeof g);
-        errs_add(l->e, p, "expected an array of at most %d addresses, got %s", KN_CFG_MAX_CONSOLES, g);
+        errs_add(l->e, p, "expected an array of at most %d addresses, got %s", KN_CFG_MAX_CONSOLES,
+                 g);
         return;
     }
     const cJSON *c;
-    cJSON_ArrayForEach(c, v) {
+    cJSON_ArrayForEach(c, v)
+    {
         char q[300];
         snprintf(q, sizeof q, "%s[%zu]", p, r->n_consoles);
         const char *why = "not a string";
@@ -982,8 +994,10 @@ static void load_key(struct ld *l, const cJSON *jr, const char *base, struct kn_
         r->key_len = 0;
     }
 #else
-    errs_add(l->e, p, "kenaf-simd was built without shared-key support (nettle-dev; "
-                      "meson -Dkeys=enabled), so key %s cannot be used", r->key_file);
+    errs_add(l->e, p,
+             "kenaf-simd was built without shared-key support (nettle-dev; "
+             "meson -Dkeys=enabled), so key %s cannot be used",
+             r->key_file);
 #endif
 }
 
@@ -1005,7 +1019,8 @@ static void load_allow(struct ld *l, const cJSON *jr, const char *rbase, const c
     a->on = true;
     int i = 0;
     const cJSON *it;
-    cJSON_ArrayForEach(it, v) {
+    cJSON_ArrayForEach(it, v)
+    {
         char ip[180];
         snprintf(ip, sizeof ip, "%s[%d]", p, i++);
         const char *why = "expected a string";
@@ -1039,12 +1054,14 @@ static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_ro
     char listen[KN_CFG_HOST_LEN + 8] = DEFAULT_LISTEN;
     if (opt_string(l, jr, base, "listen", listen, sizeof listen)) {
         const char *why = "";
-        if (!parse_hostport(listen, -1, true, 0, r->bind_host, sizeof r->bind_host, &r->port, &why)) {
+        if (!parse_hostport(listen, -1, true, 0, r->bind_host, sizeof r->bind_host, &r->port,
+                            &why)) {
             char q[400];
             join(p, sizeof p, base, "listen");
             kn_jsonschema_quote(listen, q, sizeof q);
-            errs_add(l->e, p, "expected \"IPv4:PORT\" or \"[IPv6]:PORT\" with PORT 0..65535, got %s (%s)",
-                     q, why);
+            errs_add(l->e, p,
+                     "expected \"IPv4:PORT\" or \"[IPv6]:PORT\" with PORT 0..65535, got %s (%s)", q,
+                     why);
         }
     }
     opt_number(l, jr, base, "watchdog_ms", &r->watchdog_ms);
@@ -1064,8 +1081,10 @@ static void load_robot(struct ld *l, const cJSON *jr, size_t i, struct kn_cfg_ro
         r->flipper_min_cdeg = kn_conv_deg_to_cdeg(mn);
         r->flipper_max_cdeg = kn_conv_deg_to_cdeg(mx);
         if (r->flipper_min_cdeg >= r->flipper_max_cdeg)
-            errs_add(l->e, lb, "expected flipper_min_deg < flipper_max_deg, got %g >= %g "
-                               "(compared at 0.01 degree)", mn, mx);
+            errs_add(l->e, lb,
+                     "expected flipper_min_deg < flipper_max_deg, got %g >= %g "
+                     "(compared at 0.01 degree)",
+                     mn, mx);
     }
     load_backend(l, jr, base, &r->backend);
     load_faults(l, jr, base, r);
@@ -1107,8 +1126,10 @@ static void check_robots(struct ld *l, const struct kn_config *cfg)
             if (r->name[0] != '\0' && strcasecmp(r->name, cfg->robots[j].name) == 0) {
                 snprintf(p, sizeof p, "$.robots[%zu].name", i);
                 kn_jsonschema_quote(r->name, q, sizeof q);
-                errs_add(l->e, p, "expected a name no other robot has (compared ignoring case), "
-                                  "got %s, also used by $.robots[%zu]", q, j);
+                errs_add(l->e, p,
+                         "expected a name no other robot has (compared ignoring case), "
+                         "got %s, also used by $.robots[%zu]",
+                         q, j);
                 break;
             }
         }
@@ -1118,9 +1139,12 @@ static void check_robots(struct ld *l, const struct kn_config *cfg)
                 kn_hostport_format(r->bind_host, r->port, lbuf, sizeof lbuf);
                 kn_jsonschema_quote(lbuf, q, sizeof q);
                 char other[KN_CFG_HOST_LEN + 16];
-                kn_hostport_format(cfg->robots[j].bind_host, cfg->robots[j].port, other, sizeof other);
-                errs_add(l->e, p, "expected an address and port no other robot listens on, got %s, "
-                                  "which clashes with %s of $.robots[%zu]", q, other, j);
+                kn_hostport_format(cfg->robots[j].bind_host, cfg->robots[j].port, other,
+                                   sizeof other);
+                errs_add(l->e, p,
+                         "expected an address and port no other robot listens on, got %s, "
+                         "which clashes with %s of $.robots[%zu]",
+                         q, other, j);
                 break;
             }
         }
@@ -1144,9 +1168,10 @@ static void load_socket_mode(struct ld *l, const cJSON *doc, struct kn_config *c
         return;
     }
     if (m & ~(unsigned long)KN_CFG_SOCKET_MODE) {
-        errs_add(l->e, "$.stats_socket_mode", "expected a mode within 0660 (read and write for "
-                 "owner and group; nothing for others, no execute bits), got \"%s\"%s%s", s,
-                 m & 07 ? " (grants access to others)" : "", m & 0110 ? " (execute bits)" : "");
+        errs_add(l->e, "$.stats_socket_mode",
+                 "expected a mode within 0660 (read and write for "
+                 "owner and group; nothing for others, no execute bits), got \"%s\"%s%s",
+                 s, m & 07 ? " (grants access to others)" : "", m & 0110 ? " (execute bits)" : "");
         return;
     }
     cfg->stats_socket_mode = (unsigned)m;
@@ -1170,8 +1195,10 @@ static void load_socket_group(struct ld *l, const cJSON *doc, struct kn_config *
         return;
     }
     got(v, g, sizeof g);
-    errs_add(l->e, "$.stats_socket_group", "expected a group name of 1..%d bytes or a group "
-             "number 0..2147483647, got %s", KN_CFG_GROUP_LEN, g);
+    errs_add(l->e, "$.stats_socket_group",
+             "expected a group name of 1..%d bytes or a group "
+             "number 0..2147483647, got %s",
+             KN_CFG_GROUP_LEN, g);
 }
 
 static void load_capture(struct ld *l, const cJSON *doc, struct kn_config *cfg)
@@ -1218,8 +1245,10 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
     } else {
         cfg->stats_socket_default = true;
         if (kn_sockdir_default(cfg->stats_socket, sizeof cfg->stats_socket) < 0)
-            errs_add(l->e, "$.stats_socket", "expected a default stats socket path of at most "
-                     "%zu bytes, got a longer one (set \"stats_socket\")", sizeof cfg->stats_socket - 1);
+            errs_add(l->e, "$.stats_socket",
+                     "expected a default stats socket path of at most "
+                     "%zu bytes, got a longer one (set \"stats_socket\")",
+                     sizeof cfg->stats_socket - 1);
     }
     load_socket_mode(l, doc, cfg);
     load_socket_group(l, doc, cfg);
@@ -1240,19 +1269,21 @@ static void load_config(struct ld *l, const cJSON *doc, struct kn_config *cfg)
     int n = cJSON_GetArraySize(robots);
     if (!cJSON_IsArray(robots) || n < 1 || n > KN_CFG_MAX_ROBOTS) {
         got(robots, g, sizeof g);
-        errs_add(l->e, "$.robots", "expected an array of 1..%d robots, got %s%s", KN_CFG_MAX_ROBOTS, g,
-                 cJSON_IsArray(robots) ? " of another size" : "");
+        errs_add(l->e, "$.robots", "expected an array of 1..%d robots, got %s%s", KN_CFG_MAX_ROBOTS,
+                 g, cJSON_IsArray(robots) ? " of another size" : "");
         return;
     }
     const cJSON *jr;
-    cJSON_ArrayForEach(jr, robots) {
+    cJSON_ArrayForEach(jr, robots)
+    {
         size_t i = cfg->n_robots++;
         load_robot(l, jr, i, &cfg->robots[i]);
         cfg->robots[i].fault_injection = cfg->fault_injection;
         if (!cfg->fault_injection && member(jr, "faults") != NULL) {
             char p[64];
             snprintf(p, sizeof p, "$.robots[%zu].faults", i);
-            errs_add(l->e, p, "expected no faults section, since \"fault_injection\" is false, "
+            errs_add(l->e, p,
+                     "expected no faults section, since \"fault_injection\" is false, "
                      "got one");
         }
     }
@@ -1332,8 +1363,8 @@ int kn_config_parse(const char *json, size_t len, const char *name, const char *
     return parse_checked(json, len, &e, schema_path, out, false);
 }
 
-static size_t load_file(const char *path, const char *schema_path, struct kn_config *out,
-                        char *err, size_t errlen, bool partial)
+static size_t load_file(const char *path, const char *schema_path, struct kn_config *out, char *err,
+                        size_t errlen, bool partial)
 {
     struct errs e;
     errs_init(&e, path, err, errlen);
@@ -1474,8 +1505,8 @@ static void backend_to_json(struct jb *j, cJSON *jr, const struct kn_cfg_backend
     }
 }
 
-static void allow_to_json(struct jb *j, cJSON *jr, const char *key, const struct kn_access_net *list,
-                          unsigned n)
+static void allow_to_json(struct jb *j, cJSON *jr, const char *key,
+                          const struct kn_access_net *list, unsigned n)
 {
     cJSON *arr = add(j, jr, key, cJSON_CreateArray());
     for (unsigned i = 0; arr != NULL && i < n; i++) {
@@ -1571,15 +1602,14 @@ static void out_value(struct out *o, const cJSON *v, int depth)
     }
     bool obj = cJSON_IsObject(v), flat = !obj;
     const cJSON *c;
-    cJSON_ArrayForEach(c, v)
-        if (cJSON_IsObject(c) || cJSON_IsArray(c))
-            flat = false;
+    cJSON_ArrayForEach(c, v) if (cJSON_IsObject(c) || cJSON_IsArray(c)) flat = false;
     out_str(o, obj ? "{" : "[");
     if (v->child == NULL) {
         out_str(o, obj ? "}" : "]");
         return;
     }
-    cJSON_ArrayForEach(c, v) {
+    cJSON_ArrayForEach(c, v)
+    {
         if (flat) {
             if (c != v->child)
                 out_str(o, ", ");
@@ -1693,13 +1723,13 @@ static bool backend_equal(const struct kn_cfg_backend *a, const struct kn_cfg_ba
     if (a->encoder_sign[0] != b->encoder_sign[0] || a->encoder_sign[1] != b->encoder_sign[1])
         return false;
     return a->kind == b->kind && strcmp(a->host, b->host) == 0 && a->port == b->port &&
-           a->connect_timeout_s == b->connect_timeout_s && a->reconnect_max_s == b->reconnect_max_s &&
-           a->stale_ms == b->stale_ms && a->wheel_radius_m == b->wheel_radius_m &&
-           a->counts_per_tick == b->counts_per_tick && a->dialect == b->dialect &&
-           strcmp(a->class_name, b->class_name) == 0 && strcmp(a->start_tag, b->start_tag) == 0 &&
-           strcmp(a->engine_path, b->engine_path) == 0 && strcmp(a->terrain, b->terrain) == 0 &&
-           strcmp(a->robot, b->robot) == 0 && a->silent_restart_s == b->silent_restart_s &&
-           a->lockstep == b->lockstep &&
+           a->connect_timeout_s == b->connect_timeout_s &&
+           a->reconnect_max_s == b->reconnect_max_s && a->stale_ms == b->stale_ms &&
+           a->wheel_radius_m == b->wheel_radius_m && a->counts_per_tick == b->counts_per_tick &&
+           a->dialect == b->dialect && strcmp(a->class_name, b->class_name) == 0 &&
+           strcmp(a->start_tag, b->start_tag) == 0 && strcmp(a->engine_path, b->engine_path) == 0 &&
+           strcmp(a->terrain, b->terrain) == 0 && strcmp(a->robot, b->robot) == 0 &&
+           a->silent_restart_s == b->silent_restart_s && a->lockstep == b->lockstep &&
            strcmp(a->model, b->model) == 0 && a->twist_cmd == b->twist_cmd &&
            a->tracks_separation_m == b->tracks_separation_m &&
            a->steering_efficiency == b->steering_efficiency &&
@@ -1739,9 +1769,10 @@ bool kn_config_robot_equal(const struct kn_cfg_robot *a, const struct kn_cfg_rob
     return a->fault_injection == b->fault_injection && keys_equal(a, b) &&
            memcmp(&a->access, &b->access, sizeof a->access) == 0 &&
            faults_equal(&a->faults_krp, &b->faults_krp) &&
-           faults_equal(&a->faults_sim, &b->faults_sim) && strcmp(a->name, b->name) == 0 && strcmp(a->bind_host, b->bind_host) == 0 &&
-           a->port == b->port && a->watchdog_ms == b->watchdog_ms &&
-           a->max_speed_mm_s == b->max_speed_mm_s && a->flipper_min_cdeg == b->flipper_min_cdeg &&
+           faults_equal(&a->faults_sim, &b->faults_sim) && strcmp(a->name, b->name) == 0 &&
+           strcmp(a->bind_host, b->bind_host) == 0 && a->port == b->port &&
+           a->watchdog_ms == b->watchdog_ms && a->max_speed_mm_s == b->max_speed_mm_s &&
+           a->flipper_min_cdeg == b->flipper_min_cdeg &&
            a->flipper_max_cdeg == b->flipper_max_cdeg && a->counts_per_m == b->counts_per_m &&
            a->battery_v == b->battery_v && a->hello_to_drive == b->hello_to_drive &&
            consoles_equal(a, b) && backend_equal(&a->backend, &b->backend);

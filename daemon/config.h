@@ -26,11 +26,11 @@
 enum kn_log_level { KN_LOG_ERROR = 0, KN_LOG_WARN, KN_LOG_INFO, KN_LOG_DEBUG };
 
 enum kn_backend_kind {
-    KN_BACKEND_ENGINE = 0,  /* built-in engine; spawned when no address */
+    KN_BACKEND_ENGINE = 0, /* built-in engine; spawned when no address */
     KN_BACKEND_USARSIM,
     KN_BACKEND_GAZEBO,
-    KN_BACKEND_STANDIN,     /* test stand-in (tests/), JSON lines over TCP */
-    KN_BACKEND_GZ,          /* modern Gazebo (gz-sim) over gz-transport */
+    KN_BACKEND_STANDIN, /* test stand-in (tests/), JSON lines over TCP */
+    KN_BACKEND_GZ,      /* modern Gazebo (gz-sim) over gz-transport */
 };
 
 enum kn_usarsim_dialect { KN_USARSIM_UDK = 0, KN_USARSIM_UT2004 };
@@ -38,20 +38,20 @@ enum kn_usarsim_dialect { KN_USARSIM_UDK = 0, KN_USARSIM_UT2004 };
 /* Per-joint flipper mapping onto a simulator joint: sim = sign * krp + offset. */
 struct kn_cfg_joint {
     char name[64];
-    char link[64];      /* gazebo: the flipper's link; "" = from the joint name */
-    double sign;        /* +1 or -1 */
+    char link[64]; /* gazebo: the flipper's link; "" = from the joint name */
+    double sign;   /* +1 or -1 */
     double offset_rad;
 };
 
 struct kn_cfg_backend {
     enum kn_backend_kind kind;
-    char host[KN_CFG_HOST_LEN]; /* empty: engine is spawned locally */
-    uint16_t port;              /* 0: the backend's default */
-    double connect_timeout_s;   /* per attempt */
-    double reconnect_max_s;     /* backoff cap, <= 1 s */
-    double stale_ms;            /* sensor data older than this sets STALE */
-    double wheel_radius_m;      /* belt speed / radius = wheel rad/s */
-    double counts_per_tick;     /* simulator encoder tick -> KRP count */
+    char host[KN_CFG_HOST_LEN];                /* empty: engine is spawned locally */
+    uint16_t port;                             /* 0: the backend's default */
+    double connect_timeout_s;                  /* per attempt */
+    double reconnect_max_s;                    /* backoff cap, <= 1 s */
+    double stale_ms;                           /* sensor data older than this sets STALE */
+    double wheel_radius_m;                     /* belt speed / radius = wheel rad/s */
+    double counts_per_tick;                    /* simulator encoder tick -> KRP count */
     struct kn_cfg_joint flipper[KN_NFLIPPERS]; /* FL, FR, RL, RR */
 
     /* usarsim and engine (the engine speaks the USARSim protocol) */
@@ -60,7 +60,7 @@ struct kn_cfg_backend {
     char start_tag[64];         /* spawn at a PlayerStart, or "" */
     double spawn_location_m[3]; /* KRP world frame (z up) */
     double spawn_rpy_rad[3];
-    double encoder_sign[2];     /* L, R: -1 where forward belts count down */
+    double encoder_sign[2]; /* L, R: -1 where forward belts count down */
 
     /* engine only */
     char engine_path[KN_CFG_PATH_LEN]; /* "" = next to kenaf-simd, then PATH */
@@ -71,7 +71,7 @@ struct kn_cfg_backend {
 
     /* gazebo only */
     char model[64];
-    bool twist_cmd;             /* cmd_vel_twist (Twist) vs cmd_vel (Pose) */
+    bool twist_cmd; /* cmd_vel_twist (Twist) vs cmd_vel (Pose) */
     double tracks_separation_m;
     double steering_efficiency;
     double max_linear_speed_m_s;    /* the plugin's limits: commands are */
@@ -79,11 +79,11 @@ struct kn_cfg_backend {
 
     /* gz only (model, tracks_separation_m and steering_efficiency above
      * too; flipper joint names in flipper[].name) */
-    char world[128];            /* /world/<world>/... */
-    char partition[128];        /* "": GZ_PARTITION, IGN_PARTITION, else host:user */
-    char gz_ip[64];             /* "": GZ_IP, IGN_IP, else the host's address */
-    int gz_family;              /* -1 detect, 0 ignition.msgs, 1 gz.msgs */
-    char pose_topic[128];       /* "": /world/<world>/pose/info */
+    char world[128];      /* /world/<world>/... */
+    char partition[128];  /* "": GZ_PARTITION, IGN_PARTITION, else host:user */
+    char gz_ip[64];       /* "": GZ_IP, IGN_IP, else the host's address */
+    int gz_family;        /* -1 detect, 0 ignition.msgs, 1 gz.msgs */
+    char pose_topic[128]; /* "": /world/<world>/pose/info */
 };
 
 /* Seeded fault injection on one link (daemon/faults.h): each datagram
@@ -91,12 +91,12 @@ struct kn_cfg_backend {
  * duplicated, held back behind the next one or delayed with these
  * probabilities and times. All zero: the link is left alone. */
 struct kn_cfg_faults {
-    double drop;        /* probability 0..1 */
-    double duplicate;   /* probability 0..1 */
-    double reorder;     /* probability 0..1 */
-    double delay_ms;    /* added to every item, 0..60000 */
-    double jitter_ms;   /* uniform +- around delay_ms, 0..60000 */
-    uint64_t seed;      /* 0..2^53-1; same seed + same input = same faults */
+    double drop;      /* probability 0..1 */
+    double duplicate; /* probability 0..1 */
+    double reorder;   /* probability 0..1 */
+    double delay_ms;  /* added to every item, 0..60000 */
+    double jitter_ms; /* uniform +- around delay_ms, 0..60000 */
+    uint64_t seed;    /* 0..2^53-1; same seed + same input = same faults */
 };
 
 /* An operator console's address; port 0 matches every port. */
@@ -107,24 +107,24 @@ struct kn_cfg_console {
 
 struct kn_cfg_robot {
     char name[KN_CFG_NAME_LEN + 1];
-    char bind_host[KN_CFG_HOST_LEN];  /* "127.0.0.1", "::", ... */
-    uint16_t port;                    /* KRP/1 UDP port */
-    double watchdog_ms;               /* default 500 */
-    int32_t max_speed_mm_s;           /* default 800 */
-    int32_t flipper_min_cdeg;         /* default -11950 */
-    int32_t flipper_max_cdeg;         /* default 11950 */
-    int32_t counts_per_m;             /* reported in HELLO_ACK */
-    double battery_v;                 /* reported when the simulator has none */
+    char bind_host[KN_CFG_HOST_LEN]; /* "127.0.0.1", "::", ... */
+    uint16_t port;                   /* KRP/1 UDP port */
+    double watchdog_ms;              /* default 500 */
+    int32_t max_speed_mm_s;          /* default 800 */
+    int32_t flipper_min_cdeg;        /* default -11950 */
+    int32_t flipper_max_cdeg;        /* default 11950 */
+    int32_t counts_per_m;            /* reported in HELLO_ACK */
+    double battery_v;                /* reported when the simulator has none */
     /* Operator consoles (docs/protocol.md "Sessions"): may always drive
      * and release the e-stop. Port 0: every port of the address. */
     struct kn_cfg_console consoles[KN_CFG_MAX_CONSOLES];
     size_t n_consoles;
-    bool hello_to_drive;              /* set-points need a HELLO first */
+    bool hello_to_drive; /* set-points need a HELLO first */
     struct kn_cfg_backend backend;
-    struct kn_cfg_faults faults_krp;  /* KRP/1 datagrams, both directions */
-    struct kn_cfg_faults faults_sim;  /* commands toward the simulator */
-    bool fault_injection;             /* the top-level key, for this robot's injector */
-    struct kn_access access;          /* allow_drivers, allow_observers */
+    struct kn_cfg_faults faults_krp; /* KRP/1 datagrams, both directions */
+    struct kn_cfg_faults faults_sim; /* commands toward the simulator */
+    bool fault_injection;            /* the top-level key, for this robot's injector */
+    struct kn_access access;         /* allow_drivers, allow_observers */
     /* key_file (docs/protocol.md "Extension: shared key"): read and checked
      * when the config is loaded; key_len 0 = no key. */
     char key_file[KN_CFG_PATH_LEN];
@@ -133,20 +133,20 @@ struct kn_cfg_robot {
 };
 
 struct kn_config {
-    char source[KN_CFG_PATH_LEN];     /* file it came from */
-    bool source_stat_ok;              /* source_stat holds the file's fstat as read */
-    struct stat source_stat;          /* owner and mode, for config_check's trust rule */
+    char source[KN_CFG_PATH_LEN]; /* file it came from */
+    bool source_stat_ok;          /* source_stat holds the file's fstat as read */
+    struct stat source_stat;      /* owner and mode, for config_check's trust rule */
     enum kn_log_level log_level;
-    char stats_socket[KN_CFG_PATH_LEN]; /* "" = no stats socket */
-    bool stats_socket_default;        /* not in the file: the default (sockdir.h) */
-    unsigned stats_socket_mode;       /* exact permission bits, default 0660 */
+    char stats_socket[KN_CFG_PATH_LEN];            /* "" = no stats socket */
+    bool stats_socket_default;                     /* not in the file: the default (sockdir.h) */
+    unsigned stats_socket_mode;                    /* exact permission bits, default 0660 */
     char stats_socket_group[KN_CFG_GROUP_LEN + 1]; /* name or number; "" = our own group */
     char capture_dir[KN_CFG_PATH_LEN]; /* run-time captures (capdir.h); "" = none found */
-    bool capture_dir_default;         /* not in the file: the default (capdir.h) */
-    uint64_t capture_max_bytes;       /* cap per capture file; 0 = none; default 1 GiB */
-    double ready_timeout_s;           /* READY=1 after this at the latest; 0 = at once */
-    bool fault_injection;             /* false: no faults sections, "faults" command refused */
-    double notify_watchdog_s;         /* informational; systemd sets the real one */
+    bool capture_dir_default;          /* not in the file: the default (capdir.h) */
+    uint64_t capture_max_bytes;        /* cap per capture file; 0 = none; default 1 GiB */
+    double ready_timeout_s;            /* READY=1 after this at the latest; 0 = at once */
+    bool fault_injection;              /* false: no faults sections, "faults" command refused */
+    double notify_watchdog_s;          /* informational; systemd sets the real one */
     size_t n_robots;
     struct kn_cfg_robot robots[KN_CFG_MAX_ROBOTS];
 };
@@ -156,8 +156,8 @@ struct kn_config {
  * by '\n', cut to errlen) into err
  * ("FILE: $.robots[0].watchdog_ms: expected number 50..10000, got 20").
  * schema_path NULL: the built-in schema; otherwise that schema file. */
-int kn_config_load(const char *path, const char *schema_path,
-                   struct kn_config *out, char *err, size_t errlen);
+int kn_config_load(const char *path, const char *schema_path, struct kn_config *out, char *err,
+                   size_t errlen);
 
 /* Like kn_config_load, but *out is always filled: with the config when
  * it is valid, else with what did load (defaults where a value was
@@ -170,9 +170,8 @@ size_t kn_config_load_all(const char *path, const char *schema_path, struct kn_c
 
 /* Like kn_config_load, from a buffer of len bytes (need not be NUL-terminated; any bytes
  * are safe); name is used in messages. */
-int kn_config_parse(const char *json, size_t len, const char *name,
-                    const char *schema_path, struct kn_config *out,
-                    char *err, size_t errlen);
+int kn_config_parse(const char *json, size_t len, const char *name, const char *schema_path,
+                    struct kn_config *out, char *err, size_t errlen);
 
 /* Appends one problem line in the format of every config problem,
  * "FILE: PATH: message" (PATH NULL: "FILE: message"), to the lines in err

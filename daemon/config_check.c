@@ -27,8 +27,8 @@ struct check {
     size_t n;
 };
 
-__attribute__((format(printf, 3, 4)))
-static void problem(struct check *c, const char *path, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void problem(struct check *c, const char *path,
+                                                          const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -109,8 +109,10 @@ static void check_engine_file(struct check *c, size_t i, enum kn_engfiles_kind k
     snprintf(path, sizeof path, "$.robots[%zu].backend.engine.%s", i, noun);
     kn_engfiles_names(kind, dir, names, sizeof names);
     got(spec, false, g, sizeof g);
-    problem(c, path, "expected a %s kenaf-engine can load (a name from %s/%ss: %s; or a %s "
-            "file), %s (%s)", noun, dir, noun, names[0] ? names : "none there", noun, g, why);
+    problem(c, path,
+            "expected a %s kenaf-engine can load (a name from %s/%ss: %s; or a %s "
+            "file), %s (%s)",
+            noun, dir, noun, names[0] ? names : "none there", noun, g, why);
 }
 
 static void check_engine(struct check *c, size_t i, const struct kn_cfg_backend *b)
@@ -124,8 +126,10 @@ static void check_engine(struct check *c, size_t i, const struct kn_cfg_backend 
             problem(c, path, "expected an executable kenaf-engine, got \"%s\" (looked at: %s)",
                     b->engine_path, why);
         else
-            problem(c, path, "expected a kenaf-engine next to kenaf-simd, in its build tree or "
-                    "in PATH, got none (looked at: %s; set the path)", why);
+            problem(c, path,
+                    "expected a kenaf-engine next to kenaf-simd, in its build tree or "
+                    "in PATH, got none (looked at: %s; set the path)",
+                    why);
         exe[0] = '\0'; /* the data folder by the install/source rule */
     } else if (kn_filetrust_path(exe, 0, why, sizeof why) < 0) {
         /* kenaf-simd runs it, often as root or the service's user */
@@ -158,8 +162,10 @@ static void check_stats_socket(struct check *c)
     if (kn_sockdir_prepare(cfg->stats_socket, false, why, sizeof why) == 0)
         return;
     got(cfg->stats_socket, cfg->stats_socket_default, g, sizeof g);
-    problem(c, "$.stats_socket", "expected a socket path in a directory kenaf-simd can use, %s "
-            "(%s)", g, why);
+    problem(c, "$.stats_socket",
+            "expected a socket path in a directory kenaf-simd can use, %s "
+            "(%s)",
+            g, why);
 }
 
 static void check_socket_group(struct check *c)
@@ -169,8 +175,10 @@ static void check_socket_group(struct check *c)
     char why[300];
     if (!g[0] || kn_sockdir_group(g, &gid, why, sizeof why) == 0)
         return;
-    problem(c, "$.stats_socket_group", "expected a group of this host (a name in the group "
-            "database, or a number), got \"%s\" (%s)", g, why);
+    problem(c, "$.stats_socket_group",
+            "expected a group of this host (a name in the group "
+            "database, or a number), got \"%s\" (%s)",
+            g, why);
 }
 
 /* A config names programs to run and sockets to open: only root and the

@@ -33,7 +33,7 @@
 
 struct slot {
     struct kn_cfg_robot cfg;
-    struct kn_robot *robot;   /* NULL when it failed to start */
+    struct kn_robot *robot; /* NULL when it failed to start */
 };
 
 struct kn_daemon {
@@ -47,9 +47,9 @@ struct kn_daemon {
     struct kn_stats_server *stats;
     uv_signal_t sigterm, sigint, sighup;
     uv_timer_t wd_timer;
-    uv_timer_t ready_timer;  /* ready_timeout_s: READY=1 with links still down */
-    bool waiting;            /* started, READY=1 held back for the links */
-    bool ready;              /* READY=1 sent */
+    uv_timer_t ready_timer; /* ready_timeout_s: READY=1 with links still down */
+    bool waiting;           /* started, READY=1 held back for the links */
+    bool ready;             /* READY=1 sent */
     bool wd_on;
     bool stopping;
     uint64_t started_ns, reloads, reload_failures;
@@ -150,13 +150,16 @@ static void send_status(struct kn_daemon *d)
         w = snprintf(buf, sizeof buf, "waiting for simulator links: %s (%zu/%zu up)", down, up,
                      d->nslots);
     else
-        w = snprintf(buf, sizeof buf, "%zu/%zu robots running, %zu simulator links up%s%s",
-                     running, d->nslots, up, ndown ? "; links down: " : "", ndown ? down : "");
+        w = snprintf(buf, sizeof buf, "%zu/%zu robots running, %zu simulator links up%s%s", running,
+                     d->nslots, up, ndown ? "; links down: " : "", ndown ? down : "");
     n = w > 0 ? (size_t)w : 0;
     for (size_t i = 0; i < d->nslots && n < sizeof buf - 1; i++) {
         struct kn_robot *r = d->slots[i].robot;
         w = snprintf(buf + n, sizeof buf - n, "%s %s@%s %s", i ? "," : ":", d->slots[i].cfg.name,
-                     r ? kn_robot_listen(r) : "-", !r ? "failed" : kn_robot_link_up(r) ? "up" : "down");
+                     r ? kn_robot_listen(r) : "-",
+                     !r                    ? "failed"
+                     : kn_robot_link_up(r) ? "up"
+                                           : "down");
         if (w < 0)
             break;
         n += (size_t)w;
@@ -179,7 +182,8 @@ static void on_ready_timeout(uv_timer_t *t)
     char down[600];
     if (links_down(d, down, sizeof down))
         kn_warn("ready_timeout_s (%g s) passed with simulator links down: %s; telling systemd "
-                "READY anyway", d->cfg->ready_timeout_s, down);
+                "READY anyway",
+                d->cfg->ready_timeout_s, down);
     send_ready(d);
 }
 
@@ -380,8 +384,9 @@ static void reload(struct kn_daemon *d)
         else
             removed++;
         if (s->robot)
-            kn_info("robot %s: %s", s->cfg.name, j < nc->n_robots ? "config changed, restarting"
-                                                                  : "removed from the config, stopping");
+            kn_info("robot %s: %s", s->cfg.name,
+                    j < nc->n_robots ? "config changed, restarting"
+                                     : "removed from the config, stopping");
         stop_robot(d, s);
     }
     for (size_t j = 0; j < nc->n_robots; j++) {

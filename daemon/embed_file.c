@@ -35,7 +35,8 @@ int main(int argc, char **argv)
         fprintf(out, "%s0x%02x,", n % 12 == 0 ? "\n    " : " ", (unsigned)ch);
         n++;
     }
-    fprintf(out, "%s0x00\n};\n\nconst size_t %s_len = %zu;\n", n % 12 == 0 ? "\n    " : " ", sym, n);
+    fprintf(out, "%s0x00\n};\n\nconst size_t %s_len = %zu;\n", n % 12 == 0 ? "\n    " : " ", sym,
+            n);
     if (ferror(in)) {
         fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
         fclose(in);

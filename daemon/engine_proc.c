@@ -40,7 +40,7 @@
 #include "usarsim_codec.h"
 
 enum pstate { P_STARTING, P_RUNNING, P_BACKOFF, P_STOPPING };
-static const char *const pstate_names[] = {"starting", "running", "backoff", "stopping"};
+static const char *const pstate_names[] = { "starting", "running", "backoff", "stopping" };
 
 struct eng_be;
 
@@ -50,7 +50,7 @@ struct engine_proc {
     char cfg_path[KN_CFG_PATH_LEN]; /* the key: engine.path, terrain, robot as configured */
     char terrain[KN_CFG_PATH_LEN];
     char robot[KN_CFG_PATH_LEN];
-    bool lockstep;            /* --pace step: its robots' time passes on STEP only */
+    bool lockstep; /* --pace step: its robots' time passes on STEP only */
     char exe[PATH_MAX];
     char terrain_file[PATH_MAX], robot_file[PATH_MAX]; /* what the engine gets */
     struct eng_be *users;
@@ -61,24 +61,24 @@ struct engine_proc {
     uv_pipe_t out, in, err;
     uv_timer_t timer;
     bool proc_open, out_open, in_open, err_open, timer_open;
-    bool alive;               /* spawned and its exit not yet seen */
-    unsigned handles;         /* handles not yet closed: free at 0 once stopping */
+    bool alive;       /* spawned and its exit not yet seen */
+    unsigned handles; /* handles not yet closed: free at 0 once stopping */
     char line[128];
     size_t linelen;
-    char eline[512];          /* stderr line being read */
+    char eline[512]; /* stderr line being read */
     size_t elinelen;
-    char last_stderr[512];    /* its last complete line */
+    char last_stderr[512]; /* its last complete line */
     int port, pid;
     double backoff_s;
     uint64_t started_ns;
-    bool timed_out;           /* killed for not saying PORT in time */
+    bool timed_out; /* killed for not saying PORT in time */
 
     char token[2 * KN_ENGINE_TOKEN_BYTES + 1]; /* this spawn's, hex */
-    uint64_t running_ns;      /* when it said PORT */
-    uint64_t beat_ns, beats;  /* its last ALIVE line, and how many came */
-    bool silent_kill;         /* killed for silence: its exit says so */
+    uint64_t running_ns;                       /* when it said PORT */
+    uint64_t beat_ns, beats;                   /* its last ALIVE line, and how many came */
+    bool silent_kill;                          /* killed for silence: its exit says so */
     uint64_t silent_kills;
-    uint64_t unread_saves;    /* silent by the clock, but its lines were waiting unread */
+    uint64_t unread_saves; /* silent by the clock, but its lines were waiting unread */
     /* how late the silence timer fired: our own loop's stalls */
     uint64_t tick_ns, lag_ns, lag_max_ns, stalls;
 
@@ -89,12 +89,12 @@ struct engine_proc {
 
 struct eng_be {
     struct kn_link *link;
-    void *inner;               /* the USARSim client backend */
-    struct engine_proc *proc;  /* NULL: an engine at backend.address */
-    struct eng_be *next;       /* next user of proc */
-    double silent_restart_s;   /* backend.engine.silent_restart_s */
-    double deadman_s;          /* the robot's watchdog time */
-    uv_timer_t *alive;         /* KENAF {Cmd Alive} every deadman_s / ALIVES_PER_DEADMAN */
+    void *inner;              /* the USARSim client backend */
+    struct engine_proc *proc; /* NULL: an engine at backend.address */
+    struct eng_be *next;      /* next user of proc */
+    double silent_restart_s;  /* backend.engine.silent_restart_s */
+    double deadman_s;         /* the robot's watchdog time */
+    uv_timer_t *alive;        /* KENAF {Cmd Alive} every deadman_s / ALIVES_PER_DEADMAN */
     uint64_t auths_sent, brakes_sent, alives_sent;
 };
 
@@ -103,8 +103,8 @@ struct eng_be {
 
 static struct engine_proc *procs;
 
-#define SILENCE_POLL_MS 100 /* a running engine's silence is checked this often */
-#define HEARTBEAT_MS "100"  /* --heartbeat-ms: ALIVE lines this often */
+#define SILENCE_POLL_MS 100   /* a running engine's silence is checked this often */
+#define HEARTBEAT_MS "100"    /* --heartbeat-ms: ALIVE lines this often */
 #define STALL_NS 500000000ull /* the silence timer this late: our loop stood still */
 
 static void spawn(struct engine_proc *p);
@@ -368,16 +368,16 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
         snprintf(p->last_error, sizeof p->last_error, "failed at start-up (%s)%s%s", how,
                  p->last_stderr[0] ? ": " : "", p->last_stderr);
         kn_err("engine %s (pid %d, terrain %s) %s; start-up failure %llu in a row, retrying in "
-               "%.1f s", p->exe, p->pid, p->terrain, p->last_error,
-               (unsigned long long)p->failures_in_a_row,
+               "%.1f s",
+               p->exe, p->pid, p->terrain, p->last_error, (unsigned long long)p->failures_in_a_row,
                p->backoff_s < KN_ENGINE_FAIL_BACKOFF_MAX_S ? p->backoff_s
                                                            : KN_ENGINE_FAIL_BACKOFF_MAX_S);
     } else {
         snprintf(p->last_error, sizeof p->last_error, "%s%s%s", how,
                  p->last_stderr[0] ? "; its last words: " : "", p->last_stderr);
         kn_warn("engine (pid %d, terrain %s) %s; restarting in %.1f s", p->pid, p->terrain,
-                p->last_error, p->backoff_s < KN_ENGINE_BACKOFF_MAX_S ? p->backoff_s
-                                                                      : KN_ENGINE_BACKOFF_MAX_S);
+                p->last_error,
+                p->backoff_s < KN_ENGINE_BACKOFF_MAX_S ? p->backoff_s : KN_ENGINE_BACKOFF_MAX_S);
     }
     schedule_restart(p, start_failure);
 }
@@ -408,8 +408,8 @@ static void on_out(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         *nl = '\0';
         int port;
         char extra;
-        if (p->st == P_STARTING && sscanf(p->line, "PORT %d%c", &port, &extra) == 1 &&
-            port > 0 && port < 65536) {
+        if (p->st == P_STARTING && sscanf(p->line, "PORT %d%c", &port, &extra) == 1 && port > 0 &&
+            port < 65536) {
             p->port = port;
             p->st = P_RUNNING;
             p->failures_in_a_row = 0;
@@ -451,8 +451,10 @@ static int make_token(struct engine_proc *p)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            snprintf(p->last_error, sizeof p->last_error, "cannot make the engine's token: "
-                     "getrandom: %s", strerror(errno));
+            snprintf(p->last_error, sizeof p->last_error,
+                     "cannot make the engine's token: "
+                     "getrandom: %s",
+                     strerror(errno));
             return -1;
         }
         got += (size_t)n;
@@ -533,11 +535,25 @@ static void spawn(struct engine_proc *p)
      * at 50 Hz, as the robot's own driver would. STA keeps USARSim's
      * 0.1 s (time, battery, flipper angles; ASTA brings the flippers at
      * 10 Hz too), so the backend sees the stream a real server sends. */
-    char *args[] = {p->exe,           "--listen",   "127.0.0.1:0",   "--terrain",
-                    p->terrain_file,  "--robot",    p->robot_file,   "--sen-rate",
-                    "GroundTruth=50", "--sen-rate", "Encoder=50",    "--stdin-watch",
-                    "--heartbeat-ms", HEARTBEAT_MS, "--auth-token-env", KN_ENGINE_TOKEN_ENV,
-                    NULL, NULL, NULL};
+    char *args[] = { p->exe,
+                     "--listen",
+                     "127.0.0.1:0",
+                     "--terrain",
+                     p->terrain_file,
+                     "--robot",
+                     p->robot_file,
+                     "--sen-rate",
+                     "GroundTruth=50",
+                     "--sen-rate",
+                     "Encoder=50",
+                     "--stdin-watch",
+                     "--heartbeat-ms",
+                     HEARTBEAT_MS,
+                     "--auth-token-env",
+                     KN_ENGINE_TOKEN_ENV,
+                     NULL,
+                     NULL,
+                     NULL };
     if (p->lockstep) { /* the world moves only when a robot's driver steps it */
         size_t n = sizeof args / sizeof args[0] - 3;
         args[n] = "--pace";
@@ -567,8 +583,8 @@ static void spawn(struct engine_proc *p)
         /* the handle is initialized even when the spawn failed */
         close_handle(p, (uv_handle_t *)&p->proc, &p->proc_open);
         close_pipes(p);
-        snprintf(p->last_error, sizeof p->last_error, "cannot start %s: %s (set backend.engine.path)",
-                 p->exe, uv_strerror(rc));
+        snprintf(p->last_error, sizeof p->last_error,
+                 "cannot start %s: %s (set backend.engine.path)", p->exe, uv_strerror(rc));
         spawn_failed(p);
         return;
     }
@@ -649,7 +665,8 @@ static void silence_check(struct engine_proc *p)
     p->silent_kill = true;
     p->silent_kills++;
     kn_warn("engine (pid %d, terrain %s) silent for %.1f s (silent_restart_s %.1f): killing it "
-            "to restart it", p->pid, p->terrain, quiet, limit);
+            "to restart it",
+            p->pid, p->terrain, quiet, limit);
     uv_process_kill(&p->proc, SIGKILL);
 }
 
@@ -676,9 +693,7 @@ static void on_timer(uv_timer_t *t)
             uv_process_kill(&p->proc, SIGKILL);
         }
         break;
-    case P_RUNNING:
-        silence_check(p);
-        break;
+    case P_RUNNING: silence_check(p); break;
     }
 }
 
@@ -688,9 +703,8 @@ static struct engine_proc *proc_get(uv_loop_t *loop, const struct kn_cfg_backend
     const char *terrain = cfg->terrain[0] ? cfg->terrain : "flat";
     const char *robot = cfg->robot[0] ? cfg->robot : "kenaf";
     for (struct engine_proc *p = procs; p; p = p->next)
-        if (p->loop == loop && strcmp(p->cfg_path, path) == 0 &&
-            strcmp(p->terrain, terrain) == 0 && strcmp(p->robot, robot) == 0 &&
-            p->lockstep == cfg->lockstep)
+        if (p->loop == loop && strcmp(p->cfg_path, path) == 0 && strcmp(p->terrain, terrain) == 0 &&
+            strcmp(p->robot, robot) == 0 && p->lockstep == cfg->lockstep)
             return p;
     struct engine_proc *p = calloc(1, sizeof *p);
     if (!p)
@@ -912,8 +926,8 @@ static void eng_stats(void *be, cJSON *o)
     cJSON_AddNumberToObject(x, "loop_lag_max_ms", (double)p->lag_max_ns / 1e6);
     cJSON_AddNumberToObject(x, "loop_stalls", (double)p->stalls);
     cJSON_AddNumberToObject(x, "failures_in_a_row", (double)p->failures_in_a_row);
-    cJSON_AddNumberToObject(x, "next_retry_s", p->st == P_BACKOFF
-                                ? (double)uv_timer_get_due_in(&p->timer) / 1e3 : 0.0);
+    cJSON_AddNumberToObject(
+        x, "next_retry_s", p->st == P_BACKOFF ? (double)uv_timer_get_due_in(&p->timer) / 1e3 : 0.0);
     cJSON_AddNumberToObject(x, "uptime_s",
                             p->alive ? (double)(uv_hrtime() - p->started_ns) / 1e9 : 0.0);
     cJSON_AddStringToObject(x, "last_error", p->last_error);

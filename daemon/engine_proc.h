@@ -27,10 +27,10 @@ extern const struct kn_backend_ops kn_backend_engine;
 #define KN_ENGINE_BACKOFF_FIRST_S 0.2
 #define KN_ENGINE_BACKOFF_MAX_S 5.0
 #define KN_ENGINE_FAIL_BACKOFF_MAX_S 60.0 /* cap while it fails before listening */
-#define KN_ENGINE_STABLE_S 10.0        /* ran this long: the next restart is quick again */
-#define KN_ENGINE_SILENT_RESTART_S 3.0 /* backend.engine.silent_restart_s default */
+#define KN_ENGINE_STABLE_S 10.0           /* ran this long: the next restart is quick again */
+#define KN_ENGINE_SILENT_RESTART_S 3.0    /* backend.engine.silent_restart_s default */
 #define KN_ENGINE_TOKEN_ENV "KENAF_ENGINE_TOKEN" /* --auth-token-env of a spawned engine */
-#define KN_ENGINE_TOKEN_BYTES 32       /* random bytes per spawn, sent as hex */
+#define KN_ENGINE_TOKEN_BYTES 32                 /* random bytes per spawn, sent as hex */
 
 /* The executable to spawn for a configured engine.path: the path itself
  * when set (a bare name is looked up in PATH); else kenaf-engine next to

@@ -12,9 +12,9 @@
 
 #include "log.h"
 
-#define MAX_WAITING 4096               /* items waiting per stream */
-#define MAX_WAITING_BYTES (4u << 20)   /* and their bytes */
-#define HOLD_BASE_NS 100000000ull      /* a held item waits at most this + delay + jitter */
+#define MAX_WAITING 4096             /* items waiting per stream */
+#define MAX_WAITING_BYTES (4u << 20) /* and their bytes */
+#define HOLD_BASE_NS 100000000ull    /* a held item waits at most this + delay + jitter */
 
 static const char *const stream_names[KN_FAULT_NSTREAMS] = { "in", "out", "out" };
 
@@ -100,24 +100,24 @@ struct stream {
     struct kn_fault_rng rng;
     kn_fault_deliver_fn deliver;
     void *ctx;
-    struct item *waiting;        /* sorted by due_ns, ties in arrival order */
+    struct item *waiting; /* sorted by due_ns, ties in arrival order */
     size_t n_waiting, waiting_bytes;
-    struct item *held;           /* reordered: goes out after the next item */
+    struct item *held; /* reordered: goes out after the next item */
     uint64_t held_until;
     uv_timer_t timer;
-    uint64_t timer_due;          /* 0: not armed */
+    uint64_t timer_due; /* 0: not armed */
     uint64_t seen, passed, dropped, delayed, duplicated, reordered, overflow;
 };
 
 struct kn_faults {
-    struct kn_faults *next_reg;  /* registry of live robots */
+    struct kn_faults *next_reg; /* registry of live robots */
     uv_loop_t *loop;
     char robot[KN_CFG_NAME_LEN + 1];
     struct stream st[KN_FAULT_NSTREAMS];
     unsigned timers_open;
     bool closing;
-    bool refuse;                 /* "fault_injection": false: commands refused */
-    uint64_t refused;            /* commands refused for that */
+    bool refuse;      /* "fault_injection": false: commands refused */
+    uint64_t refused; /* commands refused for that */
 };
 
 static struct kn_faults *registry;
@@ -307,8 +307,8 @@ void kn_faults_apply(struct kn_faults *f, enum kn_fault_stream_id sid,
         if (it) {
             it->copies = copies;
             s->held = it;
-            s->held_until = now_ns() + HOLD_BASE_NS +
-                            (uint64_t)((s->p.delay_ms + s->p.jitter_ms) * 1e6);
+            s->held_until =
+                now_ns() + HOLD_BASE_NS + (uint64_t)((s->p.delay_ms + s->p.jitter_ms) * 1e6);
             s->reordered++;
             arm(s);
             return;
@@ -491,7 +491,8 @@ char *kn_faults_command(const char *args)
         f->refused++;
         kn_warn("robot %s: faults command refused: fault injection is disabled", f->robot);
         return reply_error("fault injection is disabled on robot \"%s\" (\"fault_injection\": "
-                           "false in the config)", f->robot);
+                           "false in the config)",
+                           f->robot);
     }
     bool krp;
     if (!strcmp(link, "krp"))
@@ -519,8 +520,9 @@ char *kn_faults_command(const char *args)
     }
     kn_faults_set(f, krp, &p);
     kn_info("robot %s: faults on the %s link now drop=%g duplicate=%g reorder=%g delay_ms=%g "
-            "jitter_ms=%g seed=%llu", f->robot, link, p.drop, p.duplicate, p.reorder, p.delay_ms,
-            p.jitter_ms, (unsigned long long)p.seed);
+            "jitter_ms=%g seed=%llu",
+            f->robot, link, p.drop, p.duplicate, p.reorder, p.delay_ms, p.jitter_ms,
+            (unsigned long long)p.seed);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "ok", true);
     cJSON_AddStringToObject(o, "robot", f->robot);

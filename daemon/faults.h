@@ -30,8 +30,8 @@ struct kn_fault_rng {
 
 /* Stream k of a seed: independent sequences for the streams of a robot. */
 void kn_fault_rng_seed(struct kn_fault_rng *r, uint64_t seed, unsigned stream);
-uint64_t kn_fault_rng_next(struct kn_fault_rng *r);   /* splitmix64 */
-double kn_fault_rng_unit(struct kn_fault_rng *r);     /* [0, 1), 53 bits */
+uint64_t kn_fault_rng_next(struct kn_fault_rng *r); /* splitmix64 */
+double kn_fault_rng_unit(struct kn_fault_rng *r);   /* [0, 1), 53 bits */
 
 struct kn_fault_decision {
     bool drop;

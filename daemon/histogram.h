@@ -15,8 +15,8 @@
 struct kn_hist {
     uint64_t count;
     uint64_t min, max;
-    uint64_t sum;       /* saturates */
-    uint64_t overflow;  /* values >= 2^40, counted in the last bucket */
+    uint64_t sum;      /* saturates */
+    uint64_t overflow; /* values >= 2^40, counted in the last bucket */
     uint64_t bucket[KN_HIST_BUCKETS];
 };
 

@@ -13,8 +13,8 @@
 
 #define PATH_CAP 512
 #define MSG_CAP 1024
-#define QUOTE_MAX_CHARS 48   /* longer strings are cut in messages */
-#define MAX_PROPERTIES 128   /* per schema object; keeps duplicate-key tracking O(n) */
+#define QUOTE_MAX_CHARS 48 /* longer strings are cut in messages */
+#define MAX_PROPERTIES 128 /* per schema object; keeps duplicate-key tracking O(n) */
 #define MAX_SCHEMA_DEPTH 32
 #define REGEX_CACHE 16
 
@@ -48,8 +48,7 @@ static void sb_vprintf(struct sbuf *b, const char *fmt, va_list ap)
         b->len = b->cap - 1;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -76,7 +75,7 @@ static void fmt_number(double d, char *buf, size_t len)
         snprintf(buf, len, "%s", d > 0 ? "1e999" : "-1e999");
         return;
     }
-    if (floor(d) == d && fabs(d) < 1e15) {   /* integers without exponent */
+    if (floor(d) == d && fabs(d) < 1e15) { /* integers without exponent */
         snprintf(buf, len, "%.0f", d);
         return;
     }
@@ -232,8 +231,7 @@ struct vctx {
     size_t n_cache;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void vfail(struct vctx *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void vfail(struct vctx *c, const char *fmt, ...)
 {
     if (c->stop)
         return;
@@ -260,7 +258,8 @@ static bool type_is(const char *t, const cJSON *v)
     if (strcmp(t, "number") == 0)
         return cJSON_IsNumber(v);
     if (strcmp(t, "integer") == 0)
-        return cJSON_IsNumber(v) && isfinite(v->valuedouble) && floor(v->valuedouble) == v->valuedouble;
+        return cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+               floor(v->valuedouble) == v->valuedouble;
     if (strcmp(t, "boolean") == 0)
         return cJSON_IsBool(v);
     if (strcmp(t, "null") == 0)
@@ -273,9 +272,7 @@ static bool type_ok(const cJSON *type, const cJSON *v)
     if (cJSON_IsString(type))
         return type_is(type->valuestring, v);
     const cJSON *t;
-    cJSON_ArrayForEach(t, type)
-        if (cJSON_IsString(t) && type_is(t->valuestring, v))
-            return true;
+    cJSON_ArrayForEach(t, type) if (cJSON_IsString(t) && type_is(t->valuestring, v)) return true;
     return false;
 }
 
@@ -287,7 +284,8 @@ static void type_list(const cJSON *type, struct sbuf *b)
     }
     int n = cJSON_GetArraySize(type), i = 0;
     const cJSON *t;
-    cJSON_ArrayForEach(t, type) {
+    cJSON_ArrayForEach(t, type)
+    {
         if (i > 0)
             sb_printf(b, i == n - 1 ? " or " : ", ");
         sb_printf(b, "%s", cJSON_IsString(t) ? t->valuestring : "?");
@@ -423,7 +421,8 @@ static void check_array(struct vctx *c, const cJSON *s, const cJSON *v)
         return;
     size_t i = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, v) {
+    cJSON_ArrayForEach(e, v)
+    {
         if (c->stop)
             return;
         size_t old = path_push_index(&c->path, i++);
@@ -436,7 +435,8 @@ static void key_list(const cJSON *props, struct sbuf *b)
 {
     const cJSON *p;
     const char *sep = "";
-    cJSON_ArrayForEach(p, props) {
+    cJSON_ArrayForEach(p, props)
+    {
         sb_printf(b, "%s\"%s\"", sep, p->string ? p->string : "");
         sep = ", ";
     }
@@ -447,7 +447,8 @@ static void check_object(struct vctx *c, const cJSON *s, const cJSON *v)
     const cJSON *req = kw(s, "required"), *props = kw(s, "properties");
     const cJSON *addl = kw(s, "additionalProperties");
     const cJSON *r;
-    cJSON_ArrayForEach(r, req) {
+    cJSON_ArrayForEach(r, req)
+    {
         if (cJSON_IsString(r) && cJSON_GetObjectItemCaseSensitive(v, r->valuestring) == NULL) {
             char q[QUOTE_MAX_CHARS * 6 + 16];
             kn_jsonschema_quote(r->valuestring, q, sizeof q);
@@ -456,13 +457,15 @@ static void check_object(struct vctx *c, const cJSON *s, const cJSON *v)
     }
     unsigned seen[MAX_PROPERTIES] = { 0 };
     const cJSON *m;
-    cJSON_ArrayForEach(m, v) {
+    cJSON_ArrayForEach(m, v)
+    {
         if (c->stop)
             return;
         const char *key = m->string ? m->string : "";
         const cJSON *ps = NULL;
         int idx = 0;
-        cJSON_ArrayForEach(ps, props) {
+        cJSON_ArrayForEach(ps, props)
+        {
             if (ps->string && strcmp(ps->string, key) == 0)
                 break;
             idx++;
@@ -512,17 +515,18 @@ static void validate_node(struct vctx *c, const cJSON *s, const cJSON *v)
     if (en) {
         const cJSON *e;
         bool found = false;
-        cJSON_ArrayForEach(e, en)
-            if (cJSON_Compare(e, v, true)) {
-                found = true;
-                break;
-            }
+        cJSON_ArrayForEach(e, en) if (cJSON_Compare(e, v, true))
+        {
+            found = true;
+            break;
+        }
         if (!found) {
             char list[400], one[QUOTE_MAX_CHARS * 6 + 32];
             struct sbuf b;
             sb_init(&b, list, sizeof list);
             const char *sep = "";
-            cJSON_ArrayForEach(e, en) {
+            cJSON_ArrayForEach(e, en)
+            {
                 kn_jsonschema_describe(e, false, one, sizeof one);
                 sb_printf(&b, "%s%s", sep, one);
                 sep = ", ";
@@ -585,8 +589,7 @@ struct cctx {
     void *ctx;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void cfail(struct cctx *c, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void cfail(struct cctx *c, const char *fmt, ...)
 {
     char msg[MSG_CAP];
     struct sbuf b;
@@ -601,7 +604,7 @@ static void cfail(struct cctx *c, const char *fmt, ...)
 
 static bool type_name_ok(const cJSON *t)
 {
-    static const char *const names[] = { "object", "array", "string", "number",
+    static const char *const names[] = { "object",  "array",   "string", "number",
                                          "integer", "boolean", "null" };
     if (!cJSON_IsString(t))
         return false;
@@ -635,8 +638,7 @@ static void check_keyword(struct cctx *c, const cJSON *k, int depth)
         if (cJSON_IsArray(k)) {
             const cJSON *t;
             ok = cJSON_GetArraySize(k) > 0;
-            cJSON_ArrayForEach(t, k)
-                ok = ok && type_name_ok(t);
+            cJSON_ArrayForEach(t, k) ok = ok && type_name_ok(t);
         }
         if (!ok)
             cfail(c, "expected a JSON type name or a non-empty array of them, got %s", got);
@@ -648,7 +650,8 @@ static void check_keyword(struct cctx *c, const cJSON *k, int depth)
         if (cJSON_GetArraySize(k) > MAX_PROPERTIES)
             cfail(c, "more than %d properties are not supported", MAX_PROPERTIES);
         const cJSON *p, *q;
-        cJSON_ArrayForEach(p, k) {
+        cJSON_ArrayForEach(p, k)
+        {
             size_t old = path_push_key(&c->path, p->string ? p->string : "");
             for (q = k->child; q != p; q = q->next)
                 if (q->string && p->string && strcmp(q->string, p->string) == 0)
@@ -659,8 +662,7 @@ static void check_keyword(struct cctx *c, const cJSON *k, int depth)
     } else if (!strcmp(name, "required")) {
         bool ok = cJSON_IsArray(k);
         const cJSON *r;
-        cJSON_ArrayForEach(r, k)
-            ok = ok && cJSON_IsString(r);
+        cJSON_ArrayForEach(r, k) ok = ok && cJSON_IsString(r);
         if (!ok)
             cfail(c, "expected an array of strings, got %s", got);
     } else if (!strcmp(name, "additionalProperties")) {
@@ -714,7 +716,8 @@ static void check_schema_node(struct cctx *c, const cJSON *s, int depth)
     }
     size_t before = c->problems;
     const cJSON *k, *q;
-    cJSON_ArrayForEach(k, s) {
+    cJSON_ArrayForEach(k, s)
+    {
         size_t old = path_push_key(&c->path, k->string ? k->string : "");
         for (q = s->child; q != k; q = q->next)
             if (q->string && k->string && strcmp(q->string, k->string) == 0)

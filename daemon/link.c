@@ -14,8 +14,8 @@
 #include "log.h"
 
 #define BACKOFF_FIRST_S 0.05
-#define HANDSHAKE_S 5.0          /* connected but not ready: give up after */
-#define CLOSE_DEADLINE_MS 1000   /* flushing the last commands at shutdown */
+#define HANDSHAKE_S 5.0              /* connected but not ready: give up after */
+#define CLOSE_DEADLINE_MS 1000       /* flushing the last commands at shutdown */
 #define STALL_REPORT_NS 100000000ull /* a write queue older than this is a stall */
 /* Kernel send buffer toward the simulator. Left to autotuning it grows to
  * megabytes, i.e. seconds of stale commands queued below us before the
@@ -28,24 +28,23 @@
 
 enum lstate { L_IDLE, L_RESOLVING, L_CONNECTING, L_HANDSHAKE, L_READY, L_BACKOFF, L_CLOSING };
 
-static const char *const state_names[] = {
-    "idle", "resolving", "connecting", "handshake", "up", "backoff", "closing"
-};
+static const char *const state_names[] = { "idle", "resolving", "connecting", "handshake",
+                                           "up",   "backoff",   "closing" };
 
 struct conn {
     uv_tcp_t tcp;
     uv_connect_t creq;
     uv_shutdown_t sreq;
     struct kn_link *link;
-    bool connected;   /* TCP established */
-    bool started;     /* ops->start was called */
-    bool abandoned;   /* no longer the link's connection; close under way */
+    bool connected;              /* TCP established */
+    bool started;                /* ops->start was called */
+    bool abandoned;              /* no longer the link's connection; close under way */
     struct kn_capture_flow flow; /* how the capture shows this connection */
 };
 
 struct wreq {
     uv_write_t req;
-    uint64_t t_rx;    /* command receive time, for the latency histogram */
+    uint64_t t_rx; /* command receive time, for the latency histogram */
     char data[];
 };
 
@@ -62,8 +61,8 @@ struct kn_link {
 
     enum lstate st;
     struct conn *conn;
-    unsigned conns_open;           /* handles not yet closed, current or not */
-    uv_timer_t timer;              /* timeouts, back-off, deferred failure, close deadline */
+    unsigned conns_open; /* handles not yet closed, current or not */
+    uv_timer_t timer;    /* timeouts, back-off, deferred failure, close deadline */
     bool timer_closing;
     uv_getaddrinfo_t gai;
     bool gai_busy;
@@ -71,8 +70,8 @@ struct kn_link {
     bool was_ready;
     bool deferred_fail;
     char deferred_why[96];
-    bool start_wanted;             /* kn_link_start was called (an address may come later) */
-    bool node_started;             /* a discovering backend's start was called (no TCP) */
+    bool start_wanted; /* kn_link_start was called (an address may come later) */
+    bool node_started; /* a discovering backend's start was called (no TCP) */
 
     /* last set-points, re-applied on reconnect */
     struct kn_command last;
@@ -98,16 +97,16 @@ struct kn_link {
     bool have_state;
     /* a connected simulator that stopped talking (no state for stale_ns):
      * reported down until it talks again */
-    uint64_t stale_ns, heard_ns;   /* heard_ns: last state, or when the link became ready */
+    uint64_t stale_ns, heard_ns; /* heard_ns: last state, or when the link became ready */
     bool silent;
-    bool lockstep;                 /* backend.lockstep: no silence check, STEP passes through */
-    bool step_pending;             /* a STEP is with the simulator */
+    bool lockstep;     /* backend.lockstep: no silence check, STEP passes through */
+    bool step_pending; /* a STEP is with the simulator */
     void (*on_step)(void *ctx, bool ok);
     void *step_ctx;
     uint64_t steps_sent, steps_done, steps_lost;
     uint64_t silent_since_ns, silences;
-    uint64_t unread_saves;         /* silent by the clock, but its bytes were waiting unread */
-    unsigned lacks;                /* KN_LINK_NO_*, from the backend */
+    uint64_t unread_saves; /* silent by the clock, but its bytes were waiting unread */
+    unsigned lacks;        /* KN_LINK_NO_*, from the backend */
     uint64_t down_since_ns;
     unsigned fail_streak;
     char last_error[128];
@@ -168,8 +167,9 @@ static void conn_drop(struct kn_link *l)
 
 static size_t queue_size(const struct kn_link *l)
 {
-    return l->conn && l->conn->connected ? uv_stream_get_write_queue_size((uv_stream_t *)&l->conn->tcp)
-                                         : 0;
+    return l->conn && l->conn->connected
+               ? uv_stream_get_write_queue_size((uv_stream_t *)&l->conn->tcp)
+               : 0;
 }
 
 static void stall_update(struct kn_link *l)
@@ -353,7 +353,8 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         kn_capture_tcp_data(&c->flow, false, buf->base, (size_t)nread);
         l->ops->input(l->be, buf->base, (size_t)nread);
     } else if (nread < 0) {
-        link_down(l, nread == UV_EOF ? "connection closed by the simulator" : uv_strerror((int)nread));
+        link_down(l,
+                  nread == UV_EOF ? "connection closed by the simulator" : uv_strerror((int)nread));
     }
 }
 
@@ -383,7 +384,8 @@ static void on_connect(uv_connect_t *req, int status)
         return;
     }
     l->st = L_HANDSHAKE;
-    timer_start_s(l, on_timer, HANDSHAKE_S > l->connect_timeout_s ? HANDSHAKE_S : l->connect_timeout_s);
+    timer_start_s(l, on_timer,
+                  HANDSHAKE_S > l->connect_timeout_s ? HANDSHAKE_S : l->connect_timeout_s);
     c->started = true;
     l->ops->start(l->be);
 }
@@ -434,8 +436,8 @@ static void attempt(struct kn_link *l)
         /* no connection to open: the backend finds its simulator itself
          * and says kn_link_ready, or the handshake deadline retries */
         l->st = L_HANDSHAKE;
-        timer_start_s(l, on_timer, HANDSHAKE_S > l->connect_timeout_s ? HANDSHAKE_S
-                                                                       : l->connect_timeout_s);
+        timer_start_s(l, on_timer,
+                      HANDSHAKE_S > l->connect_timeout_s ? HANDSHAKE_S : l->connect_timeout_s);
         l->node_started = true;
         l->ops->start(l->be);
         return;
@@ -514,7 +516,8 @@ static void link_down(struct kn_link *l, const char *why)
         l->connect_failures++;
         if (l->fail_streak++ == 0)
             kn_warn("robot %s: cannot reach the simulator at %s: %s; retrying (back-off up to "
-                    "%.2f s)", l->robot, l->where, why, l->reconnect_max_s);
+                    "%.2f s)",
+                    l->robot, l->where, why, l->reconnect_max_s);
         else
             kn_debug("robot %s: attempt %llu to %s failed: %s", l->robot,
                      (unsigned long long)l->attempts, l->where, why);
@@ -536,25 +539,18 @@ static void on_timer(uv_timer_t *t)
     }
     switch (l->st) {
     case L_RESOLVING:
-    case L_CONNECTING:
-        link_down(l, "connect timeout");
-        break;
+    case L_CONNECTING: link_down(l, "connect timeout"); break;
     case L_HANDSHAKE:
         l->handshake_timeouts++;
         link_down(l, "simulator did not become ready in time");
         break;
-    case L_BACKOFF:
-        attempt(l);
-        break;
+    case L_BACKOFF: attempt(l); break;
     case L_CLOSING:
         conn_drop(l); /* flushing took too long */
         maybe_finish(l);
         break;
-    case L_READY:
-        silence_check(l);
-        break;
-    default:
-        break;
+    case L_READY: silence_check(l); break;
+    default: break;
     }
 }
 
@@ -621,7 +617,8 @@ static void silence_check(struct kn_link *l)
     l->silent_since_ns = l->heard_ns;
     l->silences++;
     kn_warn("robot %s: simulator at %s silent for %.0f ms (no sensor or status line): reported "
-            "down until it talks again", l->robot, l->where, (double)quiet / 1e6);
+            "down until it talks again",
+            l->robot, l->where, (double)quiet / 1e6);
     l->ev.up(l->ev.ctx, false);
 }
 
@@ -749,7 +746,8 @@ struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
     kn_hostport_format(l->host, l->port, l->where, sizeof l->where);
     if (ops->discovers)
         snprintf(l->where, sizeof l->where, "%s discovery", ops->name);
-    l->connect_timeout_s = cfg->backend.connect_timeout_s > 0 ? cfg->backend.connect_timeout_s : 1.0;
+    l->connect_timeout_s =
+        cfg->backend.connect_timeout_s > 0 ? cfg->backend.connect_timeout_s : 1.0;
     l->stale_ns = (uint64_t)((cfg->backend.stale_ms > 0 ? cfg->backend.stale_ms : 500.0) * 1e6);
     l->reconnect_max_s = cfg->backend.reconnect_max_s > 0 ? cfg->backend.reconnect_max_s : 1.0;
     if (l->reconnect_max_s > 1.0)

@@ -27,72 +27,73 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: kenaf-simd [--config FILE] [--log-level LEVEL] [--capture FILE.pcapng\n"
-            "                  [--capture-max-mb N]]\n"
-            "       kenaf-simd [--config FILE] --check-config\n"
-            "       kenaf-simd --stats [--config FILE | --socket PATH]\n"
-            "       kenaf-simd --command LINE [--config FILE | --socket PATH]\n"
-            "       kenaf-simd --wait-ready [--timeout S] [--config FILE | --socket PATH]\n"
-            "       kenaf-simd --version | --help\n"
-            "\n"
-            "Serves KRP/1 (the Kenaf robot's UDP protocol) for simulated robots and\n"
-            "relays them to their simulators.\n"
-            "\n"
-            "  -c, --config FILE     config file (default %s if it exists,\n"
-            "                        else ./%s)\n"
-            "      --check-config    check the config as start-up would (the file, then the\n"
-            "                        engine and its terrain and robot files, host names,\n"
-            "                        listen addresses, the stats socket's directory); print\n"
-            "                        the effective config and exit 0, or print every problem,\n"
-            "                        one line each, \"FILE: $.json.path: expected ..., got ...\",\n"
-            "                        and exit 1. Start-up prints the same lines.\n"
-            "      --stats           print the stats of the running daemon (JSON)\n"
-            "      --command LINE    send a command to the running daemon, print its answer:\n"
-            "                        'stats', 'help', 'capture start PATH [max_mb=N]' (PATH inside the\n"
-            "                        config's capture_dir), 'capture stop',\n"
-            "                        'capture status', 'faults ROBOT krp|sim [off] [drop=P]\n"
-            "                        [duplicate=P] [reorder=P] [delay_ms=MS] [jitter_ms=MS]\n"
-            "                        [seed=N]'; exit 1 when it is refused\n"
-            "      --wait-ready      wait until every robot's simulator link is up (exit 0),\n"
-            "                        or say what is not up when the time is over (exit 1)\n"
-            "      --timeout S       how long --wait-ready waits (default %g s)\n"
-            "      --socket PATH     stats socket to ask (default: the config's stats_socket)\n"
-            "      --capture FILE    record KRP/1 datagrams and simulator traffic as pcapng\n"
-            "      --capture-max-mb N  stop recording when the file reaches N MiB\n"
-            "                        (default: the config's capture_max_mb, 1024; 0: no cap)\n"
-            "  -l, --log-level L     error, warn, info or debug (overrides the config)\n"
-            "  -V, --version         print the version\n"
-            "  -h, --help            this text\n"
-            "\n"
-            "Stats socket: \"stats_socket\" in the config; \"\" turns it off. Left out, it is\n"
-            "$RUNTIME_DIRECTORY/stats.sock (systemd RuntimeDirectory=), else\n"
-            "$XDG_RUNTIME_DIR/kenaf-simd/stats.sock, else /run/kenaf-simd/stats.sock as\n"
-            "root, else /tmp/kenaf-simd-<uid>/stats.sock; a missing directory is created\n"
-            "with mode 0700, and /tmp/kenaf-simd-<uid> must be ours and writable by nobody\n"
-            "else. --stats, --command and --wait-ready look in the same places (and in\n"
-            "/run/kenaf-simd whatever the uid) and take the first socket that exists.\n"
-            "The socket gets exactly \"stats_socket_mode\" (default 0660) and the group\n"
-            "\"stats_socket_group\" (default: the daemon's own; a directory made for it\n"
-            "then gets 0750 and that group).\n"
-            "\n"
-            "Captures started with --command go into \"capture_dir\": left out, it is\n"
-            "$STATE_DIRECTORY/captures (systemd StateDirectory=), else\n"
-            "$XDG_STATE_HOME/kenaf-simd/captures, else /var/lib/kenaf-simd/captures as\n"
-            "root, else $HOME/.local/state/kenaf-simd/captures.\n"
-            "\n"
-            "systemd: READY=1 once every robot's simulator link is up, or after\n"
-            "\"ready_timeout_s\" (default 30; 0: at once) with the links down named.\n"
-            "\n"
-            "Spawned engine: kenaf-engine next to kenaf-simd, then in its build tree, then\n"
-            "in PATH (or backend.engine.path). backend.engine.terrain and .robot take a\n"
-            "name (NAME.json in the engine's terrains/ or robots/ folder) or a file. An\n"
-            "engine that fails at start-up is retried with a back-off growing to 60 s;\n"
-            "its error line is logged and counted in the stats.\n"
-            "\n"
-            "Signals: SIGTERM/SIGINT stop (belts to 0 first), SIGHUP reloads the config.\n"
-            "Built-in simulator backends: %s\n",
-            KN_DEFAULT_CONFIG, KN_LOCAL_CONFIG, KN_CLIENT_WAIT_DEFAULT_S, kn_backend_built_list());
+    fprintf(
+        f,
+        "usage: kenaf-simd [--config FILE] [--log-level LEVEL] [--capture FILE.pcapng\n"
+        "                  [--capture-max-mb N]]\n"
+        "       kenaf-simd [--config FILE] --check-config\n"
+        "       kenaf-simd --stats [--config FILE | --socket PATH]\n"
+        "       kenaf-simd --command LINE [--config FILE | --socket PATH]\n"
+        "       kenaf-simd --wait-ready [--timeout S] [--config FILE | --socket PATH]\n"
+        "       kenaf-simd --version | --help\n"
+        "\n"
+        "Serves KRP/1 (the Kenaf robot's UDP protocol) for simulated robots and\n"
+        "relays them to their simulators.\n"
+        "\n"
+        "  -c, --config FILE     config file (default %s if it exists,\n"
+        "                        else ./%s)\n"
+        "      --check-config    check the config as start-up would (the file, then the\n"
+        "                        engine and its terrain and robot files, host names,\n"
+        "                        listen addresses, the stats socket's directory); print\n"
+        "                        the effective config and exit 0, or print every problem,\n"
+        "                        one line each, \"FILE: $.json.path: expected ..., got ...\",\n"
+        "                        and exit 1. Start-up prints the same lines.\n"
+        "      --stats           print the stats of the running daemon (JSON)\n"
+        "      --command LINE    send a command to the running daemon, print its answer:\n"
+        "                        'stats', 'help', 'capture start PATH [max_mb=N]' (PATH inside the\n"
+        "                        config's capture_dir), 'capture stop',\n"
+        "                        'capture status', 'faults ROBOT krp|sim [off] [drop=P]\n"
+        "                        [duplicate=P] [reorder=P] [delay_ms=MS] [jitter_ms=MS]\n"
+        "                        [seed=N]'; exit 1 when it is refused\n"
+        "      --wait-ready      wait until every robot's simulator link is up (exit 0),\n"
+        "                        or say what is not up when the time is over (exit 1)\n"
+        "      --timeout S       how long --wait-ready waits (default %g s)\n"
+        "      --socket PATH     stats socket to ask (default: the config's stats_socket)\n"
+        "      --capture FILE    record KRP/1 datagrams and simulator traffic as pcapng\n"
+        "      --capture-max-mb N  stop recording when the file reaches N MiB\n"
+        "                        (default: the config's capture_max_mb, 1024; 0: no cap)\n"
+        "  -l, --log-level L     error, warn, info or debug (overrides the config)\n"
+        "  -V, --version         print the version\n"
+        "  -h, --help            this text\n"
+        "\n"
+        "Stats socket: \"stats_socket\" in the config; \"\" turns it off. Left out, it is\n"
+        "$RUNTIME_DIRECTORY/stats.sock (systemd RuntimeDirectory=), else\n"
+        "$XDG_RUNTIME_DIR/kenaf-simd/stats.sock, else /run/kenaf-simd/stats.sock as\n"
+        "root, else /tmp/kenaf-simd-<uid>/stats.sock; a missing directory is created\n"
+        "with mode 0700, and /tmp/kenaf-simd-<uid> must be ours and writable by nobody\n"
+        "else. --stats, --command and --wait-ready look in the same places (and in\n"
+        "/run/kenaf-simd whatever the uid) and take the first socket that exists.\n"
+        "The socket gets exactly \"stats_socket_mode\" (default 0660) and the group\n"
+        "\"stats_socket_group\" (default: the daemon's own; a directory made for it\n"
+        "then gets 0750 and that group).\n"
+        "\n"
+        "Captures started with --command go into \"capture_dir\": left out, it is\n"
+        "$STATE_DIRECTORY/captures (systemd StateDirectory=), else\n"
+        "$XDG_STATE_HOME/kenaf-simd/captures, else /var/lib/kenaf-simd/captures as\n"
+        "root, else $HOME/.local/state/kenaf-simd/captures.\n"
+        "\n"
+        "systemd: READY=1 once every robot's simulator link is up, or after\n"
+        "\"ready_timeout_s\" (default 30; 0: at once) with the links down named.\n"
+        "\n"
+        "Spawned engine: kenaf-engine next to kenaf-simd, then in its build tree, then\n"
+        "in PATH (or backend.engine.path). backend.engine.terrain and .robot take a\n"
+        "name (NAME.json in the engine's terrains/ or robots/ folder) or a file. An\n"
+        "engine that fails at start-up is retried with a back-off growing to 60 s;\n"
+        "its error line is logged and counted in the stats.\n"
+        "\n"
+        "Signals: SIGTERM/SIGINT stop (belts to 0 first), SIGHUP reloads the config.\n"
+        "Built-in simulator backends: %s\n",
+        KN_DEFAULT_CONFIG, KN_LOCAL_CONFIG, KN_CLIENT_WAIT_DEFAULT_S, kn_backend_built_list());
 }
 
 static const char *default_config(void)
@@ -179,8 +180,16 @@ static bool parse_seconds(const char *s, double *out)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_CHECK = 1000, OPT_STATS, OPT_SOCKET, OPT_COMMAND, OPT_WAIT, OPT_TIMEOUT, OPT_CAPTURE,
-           OPT_CAPTURE_MAX };
+    enum {
+        OPT_CHECK = 1000,
+        OPT_STATS,
+        OPT_SOCKET,
+        OPT_COMMAND,
+        OPT_WAIT,
+        OPT_TIMEOUT,
+        OPT_CAPTURE,
+        OPT_CAPTURE_MAX
+    };
     static const struct option opts[] = {
         { "config", required_argument, NULL, 'c' },
         { "check-config", no_argument, NULL, OPT_CHECK },
@@ -214,8 +223,10 @@ int main(int argc, char **argv)
         case OPT_WAIT: wait = true; break;
         case OPT_TIMEOUT:
             if (!parse_seconds(optarg, &timeout_s)) {
-                fprintf(stderr, "kenaf-simd: --timeout: expected seconds > 0 (at most 86400), "
-                        "got \"%s\"\n", optarg);
+                fprintf(stderr,
+                        "kenaf-simd: --timeout: expected seconds > 0 (at most 86400), "
+                        "got \"%s\"\n",
+                        optarg);
                 return 2;
             }
             timeout_set = true;
@@ -237,8 +248,10 @@ int main(int argc, char **argv)
         case 'l':
             log_override = kn_log_parse_level(optarg);
             if (log_override < 0) {
-                fprintf(stderr, "kenaf-simd: --log-level: expected error, warn, info or debug, "
-                        "got \"%s\"\n", optarg);
+                fprintf(stderr,
+                        "kenaf-simd: --log-level: expected error, warn, info or debug, "
+                        "got \"%s\"\n",
+                        optarg);
                 return 2;
             }
             kn_log_set_level((enum kn_log_level)log_override);
@@ -260,7 +273,7 @@ int main(int argc, char **argv)
     }
     if ((check + stats + (command != NULL) + wait) > 1) {
         fprintf(stderr, "kenaf-simd: --check-config, --stats, --command and --wait-ready exclude "
-                "each other\n");
+                        "each other\n");
         return 2;
     }
     if (timeout_set && !wait) {

@@ -34,16 +34,16 @@ struct kn_peer {
     uint64_t first_seen_ns;
     uint64_t last_seen_ns;
     bool has_mark;
-    uint32_t mark;              /* seq of the last set-point applied */
-    struct kn_tbucket errors;   /* ERROR answers */
-    uint16_t sub_period_ms;     /* 0: not subscribed */
+    uint32_t mark;            /* seq of the last set-point applied */
+    struct kn_tbucket errors; /* ERROR answers */
+    uint16_t sub_period_ms;   /* 0: not subscribed */
     uint64_t sub_next_ns;
     /* sessions (rules.c, docs/protocol.md "Sessions") */
-    bool hello;                 /* sent HELLO (plain or session) in this session */
-    bool session;               /* a session HELLO was answered: token required */
+    bool hello;   /* sent HELLO (plain or session) in this session */
+    bool session; /* a session HELLO was answered: token required */
     uint32_t token;
-    bool console;               /* matches the robot's consoles list */
-    char name[17];              /* from HELLO, for stats */
+    bool console;  /* matches the robot's consoles list */
+    char name[17]; /* from HELLO, for stats */
     uint64_t dgrams_in, dgrams_out, errors_sent, errors_suppressed;
     /* table links (indices, -1 = none) */
     int32_t hnext, newer, older;
@@ -52,11 +52,11 @@ struct kn_peer {
 
 struct kn_peers {
     struct kn_peer *slot;
-    int32_t *bucket;            /* hash heads */
-    uint32_t nbuckets;          /* power of two */
+    int32_t *bucket;   /* hash heads */
+    uint32_t nbuckets; /* power of two */
     uint32_t cap, used;
-    int32_t newest, oldest;     /* recency list */
-    int32_t free_head;          /* free slots chained through hnext */
+    int32_t newest, oldest; /* recency list */
+    int32_t free_head;      /* free slots chained through hnext */
 };
 
 /* Allocates the table once; returns -1 on allocation failure. */

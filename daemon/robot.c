@@ -23,8 +23,8 @@
 #include "stats.h"
 #include "world_doc.h"
 
-#define UDP_QUEUE_MAX 64      /* datagrams waiting when the socket is full */
-#define STATS_PEERS_MAX 32    /* peers listed in the stats, most recent first */
+#define UDP_QUEUE_MAX 64   /* datagrams waiting when the socket is full */
+#define STATS_PEERS_MAX 32 /* peers listed in the stats, most recent first */
 
 struct kn_robot {
     uv_loop_t *loop;
@@ -39,22 +39,22 @@ struct kn_robot {
     kn_robot_link_fn on_link;
     void *ctx;
     uint64_t started_ns;
-    struct sockaddr_storage local;  /* bound address, for the capture */
+    struct sockaddr_storage local; /* bound address, for the capture */
     struct kn_faults *faults;
-    bool halting;                   /* stopping: the last commands bypass faults */
-    char world_note[1024];          /* what the world description lacks, said once */
+    bool halting;          /* stopping: the last commands bypass faults */
+    char world_note[1024]; /* what the world description lacks, said once */
 
-    unsigned open;            /* handles and link still to close */
+    unsigned open; /* handles and link still to close */
     void (*done)(void *arg);
     void *done_arg;
 
     uint64_t recv_errors, send_errors, send_queued, send_queue_full;
-    uint64_t access_dropped, access_refused;  /* allow-lists (access.h) */
+    uint64_t access_dropped, access_refused; /* allow-lists (access.h) */
 #ifdef KN_HAVE_KEYS
     /* key_file: every datagram in is verified, every one out signed */
     struct kn_krpmac_key key;
-    struct kn_krpreplay *replay;      /* the key's, shared (keyring.h); NULL: no key */
-    uint64_t key_counter;             /* last counter signed */
+    struct kn_krpreplay *replay; /* the key's, shared (keyring.h); NULL: no key */
+    uint64_t key_counter;        /* last counter signed */
     uint64_t key_accepted, key_missing, key_bad;
     uint64_t key_refused[KN_KRPREPLAY_FLOOR + 1]; /* by kn_krpreplay_check's verdict */
 #endif
@@ -289,8 +289,7 @@ static bool admitted(struct kn_robot *r, const struct sockaddr *addr, const stru
  * or its counter outside the window or below the floor), is dropped
  * without answer and counted by reason; a good one loses its trailer
  * (*len) and goes on as plain KRP/1. */
-static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_t *buf,
-                         size_t *len)
+static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_t *buf, size_t *len)
 {
 #ifdef KN_HAVE_KEYS
     if (!r->replay)
@@ -451,8 +450,9 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     }
     struct sockaddr_storage ss;
     if (resolve(cfg->bind_host, cfg->port, &ss) < 0) {
-        snprintf(err, errlen, "robot %s: listen address \"%s\" is not a numeric IPv4 or IPv6 address",
-                 cfg->name, cfg->bind_host);
+        snprintf(err, errlen,
+                 "robot %s: listen address \"%s\" is not a numeric IPv4 or IPv6 address", cfg->name,
+                 cfg->bind_host);
         return -1;
     }
     struct kn_robot *r = calloc(1, sizeof *r);
@@ -541,12 +541,17 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
             kn_addr_set(&p.consoles[p.n_consoles], (struct sockaddr *)&cs) == 0)
             p.n_consoles++;
     }
-    struct kn_rules_io io = { .ctx = r, .send = rules_send, .command = rules_command,
-                              .random32 = rules_random32, .step = rules_step };
+    struct kn_rules_io io = { .ctx = r,
+                              .send = rules_send,
+                              .command = rules_command,
+                              .random32 = rules_random32,
+                              .step = rules_step };
     r->rules = kn_rules_new(&p, &io, uv_hrtime());
-    struct kn_link_events ev = { .ctx = r, .up = link_up, .state = link_state,
-                                 .lacks = link_lacks };
-    r->faults = r->rules ? kn_faults_new(loop, cfg->name, &cfg->faults_krp, &cfg->faults_sim) : NULL;
+    struct kn_link_events ev = {
+        .ctx = r, .up = link_up, .state = link_state, .lacks = link_lacks
+    };
+    r->faults =
+        r->rules ? kn_faults_new(loop, cfg->name, &cfg->faults_krp, &cfg->faults_sim) : NULL;
     r->link = r->faults ? kn_link_new(loop, cfg, ops, &ev) : NULL;
     if (r->link)
         kn_link_on_step(r->link, link_stepped, r);
@@ -623,8 +628,10 @@ static void add_types(cJSON *o, const uint64_t *count, uint64_t total, bool to_r
 }
 
 static const char *engager_kind[] = {
-    [KN_RULES_ENG_PLAIN] = "plain", [KN_RULES_ENG_SESSION] = "session",
-    [KN_RULES_ENG_CONSOLE] = "console", [KN_RULES_ENG_ADMIN] = "admin",
+    [KN_RULES_ENG_PLAIN] = "plain",
+    [KN_RULES_ENG_SESSION] = "session",
+    [KN_RULES_ENG_CONSOLE] = "console",
+    [KN_RULES_ENG_ADMIN] = "admin",
 };
 
 /* The e-stop circuit: every engagement that holds, and from whom. */
@@ -817,7 +824,8 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(pe, "marks_forgotten", (double)st->marks_forgotten);
     cJSON *list = cJSON_AddArrayToObject(pe, "recent");
     int shown = 0;
-    for (int32_t i = pt->newest; i >= 0 && shown < STATS_PEERS_MAX; i = pt->slot[i].older, shown++) {
+    for (int32_t i = pt->newest; i >= 0 && shown < STATS_PEERS_MAX;
+         i = pt->slot[i].older, shown++) {
         const struct kn_peer *p = &pt->slot[i];
         char a[80];
         kn_addr_format(&p->addr, a, sizeof a);

@@ -19,39 +19,39 @@ struct kn_rules {
     struct kn_peer *subs[KN_RULES_MAX_SUBS + 1];
     unsigned nsubs;
 
-    struct kn_peer *driver;            /* the one peer whose set-points apply */
-    uint64_t driver_sp_ns;             /* the driver's last set-point (plain grace) */
-    uint64_t grace_ns;                 /* a plain driver's hold after its last set-point */
+    struct kn_peer *driver; /* the one peer whose set-points apply */
+    uint64_t driver_sp_ns;  /* the driver's last set-point (plain grace) */
+    uint64_t grace_ns;      /* a plain driver's hold after its last set-point */
     /* The e-stop circuit: the robot is stopped while any engagement holds. */
     struct kn_rules_engagement eng[KN_RULES_MAX_ENGAGEMENTS];
     unsigned n_eng;
-    uint64_t rng;                      /* tokens without io.random32 */
+    uint64_t rng; /* tokens without io.random32 */
 
-    uint32_t seq_out;                  /* the robot's own seq, one per robot */
+    uint32_t seq_out; /* the robot's own seq, one per robot */
 
-    struct kn_state state;             /* latest from the simulator */
+    struct kn_state state; /* latest from the simulator */
     bool have_state;
     uint64_t state_ns;
     bool backend_up;
     bool no_model, no_flippers, no_drive; /* what the ready simulator lacks */
 
-    char *world;                       /* the world document, or NULL */
+    char *world; /* the world document, or NULL */
     uint32_t world_len;
 
     bool wd_armed, wd_flag;
     uint64_t wd_fed_ns, wd_ns;
     bool clamped;
 
-    bool step_pending;                 /* a STEP is with the simulator */
-    uint32_t step_seq;                 /* its seq and sender */
+    bool step_pending; /* a STEP is with the simulator */
+    uint32_t step_seq; /* its seq and sender */
     struct kn_addr step_from;
 
-    double belts[2];                   /* set-point now, m/s */
-    double flipper[KN_NFLIPPERS];      /* flipper targets, rad */
-    uint8_t flipper_valid;             /* which targets were ever set */
-    uint8_t restoring;                 /* targets a returned simulator is still restoring */
-    bool restore_started;              /* restore_ns is set */
-    uint64_t restore_ns;               /* first state after the simulator returned */
+    double belts[2];              /* set-point now, m/s */
+    double flipper[KN_NFLIPPERS]; /* flipper targets, rad */
+    uint8_t flipper_valid;        /* which targets were ever set */
+    uint8_t restoring;            /* targets a returned simulator is still restoring */
+    bool restore_started;         /* restore_ns is set */
+    uint64_t restore_ns;          /* first state after the simulator returned */
 
     struct kn_rules_stats st;
 };
@@ -148,8 +148,8 @@ static void send_ack(struct kn_rules *r, struct kn_peer *p, const struct kn_addr
     send_msg(r, p, to, &m);
 }
 
-void kn_rules_refuse(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf,
-                     size_t len, uint8_t code, uint64_t now_ns)
+void kn_rules_refuse(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf, size_t len,
+                     uint8_t code, uint64_t now_ns)
 {
     struct kn_krp_msg m;
     memset(&m, 0, sizeof m);
@@ -170,7 +170,8 @@ uint16_t kn_rules_flags(const struct kn_rules *r, uint64_t now_ns)
         f |= KN_KRP_ST_CLAMPED;
     /* without its model the simulator's state says nothing about the robot;
      * without a drive it shows a robot nobody can move */
-    if (!r->have_state || r->no_model || r->no_drive || elapsed(now_ns, r->state_ns) > ms_to_ns(r->p.stale_ms))
+    if (!r->have_state || r->no_model || r->no_drive ||
+        elapsed(now_ns, r->state_ns) > ms_to_ns(r->p.stale_ms))
         f |= KN_KRP_ST_STALE;
     return f;
 }
@@ -392,7 +393,7 @@ static void expire_subs(struct kn_rules *r, uint64_t now)
     for (unsigned i = 0; i < r->nsubs;) {
         struct kn_peer *p = r->subs[i];
         if (elapsed(now, p->last_seen_ns) >= KN_RULES_SILENCE_NS) {
-            drop_sub(r, p);      /* moves the last one into slot i */
+            drop_sub(r, p); /* moves the last one into slot i */
             r->st.sub_lapsed++;
         } else {
             i++;
@@ -638,8 +639,8 @@ static void on_flipper(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
     f.mask &= 0x0F; /* bits 4..7 name no flipper */
     for (int k = 0; k < KN_KRP_FLIPPERS; k++) {
         if (f.mask & (1u << k))
-            f.target_cdeg[k] = clamp_i32(f.target_cdeg[k], r->p.flipper_min_cdeg,
-                                         r->p.flipper_max_cdeg, &clamped);
+            f.target_cdeg[k] =
+                clamp_i32(f.target_cdeg[k], r->p.flipper_min_cdeg, r->p.flipper_max_cdeg, &clamped);
     }
     move_mark(p, m->h.seq);
     r->clamped = clamped;
@@ -667,7 +668,7 @@ static void on_stop(struct kn_rules *r, struct kn_peer *p, const struct kn_addr 
         return;
     move_mark(p, m->h.seq);
     stop_belts(r);
-    r->wd_armed = false;   /* nothing moves: nothing to guard */
+    r->wd_armed = false; /* nothing moves: nothing to guard */
     r->wd_flag = false;
     r->clamped = false;
     command(r, hold_flippers(r, now, true), now);
@@ -917,8 +918,8 @@ void kn_rules_stepped(struct kn_rules *r, bool ok, uint64_t now)
     }
 }
 
-void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
-                       const uint8_t *buf, size_t len, uint64_t now)
+void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf,
+                       size_t len, uint64_t now)
 {
     struct kn_krp_msg m;
     enum kn_krp_result res = kn_krp_decode(buf, len, &m);

@@ -17,12 +17,12 @@
 #include "state.h"
 
 #define KN_RULES_MAX_PEERS 256
-#define KN_RULES_MAX_SUBS 8                 /* one of them kept for the driver */
-#define KN_RULES_MAX_PLAIN_SUBS 4           /* of those, for peers without a session token */
+#define KN_RULES_MAX_SUBS 8       /* one of them kept for the driver */
+#define KN_RULES_MAX_PLAIN_SUBS 4 /* of those, for peers without a session token */
 #define KN_RULES_MAX_CONSOLES 16
-#define KN_RULES_MAX_ENGAGEMENTS 64         /* e-stop engagements held at once, the admin's included */
-#define KN_RULES_SILENCE_NS 5000000000ull   /* mark forgotten, lease lapses */
-#define KN_RULES_ERR_RATE 10                /* ERROR answers per second per peer */
+#define KN_RULES_MAX_ENGAGEMENTS 64 /* e-stop engagements held at once, the admin's included */
+#define KN_RULES_SILENCE_NS 5000000000ull /* mark forgotten, lease lapses */
+#define KN_RULES_ERR_RATE 10              /* ERROR answers per second per peer */
 #define KN_RULES_ERR_BURST 10
 #define KN_RULES_SUB_MIN_MS 10
 #define KN_RULES_SUB_MAX_MS 1000
@@ -31,22 +31,22 @@
 #define KN_RULES_RESTORE_NS 5000000000ull
 
 struct kn_rules_params {
-    char name[KN_KRP_NAME_LEN + 1];  /* robot name for HELLO_ACK */
-    uint8_t backend_id;              /* HELLO_ACK backend field */
+    char name[KN_KRP_NAME_LEN + 1]; /* robot name for HELLO_ACK */
+    uint8_t backend_id;             /* HELLO_ACK backend field */
     uint32_t capabilities;
     int32_t counts_per_m;
     int32_t max_speed_mm_s;
     int32_t flipper_min_cdeg, flipper_max_cdeg;
     double watchdog_ms;
     double stale_ms;
-    double battery_v;                /* when the simulator reports none */
-    uint32_t max_peers;              /* 0: KN_RULES_MAX_PEERS */
+    double battery_v;   /* when the simulator reports none */
+    uint32_t max_peers; /* 0: KN_RULES_MAX_PEERS */
     /* Consoles: always allowed to drive and to release the e-stop. Port 0
      * matches every port of that address. */
     struct kn_addr consoles[KN_RULES_MAX_CONSOLES];
     unsigned n_consoles;
-    bool hello_to_drive;             /* refuse set-points from a peer that never sent HELLO */
-    bool lockstep;                   /* STEP moves the robot clock; no belt watchdog */
+    bool hello_to_drive; /* refuse set-points from a peer that never sent HELLO */
+    bool lockstep;       /* STEP moves the robot clock; no belt watchdog */
 };
 
 /* Who holds an e-stop engagement (docs/protocol.md, "Emergency stop"). */
@@ -58,10 +58,10 @@ enum kn_rules_engager {
 };
 
 struct kn_rules_engagement {
-    struct kn_addr addr;      /* zero for the admin */
-    uint32_t token;           /* the session's token; 0 for a plain client */
-    uint8_t kind;             /* enum kn_rules_engager */
-    char name[17];            /* HELLO name, or who asked (admin) */
+    struct kn_addr addr; /* zero for the admin */
+    uint32_t token;      /* the session's token; 0 for a plain client */
+    uint8_t kind;        /* enum kn_rules_engager */
+    char name[17];       /* HELLO name, or who asked (admin) */
     uint64_t since_ns;
 };
 
@@ -84,44 +84,44 @@ struct kn_rules_io {
 /* Counters for the stats; everything the rules drop or refuse is here. */
 struct kn_rules_stats {
     uint64_t in_total, out_total;
-    uint64_t in_type[256];           /* well-formed datagrams by type */
+    uint64_t in_type[256]; /* well-formed datagrams by type */
     uint64_t out_type[256];
-    uint64_t envelope[8];            /* by enum kn_krp_result (EMAGIC..EPAYLOAD) */
-    uint64_t not_to_robot;           /* robot->controller types sent to us */
+    uint64_t envelope[8];                   /* by enum kn_krp_result (EMAGIC..EPAYLOAD) */
+    uint64_t not_to_robot;                  /* robot->controller types sent to us */
     uint64_t errors_sent[KN_KRP_ERR_CODES]; /* by ERROR code */
     uint64_t drop_bad_magic;
-    uint64_t drop_rate_limited;      /* ERROR answers not sent (token bucket) */
-    uint64_t drop_stale_seq;         /* set-points older than the sender's mark */
-    uint64_t estop_refused;          /* set-points refused while engaged */
+    uint64_t drop_rate_limited; /* ERROR answers not sent (token bucket) */
+    uint64_t drop_stale_seq;    /* set-points older than the sender's mark */
+    uint64_t estop_refused;     /* set-points refused while engaged */
     uint64_t estop_bad_value;
-    uint64_t clamped;                /* set-points clamped (CRAWLER, FLIPPER) */
+    uint64_t clamped; /* set-points clamped (CRAWLER, FLIPPER) */
     uint64_t sub_clamped, sub_busy, sub_lapsed, sub_cancelled, sub_pushes;
     uint64_t watchdog_trips;
     uint64_t estop_engaged;
-    uint64_t commands;               /* commands handed to the backend */
-    uint64_t while_backend_down;     /* set-points that arrived with the link down */
-    uint64_t while_no_model;         /* ... with the robot's model missing from the world */
-    uint64_t no_actuator;            /* FLIPPERs, CRAWLERs refused: nothing in the simulator acts on them */
+    uint64_t commands;           /* commands handed to the backend */
+    uint64_t while_backend_down; /* set-points that arrived with the link down */
+    uint64_t while_no_model;     /* ... with the robot's model missing from the world */
+    uint64_t no_actuator; /* FLIPPERs, CRAWLERs refused: nothing in the simulator acts on them */
     uint64_t peers_added, peers_evicted, peers_overflow, marks_forgotten;
-    uint64_t world_bad_offset;       /* WORLD_REQ past the document's end */
+    uint64_t world_bad_offset; /* WORLD_REQ past the document's end */
     /* sessions */
-    uint64_t not_owner;              /* CRAWLER/FLIPPER/STOP from a peer that does not drive */
-    uint64_t estop_release_refused;  /* release by neither an engager nor a console */
-    uint64_t estop_engagements;      /* engagements added (the first of a stop: estop_engaged) */
-    uint64_t estop_released;         /* engagements released by their own engager */
+    uint64_t not_owner;             /* CRAWLER/FLIPPER/STOP from a peer that does not drive */
+    uint64_t estop_release_refused; /* release by neither an engager nor a console */
+    uint64_t estop_engagements;     /* engagements added (the first of a stop: estop_engaged) */
+    uint64_t estop_released;        /* engagements released by their own engager */
     uint64_t estop_console_resets, estop_admin_resets; /* all engagements reset at once */
-    uint64_t estop_table_full;       /* engagements refused with BUSY: the table was full */
-    uint64_t bad_session;            /* datagrams with a missing, unknown or stale token */
+    uint64_t estop_table_full; /* engagements refused with BUSY: the table was full */
+    uint64_t bad_session;      /* datagrams with a missing, unknown or stale token */
     uint64_t sessions_opened, sessions_closed, sessions_expired;
-    uint64_t driver_claims;          /* a peer became the driver */
-    uint64_t driver_takeovers;       /* ... by a console, from another active driver */
-    uint64_t driver_idle_claims;     /* ... from a plain driver past its grace */
-    uint64_t driver_released;        /* BYE, a HELLO to observe, silence */
-    uint64_t driver_watchdog;        /* driver role ended by a watchdog trip */
+    uint64_t driver_claims;      /* a peer became the driver */
+    uint64_t driver_takeovers;   /* ... by a console, from another active driver */
+    uint64_t driver_idle_claims; /* ... from a plain driver past its grace */
+    uint64_t driver_released;    /* BYE, a HELLO to observe, silence */
+    uint64_t driver_watchdog;    /* driver role ended by a watchdog trip */
     /* lockstep */
     uint64_t steps, steps_done, steps_failed; /* STEPs passed on, answered, failed */
-    uint64_t step_refused;           /* STEP to a robot without lockstep (UNKNOWN_TYPE) */
-    uint64_t step_busy, step_range;  /* another STEP still running; advance out of range */
+    uint64_t step_refused;                    /* STEP to a robot without lockstep (UNKNOWN_TYPE) */
+    uint64_t step_busy, step_range;           /* another STEP still running; advance out of range */
 };
 
 struct kn_rules;
@@ -131,14 +131,14 @@ struct kn_rules *kn_rules_new(const struct kn_rules_params *p, const struct kn_r
 void kn_rules_free(struct kn_rules *r);
 
 /* One datagram as received from `from`. */
-void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from,
-                       const uint8_t *buf, size_t len, uint64_t now_ns);
+void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf,
+                       size_t len, uint64_t now_ns);
 
 /* An ERROR `code` for a datagram refused before the rules saw it (the
  * allow-lists, daemon/access.h): naming its seq and type, with the robot's
  * seq, through the sender's ERROR token bucket. Nothing else changes. */
-void kn_rules_refuse(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf,
-                     size_t len, uint8_t code, uint64_t now_ns);
+void kn_rules_refuse(struct kn_rules *r, const struct kn_addr *from, const uint8_t *buf, size_t len,
+                     uint8_t code, uint64_t now_ns);
 
 /* Timers: watchdog, subscription pushes, lapsed leases. Call at (or after)
  * kn_rules_next_deadline(); calling it early does nothing harmful. */

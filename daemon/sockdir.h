@@ -39,8 +39,7 @@ size_t kn_sockdir_candidates(char out[][108], size_t max);
 int kn_sockdir_prepare(const char *path, bool create, char *err, size_t errlen);
 /* The same for a socket given to `group` ((gid_t)-1: none, as above): a
  * directory it creates gets mode 0750 and that group. */
-int kn_sockdir_prepare_group(const char *path, bool create, gid_t group, char *err,
-                             size_t errlen);
+int kn_sockdir_prepare_group(const char *path, bool create, gid_t group, char *err, size_t errlen);
 
 /* The gid of stats_socket_group `spec`: a number is taken as it is (it
  * need not be in the group database), a name is looked up. "" or NULL:

@@ -28,13 +28,13 @@
 #include "unixsock.h"
 
 #define CLIENT_TIMEOUT_MS 5000
-#define COMMAND_GRACE_MS 30     /* a command, if any, comes right after connecting */
+#define COMMAND_GRACE_MS 30 /* a command, if any, comes right after connecting */
 #define COMMAND_MAX 1024
 
 struct kn_stats_server {
     uv_loop_t *loop;
     uv_pipe_t pipe;
-    char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+    char path[sizeof((struct sockaddr_un *)0)->sun_path];
     kn_stats_render_fn render;
     kn_stats_command_fn command;
     void *ctx;
@@ -145,11 +145,12 @@ static char *run_command(struct client *c, char *line)
         return s->command(s->ctx, "estop", rest, who);
     }
     if (w == 4 && !strncmp(line, "help", 4))
-        return kn_stats_error_reply("commands: stats | estop engage|release|status ROBOT | "
-                           "capture start PATH [max_mb=N] | capture stop | "
-                           "capture status | faults ROBOT krp|sim [off] [drop=P] [duplicate=P] "
-                           "[reorder=P] [delay_ms=MS] [jitter_ms=MS] [seed=N] | world ROBOT pause|play|"
-                           "step [N]|reset [all|time|model] (gz robots)");
+        return kn_stats_error_reply(
+            "commands: stats | estop engage|release|status ROBOT | "
+            "capture start PATH [max_mb=N] | capture stop | "
+            "capture status | faults ROBOT krp|sim [off] [drop=P] [duplicate=P] "
+            "[reorder=P] [delay_ms=MS] [jitter_ms=MS] [seed=N] | world ROBOT pause|play|"
+            "step [N]|reset [all|time|model] (gz robots)");
     return kn_stats_error_reply("unknown command (try \"help\")");
 }
 
@@ -250,7 +251,7 @@ static void warn_unreachable(const char *path, unsigned mode, gid_t group)
 {
     if (!(mode & 0060) || group == (gid_t)-1)
         return;
-    char dir[sizeof ((struct sockaddr_un *)0)->sun_path];
+    char dir[sizeof((struct sockaddr_un *)0)->sun_path];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
     if (!slash)
@@ -262,8 +263,8 @@ static void warn_unreachable(const char *path, unsigned mode, gid_t group)
     if (stat(dir, &st) < 0 || (st.st_mode & S_IXOTH) || (st.st_gid == g && (st.st_mode & S_IXGRP)))
         return;
     kn_warn("stats socket %s: its directory %s (mode %04o, gid %u) cannot be entered by group %u; "
-            "only the owner reaches the socket", path, dir, (unsigned)(st.st_mode & 07777),
-            (unsigned)st.st_gid, (unsigned)g);
+            "only the owner reaches the socket",
+            path, dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_gid, (unsigned)g);
 }
 
 int kn_stats_server_start(uv_loop_t *loop, const char *path, unsigned mode, gid_t group,
@@ -295,8 +296,8 @@ int kn_stats_server_start(uv_loop_t *loop, const char *path, unsigned mode, gid_
     }
     uv_pipe_init(loop, &s->pipe, 0);
     s->pipe.data = s;
-    if (kn_unixsock_listen_mode(&s->pipe, path, 16, mode, group, on_connection, why,
-                                sizeof why) < 0) {
+    if (kn_unixsock_listen_mode(&s->pipe, path, 16, mode, group, on_connection, why, sizeof why) <
+        0) {
         snprintf(err, errlen, "stats socket %s", why);
         uv_close((uv_handle_t *)&s->pipe, free_server);
         return -1;

@@ -61,8 +61,10 @@ static void add_parts(cJSON *terrain, const struct kn_terrain *t)
         if (!o)
             return;
         cJSON_AddItemToArray(arr, o);
-        cJSON_AddStringToObject(o, "kind", p->kind == KN_PART_PLANE ? "plane"
-                                           : p->kind == KN_PART_BOX ? "box" : "heightfield");
+        cJSON_AddStringToObject(o, "kind",
+                                p->kind == KN_PART_PLANE ? "plane"
+                                : p->kind == KN_PART_BOX ? "box"
+                                                         : "heightfield");
         cJSON_AddStringToObject(o, "tag", tag_name(p->tag));
         switch (p->kind) {
         case KN_PART_PLANE:
@@ -75,9 +77,7 @@ static void add_parts(cJSON *terrain, const struct kn_terrain *t)
             cJSON_AddNumberToObject(o, "pitch", tidy(p->pitch));
             cJSON_AddNumberToObject(o, "yaw", tidy(p->yaw));
             break;
-        case KN_PART_HFIELD:
-            add_vec(o, "half", p->half, 2);
-            break;
+        case KN_PART_HFIELD: add_vec(o, "half", p->half, 2); break;
         }
     }
 }
@@ -144,8 +144,8 @@ static cJSON *robot_json(const char *robot_file, char *note, size_t notelen)
     if (!robot_file) {
         char dir[PATH_MAX];
         kn_engfiles_dir("", dir, sizeof dir);
-        if (kn_engfiles_path(KN_ENGFILES_ROBOT, dir, "kenaf", path, sizeof path, why,
-                             sizeof why) < 0) {
+        if (kn_engfiles_path(KN_ENGFILES_ROBOT, dir, "kenaf", path, sizeof path, why, sizeof why) <
+            0) {
             note_add(note, notelen, "robot", why);
             return NULL;
         }
@@ -169,8 +169,7 @@ static char *body_text(const char *backend, const char *robot_file, const char *
     cJSON_AddStringToObject(root, "backend", backend);
     cJSON *robot = robot_json(robot_file, note, notelen);
     cJSON_AddItemToObject(root, "robot", robot ? robot : cJSON_CreateNull());
-    cJSON *terrain = terrain_file ? terrain_json(terrain_file, with_heights, note, notelen)
-                                  : NULL;
+    cJSON *terrain = terrain_file ? terrain_json(terrain_file, with_heights, note, notelen) : NULL;
     cJSON_AddItemToObject(root, "terrain", terrain ? terrain : cJSON_CreateNull());
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -188,7 +187,8 @@ char *kn_worlddoc_build(const char *backend, const char *robot_file, const char 
         if (notelen)
             note[0] = '\0';
         body = body_text(backend, robot_file, terrain_file, false, note, notelen);
-        note_add(note, notelen, "terrain", "heightfield too large to describe, sent without "
+        note_add(note, notelen, "terrain",
+                 "heightfield too large to describe, sent without "
                  "its samples");
     }
     if (!body)

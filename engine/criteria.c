@@ -120,8 +120,8 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
         }
         if (s->cog[2] < c->fall_z) {
             *passed = 0;
-            snprintf(why, whylen, "fell in at t=%.2f s (CoG z %.3f m, x %.3f m)", s->t,
-                     s->cog[2], s->cog[0]);
+            snprintf(why, whylen, "fell in at t=%.2f s (CoG z %.3f m, x %.3f m)", s->t, s->cog[2],
+                     s->cog[0]);
             return 1;
         }
         /* progress along the crossing direction (-x when descending) */
@@ -139,8 +139,8 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
             (!c->on_top || s->zmin >= c->level_z - 0.01)) {
             *passed = 1;
             snprintf(why, whylen, "CoG x %.3f %s %.3f m at t=%.2f s%s", s->cog[0],
-                     c->dir > 0 ? ">=" : "<=", c->pass_x,
-                     s->t, c->on_top ? ", all contacts on the upper level" : "");
+                     c->dir > 0 ? ">=" : "<=", c->pass_x, s->t,
+                     c->on_top ? ", all contacts on the upper level" : "");
             return 1;
         }
         return 0;
@@ -200,8 +200,7 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
                 cs->worst_depth = s->max_depth;
         }
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -217,8 +216,7 @@ static void circle_end(struct kn_crit_state *cs, int *passed, char *why, size_t 
     }
     /* Kasa fit: solve for centre (a, b) from the normal equations */
     double mx = cs->sx / n, my = cs->sy / n;
-    double suu = cs->sxx / n - mx * mx, svv = cs->syy / n - my * my,
-           suv = cs->sxy / n - mx * my;
+    double suu = cs->sxx / n - mx * mx, svv = cs->syy / n - my * my, suv = cs->sxy / n - mx * my;
     double suuu = cs->sxxx / n - 3 * mx * cs->sxx / n + 2 * mx * mx * mx;
     double svvv = cs->syyy / n - 3 * my * cs->syy / n + 2 * my * my * my;
     double suvv = cs->sxyy / n - mx * cs->syy / n - 2 * my * cs->sxy / n + 2 * mx * my * my;
@@ -257,8 +255,9 @@ static void circle_end(struct kn_crit_state *cs, int *passed, char *why, size_t 
     }
     int ok_r = fabs(R - Rk) <= c->radius_tol * Rk;
     *passed = rms <= c->rms_m && ok_r && laps && worst <= c->close_m;
-    snprintf(why, whylen, "R %.3f m (kinematic %.3f, tol %.0f%%), fit RMS %.4f m, loop gap %.3f m%s",
-             R, Rk, 100 * c->radius_tol, rms, worst, laps ? "" : " (no full revolution)");
+    snprintf(why, whylen,
+             "R %.3f m (kinematic %.3f, tol %.0f%%), fit RMS %.4f m, loop gap %.3f m%s", R, Rk,
+             100 * c->radius_tol, rms, worst, laps ? "" : " (no full revolution)");
 }
 
 void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen)
@@ -274,7 +273,8 @@ void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen
         double e = hypot(l->origin[0] - c->target[0], l->origin[1] - c->target[1]);
         double yaw = l->yaw_unwrapped - f->yaw_unwrapped;
         *passed = e <= c->tol_m && fabs(yaw) <= c->yaw_tol;
-        snprintf(why, whylen, "end (%.3f, %.3f) m, error %.3f m (tol %.2f), yaw %.4f rad (tol %.2f)",
+        snprintf(why, whylen,
+                 "end (%.3f, %.3f) m, error %.3f m (tol %.2f), yaw %.4f rad (tol %.2f)",
                  l->origin[0], l->origin[1], e, c->tol_m, yaw, c->yaw_tol);
         break;
     }
@@ -285,9 +285,7 @@ void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen
                  c->yaw_want, c->yaw_tol_rot, d, c->drift_m);
         break;
     }
-    case KN_CRIT_CIRCLE:
-        circle_end(cs, passed, why, whylen);
-        break;
+    case KN_CRIT_CIRCLE: circle_end(cs, passed, why, whylen); break;
     case KN_CRIT_RETURN: {
         double d = dist2d(l->origin, f->origin);
         double yaw = l->yaw_unwrapped - f->yaw_unwrapped;
@@ -299,7 +297,8 @@ void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen
     case KN_CRIT_RAMP: {
         double prog = c->distance > 0 ? cs->drive_dist / c->distance : 0;
         *passed = prog >= c->progress && cs->max_slip <= c->slip_m && cs->have_slip_ref;
-        snprintf(why, whylen, "progress %.1f%% of %.2f m (need %.0f%%), slip while stopped %.4f m (tol %.3f)",
+        snprintf(why, whylen,
+                 "progress %.1f%% of %.2f m (need %.0f%%), slip while stopped %.4f m (tol %.3f)",
                  100 * prog, c->distance, 100 * c->progress, cs->max_slip, c->slip_m);
         break;
     }
@@ -310,7 +309,8 @@ void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen
         break;
     case KN_CRIT_SETTLE:
         *passed = cs->worst_v <= c->vel_tol && cs->worst_depth <= c->depth_tol;
-        snprintf(why, whylen, "after %.1f s: max speed %.5f m/s (tol %.3f), max depth %.4f m (tol %.4f)",
+        snprintf(why, whylen,
+                 "after %.1f s: max speed %.5f m/s (tol %.3f), max depth %.4f m (tol %.4f)",
                  c->settle_s, cs->worst_v, c->vel_tol, cs->worst_depth, c->depth_tol);
         break;
     }

@@ -102,8 +102,8 @@ static int get_num(const cJSON *o, const char *key, double lo, double hi, double
     return 0;
 }
 
-int kn_json_num(const cJSON *o, const char *key, double lo, double hi, double *out,
-                const char *ctx, char *err, size_t errlen)
+int kn_json_num(const cJSON *o, const char *key, double lo, double hi, double *out, const char *ctx,
+                char *err, size_t errlen)
 {
     return get_num(o, key, lo, hi, out, 0, ctx, err, errlen);
 }

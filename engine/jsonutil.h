@@ -17,8 +17,8 @@ char *kn_json_slurp(const char *path, size_t *len, char *err, size_t errlen);
 cJSON *kn_json_load(const char *path, char *err, size_t errlen);
 
 /* Required number in [lo, hi]. Returns 0, or -1 with "ctx: key ..." in err. */
-int kn_json_num(const cJSON *o, const char *key, double lo, double hi, double *out,
-                const char *ctx, char *err, size_t errlen);
+int kn_json_num(const cJSON *o, const char *key, double lo, double hi, double *out, const char *ctx,
+                char *err, size_t errlen);
 /* Optional number: keeps *out when the key is absent. */
 int kn_json_num_opt(const cJSON *o, const char *key, double lo, double hi, double *out,
                     const char *ctx, char *err, size_t errlen);

@@ -26,7 +26,7 @@ struct kn_judge {
     int decided, passed;
     bool time_limit, idle, gone;
     double idle_wall_s;
-    double max_tilt, max_torque;    /* over the run: rad, N*m */
+    double max_tilt, max_torque; /* over the run: rad, N*m */
     double max_tilt_t, max_torque_t;
     char limit_why[200];
 };
@@ -44,8 +44,10 @@ struct kn_judge *kn_judge_new(const struct kn_judge_opts *o, char *err, size_t e
         return NULL;
     }
     if (j->sc.ctrl != KN_CTRL_EXTERNAL) {
-        snprintf(err, errlen, "%s: its controller is not \"external\" (run it with kenaf-engine "
-                 "--scenario)", o->scenario);
+        snprintf(err, errlen,
+                 "%s: its controller is not \"external\" (run it with kenaf-engine "
+                 "--scenario)",
+                 o->scenario);
         kn_judge_free(j);
         return NULL;
     }
@@ -217,9 +219,11 @@ int kn_judge_finish(struct kn_judge *j)
                  j->prev.t);
     } else if (j->idle) {
         verdict = "error";
-        snprintf(why, sizeof why, "simulated time stood still at t=%.2f s for %.0f s of wall "
+        snprintf(why, sizeof why,
+                 "simulated time stood still at t=%.2f s for %.0f s of wall "
                  "time: the controller never lets time pass (hrt_sleep, hrt_go_forward, "
-                 "hrt_turning)", kn_world_time(j->w), j->idle_wall_s);
+                 "hrt_turning)",
+                 kn_world_time(j->w), j->idle_wall_s);
     } else if (j->limit_why[0]) {
         verdict = "fail";
         snprintf(why, sizeof why, "%s", j->limit_why);
@@ -239,10 +243,11 @@ int kn_judge_finish(struct kn_judge *j)
             char name[sizeof j->sc.name];
             snprintf(name, sizeof name, "%s", j->sc.name);
             one_line(name);
-            fprintf(f, "scenario=%s\nvariant=%d\nverdict=%s\nwhy=%s\nsim_s=%.3f\n"
-                       "time_limit=%d\nmust_exit=%d\nidle=%d\nsamples=%d\n"
-                       "max_tilt_deg=%.2f\nmax_tilt_t=%.2f\nmax_torque_nm=%.2f\n"
-                       "max_torque_t=%.2f\nduration_s=%.3f\n",
+            fprintf(f,
+                    "scenario=%s\nvariant=%d\nverdict=%s\nwhy=%s\nsim_s=%.3f\n"
+                    "time_limit=%d\nmust_exit=%d\nidle=%d\nsamples=%d\n"
+                    "max_tilt_deg=%.2f\nmax_tilt_t=%.2f\nmax_torque_nm=%.2f\n"
+                    "max_torque_t=%.2f\nduration_s=%.3f\n",
                     name, j->o.variant, verdict, why, j->started ? kn_world_time(j->w) : 0.0,
                     j->time_limit, j->sc.must_exit, j->idle, j->res.nsamples, j->max_tilt * DEG,
                     j->max_tilt_t, j->max_torque, j->max_torque_t, j->sc.duration);

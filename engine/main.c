@@ -13,15 +13,16 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: kenaf-engine --scenario FILE [--variant N] [--csv FILE] [--svg FILE] [--quiet]\n"
-            "                    [--robot FILE]\n"
-            "       kenaf-engine --validate [--json] [--dir DIR] [--robot FILE]\n"
-            "       kenaf-engine --sanity NAME [--robot FILE]\n"
-            "Runs scenarios of the built-in engine (config in %s).\n"
-            "--robot replaces the robot file the scenarios name (default robots/kenaf.json).\n"
-            "Exit status: 0 outcomes as expected, 1 an outcome differed, 2 usage or file error.\n",
-            kn_run_config_dir());
+    fprintf(
+        f,
+        "usage: kenaf-engine --scenario FILE [--variant N] [--csv FILE] [--svg FILE] [--quiet]\n"
+        "                    [--robot FILE]\n"
+        "       kenaf-engine --validate [--json] [--dir DIR] [--robot FILE]\n"
+        "       kenaf-engine --sanity NAME [--robot FILE]\n"
+        "Runs scenarios of the built-in engine (config in %s).\n"
+        "--robot replaces the robot file the scenarios name (default robots/kenaf.json).\n"
+        "Exit status: 0 outcomes as expected, 1 an outcome differed, 2 usage or file error.\n",
+        kn_run_config_dir());
 }
 
 /* The runner's modes; any other command line is the server's. */
@@ -46,8 +47,18 @@ struct runner_args {
 /* 0 parsed, 1 --help printed, 2 usage error (said on stderr). */
 static int parse_runner_args(int argc, char **argv, struct runner_args *a)
 {
-    enum { O_SCENARIO = 256, O_VARIANT, O_CSV, O_SVG, O_QUIET, O_ROBOT, O_VALIDATE, O_JSON,
-           O_DIR, O_SANITY };
+    enum {
+        O_SCENARIO = 256,
+        O_VARIANT,
+        O_CSV,
+        O_SVG,
+        O_QUIET,
+        O_ROBOT,
+        O_VALIDATE,
+        O_JSON,
+        O_DIR,
+        O_SANITY
+    };
     static const struct option lo[] = {
         { "scenario", required_argument, NULL, O_SCENARIO },
         { "variant", required_argument, NULL, O_VARIANT },

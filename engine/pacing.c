@@ -7,7 +7,7 @@
 void kn_pacing_init(struct kn_pacing *p, enum kn_pace_mode mode, double rate, double step_s,
                     uint32_t burst_max, double max_lag_s)
 {
-    *p = (struct kn_pacing){0};
+    *p = (struct kn_pacing){ 0 };
     p->mode = mode;
     p->rate = rate > 0 && isfinite(rate) ? rate : 1.0;
     p->step_ns = step_s > 0 ? step_s * 1e9 : 1e6;
@@ -109,19 +109,16 @@ double kn_pacing_lead_s(const struct kn_pacing *p, uint64_t now_ns)
 const char *kn_pace_mode_name(enum kn_pace_mode m)
 {
     switch (m) {
-    case KN_PACE_REALTIME:
-        return "realtime";
-    case KN_PACE_FAST:
-        return "fast";
-    case KN_PACE_STEP:
-        return "step";
+    case KN_PACE_REALTIME: return "realtime";
+    case KN_PACE_FAST: return "fast";
+    case KN_PACE_STEP: return "step";
     }
     return "?";
 }
 
 int kn_pace_mode_parse(const char *s, enum kn_pace_mode *out)
 {
-    static const enum kn_pace_mode all[] = {KN_PACE_REALTIME, KN_PACE_FAST, KN_PACE_STEP};
+    static const enum kn_pace_mode all[] = { KN_PACE_REALTIME, KN_PACE_FAST, KN_PACE_STEP };
     for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcasecmp(s, kn_pace_mode_name(all[i])) == 0) {
             *out = all[i];

@@ -19,19 +19,19 @@ enum kn_pace_mode {
 
 struct kn_pacing {
     enum kn_pace_mode mode;
-    double rate;          /* real time multiplier (REALTIME) */
-    double step_ns;       /* one physics step in ns of simulated time */
-    uint32_t burst_max;   /* most steps handed out by one call */
-    double max_lag_ns;    /* wall-clock debt beyond which the schedule restarts */
-    uint64_t t0_ns;       /* start instant of the current schedule */
-    uint64_t k;           /* steps done since t0 */
+    double rate;        /* real time multiplier (REALTIME) */
+    double step_ns;     /* one physics step in ns of simulated time */
+    uint32_t burst_max; /* most steps handed out by one call */
+    double max_lag_ns;  /* wall-clock debt beyond which the schedule restarts */
+    uint64_t t0_ns;     /* start instant of the current schedule */
+    uint64_t k;         /* steps done since t0 */
     bool running;
     /* counters */
-    uint64_t ticks;       /* calls to kn_pacing_due while running */
-    uint64_t overruns;    /* calls that had more steps due than burst_max */
-    uint64_t slips;       /* schedule restarts because the debt grew too large */
-    double slipped_s;     /* simulated seconds given up by those restarts */
-    double max_lag_s;     /* largest debt seen at a call [s of wall time] */
+    uint64_t ticks;    /* calls to kn_pacing_due while running */
+    uint64_t overruns; /* calls that had more steps due than burst_max */
+    uint64_t slips;    /* schedule restarts because the debt grew too large */
+    double slipped_s;  /* simulated seconds given up by those restarts */
+    double max_lag_s;  /* largest debt seen at a call [s of wall time] */
 };
 
 /* rate > 0 (ignored unless REALTIME); step_s > 0; burst_max >= 1;

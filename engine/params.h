@@ -15,40 +15,40 @@ enum kn_fdir_mode {
 struct kn_robot_params {
     char name[32];
     /* masses and inertia */
-    double base_mass;          /* base incl. main tracks [kg] */
-    double base_box[3];        /* box whose uniform inertia stands for the base [m] */
-    double cog_z;              /* base CoG below (negative) the geometric centre [m] */
-    double cog_x;              /* base CoG ahead of (+) / behind (-) it; optional, 0 [m] */
-    double flipper_mass;       /* each [kg] */
+    double base_mass;    /* base incl. main tracks [kg] */
+    double base_box[3];  /* box whose uniform inertia stands for the base [m] */
+    double cog_z;        /* base CoG below (negative) the geometric centre [m] */
+    double cog_x;        /* base CoG ahead of (+) / behind (-) it; optional, 0 [m] */
+    double flipper_mass; /* each [kg] */
     /* main tracks (side view: stadium of two equal pulleys) */
-    double track_pulley_x;     /* pulley centres at x = +-track_pulley_x [m] */
-    double track_radius;       /* pulley radius [m] */
-    double track_width;        /* belt width [m] */
-    double track_y;            /* belt centreline at y = +-track_y [m] */
+    double track_pulley_x; /* pulley centres at x = +-track_pulley_x [m] */
+    double track_radius;   /* pulley radius [m] */
+    double track_width;    /* belt width [m] */
+    double track_y;        /* belt centreline at y = +-track_y [m] */
     /* flippers: tapered stadium, root on the main pulley axis */
     double flipper_root_radius;
     double flipper_tip_radius;
-    double flipper_length;     /* pulley centre distance root..tip [m] */
+    double flipper_length; /* pulley centre distance root..tip [m] */
     double flipper_width;
-    double flipper_y;          /* centreline at y = +-flipper_y [m] */
-    double flipper_limit;      /* joint range +-limit [rad] */
+    double flipper_y;     /* centreline at y = +-flipper_y [m] */
+    double flipper_limit; /* joint range +-limit [rad] */
     /* flipper servo (ODE hinge motor: dParamVel + dParamFMax) */
-    double servo_kp;           /* [1/s] */
-    double servo_rate_max;     /* [rad/s] */
-    double servo_torque_max;   /* [N m] */
+    double servo_kp;         /* [1/s] */
+    double servo_rate_max;   /* [rad/s] */
+    double servo_torque_max; /* [N m] */
     /* chassis box between the tracks */
-    double chassis_size[3];    /* x, y, z [m] */
-    double chassis_clearance;  /* chassis bottom above track bottom [m] */
+    double chassis_size[3];   /* x, y, z [m] */
+    double chassis_clearance; /* chassis bottom above track bottom [m] */
     /* belts */
-    double belt_speed_max;     /* [m/s] */
-    double belt_accel_max;     /* belt motor acceleration limit [m/s^2] */
+    double belt_speed_max;       /* [m/s] */
+    double belt_accel_max;       /* belt motor acceleration limit [m/s^2] */
     double belt_decel_emergency; /* braking on an emergency stop [m/s^2] */
-    double steer_chi;          /* steering efficiency for (v, omega) <-> belts, axle mode */
-    double steer_chi_icr;      /* the same in ICR mode (it also places the ICR) */
+    double steer_chi;            /* steering efficiency for (v, omega) <-> belts, axle mode */
+    double steer_chi_icr;        /* the same in ICR mode (it also places the ICR) */
     /* friction */
-    double track_mu;           /* along the belt (mu1) */
-    double track_mu2;          /* across the belt */
-    double body_mu;            /* chassis, and track contacts without a belt direction */
+    double track_mu;  /* along the belt (mu1) */
+    double track_mu2; /* across the belt */
+    double body_mu;   /* chassis, and track contacts without a belt direction */
     /* battery */
     double batt_full_v;
     double batt_empty_v;
@@ -63,21 +63,21 @@ struct kn_robot_params {
 #define KN_BELT_POINTS_MAX 9
 
 struct kn_physics_params {
-    double step_s;              /* 0.001 */
-    int iterations;             /* QuickStep sweeps */
-    double sor;                 /* QuickStep over-relaxation */
+    double step_s;  /* 0.001 */
+    int iterations; /* QuickStep sweeps */
+    double sor;     /* QuickStep over-relaxation */
     double erp;
     double cfm;
-    double surface_layer;       /* contact slop [m] */
-    double max_correcting_vel;  /* [m/s] */
-    int contacts_per_pair;      /* cap on contacts per geom pair */
+    double surface_layer;      /* contact slop [m] */
+    double max_correcting_vel; /* [m/s] */
+    int contacts_per_pair;     /* cap on contacts per geom pair */
     enum kn_fdir_mode fdir_mode;
-    unsigned long seed;         /* ODE global RNG seed, set before each build */
-    double gravity;             /* [m/s^2], positive */
-    int flipper_collision;      /* 0: flipper geoms do not collide (no-flipper tests) */
-    int belt_points;            /* ground contact points along each main track, ends
+    unsigned long seed;    /* ODE global RNG seed, set before each build */
+    double gravity;        /* [m/s^2], positive */
+    int flipper_collision; /* 0: flipper geoms do not collide (no-flipper tests) */
+    int belt_points;       /* ground contact points along each main track, ends
                                  * included (2: only the pulley ends, the old model) */
-    int flipper_points;         /* the same along each flipper */
+    int flipper_points;    /* the same along each flipper */
 };
 
 /* The defaults: 1 ms steps, ERP 0.2, SOR 1.3 and a 1 mm surface layer as in
@@ -92,8 +92,8 @@ void kn_physics_defaults(struct kn_physics_params *p);
 int kn_robotfile_load(const char *path, struct kn_robot_params *rp, char *err, size_t errlen);
 
 /* Same, from a JSON text already in memory (name is used in messages). */
-int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_params *rp,
-                       char *err, size_t errlen);
+int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_params *rp, char *err,
+                       size_t errlen);
 
 /* Reads the optional "physics" object of a scenario (or any JSON object):
  * only the keys present override p. Returns -1 with err on a bad value. */

@@ -59,7 +59,11 @@ static int finish(struct kn_svgplot *p, const struct kn_result *res, int side,
     struct arrays a = { 0 };
     int filled = arrays_fill(&a, res, side);
     if (filled == 0) {
-        struct kn_svgplot_track tr = { (size_t)res->nsamples, a.t, a.x, a.y, side ? NULL : a.yaw,
+        struct kn_svgplot_track tr = { (size_t)res->nsamples,
+                                       a.t,
+                                       a.x,
+                                       a.y,
+                                       side ? NULL : a.yaw,
                                        side ? "path of the centre of gravity"
                                             : "path of the body centre" };
         kn_svgplot_track(p, &tr, robot);
@@ -89,7 +93,7 @@ static int box_side(const struct kn_part *p, double cx[4], double cz[4])
     if (fabs(p->c[1]) > p->half[1] || p->yaw != 0)
         return 0;
     double c = cos(p->pitch), s = sin(p->pitch);
-    const double sx[4] = {-1, 1, 1, -1}, sz[4] = {-1, -1, 1, 1};
+    const double sx[4] = { -1, 1, 1, -1 }, sz[4] = { -1, -1, 1, 1 };
     for (int i = 0; i < 4; i++) {
         double lx = sx[i] * p->half[0], lz = sz[i] * p->half[2];
         /* rotation about y: x' = c x + s z, z' = -s x + c z */
@@ -100,8 +104,8 @@ static int box_side(const struct kn_part *p, double cx[4], double cz[4])
 }
 
 /* Side view of a track: two circles and their outer tangents. */
-static void stadium(struct kn_svgplot *p, const double a[3], double ra, const double b[3], double rb,
-                    const char *style)
+static void stadium(struct kn_svgplot *p, const double a[3], double ra, const double b[3],
+                    double rb, const char *style)
 {
     double dx = b[0] - a[0], dz = b[2] - a[2], d = hypot(dx, dz);
     kn_svgplot_circle(p, "robot", style, a[0], a[2], ra);
@@ -173,8 +177,10 @@ static int side_view(const struct kn_scenario *sc, const struct kn_result *res, 
     char head[256], cap[512];
     title(sc, res, head, sizeof head);
     int every = stride(res, 12);
-    snprintf(cap, sizeof cap, "%s. Side view x-z through y = 0, x and z at one scale; the robot "
-                              "every %.1f s, the last one dark.", res->why, every * 0.01);
+    snprintf(cap, sizeof cap,
+             "%s. Side view x-z through y = 0, x and z at one scale; the robot "
+             "every %.1f s, the last one dark.",
+             res->why, every * 0.01);
     struct kn_svgplot_frame fr = { head, cap, "x [m]", "z [m]", 900, 500, 0.5, 0.02 };
     struct kn_svgplot p;
     if (kn_svgplot_begin(&p, &box, &fr) != 0)
@@ -208,14 +214,18 @@ static int top_view(const struct kn_scenario *sc, const struct kn_result *res, F
         kn_svgplot_box_add(&box, o[0] + reach, o[1] + reach);
     }
     if (sc->crit.type == KN_CRIT_STRAIGHT) {
-        kn_svgplot_box_add(&box, sc->crit.target[0] - sc->crit.tol_m, sc->crit.target[1] - sc->crit.tol_m);
-        kn_svgplot_box_add(&box, sc->crit.target[0] + sc->crit.tol_m, sc->crit.target[1] + sc->crit.tol_m);
+        kn_svgplot_box_add(&box, sc->crit.target[0] - sc->crit.tol_m,
+                           sc->crit.target[1] - sc->crit.tol_m);
+        kn_svgplot_box_add(&box, sc->crit.target[0] + sc->crit.tol_m,
+                           sc->crit.target[1] + sc->crit.tol_m);
     }
     char head[256], cap[512];
     title(sc, res, head, sizeof head);
     int every = stride(res, 16);
-    snprintf(cap, sizeof cap, "%s. Top view x-y, x and y at one scale; the footprint (%.2f x "
-                              "%.2f m) every %.1f s.", res->why, L, W, every * 0.01);
+    snprintf(cap, sizeof cap,
+             "%s. Top view x-y, x and y at one scale; the footprint (%.2f x "
+             "%.2f m) every %.1f s.",
+             res->why, L, W, every * 0.01);
     struct kn_svgplot_frame fr = { head, cap, "x [m]", "y [m]", 700, 700, 0.5, 0.02 };
     struct kn_svgplot p;
     if (kn_svgplot_begin(&p, &box, &fr) != 0)

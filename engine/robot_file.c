@@ -32,11 +32,21 @@ void kn_physics_defaults(struct kn_physics_params *p)
 
 int kn_physics_from_json(const cJSON *o, struct kn_physics_params *p, char *err, size_t errlen)
 {
-    static const char *const keys[] = {"step_s", "iterations", "sor", "erp", "cfm",
-                                       "surface_layer_m", "max_correcting_vel_m_s",
-                                       "contacts_per_pair", "friction_mode", "seed",
-                                       "gravity_m_s2", "flipper_collision", "belt_points",
-                                       "flipper_points", NULL};
+    static const char *const keys[] = { "step_s",
+                                        "iterations",
+                                        "sor",
+                                        "erp",
+                                        "cfm",
+                                        "surface_layer_m",
+                                        "max_correcting_vel_m_s",
+                                        "contacts_per_pair",
+                                        "friction_mode",
+                                        "seed",
+                                        "gravity_m_s2",
+                                        "flipper_collision",
+                                        "belt_points",
+                                        "flipper_points",
+                                        NULL };
     const char *ctx = "physics";
     if (!cJSON_IsObject(o)) {
         snprintf(err, errlen, "physics: must be an object");
@@ -49,10 +59,9 @@ int kn_physics_from_json(const cJSON *o, struct kn_physics_params *p, char *err,
         kn_json_num_opt(o, "erp", 0.0, 1.0, &p->erp, ctx, err, errlen) ||
         kn_json_num_opt(o, "cfm", 0.0, 1.0, &p->cfm, ctx, err, errlen) ||
         kn_json_num_opt(o, "surface_layer_m", 0.0, 0.01, &p->surface_layer, ctx, err, errlen) ||
-        kn_json_num_opt(o, "max_correcting_vel_m_s", 0.0, 100.0, &p->max_correcting_vel, ctx,
-                        err, errlen) ||
-        kn_json_int_opt(o, "contacts_per_pair", 1, 64, &p->contacts_per_pair, ctx, err,
+        kn_json_num_opt(o, "max_correcting_vel_m_s", 0.0, 100.0, &p->max_correcting_vel, ctx, err,
                         errlen) ||
+        kn_json_int_opt(o, "contacts_per_pair", 1, 64, &p->contacts_per_pair, ctx, err, errlen) ||
         kn_json_num_opt(o, "gravity_m_s2", 0.0, 100.0, &p->gravity, ctx, err, errlen) ||
         kn_json_bool_opt(o, "flipper_collision", &p->flipper_collision, ctx, err, errlen) ||
         kn_json_int_opt(o, "belt_points", 2, KN_BELT_POINTS_MAX, &p->belt_points, ctx, err,
@@ -91,8 +100,8 @@ static const cJSON *section(const cJSON *root, const char *key, const char *name
     return s;
 }
 
-int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_params *rp,
-                       char *err, size_t errlen)
+int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_params *rp, char *err,
+                       size_t errlen)
 {
     memset(rp, 0, sizeof *rp);
     cJSON *root = cJSON_Parse(text);
@@ -101,9 +110,9 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         cJSON_Delete(root);
         return -1;
     }
-    static const char *const top[] = {"name", "comment", "sources", "mass", "main_track",
-                                      "flipper", "servo", "chassis", "belt", "friction",
-                                      "battery", NULL};
+    static const char *const top[] = { "name",       "comment",  "sources", "mass",
+                                       "main_track", "flipper",  "servo",   "chassis",
+                                       "belt",       "friction", "battery", NULL };
     char ctx[256];
     int rc = -1;
     const cJSON *s;

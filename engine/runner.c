@@ -110,8 +110,10 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
     struct kn_result res;
     int keep = o && (o->csv || o->svg);
     if (sc.ctrl == KN_CTRL_EXTERNAL) {
-        snprintf(err, errlen, "%s: its controller is a program: run it with kenaf-sim-run "
-                 "--scenario %s -- PROGRAM", path, path);
+        snprintf(err, errlen,
+                 "%s: its controller is a program: run it with kenaf-sim-run "
+                 "--scenario %s -- PROGRAM",
+                 path, path);
         kn_scenario_free(&sc);
         return -1;
     }
@@ -128,16 +130,15 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
      * "deviation" text only says what the study of it found */
     row->dev = !res.matches && sc.deviation[0];
     row->ok = res.matches && res.finite && res.max_depth < MAX_PENETRATION;
-    row->pecka = strcmp(sc.group, "pecka") == 0 &&
-                 !(sc.nvariants > 1 && sc.pp.fdir_mode == KN_FDIR_AXLE);
+    row->pecka =
+        strcmp(sc.group, "pecka") == 0 && !(sc.nvariants > 1 && sc.pp.fdir_mode == KN_FDIR_AXLE);
     row->rtf = res.rtf;
     row->sim_s = res.sim_s;
     row->cpu_s = res.cpu_s;
-    snprintf(row->why, sizeof row->why, "%s; max depth %.1f mm%s%s%.200s", res.why,
-             1000 * res.max_depth,
-             res.max_depth >= MAX_PENETRATION ? " (>= 10 mm: invariant broken)" : "",
-             row->dev ? "; disagrees with the reference, studied: " : "",
-             row->dev ? sc.deviation : "");
+    snprintf(
+        row->why, sizeof row->why, "%s; max depth %.1f mm%s%s%.200s", res.why, 1000 * res.max_depth,
+        res.max_depth >= MAX_PENETRATION ? " (>= 10 mm: invariant broken)" : "",
+        row->dev ? "; disagrees with the reference, studied: " : "", row->dev ? sc.deviation : "");
     *passed = res.passed;
     int rc = 0;
     int many = o && o->variant < 0 ? sc.nvariants : 1;
@@ -244,8 +245,7 @@ static void json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-int kn_run_validation(const char *dir, const char *robot_path, int robot_given, int json,
-                      FILE *out)
+int kn_run_validation(const char *dir, const char *robot_path, int robot_given, int json, FILE *out)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -281,7 +281,7 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
         qsort(names, (size_t)nn, sizeof *names, cmp_str);
     struct row *rows = NULL;
     int nrows = 0, cap = 0, bad = 0;
-    struct kn_run_opts o = {NULL, NULL, -1, 1, robot_given ? robot_path : NULL};
+    struct kn_run_opts o = { NULL, NULL, -1, 1, robot_given ? robot_path : NULL };
     if (!json && rc == 0)
         print_head(out);
     for (int i = 0; i < nn && rc == 0; i++) {
@@ -339,22 +339,27 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
             const struct row *r = &rows[i];
             fprintf(out, "  {\"scenario\": ");
             json_str(out, r->name);
-            fprintf(out, ", \"expected\": \"%s\", \"got\": \"%s\", \"ok\": %s, \"deviation\": %s, \"rtf\": %.1f, "
-                         "\"sim_s\": %.2f, \"cpu_s\": %.3f, \"detail\": ",
-                    r->expect, r->got, r->ok ? "true" : "false", r->dev ? "true" : "false", r->rtf, r->sim_s, r->cpu_s);
+            fprintf(
+                out,
+                ", \"expected\": \"%s\", \"got\": \"%s\", \"ok\": %s, \"deviation\": %s, \"rtf\": %.1f, "
+                "\"sim_s\": %.2f, \"cpu_s\": %.3f, \"detail\": ",
+                r->expect, r->got, r->ok ? "true" : "false", r->dev ? "true" : "false", r->rtf,
+                r->sim_s, r->cpu_s);
             json_str(out, r->why);
             fprintf(out, "}%s\n", i + 1 < nrows ? "," : "");
         }
-        fprintf(out, "], \"mismatches\": %d, \"sim_s\": %.2f, \"cpu_s\": %.3f, \"rtf\": %.1f, "
-                     "\"pecka_sim_s\": %.2f, \"pecka_cpu_s\": %.3f}\n",
+        fprintf(out,
+                "], \"mismatches\": %d, \"sim_s\": %.2f, \"cpu_s\": %.3f, \"rtf\": %.1f, "
+                "\"pecka_sim_s\": %.2f, \"pecka_cpu_s\": %.3f}\n",
                 bad, sim, cpu, cpu > 0 ? sim / cpu : 0, psim, pcpu);
     } else if (rc == 0) {
         fprintf(out, "\n%d runs, %d mismatches; %.1f s simulated in %.2f s CPU: RTF %.1f overall\n",
                 nrows, bad, sim, cpu, cpu > 0 ? sim / cpu : 0);
         /* Pecka et al.'s Gazebo/ODE model ran their eight drives, 110 s
          * simulated, in 38.9 s of CPU */
-        fprintf(out, "Pecka's eight drives: %.1f s simulated in %.2f s CPU (RTF %.1f; their "
-                     "Gazebo/ODE model: 110 s in 38.9 s, RTF 2.8)\n",
+        fprintf(out,
+                "Pecka's eight drives: %.1f s simulated in %.2f s CPU (RTF %.1f; their "
+                "Gazebo/ODE model: 110 s in 38.9 s, RTF 2.8)\n",
                 psim, pcpu, pcpu > 0 ? psim / pcpu : 0);
     }
     for (int i = 0; i < nn; i++)

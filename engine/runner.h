@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 struct kn_run_opts {
-    const char *csv;   /* trajectory CSV path or NULL */
-    const char *svg;   /* plot path or NULL */
-    int variant;       /* -1: all */
+    const char *csv; /* trajectory CSV path or NULL */
+    const char *svg; /* plot path or NULL */
+    int variant;     /* -1: all */
     int quiet;
     const char *robot; /* robot file replacing the scenarios' own, or NULL */
 };

@@ -61,7 +61,7 @@ static int drop_settle(const struct kn_robot_params *rp, struct kn_sanity_result
     struct kn_world *w = make_world(&t, &pp);
     if (!w)
         return -1;
-    struct kn_pose p = {0, 0, rp->track_radius + 0.05, 0, 0, 0};
+    struct kn_pose p = { 0, 0, rp->track_radius + 0.05, 0, 0, 0 };
     int id = kn_world_spawn(w, rp, &p, NULL);
     if (id < 0) {
         kn_world_destroy(w);
@@ -102,13 +102,13 @@ static int static_slope(const struct kn_robot_params *rp, struct kn_sanity_resul
     flat(&t, a);
     double worst = 0;
     int ok = 1;
-    const double yaws[2] = {0, M_PI};
+    const double yaws[2] = { 0, M_PI };
     for (int k = 0; k < 2; k++) {
         struct kn_world *w = make_world(&t, NULL);
         if (!w)
             return -1;
         /* facing uphill the nose is up (pitch -a), downhill down (pitch +a) */
-        struct kn_pose p = {0, 0, NAN, 0, k ? a : -a, yaws[k]};
+        struct kn_pose p = { 0, 0, NAN, 0, k ? a : -a, yaws[k] };
         p.z = rp->track_radius / cos(a) + 0.005;
         int id = kn_world_spawn(w, rp, &p, NULL);
         if (id < 0) {
@@ -154,7 +154,7 @@ static int drive_run(const struct kn_robot_params *rp, const struct kn_terrain *
         return -1;
     }
     kn_world_step(w, 300);
-    double f[4] = {0.4, 0.4, 0.3, 0.3};
+    double f[4] = { 0.4, 0.4, 0.3, 0.3 };
     kn_world_set_flippers(w, id, f, 0xF);
     kn_world_set_belts(w, id, vl, vr);
     kn_world_step(w, 3000);
@@ -191,8 +191,8 @@ static int frame_invariance(const struct kn_robot_params *rp, struct kn_sanity_r
     t1.pose[2] = yaw;
     char err[128];
     kn_terrain_build(&t1, err, sizeof err);
-    struct kn_pose p0 = {0, 0, rp->track_radius + 0.002, 0, 0, 0};
-    struct kn_pose p1 = {ox, oy, rp->track_radius + 0.002, 0, 0, yaw};
+    struct kn_pose p0 = { 0, 0, rp->track_radius + 0.002, 0, 0, 0 };
+    struct kn_pose p1 = { ox, oy, rp->track_radius + 0.002, 0, 0, yaw };
     struct kn_truth a, b;
     /* 20 sweeps: the two frames round differently and an unconverged
      * solve carries that on (1.8e-6 m after 3.3 s at the default 10) */
@@ -223,7 +223,7 @@ static int frame_invariance(const struct kn_robot_params *rp, struct kn_sanity_r
 static int mirror_error(const struct kn_robot_params *rp, const struct kn_terrain *t, int it,
                         double *ep, double *ey, double *sim)
 {
-    struct kn_pose p = {0, 0, rp->track_radius + 0.002, 0, 0, 0};
+    struct kn_pose p = { 0, 0, rp->track_radius + 0.002, 0, 0, 0 };
     struct kn_truth a, b;
     if (drive_run(rp, t, &p, 0.2, 0.35, it, &a, sim) ||
         drive_run(rp, t, &p, 0.35, 0.2, it, &b, sim))
@@ -272,7 +272,7 @@ static int energy(const struct kn_robot_params *rp, struct kn_sanity_result *r)
         return -1;
     /* level, 1 mm above the beam, CoG 2 cm beyond its edge: it tips over
      * the edge, rocks and settles; nothing starts in penetration */
-    struct kn_pose p = {0.06, 0, t.height + rp->track_radius + 0.001, 0, 0, 0};
+    struct kn_pose p = { 0.06, 0, t.height + rp->track_radius + 0.001, 0, 0, 0 };
     int id = kn_world_spawn(w, rp, &p, NULL);
     if (id < 0) {
         kn_world_destroy(w);
@@ -293,9 +293,8 @@ static int energy(const struct kn_robot_params *rp, struct kn_sanity_result *r)
     }
     double rise = (emax - e0) / fabs(e0);
     r->passed = rise <= 0.01 && rocked;
-    snprintf(r->why, sizeof r->why,
-             "E0 %.3f J, max %.3f J (rise %.3f%%, <= 1%%), min %.3f J%s", e0, emax, 100 * rise,
-             emin, rocked ? "" : "; the robot did not move");
+    snprintf(r->why, sizeof r->why, "E0 %.3f J, max %.3f J (rise %.3f%%, <= 1%%), min %.3f J%s", e0,
+             emax, 100 * rise, emin, rocked ? "" : "; the robot did not move");
     r->sim_s = kn_world_time(w);
     kn_world_destroy(w);
     kn_terrain_free(&t);
@@ -317,14 +316,14 @@ static int servo(const struct kn_robot_params *rp0, struct kn_sanity_result *r)
         struct kn_world *w = make_world(&t, NULL);
         if (!w)
             return -1;
-        struct kn_pose p = {0, 0, rp.track_radius + 0.002, 0, 0, 0};
+        struct kn_pose p = { 0, 0, rp.track_radius + 0.002, 0, 0, 0 };
         int id = kn_world_spawn(w, &rp, &p, NULL);
         if (id < 0) {
             kn_world_destroy(w);
             return -1;
         }
         kn_world_step(w, 300);
-        double f[4] = {target, target, 0, 0};
+        double f[4] = { target, target, 0, 0 };
         kn_world_set_flippers(w, id, f, 0x3);
         kn_world_step(w, 3000);
         struct kn_state s;
@@ -349,7 +348,7 @@ static int servo(const struct kn_robot_params *rp0, struct kn_sanity_result *r)
  * reset, and interleaved with another world ends in the same state hash. */
 static uint64_t climb(struct kn_world *w, int id, int steps)
 {
-    double f[4] = {0.8, 0.8, 0, 0};
+    double f[4] = { 0.8, 0.8, 0, 0 };
     kn_world_set_flippers(w, id, f, 0xF);
     kn_world_set_belts(w, id, 0.3, 0.3);
     kn_world_step(w, steps);
@@ -368,7 +367,7 @@ static int determinism(const struct kn_robot_params *rp, struct kn_sanity_result
     t.span_y = 3;
     if (kn_terrain_build(&t, err, sizeof err))
         return -1;
-    struct kn_pose p = {-0.6, 0, NAN, 0, 0, 0};
+    struct kn_pose p = { -0.6, 0, NAN, 0, 0, 0 };
     const int steps = 4000;
     uint64_t h[4];
     struct kn_world *w = make_world(&t, NULL), *w2 = make_world(&t, NULL);
@@ -383,7 +382,7 @@ static int determinism(const struct kn_robot_params *rp, struct kn_sanity_result
     h[1] = climb(w, id, steps);
     kn_world_reset(w);
     /* interleaved: each world keeps its own RNG stream */
-    double f[4] = {0.8, 0.8, 0, 0};
+    double f[4] = { 0.8, 0.8, 0, 0 };
     kn_world_set_flippers(w, id, f, 0xF);
     kn_world_set_belts(w, id, 0.3, 0.3);
     kn_world_set_flippers(w2, id2, f, 0xF);
@@ -410,13 +409,13 @@ static int determinism(const struct kn_robot_params *rp, struct kn_sanity_result
 }
 
 const struct kn_sanity kn_sanity_checks[] = {
-    {"drop-settle", "drop from 5 cm and settle", drop_settle},
-    {"static-slope", "hold on a 30 deg plane, belts 0", static_slope},
-    {"frame-invariance", "world yawed 37 deg and moved", frame_invariance},
-    {"symmetry", "left/right mirrored commands", symmetry},
-    {"energy", "passive rocking on a box edge", energy},
-    {"servo", "flipper servo stall and reach", servo},
-    {"determinism", "bit-identical replays", determinism},
+    { "drop-settle", "drop from 5 cm and settle", drop_settle },
+    { "static-slope", "hold on a 30 deg plane, belts 0", static_slope },
+    { "frame-invariance", "world yawed 37 deg and moved", frame_invariance },
+    { "symmetry", "left/right mirrored commands", symmetry },
+    { "energy", "passive rocking on a box edge", energy },
+    { "servo", "flipper servo stall and reach", servo },
+    { "determinism", "bit-identical replays", determinism },
 };
 const int kn_sanity_count = sizeof kn_sanity_checks / sizeof kn_sanity_checks[0];
 

@@ -88,7 +88,7 @@ static int parse_script(const cJSON *arr, struct kn_scenario *sc, char *err, siz
                  sc->path, KN_SCRIPT_MAX);
         return -1;
     }
-    static const char *const keys[] = {"t", "belts", "twist", "flippers_deg", NULL};
+    static const char *const keys[] = { "t", "belts", "twist", "flippers_deg", NULL };
     const cJSON *e;
     double last = -1;
     cJSON_ArrayForEach(e, arr)
@@ -134,8 +134,8 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
     }
     if (kn_json_str_opt(o, "type", type, sizeof type, ctx, err, errlen))
         return -1;
-    static const char *const names[] = {"cross", "straight", "rotate", "circle",
-                                        "return", "ramp",     "hold",   "settle"};
+    static const char *const names[] = { "cross",  "straight", "rotate", "circle",
+                                         "return", "ramp",     "hold",   "settle" };
     int found = -1;
     for (int i = 0; i < 8; i++)
         if (strcmp(type, names[i]) == 0)
@@ -171,13 +171,14 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
     c->depth_tol = 0.002;
     double fall_below = NAN;
     static const char *const keys[] = {
-        "type",       "comment",    "margin_m",   "on_top",     "fall_below_m", "stall_s",
-        "max_tilt_deg", "target",   "tol_m",      "yaw_tol_rad", "yaw_rad",     "drift_m",
-        "after_s",    "rms_m",      "radius_tol", "close_m",    "drive_s",      "distance_m",
-        "progress",   "stop_s",     "slip_m",     "settle_s",   "creep_m",      "pitch_tol_deg",
-        "vel_tol_m_s", "depth_tol_m", "pass_x", "tol_rad", "descend", NULL};
+        "type",         "comment",     "margin_m",   "on_top",      "fall_below_m", "stall_s",
+        "max_tilt_deg", "target",      "tol_m",      "yaw_tol_rad", "yaw_rad",      "drift_m",
+        "after_s",      "rms_m",       "radius_tol", "close_m",     "drive_s",      "distance_m",
+        "progress",     "stop_s",      "slip_m",     "settle_s",    "creep_m",      "pitch_tol_deg",
+        "vel_tol_m_s",  "depth_tol_m", "pass_x",     "tol_rad",     "descend",      NULL
+    };
     int on_top = 0, descend = 0;
-    double drive[2] = {0, 0}, pass_x = NAN;
+    double drive[2] = { 0, 0 }, pass_x = NAN;
     if (kn_json_only_keys(o, keys, ctx, err, errlen) ||
         kn_json_num_opt(o, "margin_m", 0, 10, &margin, ctx, err, errlen) ||
         kn_json_bool_opt(o, "on_top", &on_top, ctx, err, errlen) ||
@@ -228,8 +229,8 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
 }
 
 /* Variant v (0 when the file has none) merged over the file's top level. */
-static int select_variant(cJSON *root, const char *path, int v, struct kn_scenario *sc,
-                          char *err, size_t errlen)
+static int select_variant(cJSON *root, const char *path, int v, struct kn_scenario *sc, char *err,
+                          size_t errlen)
 {
     const cJSON *vars = cJSON_GetObjectItemCaseSensitive(root, "variants");
     sc->nvariants = 1;
@@ -264,19 +265,18 @@ static int select_variant(cJSON *root, const char *path, int v, struct kn_scenar
 static int parse_names(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
                        size_t errlen)
 {
-    static const char *const keys[] = {"name",      "title",      "group",     "param",
-                                       "comment",   "robot",      "terrain",   "physics",
-                                       "start",     "duration_s", "controller", "criterion",
-                                       "expect",    "monotone",   "view",      "deviation",
-                                       "limits",    NULL};
+    static const char *const keys[] = { "name",    "title",      "group",      "param",
+                                        "comment", "robot",      "terrain",    "physics",
+                                        "start",   "duration_s", "controller", "criterion",
+                                        "expect",  "monotone",   "view",       "deviation",
+                                        "limits",  NULL };
     if (kn_json_only_keys(root, keys, path, err, errlen) ||
         kn_json_str_opt(root, "name", sc->name, sizeof sc->name, path, err, errlen) ||
         kn_json_str_opt(root, "title", sc->title, sizeof sc->title, path, err, errlen) ||
         kn_json_str_opt(root, "group", sc->group, sizeof sc->group, path, err, errlen) ||
         kn_json_str_opt(root, "param", sc->param, sizeof sc->param, path, err, errlen) ||
         kn_json_bool_opt(root, "monotone", &sc->monotone, path, err, errlen) ||
-        kn_json_str_opt(root, "deviation", sc->deviation, sizeof sc->deviation, path, err,
-                        errlen))
+        kn_json_str_opt(root, "deviation", sc->deviation, sizeof sc->deviation, path, err, errlen))
         return -1;
     if (!sc->name[0]) {
         snprintf(err, errlen, "%s: missing \"name\"", path);
@@ -337,11 +337,12 @@ static int load_terrain(const cJSON *root, const char *path, struct kn_scenario 
 static int parse_start(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
                        size_t errlen)
 {
-    sc->start = (struct kn_pose){-1.0, 0, NAN, 0, 0, 0};
+    sc->start = (struct kn_pose){ -1.0, 0, NAN, 0, 0, 0 };
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "start");
     if (st) {
-        static const char *const sk[] = {"x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg",
-                                         "flippers_deg", NULL};
+        static const char *const sk[] = {
+            "x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg", "flippers_deg", NULL
+        };
         char ctx[600];
         snprintf(ctx, sizeof ctx, "%s: start", path);
         double r = 0, p = 0, y = 0;
@@ -369,10 +370,10 @@ static int parse_start(const cJSON *root, const char *path, struct kn_scenario *
 static int parse_kurose(const cJSON *ct, const char *cctx, struct kn_scenario *sc, char *err,
                         size_t errlen)
 {
-    static const char *const ck[] = {"type",     "comment",  "belt_m_s", "approach_deg",
-                                     "push_deg", "rear_deg", "rear_start_deg",
-                                     "rear_pitch_deg", "top_tol_m", "pause_belts",
-                                     "retract_m", NULL};
+    static const char *const ck[] = { "type",           "comment",        "belt_m_s",
+                                      "approach_deg",   "push_deg",       "rear_deg",
+                                      "rear_start_deg", "rear_pitch_deg", "top_tol_m",
+                                      "pause_belts",    "retract_m",      NULL };
     double a = 45, pu = -30, re = -30, rs = 0, rpd = 90;
     sc->ctrl = KN_CTRL_KUROSE;
     sc->k_belt = 0.3;
@@ -404,8 +405,8 @@ static int parse_kurose(const cJSON *ct, const char *cctx, struct kn_scenario *s
 static int parse_external(const cJSON *root, const cJSON *ct, const char *cctx,
                           struct kn_scenario *sc, char *err, size_t errlen)
 {
-    static const char *const ck[] = {"type", "comment", "must_exit", NULL};
-    static const char *const lk[] = {"comment", "max_tilt_deg", "max_torque_nm", NULL};
+    static const char *const ck[] = { "type", "comment", "must_exit", NULL };
+    static const char *const lk[] = { "comment", "max_tilt_deg", "max_torque_nm", NULL };
     int must_exit = 1;
     double tilt = 0, torque = 0;
     char lctx[640];
@@ -428,8 +429,8 @@ static int parse_external(const cJSON *root, const cJSON *ct, const char *cctx,
     return 0;
 }
 
-static int parse_controller(const cJSON *root, const char *path, struct kn_scenario *sc,
-                            char *err, size_t errlen)
+static int parse_controller(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
+                            size_t errlen)
 {
     const cJSON *ct = cJSON_GetObjectItemCaseSensitive(root, "controller");
     if (!cJSON_IsObject(ct)) {
@@ -442,7 +443,7 @@ static int parse_controller(const cJSON *root, const char *path, struct kn_scena
     if (kn_json_str_opt(ct, "type", ctype, sizeof ctype, cctx, err, errlen))
         return -1;
     if (strcmp(ctype, "script") == 0) {
-        static const char *const ck[] = {"type", "comment", "script", NULL};
+        static const char *const ck[] = { "type", "comment", "script", NULL };
         sc->ctrl = KN_CTRL_SCRIPT;
         if (kn_json_only_keys(ct, ck, cctx, err, errlen) ||
             parse_script(cJSON_GetObjectItemCaseSensitive(ct, "script"), sc, err, errlen))
@@ -460,8 +461,8 @@ static int parse_controller(const cJSON *root, const char *path, struct kn_scena
 
 /* "expect" (pass, fail, either) and "view" (side or top; by default side
  * for any terrain but flat ground and height fields). */
-static int parse_expect_view(const cJSON *root, const char *path, struct kn_scenario *sc,
-                             char *err, size_t errlen)
+static int parse_expect_view(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
+                             size_t errlen)
 {
     char ex[16] = "pass", view[16] = "";
     if (kn_json_str_opt(root, "expect", ex, sizeof ex, path, err, errlen) ||
@@ -480,8 +481,8 @@ static int parse_expect_view(const cJSON *root, const char *path, struct kn_scen
     if (view[0])
         sc->view_side = strcmp(view, "side") == 0;
     else
-        sc->view_side = sc->terrain.type != KN_TERRAIN_FLAT &&
-                        sc->terrain.type != KN_TERRAIN_HEIGHTFIELD;
+        sc->view_side =
+            sc->terrain.type != KN_TERRAIN_FLAT && sc->terrain.type != KN_TERRAIN_HEIGHTFIELD;
     return 0;
 }
 
@@ -496,8 +497,7 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
     if (select_variant(root, path, v, sc, err, errlen) ||
         parse_names(root, path, sc, err, errlen) ||
         load_robot_physics(root, path, sc, err, errlen) ||
-        load_terrain(root, path, sc, err, errlen) ||
-        parse_start(root, path, sc, err, errlen) ||
+        load_terrain(root, path, sc, err, errlen) || parse_start(root, path, sc, err, errlen) ||
         parse_controller(root, path, sc, err, errlen) ||
         parse_criterion(cJSON_GetObjectItemCaseSensitive(root, "criterion"), sc, err, errlen) ||
         parse_expect_view(root, path, sc, err, errlen))
@@ -625,8 +625,8 @@ void kn_scenario_sample(struct kn_world *w, int id, const struct kn_sample *prev
     memcpy(s->cog, tr.cog, sizeof s->cog);
     memcpy(s->rpy, st.rpy_rad, sizeof s->rpy);
     memcpy(s->vel, tr.vel, sizeof s->vel);
-    s->yaw_unwrapped = prev ? prev->yaw_unwrapped + wrap(st.rpy_rad[2] - prev->rpy[2])
-                            : st.rpy_rad[2];
+    s->yaw_unwrapped =
+        prev ? prev->yaw_unwrapped + wrap(st.rpy_rad[2] - prev->rpy[2]) : st.rpy_rad[2];
     memcpy(s->belts, st.belt_speed_m_s, sizeof s->belts);
     memcpy(s->flip, st.flipper_rad, sizeof s->flip);
     memcpy(s->torque, st.flipper_torque_nm, sizeof s->torque);
@@ -639,9 +639,9 @@ void kn_scenario_sample(struct kn_world *w, int id, const struct kn_sample *prev
 
 int kn_sample_finite(const struct kn_sample *s)
 {
-    const double v[] = {s->origin[0], s->origin[1], s->origin[2], s->rpy[0], s->rpy[1],
-                        s->rpy[2],    s->vel[0],    s->vel[1],    s->vel[2], s->flip[0],
-                        s->flip[1],   s->flip[2],   s->flip[3],   s->torque[0]};
+    const double v[] = { s->origin[0], s->origin[1], s->origin[2], s->rpy[0],   s->rpy[1],
+                         s->rpy[2],    s->vel[0],    s->vel[1],    s->vel[2],   s->flip[0],
+                         s->flip[1],   s->flip[2],   s->flip[3],   s->torque[0] };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]))
             return 0;
@@ -680,7 +680,7 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
             return -1;
         }
     }
-    struct ctrl_state ctl = {0, 0, 0, 0};
+    struct ctrl_state ctl = { 0, 0, 0, 0 };
     struct kn_sample cur, prev;
     struct kn_truth tr;
     int decided = 0, passed = 0, have_prev = 0;
@@ -740,9 +740,9 @@ int kn_result_write_csv(const struct kn_result *res, FILE *f)
                 "%.3f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,"
                 "%.3f,%.3f,%.3f,%.3f,%d,%.5f,%.3f\n",
                 s->t, s->origin[0], s->origin[1], s->origin[2], s->rpy[0], s->rpy[1], s->rpy[2],
-                s->cog[0], s->cog[2], s->belts[0], s->belts[1], s->flip[0], s->flip[1],
-                s->flip[2], s->flip[3], s->torque[0], s->torque[1], s->torque[2], s->torque[3],
-                s->contacts, s->max_depth, s->battery);
+                s->cog[0], s->cog[2], s->belts[0], s->belts[1], s->flip[0], s->flip[1], s->flip[2],
+                s->flip[3], s->torque[0], s->torque[1], s->torque[2], s->torque[3], s->contacts,
+                s->max_depth, s->battery);
     }
     return ferror(f) ? -1 : 0;
 }

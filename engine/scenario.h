@@ -30,14 +30,14 @@ struct kn_script_step {
 enum kn_ctrl_type { KN_CTRL_SCRIPT, KN_CTRL_KUROSE, KN_CTRL_EXTERNAL };
 
 enum kn_crit_type {
-    KN_CRIT_CROSS,     /* pass an obstacle: steps, trenches, stairs, pallet, rough ground */
-    KN_CRIT_STRAIGHT,  /* end near a target point with small yaw */
-    KN_CRIT_ROTATE,    /* accumulated yaw and drift */
-    KN_CRIT_CIRCLE,    /* circle fit of the path */
-    KN_CRIT_RETURN,    /* back to the start pose */
-    KN_CRIT_RAMP,      /* progress up a ramp, then hold */
-    KN_CRIT_HOLD,      /* no creep after settling (stand on stairs, static slope) */
-    KN_CRIT_SETTLE,    /* drop and settle */
+    KN_CRIT_CROSS,    /* pass an obstacle: steps, trenches, stairs, pallet, rough ground */
+    KN_CRIT_STRAIGHT, /* end near a target point with small yaw */
+    KN_CRIT_ROTATE,   /* accumulated yaw and drift */
+    KN_CRIT_CIRCLE,   /* circle fit of the path */
+    KN_CRIT_RETURN,   /* back to the start pose */
+    KN_CRIT_RAMP,     /* progress up a ramp, then hold */
+    KN_CRIT_HOLD,     /* no creep after settling (stand on stairs, static slope) */
+    KN_CRIT_SETTLE,   /* drop and settle */
 };
 
 struct kn_criterion {
@@ -61,12 +61,12 @@ struct kn_criterion {
 struct kn_scenario {
     char path[512];
     char name[96];
-    char title[160];  /* one line for people */
-    char group[64];   /* table section */
-    char param[32];   /* the swept parameter for the table ("height", ...) */
+    char title[160]; /* one line for people */
+    char group[64];  /* table section */
+    char param[32];  /* the swept parameter for the table ("height", ...) */
     double param_value;
     int variant, nvariants;
-    int monotone;     /* variants ordered so that outcomes must not go fail -> pass */
+    int monotone; /* variants ordered so that outcomes must not go fail -> pass */
     struct kn_robot_params rp;
     struct kn_physics_params pp;
     struct kn_terrain terrain;
@@ -90,7 +90,7 @@ struct kn_scenario {
     enum kn_expect expect;
     char deviation[256]; /* what the study of a disagreement with the reference found
                           * (printed with the failed row; never makes it pass) */
-    int view_side; /* plot: 1 side view, 0 top view */
+    int view_side;       /* plot: 1 side view, 0 top view */
 };
 
 /* One sample of the trajectory (every 10 ms). */
@@ -106,13 +106,13 @@ struct kn_sample {
 };
 
 struct kn_result {
-    int passed;            /* the criterion held */
-    int matches;           /* passed agrees with expect */
-    char why[256];         /* what decided it, with numbers */
+    int passed;    /* the criterion held */
+    int matches;   /* passed agrees with expect */
+    char why[256]; /* what decided it, with numbers */
     double sim_s, cpu_s, rtf;
-    double max_depth;      /* over the run [m] */
-    double max_tilt;       /* max |roll|, |pitch| [rad] */
-    int finite;            /* no NaN/Inf seen */
+    double max_depth;        /* over the run [m] */
+    double max_tilt;         /* max |roll|, |pitch| [rad] */
+    int finite;              /* no NaN/Inf seen */
     unsigned long long hash; /* world hash at the end */
     struct kn_sample *samples;
     int nsamples;

@@ -16,8 +16,8 @@
 #include "runner.h"
 #include "server_int.h"
 
-#define STEP_CHUNK 50          /* Step requests run in chunks this long per loop turn */
-#define MAX_LAG_S 1.0          /* real time: a debt beyond this is given up (slip) */
+#define STEP_CHUNK 50 /* Step requests run in chunks this long per loop turn */
+#define MAX_LAG_S 1.0 /* real time: a debt beyond this is given up (slip) */
 #define LISTEN_BACKLOG 64
 
 /* ---- output ------------------------------------------------------------ */
@@ -138,8 +138,7 @@ static void conn_close(struct kn_srv_conn *c, const char *why)
         /* USARSim: a closed connection destroys its robot */
         kn_world_remove(s->w, c->robot);
         s->st.removed++;
-        kn_srv_log(s, "client %u (%s) closed (%s): robot %s removed", c->id, c->peer, why,
-                   c->name);
+        kn_srv_log(s, "client %u (%s) closed (%s): robot %s removed", c->id, c->peer, why, c->name);
         c->robot = -1;
     } else {
         kn_srv_log(s, "client %u (%s) closed (%s)", c->id, c->peer, why);
@@ -458,8 +457,8 @@ int kn_srv_set_terrain(struct kn_srv *s, const char *name_or_file, bool allow_pa
         if (c->robot < 0)
             continue;
         kn_world_remove(s->w, c->robot);
-        double pos[3] = {c->init_pose.x, c->init_pose.y, c->init_pose.z};
-        double rpy[3] = {c->init_pose.roll, c->init_pose.pitch, c->init_pose.yaw};
+        double pos[3] = { c->init_pose.x, c->init_pose.y, c->init_pose.z };
+        double rpy[3] = { c->init_pose.roll, c->init_pose.pitch, c->init_pose.yaw };
         struct kn_pose p = kn_srv_spawn_pose(s, pos, rpy);
         c->robot = kn_world_spawn(s->w, &s->rp, &p, NULL);
         if (c->robot < 0) {
@@ -558,8 +557,8 @@ static int listen_on(struct kn_srv *s)
     /* the parent reads this line to learn an ephemeral port */
     printf("PORT %d\n", port);
     fflush(stdout);
-    kn_srv_log(s, "listening on %s port %d, terrain %s, pace %s x%g%s", s->o.host, port,
-               s->level, kn_pace_mode_name(s->pace.mode), s->pace.rate,
+    kn_srv_log(s, "listening on %s port %d, terrain %s, pace %s x%g%s", s->o.host, port, s->level,
+               kn_pace_mode_name(s->pace.mode), s->pace.rate,
                s->token[0] ? ", INIT and KENAF commands only after KENAF {Cmd Auth}" : "");
     return 0;
 }
@@ -585,11 +584,10 @@ static void print_stats(struct kn_srv *s)
              (unsigned long long)t->init_failed, (unsigned long long)t->commands,
              (unsigned long long)t->ext, (unsigned long long)t->unauthorized,
              (unsigned long long)t->auth_failed, (unsigned long long)t->brakes,
-             (unsigned long long)t->deadman_stops,
-             (unsigned long long)t->out_dropped,
+             (unsigned long long)t->deadman_stops, (unsigned long long)t->out_dropped,
              (unsigned long long)s->pace.overruns, (unsigned long long)s->pace.slips,
-             s->pace.slipped_s, s->pace.max_lag_s * 1e3,
-             (unsigned long long)s->log.lines_dropped, (unsigned long long)s->beat.lines_dropped);
+             s->pace.slipped_s, s->pace.max_lag_s * 1e3, (unsigned long long)s->log.lines_dropped,
+             (unsigned long long)s->beat.lines_dropped);
     kn_srv_log_text(s, line);
 }
 
@@ -606,15 +604,16 @@ static int take_token(struct kn_srv *s)
     size_t n = v ? strlen(v) : 0;
     if (n < KN_SRV_TOKEN_MIN || n > KN_SRV_TOKEN_MAX) {
         fprintf(stderr, "kenaf-engine: --auth-token-env %s: %s\n", name,
-                !v ? "the variable is not set"
-                   : "the token must have 16 to 256 characters");
+                !v ? "the variable is not set" : "the token must have 16 to 256 characters");
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)v[i];
         if (ch <= ' ' || ch >= 0x7F || ch == '{' || ch == '}') {
-            fprintf(stderr, "kenaf-engine: --auth-token-env %s: the token must be printable "
-                    "ASCII without blanks or braces\n", name);
+            fprintf(stderr,
+                    "kenaf-engine: --auth-token-env %s: the token must be printable "
+                    "ASCII without blanks or braces\n",
+                    name);
             return -1;
         }
     }
@@ -631,8 +630,12 @@ static int setup_judge(struct kn_srv *s)
 {
     char err[768];
     struct kn_judge_opts jo = {
-        .scenario = s->o.judge, .variant = s->o.judge_variant, .verdict = s->o.judge_verdict,
-        .csv = s->o.judge_csv, .svg = s->o.judge_svg, .idle_s = s->o.judge_idle_s,
+        .scenario = s->o.judge,
+        .variant = s->o.judge_variant,
+        .verdict = s->o.judge_verdict,
+        .csv = s->o.judge_csv,
+        .svg = s->o.judge_svg,
+        .idle_s = s->o.judge_idle_s,
     };
     s->judge = kn_judge_new(&jo, err, sizeof err);
     if (!s->judge) {

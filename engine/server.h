@@ -12,20 +12,20 @@
 #include "usarsim_codec.h"
 
 struct kn_srv_opts {
-    char host[256];            /* listen address */
-    int port;                  /* 0: ephemeral */
-    const char *terrain;       /* name or file */
-    const char *robot;         /* robot file; NULL: <config>/robots/kenaf.json */
+    char host[256];      /* listen address */
+    int port;            /* 0: ephemeral */
+    const char *terrain; /* name or file */
+    const char *robot;   /* robot file; NULL: <config>/robots/kenaf.json */
     enum kn_pace_mode pace;
-    double rate;               /* real time multiplier */
+    double rate; /* real time multiplier */
     bool seed_set;
     unsigned long seed;
-    double interval_s[6];      /* per output stream (enum kn_srv_stream), 0 = off */
+    double interval_s[6]; /* per output stream (enum kn_srv_stream), 0 = off */
     enum kn_usar_dialect dialect;
-    int tick_ms;               /* realtime timer period */
-    int ticks_per_m;           /* Encoder ticks per metre of belt */
-    bool stdin_watch;          /* exit when stdin reaches end of file */
-    int heartbeat_ms;          /* "ALIVE <time>" on stdout this often; 0 = never */
+    int tick_ms;                /* realtime timer period */
+    int ticks_per_m;            /* Encoder ticks per metre of belt */
+    bool stdin_watch;           /* exit when stdin reaches end of file */
+    int heartbeat_ms;           /* "ALIVE <time>" on stdout this often; 0 = never */
     const char *auth_token_env; /* environment variable holding the token; NULL: no token */
     bool quiet;
     /* --judge: a scenario with an external controller (judge.h) */

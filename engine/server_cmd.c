@@ -50,7 +50,7 @@ static bool class_is_kenaf(struct kn_usar_str cls)
     size_t i = cls.n;
     while (i > 0 && cls.p[i - 1] != '.')
         i--;
-    struct kn_usar_str last = {cls.p + i, cls.n - i};
+    struct kn_usar_str last = { cls.p + i, cls.n - i };
     return kn_usar_str_is(last, "Kenaf");
 }
 
@@ -76,7 +76,8 @@ static void warn_overlap(struct kn_srv_conn *c, int id)
             continue;
         double dx = me.pos_m[0] - other.pos_m[0], dy = me.pos_m[1] - other.pos_m[1];
         if (hypot(dx, dy) < reach)
-            kn_srv_log(s, "client %u: warning: spawned %.2f m from robot %s (client %u); "
+            kn_srv_log(s,
+                       "client %u: warning: spawned %.2f m from robot %s (client %u); "
                        "give robots sharing a world distinct start poses",
                        c->id, hypot(dx, dy), o->name, o->id);
     }
@@ -101,11 +102,11 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
         return;
     }
     if (!class_is_kenaf(in.class_name)) {
-        kn_srv_log_bad(c, &s->st.bad_value, "INIT: unknown class (this engine has USARBot.Kenaf)", line,
-                len);
+        kn_srv_log_bad(c, &s->st.bad_value, "INIT: unknown class (this engine has USARBot.Kenaf)",
+                       line, len);
         return;
     }
-    double pos[3] = {0, 0, NAN}, rpy[3] = {0, 0, 0};
+    double pos[3] = { 0, 0, NAN }, rpy[3] = { 0, 0, 0 };
     bool placed = false;
     if (in.start.n) {
         const struct kn_srv_start *st = kn_srv_start_find(s, in.start);
@@ -115,16 +116,18 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
             rpy[2] = st->yaw;
             placed = true;
         } else {
-            kn_srv_log_bad(c, &s->st.bad_value, "INIT: no such start pose (see GETSTARTPOSES); using "
-                    "the location or the origin", line, len);
+            kn_srv_log_bad(c, &s->st.bad_value,
+                           "INIT: no such start pose (see GETSTARTPOSES); using "
+                           "the location or the origin",
+                           line, len);
         }
     }
     if (!placed && in.has_location) {
-        double zero[3] = {0, 0, 0};
+        double zero[3] = { 0, 0, 0 };
         kn_conv_pose_from_sim(&s->conv, in.location, in.has_rotation ? in.rotation : zero, pos,
                               rpy);
     }
-    struct kn_pose want = {pos[0], pos[1], pos[2], rpy[0], rpy[1], rpy[2]};
+    struct kn_pose want = { pos[0], pos[1], pos[2], rpy[0], rpy[1], rpy[2] };
     struct kn_pose p = kn_srv_spawn_pose(s, pos, rpy);
     /* a judged scenario run: its first robot starts where the scenario
      * says, whatever the client asked for */
@@ -136,8 +139,8 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
     if (id >= 0 && judged)
         kn_judge_start(s->judge, s->w, id, s->steps);
     if (id < 0) {
-        kn_srv_log_bad(c, &s->st.init_failed, "INIT: cannot spawn (world full or pose out of range)",
-                line, len);
+        kn_srv_log_bad(c, &s->st.init_failed,
+                       "INIT: cannot spawn (world full or pose out of range)", line, len);
         return;
     }
     warn_overlap(c, id);
@@ -191,9 +194,8 @@ static void do_drive(struct kn_srv_conn *c, const struct kn_usar_line *l, const 
     }
     if (d.has_left && d.has_right) {
         /* Normalized: percent of the maximum wheel speed (SkidSteeredVehicle) */
-        double scale = c->normalized
-                           ? kn_conv_belt_to_wheel(&s->conv, s->rp.belt_speed_max) / 100.0
-                           : 1.0;
+        double scale =
+            c->normalized ? kn_conv_belt_to_wheel(&s->conv, s->rp.belt_speed_max) / 100.0 : 1.0;
         kn_world_set_belts(s->w, c->robot, kn_conv_wheel_to_belt(&s->conv, d.left * scale),
                            kn_conv_wheel_to_belt(&s->conv, d.right * scale));
         acted = true;
@@ -201,13 +203,13 @@ static void do_drive(struct kn_srv_conn *c, const struct kn_usar_line *l, const 
         kn_srv_log_bad(c, &s->st.bad_value, "DRIVE needs both Left and Right", line, len);
     }
     /* UT2004's joint form: DRIVE {Name FRFlipper} {Value a} [{Order 0}] */
-    struct flip_cmd f = {{0}, 0};
+    struct flip_cmd f = { { 0 }, 0 };
     for (int i = 0; i < d.n_joints; i++) {
         const struct kn_usar_joint_cmd *j = &d.joint[i];
         int k = kn_usar_flipper_index(j->name);
         if (k < 0 || !j->has_value || (j->has_order && j->order != 0)) {
-            kn_srv_log_bad(c, &s->st.bad_value, "DRIVE: only flipper joints, absolute angles (Order 0)",
-                    line, len);
+            kn_srv_log_bad(c, &s->st.bad_value,
+                           "DRIVE: only flipper joints, absolute angles (Order 0)", line, len);
             continue;
         }
         flip_set(s, &f, k, j->value);
@@ -251,18 +253,21 @@ static void do_set(struct kn_srv_conn *c, const struct kn_usar_line *l, const ch
         return;
     }
     if (!set.has_number) {
-        kn_srv_log_bad(c, &s->st.malformed, "SET Joint: Params must be one number (radians)", line, len);
+        kn_srv_log_bad(c, &s->st.malformed, "SET Joint: Params must be one number (radians)", line,
+                       len);
         return;
     }
-    struct flip_cmd f = {{0}, 0};
+    struct flip_cmd f = { { 0 }, 0 };
     if (kn_usar_str_is(set.name, "AllJoints") || kn_usar_str_is(set.name, "AllAngles")) {
         for (int k = 0; k < KN_NFLIPPERS; k++)
             flip_set(s, &f, k, set.number);
     } else {
         int k = kn_usar_flipper_index(set.name);
         if (k < 0) {
-            kn_srv_log_bad(c, &s->st.bad_value, "SET Joint: no such joint (FRFlipper FLFlipper "
-                    "RRFlipper RLFlipper)", line, len);
+            kn_srv_log_bad(c, &s->st.bad_value,
+                           "SET Joint: no such joint (FRFlipper FLFlipper "
+                           "RRFlipper RLFlipper)",
+                           line, len);
             return;
         }
         flip_set(s, &f, k, set.number);
@@ -281,7 +286,7 @@ static void do_multidrive(struct kn_srv_conn *c, const struct kn_usar_line *l, c
         kn_srv_log_bad(c, &s->st.malformed, kn_usar_strerror(r), line, len);
         return;
     }
-    struct flip_cmd f = {{0}, 0};
+    struct flip_cmd f = { { 0 }, 0 };
     for (int i = 0; i < m.n; i++) {
         int k = kn_usar_flipper_index(m.joint[i].name);
         if (k < 0) {
@@ -295,8 +300,8 @@ static void do_multidrive(struct kn_srv_conn *c, const struct kn_usar_line *l, c
         s->st.commands++;
 }
 
-static void do_get(struct kn_srv_conn *c, const struct kn_usar_line *l, bool conf,
-                   const char *line, size_t len)
+static void do_get(struct kn_srv_conn *c, const struct kn_usar_line *l, bool conf, const char *line,
+                   size_t len)
 {
     struct kn_srv *s = c->srv;
     struct kn_usar_get g;
@@ -339,12 +344,8 @@ void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len)
     }
     enum kn_usar_kind k = kn_usar_kind(&l);
     switch (k) {
-    case KN_USAR_K_INIT:
-        do_init(c, &l, line, len);
-        return;
-    case KN_USAR_K_GETSTARTPOSES:
-        kn_srv_send_startposes(c);
-        return;
+    case KN_USAR_K_INIT: do_init(c, &l, line, len); return;
+    case KN_USAR_K_GETSTARTPOSES: kn_srv_send_startposes(c); return;
     case KN_USAR_K_DRIVE:
     case KN_USAR_K_SET:
     case KN_USAR_K_MULTIDRIVE:
@@ -357,28 +358,17 @@ void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len)
             return;
         }
         break;
-    default:
-        kn_srv_log_bad(c, &s->st.unknown, "unknown command", line, len);
-        return;
+    default: kn_srv_log_bad(c, &s->st.unknown, "unknown command", line, len); return;
     }
     switch (k) {
-    case KN_USAR_K_DRIVE:
-        do_drive(c, &l, line, len);
-        break;
-    case KN_USAR_K_SET:
-        do_set(c, &l, line, len);
-        break;
-    case KN_USAR_K_MULTIDRIVE:
-        do_multidrive(c, &l, line, len);
-        break;
-    case KN_USAR_K_GETCONF:
-        do_get(c, &l, true, line, len);
-        break;
-    case KN_USAR_K_GETGEO:
-        do_get(c, &l, false, line, len);
-        break;
+    case KN_USAR_K_DRIVE: do_drive(c, &l, line, len); break;
+    case KN_USAR_K_SET: do_set(c, &l, line, len); break;
+    case KN_USAR_K_MULTIDRIVE: do_multidrive(c, &l, line, len); break;
+    case KN_USAR_K_GETCONF: do_get(c, &l, true, line, len); break;
+    case KN_USAR_K_GETGEO: do_get(c, &l, false, line, len); break;
     default:
-        kn_srv_log_bad(c, &s->st.ignored, "no mission packages or actuators on this robot", line, len);
+        kn_srv_log_bad(c, &s->st.ignored, "no mission packages or actuators on this robot", line,
+                       len);
         break;
     }
 }

@@ -64,13 +64,13 @@ static void fail(struct kn_srv_conn *c, const char *cmd, const char *why)
 
 static void ok_time(struct kn_srv_conn *c, const char *cmd);
 
-bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line,
-                             size_t len)
+bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line, size_t len)
 {
     if (c->trusted)
         return false;
     kn_srv_log_bad(c, &c->srv->st.unauthorized, "refused: not authenticated", line, len);
-    fail(c, cmd, "not authenticated: this engine takes INIT and KENAF commands only from the "
+    fail(c, cmd,
+         "not authenticated: this engine takes INIT and KENAF commands only from the "
          "kenaf-simd that spawned it");
     return true;
 }
@@ -265,9 +265,8 @@ static void do_stats(struct kn_srv_conn *c)
 /* The command's name as the reply names it: one of ours, else "Unknown". */
 static const char *cmd_name(struct kn_usar_str cmd)
 {
-    static const char *const names[] = {"Auth",   "Stats", "Step",  "Pause", "Resume",
-                                        "Reset",  "Terrain", "Pace", "Brake",
-                                        "Deadman", "Alive"};
+    static const char *const names[] = { "Auth",    "Stats", "Step",  "Pause",   "Resume", "Reset",
+                                         "Terrain", "Pace",  "Brake", "Deadman", "Alive" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (kn_usar_str_is(cmd, names[i]))
             return names[i];
@@ -399,7 +398,8 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
         ok_time(c, "Alive");
     } else {
         s->st.bad_value++;
-        fail(c, "Unknown", "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats, "
+        fail(c, "Unknown",
+             "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats, "
              "Brake, Deadman, Alive, Auth)");
     }
 }

@@ -22,13 +22,13 @@
 #include "usarsim_codec.h"
 #include "world.h"
 
-#define KN_SRV_MAX_CONNS 64      /* like USARSim's MaxConnections */
+#define KN_SRV_MAX_CONNS 64           /* like USARSim's MaxConnections */
 #define KN_SRV_OUT_CAP (256u * 1024u) /* unsent bytes kept per client before lines drop */
-#define KN_SRV_LINE_MAX 4096     /* longest line the server writes */
+#define KN_SRV_LINE_MAX 4096          /* longest line the server writes */
 #define KN_SRV_MAX_STARTS 8
-#define KN_SRV_STEPQ 64          /* Step requests waiting at once */
+#define KN_SRV_STEPQ 64           /* Step requests waiting at once */
 #define KN_SRV_STEP_MAX_MS 600000 /* largest single Step request */
-#define KN_SRV_TOKEN_MIN 16      /* shortest token --auth-token-env takes */
+#define KN_SRV_TOKEN_MIN 16       /* shortest token --auth-token-env takes */
 #define KN_SRV_TOKEN_MAX 256
 
 /* Periodic output streams of a spawned robot. */
@@ -41,7 +41,7 @@ enum kn_srv_stream {
     KN_STREAM_ASTA,
     KN_NSTREAMS,
 };
-_Static_assert(KN_NSTREAMS == sizeof ((struct kn_srv_opts *)0)->interval_s / sizeof(double),
+_Static_assert(KN_NSTREAMS == sizeof((struct kn_srv_opts *)0)->interval_s / sizeof(double),
                "one interval option per stream");
 
 /* Named spawn places of the terrain (GETSTARTPOSES, INIT {Start}), KRP
@@ -54,26 +54,26 @@ struct kn_srv_start {
 /* What the server counts (KENAF {Cmd Stats}, and stderr at exit). */
 struct kn_srv_stats {
     uint64_t accepted, refused, closed;
-    uint64_t lines;            /* complete lines received */
+    uint64_t lines; /* complete lines received */
     uint64_t bytes_in, bytes_out;
-    uint64_t empty;            /* blank lines */
-    uint64_t malformed;        /* lines the tokenizer or a command parser rejected */
-    uint64_t overlong;         /* lines over the cap, dropped by the line buffer */
-    uint64_t unknown;          /* well-formed lines with a head we do not serve */
-    uint64_t before_init;      /* robot commands before INIT: dropped like USARSim */
-    uint64_t bad_value;        /* unknown joint, class, start tag, opcode, ... */
-    uint64_t ignored;          /* understood but without effect here (second INIT, Flip) */
-    uint64_t init_failed;      /* INIT that spawned nothing (world full, bad pose) */
+    uint64_t empty;       /* blank lines */
+    uint64_t malformed;   /* lines the tokenizer or a command parser rejected */
+    uint64_t overlong;    /* lines over the cap, dropped by the line buffer */
+    uint64_t unknown;     /* well-formed lines with a head we do not serve */
+    uint64_t before_init; /* robot commands before INIT: dropped like USARSim */
+    uint64_t bad_value;   /* unknown joint, class, start tag, opcode, ... */
+    uint64_t ignored;     /* understood but without effect here (second INIT, Flip) */
+    uint64_t init_failed; /* INIT that spawned nothing (world full, bad pose) */
     uint64_t spawned, removed;
-    uint64_t commands;         /* DRIVE/SET/MULTIDRIVE applied */
-    uint64_t ext;              /* KENAF commands handled */
-    uint64_t out_dropped;      /* lines not sent because a client did not read */
-    uint64_t steps;            /* physics steps since start (across resets) */
-    uint64_t unauthorized;     /* INIT and KENAF commands refused: connection not authenticated */
-    uint64_t auth_failed;      /* wrong tokens (the connection is closed) */
-    uint64_t brakes;           /* KENAF {Cmd Brake} applied */
-    uint64_t deadman_stops;    /* robots braked: their client fell silent (KENAF {Cmd Deadman}) */
-    uint64_t alives;           /* KENAF {Cmd Alive} received */
+    uint64_t commands;      /* DRIVE/SET/MULTIDRIVE applied */
+    uint64_t ext;           /* KENAF commands handled */
+    uint64_t out_dropped;   /* lines not sent because a client did not read */
+    uint64_t steps;         /* physics steps since start (across resets) */
+    uint64_t unauthorized;  /* INIT and KENAF commands refused: connection not authenticated */
+    uint64_t auth_failed;   /* wrong tokens (the connection is closed) */
+    uint64_t brakes;        /* KENAF {Cmd Brake} applied */
+    uint64_t deadman_stops; /* robots braked: their client fell silent (KENAF {Cmd Deadman}) */
+    uint64_t alives;        /* KENAF {Cmd Alive} received */
 };
 
 /* An output to the parent (stderr: the log; stdout: the heartbeat) that
@@ -81,8 +81,8 @@ struct kn_srv_stats {
  * counted (server_log.c). */
 struct kn_srv_outfd {
     int fd;
-    bool nonblock;             /* a pipe, opened again without blocking */
-    bool sock;                 /* a socket: MSG_DONTWAIT */
+    bool nonblock; /* a pipe, opened again without blocking */
+    bool sock;     /* a socket: MSG_DONTWAIT */
     uint64_t lines_dropped, bytes_dropped;
     uint64_t unreported, unreported_bytes; /* dropped since the last line that got through */
 };
@@ -96,29 +96,29 @@ struct kn_srv_conn {
     unsigned id;
     bool closing;
     char peer[64];
-    unsigned bad_logged;       /* bad lines logged so far (the rest are only counted) */
-    bool trusted;              /* may INIT and send KENAF commands (no token, or it sent it) */
-    double deadman_s;          /* brake the robot after this long without a line; 0 = never */
-    uint64_t heard_ns;         /* when the last line came */
-    bool deadman_tripped;      /* braked for silence, no line since */
+    unsigned bad_logged;  /* bad lines logged so far (the rest are only counted) */
+    bool trusted;         /* may INIT and send KENAF commands (no token, or it sent it) */
+    double deadman_s;     /* brake the robot after this long without a line; 0 = never */
+    uint64_t heard_ns;    /* when the last line came */
+    bool deadman_tripped; /* braked for silence, no line since */
 
     struct kn_linebuf lb;
     char lbuf[KN_USAR_MAX_LINE + 1];
-    uint64_t overlong_seen;    /* lb.overlong already in the server's count */
+    uint64_t overlong_seen; /* lb.overlong already in the server's count */
 
     /* output not yet handed to the socket */
     char *obuf;
     size_t olen, ocap;
 
     /* the robot of this connection (USARSim: one per connection) */
-    int robot;                 /* world id, -1 before INIT */
+    int robot; /* world id, -1 before INIT */
     char name[64];
-    struct kn_pose init_pose;  /* as asked for (z NaN = on the ground) */
-    bool normalized, light;    /* sticky DRIVE flags (UDK) */
+    struct kn_pose init_pose;       /* as asked for (z NaN = on the ground) */
+    bool normalized, light;         /* sticky DRIVE flags (UDK) */
     uint64_t next_due[KN_NSTREAMS]; /* server step count of the next line */
-    double odo[3];             /* odometry x, y, theta: KRP frame, from the spawn pose */
-    double odo_belt[2];        /* belt positions at the last odometry update */
-    double batt_a;             /* smoothed current draw for the battery life */
+    double odo[3];                  /* odometry x, y, theta: KRP frame, from the spawn pose */
+    double odo_belt[2];             /* belt positions at the last odometry update */
+    double batt_a;                  /* smoothed current draw for the battery life */
     bool batt_a_set;
 };
 
@@ -138,30 +138,30 @@ struct kn_srv {
     struct kn_robot_params rp;
     struct kn_physics_params pp;
     struct kn_world *w;
-    struct kn_conv_table conv;  /* USARSim wire <-> KRP frame, wheel radius = the robot's */
-    char level[64];             /* terrain label for NFO {Level} */
+    struct kn_conv_table conv; /* USARSim wire <-> KRP frame, wheel radius = the robot's */
+    char level[64];            /* terrain label for NFO {Level} */
     struct kn_srv_start starts[KN_SRV_MAX_STARTS];
     int nstarts;
 
     struct kn_pacing pace;
     bool paused;
-    uint64_t steps;             /* physics steps since the last reset */
+    uint64_t steps;                 /* physics steps since the last reset */
     uint64_t interval[KN_NSTREAMS]; /* in steps; 0 = off */
 
     struct {
         struct kn_srv_conn *c;
-        uint64_t target;        /* reply once steps reaches this */
+        uint64_t target; /* reply once steps reaches this */
     } stepq[KN_SRV_STEPQ];
     int nstepq;
-    uint64_t step_goal;         /* steps owed to Step requests */
+    uint64_t step_goal; /* steps owed to Step requests */
 
     /* --judge: a scenario run with an external controller (judge.h) */
     struct kn_judge *judge;
     uv_timer_t judge_timer;
     uint64_t judge_seen_steps, judge_seen_ns; /* no step since then: idle */
 
-    struct kn_srv_outfd log;    /* stderr */
-    struct kn_srv_outfd beat;   /* stdout: PORT, then the --heartbeat-ms lines */
+    struct kn_srv_outfd log;  /* stderr */
+    struct kn_srv_outfd beat; /* stdout: PORT, then the --heartbeat-ms lines */
     uv_timer_t beat_timer;
     bool beat_on;
 
@@ -210,13 +210,11 @@ void kn_srv_log_bad(struct kn_srv_conn *c, uint64_t *counter, const char *what, 
 void kn_srv_robot_started(struct kn_srv_conn *c);
 
 /* server_ext.c: a tokenized KENAF line */
-void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char *line,
-                size_t len);
+void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char *line, size_t len);
 /* Refuses what only an authenticated connection may do (INIT, KENAF
  * commands): counted, logged, answered with a KENAF {Cmd <cmd>} {Status
  * Failed} line. True when refused. */
-bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line,
-                             size_t len);
+bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line, size_t len);
 /* The dead-man of each connection that armed one (KENAF {Cmd Deadman}):
  * a robot whose client has sent no line for its time is braked as by
  * KENAF {Cmd Brake}. Real-time pace only (see docs/engine.md). */

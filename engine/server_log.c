@@ -51,8 +51,8 @@ bool kn_srv_outfd_write(struct kn_srv_outfd *o, const char *buf, size_t len, siz
     if (len > PIPE_BUF)
         len = PIPE_BUF;
     for (;;) {
-        ssize_t n = o->sock ? send(o->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL)
-                            : write(o->fd, buf, len);
+        ssize_t n =
+            o->sock ? send(o->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) : write(o->fd, buf, len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n == (ssize_t)len)
@@ -72,12 +72,12 @@ void kn_srv_log_text(struct kn_srv *s, const char *text)
     size_t n = 0;
     struct kn_srv_outfd *o = &s->log;
     if (o->unreported) {
-        int w = snprintf(out, sizeof out,
-                         "kenaf-engine: %llu log line%s (%llu bytes) dropped: nobody read the "
-                         "log (%llu in all)\n",
-                         (unsigned long long)o->unreported, o->unreported == 1 ? "" : "s",
-                         (unsigned long long)o->unreported_bytes,
-                         (unsigned long long)o->lines_dropped);
+        int w =
+            snprintf(out, sizeof out,
+                     "kenaf-engine: %llu log line%s (%llu bytes) dropped: nobody read the "
+                     "log (%llu in all)\n",
+                     (unsigned long long)o->unreported, o->unreported == 1 ? "" : "s",
+                     (unsigned long long)o->unreported_bytes, (unsigned long long)o->lines_dropped);
         n = w > 0 && (size_t)w < sizeof out ? (size_t)w : 0;
     }
     size_t t = strlen(text);

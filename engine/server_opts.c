@@ -13,8 +13,8 @@
 /* DefaultUSAR.ini: STA every 0.1 s (USARVehicle StatusTimer), GroundTruth
  * and Odometry .1, INS .2, sensors by default (Encoder) .2, actuators .1. */
 static const double default_interval[KN_NSTREAMS] = {
-    [KN_STREAM_STA] = 0.1,      [KN_STREAM_GROUNDTRUTH] = 0.1, [KN_STREAM_INS] = 0.2,
-    [KN_STREAM_ENCODER] = 0.2,  [KN_STREAM_ODOMETRY] = 0.1,    [KN_STREAM_ASTA] = 0.1,
+    [KN_STREAM_STA] = 0.1,     [KN_STREAM_GROUNDTRUTH] = 0.1, [KN_STREAM_INS] = 0.2,
+    [KN_STREAM_ENCODER] = 0.2, [KN_STREAM_ODOMETRY] = 0.1,    [KN_STREAM_ASTA] = 0.1,
 };
 
 void kn_srv_opts_defaults(struct kn_srv_opts *o)
@@ -96,10 +96,9 @@ static int parse_listen(struct kn_srv_opts *o, const char *a, char *err, size_t 
 {
     char host[sizeof o->host];
     uint16_t port;
-    if (kn_hostport_parse_flags(a, 0,
-                                KN_HOSTPORT_NEED_PORT | KN_HOSTPORT_PORT_ZERO |
-                                    KN_HOSTPORT_PORT_ALONE,
-                                host, sizeof host, &port, err, errlen) != 0)
+    if (kn_hostport_parse_flags(
+            a, 0, KN_HOSTPORT_NEED_PORT | KN_HOSTPORT_PORT_ZERO | KN_HOSTPORT_PORT_ALONE, host,
+            sizeof host, &port, err, errlen) != 0)
         return -1;
     if (host[0] != '\0')
         memcpy(o->host, host, sizeof o->host);
@@ -128,9 +127,26 @@ static int parse_sen_rate(struct kn_srv_opts *o, const char *a)
 }
 
 enum {
-    O_LISTEN = 256, O_TERRAIN, O_ROBOT, O_PACE, O_RATE, O_SEED, O_SEN_RATE, O_DIALECT,
-    O_TICKS_PER_M, O_TICK_MS, O_STDIN_WATCH, O_HEARTBEAT_MS, O_QUIET, O_AUTH_TOKEN_ENV,
-    O_JUDGE, O_JUDGE_VARIANT, O_JUDGE_VERDICT, O_JUDGE_CSV, O_JUDGE_SVG, O_JUDGE_IDLE,
+    O_LISTEN = 256,
+    O_TERRAIN,
+    O_ROBOT,
+    O_PACE,
+    O_RATE,
+    O_SEED,
+    O_SEN_RATE,
+    O_DIALECT,
+    O_TICKS_PER_M,
+    O_TICK_MS,
+    O_STDIN_WATCH,
+    O_HEARTBEAT_MS,
+    O_QUIET,
+    O_AUTH_TOKEN_ENV,
+    O_JUDGE,
+    O_JUDGE_VARIANT,
+    O_JUDGE_VERDICT,
+    O_JUDGE_CSV,
+    O_JUDGE_SVG,
+    O_JUDGE_IDLE,
 };
 
 /* One option's value into o; 0, or 2 after saying what is wrong. */
@@ -141,8 +157,7 @@ static int set_option(struct kn_srv_opts *o, int opt, const char *v)
     case O_LISTEN: {
         char err[300];
         if (parse_listen(o, v, err, sizeof err)) {
-            fprintf(stderr, "kenaf-engine: --listen %s (expected HOST:PORT, port 0..65535)\n",
-                    err);
+            fprintf(stderr, "kenaf-engine: --listen %s (expected HOST:PORT, port 0..65535)\n", err);
             return 2;
         }
         return 0;
@@ -155,7 +170,7 @@ static int set_option(struct kn_srv_opts *o, int opt, const char *v)
     case O_ROBOT: o->robot = v; return 0;
     case O_PACE:
         return kn_pace_mode_parse(v, &o->pace) ? bad("--pace must be realtime, fast or step", v)
-                                                : 0;
+                                               : 0;
     case O_RATE:
         if (parse_double(v, 0.01, 100, &d))
             return bad("--rate needs a number 0.01..100", v);

@@ -30,7 +30,7 @@ static const char *const stream_names[KN_NSTREAMS] = {
 
 /* Flipper joints in the order USARSim clients list them (MULTIDRIVE, STA):
  * FR, FL, RR, RL. ASTA, CONF and GEO follow it. */
-static const int wire_order[KN_NFLIPPERS] = {KN_FR, KN_FL, KN_RR, KN_RL};
+static const int wire_order[KN_NFLIPPERS] = { KN_FR, KN_FL, KN_RR, KN_RL };
 
 const char *kn_srv_stream_name(enum kn_srv_stream k)
 {
@@ -70,8 +70,8 @@ void kn_srv_send_startposes(struct kn_srv_conn *c)
     for (int i = 0; i < s->nstarts; i++) {
         const struct kn_srv_start *st = &s->starts[i];
         double g = kn_world_ground_z(s->w, st->x, st->y);
-        double pos[3] = {st->x, st->y, (isfinite(g) ? g : 0) + s->rp.track_radius + 0.005};
-        double rpy[3] = {0, 0, st->yaw};
+        double pos[3] = { st->x, st->y, (isfinite(g) ? g : 0) + s->rp.track_radius + 0.005 };
+        double rpy[3] = { 0, 0, st->yaw };
         poses[i].name = kn_usar_s(st->name);
         kn_conv_pose_to_sim(&s->conv, pos, rpy, poses[i].location, poses[i].orientation);
     }
@@ -192,7 +192,7 @@ void kn_srv_emit(struct kn_srv_conn *c, enum kn_srv_stream k)
         sen.has_time = udk;
         sen.time = st.time_s;
         sen.name = kn_usar_s(ODO_NAME);
-        double p[3] = {c->odo[0], c->odo[1], 0}, ps[3], rpy[3] = {0, 0, c->odo[2]}, rs[3];
+        double p[3] = { c->odo[0], c->odo[1], 0 }, ps[3], rpy[3] = { 0, 0, c->odo[2] }, rs[3];
         kn_conv_vec_to_sim(&s->conv, p, ps);
         kn_conv_rpy_to_sim(&s->conv, rpy, rs);
         sen.pose[0] = ps[0];
@@ -224,8 +224,7 @@ void kn_srv_emit(struct kn_srv_conn *c, enum kn_srv_stream k)
         send_fmt(c, kn_usar_w_end(&w), "ASTA");
         break;
     }
-    case KN_NSTREAMS:
-        break;
+    case KN_NSTREAMS: break;
     }
 }
 
@@ -239,7 +238,7 @@ static void joint_groups(struct kn_srv *s, struct kn_usar_writer *w, bool geo)
         if (geo) {
             double front = (f == KN_FL || f == KN_FR) ? 1 : -1;
             double left = (f == KN_FL || f == KN_RL) ? 1 : -1;
-            double p[3] = {front * rp->track_pulley_x, left * rp->flipper_y, 0}, ps[3];
+            double p[3] = { front * rp->track_pulley_x, left * rp->flipper_y, 0 }, ps[3];
             kn_conv_vec_to_sim(&s->conv, p, ps);
             kn_usar_w_key(w, "Location");
             kn_usar_w_vec3(w, ps, 4, KN_USAR_TRUNC);
@@ -280,9 +279,9 @@ void kn_srv_send_geo(struct kn_srv_conn *c)
 {
     struct kn_srv *s = c->srv;
     const struct kn_robot_params *rp = &s->rp;
-    double dims[3] = {2 * (rp->track_pulley_x + rp->track_radius),
-                      2 * rp->flipper_y + rp->flipper_width, 2 * rp->track_radius};
-    double cog[3] = {rp->cog_x, 0, rp->cog_z}, cog_s[3];
+    double dims[3] = { 2 * (rp->track_pulley_x + rp->track_radius),
+                       2 * rp->flipper_y + rp->flipper_width, 2 * rp->track_radius };
+    double cog[3] = { rp->cog_x, 0, rp->cog_z }, cog_s[3];
     kn_conv_vec_to_sim(&s->conv, cog, cog_s);
     struct kn_usar_writer w;
     kn_usar_w_init(&w, LB, "GEO");

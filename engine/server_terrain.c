@@ -77,22 +77,13 @@ static void derive_starts(const struct kn_terrain *t, struct kn_srv_start *st, i
     o->x = o->y = o->yaw = 0;
     double beyond = NAN;
     switch (t->type) {
-    case KN_TERRAIN_STEP:
-        beyond = t->edge_x + min2(BEYOND_M, 0.5 * t->length);
-        break;
-    case KN_TERRAIN_TRENCH:
-        beyond = t->far_x + min2(BEYOND_M, 0.5 * t->length);
-        break;
+    case KN_TERRAIN_STEP: beyond = t->edge_x + min2(BEYOND_M, 0.5 * t->length); break;
+    case KN_TERRAIN_TRENCH: beyond = t->far_x + min2(BEYOND_M, 0.5 * t->length); break;
     case KN_TERRAIN_STAIRS:
-    case KN_TERRAIN_RAMP:
-        beyond = t->far_x + min2(BEYOND_M, 0.5 * t->landing);
-        break;
-    case KN_TERRAIN_PALLET:
-        beyond = t->far_x + APPROACH_M;
-        break;
+    case KN_TERRAIN_RAMP: beyond = t->far_x + min2(BEYOND_M, 0.5 * t->landing); break;
+    case KN_TERRAIN_PALLET: beyond = t->far_x + APPROACH_M; break;
     case KN_TERRAIN_FLAT:
-    case KN_TERRAIN_HEIGHTFIELD:
-        break;
+    case KN_TERRAIN_HEIGHTFIELD: break;
     }
     if (isfinite(beyond)) {
         add_start(st, n, t, "Approach", t->edge_x - APPROACH_M, 0);
@@ -137,7 +128,7 @@ const struct kn_srv_start *kn_srv_start_find(const struct kn_srv *s, struct kn_u
 
 struct kn_pose kn_srv_spawn_pose(struct kn_srv *s, const double pos[3], const double rpy[3])
 {
-    struct kn_pose p = {pos[0], pos[1], pos[2], rpy[0], rpy[1], rpy[2]};
+    struct kn_pose p = { pos[0], pos[1], pos[2], rpy[0], rpy[1], rpy[2] };
     const struct kn_robot_params *rp = &s->rp;
     /* the lowest point of the tracks at this attitude, as the world
      * computes it when it places a robot on the ground */

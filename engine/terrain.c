@@ -12,8 +12,8 @@
 
 #define DEG (M_PI / 180.0)
 
-static const char *const type_names[] = {"flat",   "step",   "trench",     "stairs",
-                                         "ramp",   "pallet", "heightfield"};
+static const char *const type_names[] = { "flat", "step",   "trench",     "stairs",
+                                          "ramp", "pallet", "heightfield" };
 
 const char *kn_terrain_type_name(enum kn_terrain_type t)
 {
@@ -82,7 +82,8 @@ int kn_heightfield_read(const char *path, double **h, int *nx, int *ny, char *er
         if (c == 0)
             continue;
         if (cols >= 0 && c != cols) {
-            snprintf(err, errlen, "%s:%d: row has %d samples, earlier rows %d", path, line, c, cols);
+            snprintf(err, errlen, "%s:%d: row has %d samples, earlier rows %d", path, line, c,
+                     cols);
             goto out;
         }
         cols = c;
@@ -112,10 +113,10 @@ out:
 int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrain *t, char *err,
                          size_t errlen)
 {
-    static const char *const keys[] = {"type",  "name",    "comment", "height", "width",
-                                       "rise",  "run",     "count",   "angle_deg", "edge_x",
-                                       "length", "span_y", "depth",   "landing", "pose",
-                                       "file",  "cell_m",  "scale",   NULL};
+    static const char *const keys[] = { "type",   "name",   "comment", "height",    "width",
+                                        "rise",   "run",    "count",   "angle_deg", "edge_x",
+                                        "length", "span_y", "depth",   "landing",   "pose",
+                                        "file",   "cell_m", "scale",   NULL };
     memset(t, 0, sizeof *t);
     const char *ctx = base_path;
     char type[32] = "";
@@ -150,7 +151,7 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
     t->landing = 2.0;
     t->hf_cell = 0.05;
     t->hf_scale = 1.0;
-    double angle_deg = 0, pose[3] = {0, 0, 0};
+    double angle_deg = 0, pose[3] = { 0, 0, 0 };
     if (kn_json_str_opt(o, "name", t->name, sizeof t->name, ctx, err, errlen) ||
         kn_json_num_opt(o, "height", 0, 5, &t->height, ctx, err, errlen) ||
         kn_json_num_opt(o, "width", 0, 10, &t->width, ctx, err, errlen) ||
@@ -263,7 +264,7 @@ static int build_pallet(struct kn_terrain *t)
      * robot meets the five top-deck boards and their gaps across its path.
      * Layers: bottom boards 22, blocks 78, stringer boards 22, top deck 22. */
     const double L = 0.8, W = 1.2, x0 = t->edge_x;
-    const double tb[5] = {0.145, 0.100, 0.145, 0.100, 0.145};
+    const double tb[5] = { 0.145, 0.100, 0.145, 0.100, 0.145 };
     const double gap = (L - 0.635) / 4.0;
     const double hy = 0.5 * W;
     int rc = 0;
@@ -275,11 +276,11 @@ static int build_pallet(struct kn_terrain *t)
         x += tb[i] + gap;
     }
     /* three stringer boards along the path, under the deck */
-    const double sy[3] = {-hy + 0.0725, 0, hy - 0.0725};
+    const double sy[3] = { -hy + 0.0725, 0, hy - 0.0725 };
     for (int i = 0; i < 3; i++)
         rc |= box(t, x0, x0 + L, sy[i] - 0.0725, sy[i] + 0.0725, 0.100, 0.122, KN_TAG_OBSTACLE);
     /* nine blocks at the corners, middles and centre */
-    const double bx[3] = {x0 + 0.0725, x0 + 0.5 * L, x0 + L - 0.0725};
+    const double bx[3] = { x0 + 0.0725, x0 + 0.5 * L, x0 + L - 0.0725 };
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             rc |= box(t, bx[i] - 0.0725, bx[i] + 0.0725, sy[j] - 0.0725, sy[j] + 0.0725, 0.022,
@@ -300,9 +301,7 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
     t->far_x = e;
     t->top_z = 0;
     switch (t->type) {
-    case KN_TERRAIN_FLAT:
-        rc = plane(t, 0, t->angle, KN_TAG_GROUND);
-        break;
+    case KN_TERRAIN_FLAT: rc = plane(t, 0, t->angle, KN_TAG_GROUND); break;
     case KN_TERRAIN_STEP:
         rc = plane(t, 0, 0, KN_TAG_GROUND) ||
              box(t, e, e + t->length, -hy, hy, -0.1, t->height, KN_TAG_OBSTACLE);
@@ -354,9 +353,7 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
         t->top_z = top;
         break;
     }
-    case KN_TERRAIN_PALLET:
-        rc = plane(t, 0, 0, KN_TAG_GROUND) || build_pallet(t);
-        break;
+    case KN_TERRAIN_PALLET: rc = plane(t, 0, 0, KN_TAG_GROUND) || build_pallet(t); break;
     case KN_TERRAIN_HEIGHTFIELD: {
         /* heightfield centred at the origin; the plane beneath catches the
          * robot outside it (border samples are expected near 0) */
@@ -407,7 +404,8 @@ void kn_terrain_mirror_y(struct kn_terrain *t)
     }
     /* the heightfield is centred on y = 0: mirroring reverses its rows */
     for (int j = 0; t->hf && j < t->hf_ny / 2; j++) {
-        double *a = t->hf + (size_t)j * t->hf_nx, *b = t->hf + (size_t)(t->hf_ny - 1 - j) * t->hf_nx;
+        double *a = t->hf + (size_t)j * t->hf_nx,
+               *b = t->hf + (size_t)(t->hf_ny - 1 - j) * t->hf_nx;
         for (int i = 0; i < t->hf_nx; i++) {
             double x = a[i];
             a[i] = b[i];

@@ -44,27 +44,27 @@ struct kn_terrain {
     enum kn_terrain_type type;
     char name[64];
     /* parameters (only those of the type matter) */
-    double height;     /* step height [m] */
-    double width;      /* trench width [m] */
-    double rise, run;  /* stairs [m] */
-    int count;         /* stairs */
-    double angle;      /* ramp angle / flat tilt [rad] */
-    double edge_x;     /* x of the obstacle's near edge [m] */
-    double length;     /* obstacle / ramp length along x [m] */
-    double span_y;     /* obstacle extent across [m] */
-    double depth;      /* trench depth [m] */
-    double landing;    /* stairs / ramp top landing length [m] */
-    double pose[3];    /* x, y, yaw applied to the whole terrain */
+    double height;    /* step height [m] */
+    double width;     /* trench width [m] */
+    double rise, run; /* stairs [m] */
+    int count;        /* stairs */
+    double angle;     /* ramp angle / flat tilt [rad] */
+    double edge_x;    /* x of the obstacle's near edge [m] */
+    double length;    /* obstacle / ramp length along x [m] */
+    double span_y;    /* obstacle extent across [m] */
+    double depth;     /* trench depth [m] */
+    double landing;   /* stairs / ramp top landing length [m] */
+    double pose[3];   /* x, y, yaw applied to the whole terrain */
     /* heightfield */
     char hf_file[512];
     double hf_cell;
     double hf_scale;
-    int hf_nx, hf_ny;  /* samples along x, y */
-    double *hf;        /* hf[j * hf_nx + i], j along +y, metres (owned) */
+    int hf_nx, hf_ny; /* samples along x, y */
+    double *hf;       /* hf[j * hf_nx + i], j along +y, metres (owned) */
     /* derived by kn_terrain_build, in terrain coordinates (before pose) */
-    double far_x;      /* x beyond which the obstacle is passed (trench far edge, stairs
+    double far_x; /* x beyond which the obstacle is passed (trench far edge, stairs
                           top landing, pallet far edge) */
-    double top_z;      /* height of the upper level */
+    double top_z; /* height of the upper level */
     int nparts;
     struct kn_part parts[KN_TERRAIN_MAX_PARTS];
 };
@@ -72,8 +72,8 @@ struct kn_terrain {
 /* Reads a terrain file; keys in override (may be NULL) replace the file's
  * (so a scenario can say {"file": "step.json", "height": 0.2}). Builds parts.
  * On error returns -1 with a message naming the file and key. */
-int kn_terrain_load(const char *path, const struct cJSON *override, struct kn_terrain *t,
-                    char *err, size_t errlen);
+int kn_terrain_load(const char *path, const struct cJSON *override, struct kn_terrain *t, char *err,
+                    size_t errlen);
 /* From a JSON object (type and parameters); base_path resolves a
  * heightfield's data file. */
 int kn_terrain_from_json(const struct cJSON *o, const char *base_path, struct kn_terrain *t,

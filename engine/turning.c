@@ -50,8 +50,8 @@ int kn_circle_fit(const double *x, const double *y, int n, double *cx, double *c
     return 0;
 }
 
-int kn_turn_measure(const struct kn_robot_params *rp, const struct kn_physics_params *pp,
-                    double vl, double vr, double settle_s, double measure_s, struct kn_turn *out)
+int kn_turn_measure(const struct kn_robot_params *rp, const struct kn_physics_params *pp, double vl,
+                    double vr, double settle_s, double measure_s, struct kn_turn *out)
 {
     memset(out, 0, sizeof *out);
     struct kn_terrain t;
@@ -66,7 +66,7 @@ int kn_turn_measure(const struct kn_robot_params *rp, const struct kn_physics_pa
     int rc = -1;
     int n = (int)(measure_s * 100) + 1, ns = 0;
     double *buf = malloc(6 * (size_t)n * sizeof *buf);
-    struct kn_pose p = {0, 0, NAN, 0, 0, 0};
+    struct kn_pose p = { 0, 0, NAN, 0, 0, 0 };
     int id = buf && kn_world_set_terrain(w, &t) == 0 ? kn_world_spawn(w, rp, &p, NULL) : -1;
     if (id < 0)
         goto out;
@@ -78,7 +78,7 @@ int kn_turn_measure(const struct kn_robot_params *rp, const struct kn_physics_pa
     struct kn_truth tr;
     struct kn_outline o;
     double yaw0 = 0, yaw_prev = 0, yaw_acc = 0, dist = 0, px = 0, py = 0;
-    double last_rot[9] = {0}, last_org[3] = {0};
+    double last_rot[9] = { 0 }, last_org[3] = { 0 };
     for (ns = 0; ns < n; ns++) {
         if (ns > 0)
             kn_world_step(w, 10);
@@ -112,8 +112,8 @@ int kn_turn_measure(const struct kn_robot_params *rp, const struct kn_physics_pa
         kn_circle_fit(bx, by, n, &cb[0], &cb[1], &rb, &eb) ||
         kn_circle_fit(ox, oy, n, &co[0], &co[1], &ro, &eo))
         goto out;
-    double c[2] = {0.5 * (cf[0] + cb[0]), 0.5 * (cf[1] + cb[1])};
-    double d[2] = {c[0] - last_org[0], c[1] - last_org[1]};
+    double c[2] = { 0.5 * (cf[0] + cb[0]), 0.5 * (cf[1] + cb[1]) };
+    double d[2] = { c[0] - last_org[0], c[1] - last_org[1] };
     /* the body frame at the last sample, projected on the ground */
     out->centre_body[0] = d[0] * last_rot[0] + d[1] * last_rot[3];
     out->centre_body[1] = d[0] * last_rot[1] + d[1] * last_rot[4];

@@ -28,7 +28,7 @@ struct kn_turn {
 /* Drives belts (vl, vr) on flat ground for settle_s, then measures for
  * measure_s (100 Hz samples). Returns -1 if the world cannot be built or
  * the fit fails. */
-int kn_turn_measure(const struct kn_robot_params *rp, const struct kn_physics_params *pp,
-                    double vl, double vr, double settle_s, double measure_s, struct kn_turn *out);
+int kn_turn_measure(const struct kn_robot_params *rp, const struct kn_physics_params *pp, double vl,
+                    double vr, double settle_s, double measure_s, struct kn_turn *out);
 
 #endif

@@ -15,7 +15,7 @@
 #endif
 _Static_assert(sizeof(dReal) == sizeof(double), "ODE must be double precision");
 
-#define MAX_CONTACTS 64   /* per geom pair, upper bound of contacts_per_pair */
+#define MAX_CONTACTS 64 /* per geom pair, upper bound of contacts_per_pair */
 /* per robot: 2 tracks and their inner contact spheres, chassis, 4 x (capsule
  * + 2 wedges + inner spheres) */
 #define NGEOMS (15 + 6 * (KN_BELT_POINTS_MAX - 2))
@@ -47,7 +47,7 @@ struct robot {
     double flip_com_dist;          /* pivot to flipper CoM [m] */
     /* commands and actuator state */
     double belt_cmd[2], belt_speed[2], belt_pos[2];
-    int braking;                   /* emergency stop: belts brake at belt_decel_emergency */
+    int braking; /* emergency stop: belts brake at belt_decel_emergency */
     double flip_target[KN_NFLIPPERS];
     int servo_on;
     double torque[KN_NFLIPPERS];
@@ -140,9 +140,9 @@ static void rpy_matrix(double roll, double pitch, double yaw, dMatrix3 R)
            sy = sin(yaw);
     /* R = Rz(yaw) Ry(pitch) Rx(roll) */
     double m[3][3] = {
-        {cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr},
-        {sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr},
-        {-sp, cp * sr, cp * cr},
+        { cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr },
+        { sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr },
+        { -sp, cp * sr, cp * cr },
     };
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++)
@@ -176,10 +176,10 @@ static int terrain_build(struct kn_world *w)
         const struct kn_part *p = &t->parts[i];
         dGeomID g = NULL;
         /* terrain pose: rotate by yaw about z, then translate */
-        double c[3] = {cy * p->c[0] - sy * p->c[1] + t->pose[0],
-                       sy * p->c[0] + cy * p->c[1] + t->pose[1], p->c[2]};
+        double c[3] = { cy * p->c[0] - sy * p->c[1] + t->pose[0],
+                        sy * p->c[0] + cy * p->c[1] + t->pose[1], p->c[2] };
         if (p->kind == KN_PART_PLANE) {
-            double n[3] = {cy * p->n[0] - sy * p->n[1], sy * p->n[0] + cy * p->n[1], p->n[2]};
+            double n[3] = { cy * p->n[0] - sy * p->n[1], sy * p->n[0] + cy * p->n[1], p->n[2] };
             g = dCreatePlane(w->space, n[0], n[1], n[2], dot(n, c));
         } else if (p->kind == KN_PART_BOX) {
             g = dCreateBox(w->space, 2 * p->half[0], 2 * p->half[1], 2 * p->half[2]);
@@ -199,8 +199,7 @@ static int terrain_build(struct kn_world *w)
                     w->hfbuf[(size_t)j * nx + k] = t->hf[(size_t)(ny - 1 - j) * nx + k];
             w->hfdata = dGeomHeightfieldDataCreate();
             dGeomHeightfieldDataBuildDouble(w->hfdata, w->hfbuf, 0, (nx - 1) * t->hf_cell,
-                                            (ny - 1) * t->hf_cell, nx, ny, t->hf_scale, 0, 0.5,
-                                            0);
+                                            (ny - 1) * t->hf_cell, nx, ny, t->hf_scale, 0, 0.5, 0);
             /* real height bounds let the AABB test skip geoms above the field */
             double hmin = INFINITY, hmax = -INFINITY;
             for (size_t q = 0; q < (size_t)nx * (size_t)ny; q++) {
@@ -218,7 +217,7 @@ static int terrain_build(struct kn_world *w)
         }
         dGeomSetCategoryBits(g, TERRAIN_CAT);
         dGeomSetCollideBits(g, ~TERRAIN_CAT);
-        w->tinfo[i] = (struct ginfo){.robot = NULL, .tag = p->tag};
+        w->tinfo[i] = (struct ginfo){ .robot = NULL, .tag = p->tag };
         dGeomSetData(g, &w->tinfo[i]);
         w->tgeom[w->ntgeom++] = g;
     }
@@ -287,7 +286,7 @@ static void add_geom(struct robot *r, dGeomID g, dBodyID b, int part, int side, 
     dGeomSetOffsetPosition(g, off[0], off[1], off[2]);
     if (Roff)
         dGeomSetOffsetRotation(g, Roff);
-    r->gi[r->ngeom] = (struct ginfo){.robot = r, .part = part, .side = side, .track = track};
+    r->gi[r->ngeom] = (struct ginfo){ .robot = r, .part = part, .side = side, .track = track };
     dGeomSetData(g, &r->gi[r->ngeom]);
     r->geom[r->ngeom++] = g;
 }
@@ -342,7 +341,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
     rpy_matrix(ps->roll, ps->pitch, ps->yaw, R);
     /* capsules are along their local z: turn z onto body x */
     dRFromAxisAndAngle(Rcap, 0, 1, 0, M_PI / 2);
-    const double o[3] = {ps->x, ps->y, ps->z};
+    const double o[3] = { ps->x, ps->y, ps->z };
     double v[3];
 
     /* base: body at its CoG, geoms offset from it */
@@ -350,14 +349,14 @@ static void robot_build(struct kn_world *w, struct robot *r)
     dMass m;
     dMassSetBoxTotal(&m, rp->base_mass, rp->base_box[0], rp->base_box[1], rp->base_box[2]);
     dBodySetMass(r->base, &m);
-    double cogb[3] = {rp->cog_x, 0, rp->cog_z}, cogw[3];
+    double cogb[3] = { rp->cog_x, 0, rp->cog_z }, cogw[3];
     rot_apply(R, cogb, cogw);
     dBodySetPosition(r->base, o[0] + cogw[0], o[1] + cogw[1], o[2] + cogw[2]);
     dBodySetRotation(r->base, R);
     r->ngeom = 0;
     for (int s = 0; s < 2; s++) {
         dGeomID g = dCreateCapsule(w->space, rp->track_radius, 2 * rp->track_pulley_x);
-        double off[3] = {-rp->cog_x, s == KN_LEFT ? rp->track_y : -rp->track_y, -rp->cog_z};
+        double off[3] = { -rp->cog_x, s == KN_LEFT ? rp->track_y : -rp->track_y, -rp->cog_z };
         add_geom(r, g, r->base, KN_PART_TRACK_L + s, s, 1, off, Rcap);
         /* The capsule touches flat ground only at its two pulley ends, and
          * a rigid body on two contacts per belt has no unique friction
@@ -368,21 +367,20 @@ static void robot_build(struct kn_world *w, struct robot *r)
         for (int i = 1; i < w->pp.belt_points - 1; i++) {
             dGeomID sp = dCreateSphere(w->space, rp->track_radius);
             double f = (double)i / (w->pp.belt_points - 1);
-            double soff[3] = {rp->track_pulley_x * (2 * f - 1) + off[0], off[1], off[2]};
+            double soff[3] = { rp->track_pulley_x * (2 * f - 1) + off[0], off[1], off[2] };
             add_geom(r, sp, r->base, KN_PART_TRACK_L + s, s, 1, soff, NULL);
         }
     }
     {
         const double *cs = rp->chassis_size;
         dGeomID g = dCreateBox(w->space, cs[0], cs[1], cs[2]);
-        double off[3] = {-rp->cog_x, 0,
-                          -rp->track_radius + rp->chassis_clearance + 0.5 * cs[2] - rp->cog_z};
+        double off[3] = { -rp->cog_x, 0,
+                          -rp->track_radius + rp->chassis_clearance + 0.5 * cs[2] - rp->cog_z };
         add_geom(r, g, r->base, KN_PART_CHASSIS, KN_LEFT, 0, off, NULL);
     }
 
     /* flippers: built in line (angle 0), hinged, then swung to the start angle */
-    const double L = rp->flipper_length, r1 = rp->flipper_root_radius,
-                 r2 = rp->flipper_tip_radius;
+    const double L = rp->flipper_length, r1 = rp->flipper_root_radius, r2 = rp->flipper_tip_radius;
     const double reach = L + r2;
     r->flip_com_dist = 0.5 * reach;
     const double sa = (r1 - r2) / L, ca = sqrt(1 - sa * sa);
@@ -402,14 +400,14 @@ static void robot_build(struct kn_world *w, struct robot *r)
         double Iax = 0.5 * mf * r2 * r2, Icr = mf * reach * reach / 12.0;
         dMassSetParameters(&fm, mf, 0, 0, 0, Iax, Icr, Icr, 0, 0, 0);
         dBodySetMass(b, &fm);
-        double comb[3] = {r->pivot[k][0] + s * r->flip_com_dist, y, 0};
+        double comb[3] = { r->pivot[k][0] + s * r->flip_com_dist, y, 0 };
         rot_apply(R, comb, v);
         dBodySetPosition(b, o[0] + v[0], o[1] + v[1], o[2] + v[2]);
         dBodySetRotation(b, R);
         const int part = KN_PART_FLIPPER_FL + k;
         /* tip-radius capsule from the root axis to the tip axis */
         dGeomID g = dCreateCapsule(w->space, r2, L);
-        double off[3] = {s * (0.5 * L - r->flip_com_dist), 0, 0};
+        double off[3] = { s * (0.5 * L - r->flip_com_dist), 0, 0 };
         add_geom(r, g, b, part, side, 1, off, Rcap);
         /* two wedges fill the taper between the root and tip circles: each
          * box has one face on an outer tangent line, thickness r2 inward */
@@ -419,7 +417,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
             double du = t2u - t1u, dw = t2w - t1w, len = sqrt(du * du + dw * dw);
             double cu = 0.5 * (t1u + t2u) - 0.5 * r2 * nu, cw = 0.5 * (t1w + t2w) - 0.5 * r2 * nw;
             dGeomID bx = dCreateBox(w->space, len, rp->flipper_width, r2);
-            double boff[3] = {s * (cu - r->flip_com_dist), 0, cw};
+            double boff[3] = { s * (cu - r->flip_com_dist), 0, cw };
             double beta = atan2(dw, du);
             dMatrix3 Rb;
             dRFromAxisAndAngle(Rb, 0, 1, 0, atan2(-sin(beta), s * cos(beta)));
@@ -431,7 +429,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
         for (int i = 1; i < w->pp.flipper_points - 1; i++) {
             double u = L * i / (w->pp.flipper_points - 1);
             dGeomID sp = dCreateSphere(w->space, r1 + (r2 - r1) * u / L);
-            double soff[3] = {s * (u - r->flip_com_dist), 0, 0};
+            double soff[3] = { s * (u - r->flip_com_dist), 0, 0 };
             add_geom(r, sp, b, part, side, 1, soff, NULL);
         }
         /* hinge: body1 = flipper, body2 = base; ODE's angle grows when body1
@@ -441,7 +439,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
         dJointAttach(h, b, r->base);
         rot_apply(R, r->pivot[k], v);
         dJointSetHingeAnchor(h, o[0] + v[0], o[1] + v[1], o[2] + v[2]);
-        double ax[3] = {0, -s, 0}, axw[3];
+        double ax[3] = { 0, -s, 0 }, axw[3];
         rot_apply(R, ax, axw);
         dJointSetHingeAxis(h, axw[0], axw[1], axw[2]);
         dJointSetHingeParam(h, dParamLoStop, -rp->flipper_limit);
@@ -457,9 +455,9 @@ static void robot_build(struct kn_world *w, struct robot *r)
             dRFromAxisAndAngle(Rr, axw[0], axw[1], axw[2], th);
             dMultiply0_333(Rn, Rr, R);
             dBodySetRotation(b, Rn);
-            double piv[3] = {o[0] + v[0], o[1] + v[1], o[2] + v[2]};
+            double piv[3] = { o[0] + v[0], o[1] + v[1], o[2] + v[2] };
             const dReal *bp = dBodyGetPosition(b);
-            double rel[3] = {bp[0] - piv[0], bp[1] - piv[1], bp[2] - piv[2]}, nrel[3];
+            double rel[3] = { bp[0] - piv[0], bp[1] - piv[1], bp[2] - piv[2] }, nrel[3];
             rot_apply(Rr, rel, nrel);
             dBodySetPosition(b, piv[0] + nrel[0], piv[1] + nrel[1], piv[2] + nrel[2]);
         }
@@ -503,8 +501,8 @@ static int pose_ok(const struct kn_pose *p)
            fabs(p->y) < 1e5 && !(fabs(p->z) >= 1e5);
 }
 
-int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp,
-                   const struct kn_pose *pose, const double flippers[KN_NFLIPPERS])
+int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const struct kn_pose *pose,
+                   const double flippers[KN_NFLIPPERS])
 {
     if (!pose_ok(pose))
         return -1;
@@ -579,8 +577,8 @@ int kn_world_set_twist(struct kn_world *w, int id, double v, double omega)
     struct robot *r = get_robot(w, id);
     if (!r)
         return -1;
-    double half = omega * kn_world_track_separation(&r->rp) /
-                  (2 * kn_world_chi(&r->rp, w->pp.fdir_mode));
+    double half =
+        omega * kn_world_track_separation(&r->rp) / (2 * kn_world_chi(&r->rp, w->pp.fdir_mode));
     return kn_world_set_belts(w, id, v - half, v + half);
 }
 
@@ -629,7 +627,8 @@ static void robot_icr(struct robot *r)
     if (!r->icr_turn)
         return;
     const dReal *p = dBodyGetPosition(r->base), *Rm = dBodyGetRotation(r->base);
-    double xb[3] = {1, 0, 0}, zb[3] = {0, 0, 1}, ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
+    double xb[3] = { 1, 0, 0 }, zb[3] = { 0, 0, 1 }, ob[3] = { -r->rp.cog_x, 0, -r->rp.cog_z },
+           ow[3];
     rot_apply(Rm, xb, r->icr_ex);
     rot_apply(Rm, zb, r->icr_ez);
     rot_apply(Rm, ob, ow);
@@ -644,12 +643,12 @@ static void robot_icr(struct robot *r)
  * so the robot turns at the commanded rate, and the rate grows with
  * |vR - vL| at any mean speed. Returns 0 where the twist has no component
  * in the contact plane (a step face ahead): the axle direction applies. */
-static int icr_surface(const struct robot *r, const double pos[3], const double n[3],
-                       double t1[3], double *s)
+static int icr_surface(const struct robot *r, const double pos[3], const double n[3], double t1[3],
+                       double *s)
 {
     if (dot(n, r->icr_ez) < 0.5) /* only contacts below the belts (within 60 deg) */
         return 0;
-    double rel[3] = {pos[0] - r->icr_o[0], pos[1] - r->icr_o[1], pos[2] - r->icr_o[2]}, wr[3];
+    double rel[3] = { pos[0] - r->icr_o[0], pos[1] - r->icr_o[1], pos[2] - r->icr_o[2] }, wr[3];
     cross(r->icr_ez, rel, wr);
     double u[3];
     for (int i = 0; i < 3; i++)
@@ -666,12 +665,11 @@ static int icr_surface(const struct robot *r, const double pos[3], const double 
     return 1;
 }
 
-static void track_surface(const struct kn_world *w, const struct robot *r, int side,
-                          dContact *c)
+static void track_surface(const struct kn_world *w, const struct robot *r, int side, dContact *c)
 {
     const dReal *Rm = dBodyGetRotation(r->base);
-    double yb[3] = {0, 1, 0}, axle[3], n[3] = {c->geom.normal[0], c->geom.normal[1],
-                                                 c->geom.normal[2]};
+    double yb[3] = { 0, 1, 0 }, axle[3],
+           n[3] = { c->geom.normal[0], c->geom.normal[1], c->geom.normal[2] };
     rot_apply(Rm, yb, axle);
     double b[3];
     cross(axle, n, b);
@@ -684,9 +682,9 @@ static void track_surface(const struct kn_world *w, const struct robot *r, int s
     }
     for (int i = 0; i < 3; i++)
         b[i] /= bl;
-    double t1[3] = {b[0], b[1], b[2]}, s = r->belt_speed[side];
+    double t1[3] = { b[0], b[1], b[2] }, s = r->belt_speed[side];
     if (w->pp.fdir_mode == KN_FDIR_ICR && r->icr_turn) {
-        double pos[3] = {c->geom.pos[0], c->geom.pos[1], c->geom.pos[2]}, ti[3], si;
+        double pos[3] = { c->geom.pos[0], c->geom.pos[1], c->geom.pos[2] }, ti[3], si;
         if (icr_surface(r, pos, n, ti, &si)) {
             memcpy(t1, ti, sizeof t1);
             s = si;
@@ -782,7 +780,7 @@ static void robot_pre_step(struct kn_world *w, struct robot *r)
 
 static void origin_velocity(const struct robot *r, double v[3])
 {
-    double ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
+    double ob[3] = { -r->rp.cog_x, 0, -r->rp.cog_z }, ow[3];
     const dReal *Rm = dBodyGetRotation(r->base);
     rot_apply(Rm, ob, ow);
     const dReal *p = dBodyGetPosition(r->base);
@@ -808,13 +806,12 @@ static void robot_post_step(struct kn_world *w, struct robot *r)
         dJointGetHingeAnchor(r->hinge[k], anc);
         dJointGetHingeAxis(r->hinge[k], ax);
         const dReal *cp = dBodyGetPosition(r->flip[k]);
-        double arm[3] = {anc[0] - cp[0], anc[1] - cp[1], anc[2] - cp[2]}, f[3] = {fb->f1[0],
-                                                                                  fb->f1[1],
-                                                                                  fb->f1[2]};
+        double arm[3] = { anc[0] - cp[0], anc[1] - cp[1], anc[2] - cp[2] },
+               f[3] = { fb->f1[0], fb->f1[1], fb->f1[2] };
         double mf[3];
         cross(arm, f, mf);
-        double t[3] = {fb->t1[0] - mf[0], fb->t1[1] - mf[1], fb->t1[2] - mf[2]};
-        double axd[3] = {ax[0], ax[1], ax[2]};
+        double t[3] = { fb->t1[0] - mf[0], fb->t1[1] - mf[1], fb->t1[2] - mf[2] };
+        double axd[3] = { ax[0], ax[1], ax[2] };
         r->torque[k] = dot(t, axd);
         tsum += fabs(r->torque[k]);
     }
@@ -895,18 +892,18 @@ int kn_world_state(const struct kn_world *w, int id, struct kn_state *s)
         s->flipper_torque_nm[k] = r->torque[k];
     }
     rot_to_rpy(Rm, s->rpy_rad);
-    double omw[3] = {om[0], om[1], om[2]};
+    double omw[3] = { om[0], om[1], om[2] };
     rot_apply_t(Rm, omw, s->rate_rad_s);
-    double aw[3] = {r->accel_w[0], r->accel_w[1], r->accel_w[2] + w->pp.gravity};
+    double aw[3] = { r->accel_w[0], r->accel_w[1], r->accel_w[2] + w->pp.gravity };
     rot_apply_t(Rm, aw, s->accel_m_s2);
-    double ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
+    double ob[3] = { -r->rp.cog_x, 0, -r->rp.cog_z }, ow[3];
     rot_apply(Rm, ob, ow);
     for (int i = 0; i < 3; i++)
         s->pos_m[i] = p[i] + ow[i];
     s->battery_v = r->volt;
     s->have = KN_HAVE_TIME | KN_HAVE_BELT_POS | KN_HAVE_BELT_SPEED | KN_HAVE_FLIPPER |
-              KN_HAVE_TORQUE | KN_HAVE_ATTITUDE | KN_HAVE_RATE | KN_HAVE_ACCEL |
-              KN_HAVE_POSITION | KN_HAVE_BATTERY;
+              KN_HAVE_TORQUE | KN_HAVE_ATTITUDE | KN_HAVE_RATE | KN_HAVE_ACCEL | KN_HAVE_POSITION |
+              KN_HAVE_BATTERY;
     return 0;
 }
 
@@ -916,7 +913,7 @@ static void body_energy(dBodyID b, double g, double *ke, double *pe)
     dBodyGetMass(b, &m);
     const dReal *v = dBodyGetLinearVel(b), *om = dBodyGetAngularVel(b), *R = dBodyGetRotation(b),
                 *p = dBodyGetPosition(b);
-    double wb[3], omw[3] = {om[0], om[1], om[2]};
+    double wb[3], omw[3] = { om[0], om[1], om[2] };
     rot_apply_t(R, omw, wb);
     double Iw[3];
     for (int i = 0; i < 3; i++)
@@ -933,7 +930,7 @@ int kn_world_truth(const struct kn_world *w, int id, struct kn_truth *t)
     memset(t, 0, sizeof *t);
     const dReal *Rm = dBodyGetRotation(r->base), *p = dBodyGetPosition(r->base),
                 *v = dBodyGetLinearVel(r->base), *om = dBodyGetAngularVel(r->base);
-    double ob[3] = {-r->rp.cog_x, 0, -r->rp.cog_z}, ow[3];
+    double ob[3] = { -r->rp.cog_x, 0, -r->rp.cog_z }, ow[3];
     rot_apply(Rm, ob, ow);
     for (int i = 0; i < 3; i++) {
         t->origin[i] = p[i] + ow[i];
@@ -966,22 +963,22 @@ int kn_world_outline(const struct kn_world *w, int id, struct kn_outline *o)
         return -1;
     const dReal *Rm = dBodyGetRotation(r->base), *p = dBodyGetPosition(r->base);
     const struct kn_robot_params *rp = &r->rp;
-    double pts[2][3] = {{rp->track_pulley_x - rp->cog_x, rp->track_y, -rp->cog_z},
-                        {-rp->track_pulley_x - rp->cog_x, rp->track_y, -rp->cog_z}};
-    double *dst[2] = {o->main_front, o->main_rear};
+    double pts[2][3] = { { rp->track_pulley_x - rp->cog_x, rp->track_y, -rp->cog_z },
+                         { -rp->track_pulley_x - rp->cog_x, rp->track_y, -rp->cog_z } };
+    double *dst[2] = { o->main_front, o->main_rear };
     for (int i = 0; i < 2; i++) {
         double wv[3];
         rot_apply(Rm, pts[i], wv);
         for (int j = 0; j < 3; j++)
             dst[i][j] = p[j] + wv[j];
     }
-    int ks[2] = {KN_FL, KN_RL};
-    double *tips[2] = {o->tip_front, o->tip_rear};
+    int ks[2] = { KN_FL, KN_RL };
+    double *tips[2] = { o->tip_front, o->tip_rear };
     for (int i = 0; i < 2; i++) {
         int k = ks[i];
         double s = flipper_front(k) ? 1 : -1;
         const dReal *fp = dBodyGetPosition(r->flip[k]), *fR = dBodyGetRotation(r->flip[k]);
-        double tb[3] = {s * (rp->flipper_length - r->flip_com_dist), 0, 0}, tw[3];
+        double tb[3] = { s * (rp->flipper_length - r->flip_com_dist), 0, 0 }, tw[3];
         rot_apply(fR, tb, tw);
         for (int j = 0; j < 3; j++)
             tips[i][j] = fp[j] + tw[j];

@@ -34,21 +34,21 @@ struct kn_pose {
 
 /* Ground truth and diagnostics beyond struct kn_state. */
 struct kn_truth {
-    double origin[3];        /* body frame origin, world [m] */
-    double cog[3];           /* base body CoG, world [m] */
-    double rot[9];           /* body -> world rotation, row-major */
-    double vel[3];           /* CoG velocity, world [m/s] */
-    double omega[3];         /* angular velocity, world [rad/s] */
+    double origin[3]; /* body frame origin, world [m] */
+    double cog[3];    /* base body CoG, world [m] */
+    double rot[9];    /* body -> world rotation, row-major */
+    double vel[3];    /* CoG velocity, world [m/s] */
+    double omega[3];  /* angular velocity, world [rad/s] */
     double flipper_rate[KN_NFLIPPERS];
     double belt_cmd[2];
-    int contacts;            /* contact points on this robot in the last step */
-    double max_depth;        /* deepest of them [m] */
-    double contact_zmin;     /* lowest / highest contact point z (0 when none) */
+    int contacts;        /* contact points on this robot in the last step */
+    double max_depth;    /* deepest of them [m] */
+    double contact_zmin; /* lowest / highest contact point z (0 when none) */
     double contact_zmax;
     unsigned part_tags[KN_NPARTS]; /* KN_TAG_* bits each part touched */
     double part_zmax[KN_NPARTS];   /* highest contact point of each part (0: none) */
-    double kinetic_j;        /* all bodies of the robot */
-    double potential_j;      /* m g z, all bodies */
+    double kinetic_j;              /* all bodies of the robot */
+    double potential_j;            /* m g z, all bodies */
 };
 
 /* Points of the left-side outline in the world, for plots: main pulley
@@ -76,8 +76,8 @@ double kn_world_ground_z(struct kn_world *w, double x, double y);
  * pose->z NaN the robot is placed with its tracks 5 mm above the ground at
  * (x, y). Returns its id (>= 0), or -1 when the world is full or an
  * argument is out of range. */
-int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp,
-                   const struct kn_pose *pose, const double flippers[KN_NFLIPPERS]);
+int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const struct kn_pose *pose,
+                   const double flippers[KN_NFLIPPERS]);
 int kn_world_remove(struct kn_world *w, int id);
 int kn_world_robot_valid(const struct kn_world *w, int id);
 

@@ -19,13 +19,13 @@
 #define TICK_S 0.05
 
 /* pitch + lowers the nose: nose up is negative */
-#define NOSE_UP_DEG (-8.0)   /* the front is on the edge: lever it up */
+#define NOSE_UP_DEG (-8.0)    /* the front is on the edge: lever it up */
 #define NOSE_HIGH_DEG (-20.0) /* push the tail up */
-#define LEVEL_DEG 10.0       /* nose down again after the climb */
+#define LEVEL_DEG 10.0        /* nose down again after the climb */
 
 static int set4(double fl, double fr, double rl, double rr)
 {
-    const double a[4] = {fl, fr, rl, rr};
+    const double a[4] = { fl, fr, rl, rr };
     int rc = hrt_set_flipper_angles(a);
     return rc == HRT_ERANGE ? HRT_OK : rc;
 }
@@ -80,8 +80,7 @@ int main(int argc, char **argv)
         case PUSH:
             /* over the edge the nose drops again */
             if (st.pitch > -LEVEL_DEG && t - phase_t > 0.5) {
-                printf("t=%.2f s: over the edge (pitch %.1f deg): flippers in line\n", t,
-                       st.pitch);
+                printf("t=%.2f s: over the edge (pitch %.1f deg): flippers in line\n", t, st.pitch);
                 rc = set4(0, 0, 0, 0);
                 phase = LEVEL;
                 phase_t = t;
@@ -95,15 +94,14 @@ int main(int argc, char **argv)
                 phase = DONE;
             }
             break;
-        case DONE:
-            break;
+        case DONE: break;
         }
     }
     hrt_stop();
     hrt_status st;
     if (hrt_get_status(&st) >= 0)
-        printf("end: t=%.2f s, pitch %.1f deg, roll %.1f deg, highest nose %.1f deg\n",
-               hrt_time(), st.pitch, st.roll, min_pitch);
+        printf("end: t=%.2f s, pitch %.1f deg, roll %.1f deg, highest nose %.1f deg\n", hrt_time(),
+               st.pitch, st.roll, min_pitch);
     hrt_kenaf_exit();
     return rc < 0 ? 1 : 0;
 }

@@ -20,7 +20,7 @@
 
 static int flipper_index(const char *name)
 {
-    static const char *names[4] = {"FL", "FR", "RL", "RR"};
+    static const char *names[4] = { "FL", "FR", "RL", "RR" };
     for (int k = 0; k < 4; k++)
         if (strcasecmp(name, names[k]) == 0)
             return k;

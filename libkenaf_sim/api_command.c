@@ -77,7 +77,7 @@ static int set_flippers(uint8_t mask, const double deg[4])
         rc = HRT_EESTOP;
         goto out;
     }
-    int32_t cdeg[4] = {0, 0, 0, 0};
+    int32_t cdeg[4] = { 0, 0, 0, 0 };
     bool clamped = false;
     for (int k = 0; k < 4; k++)
         if (mask & (1u << k))
@@ -98,7 +98,7 @@ int hrt_set_flipper_angle(int flipper, double deg)
         pthread_mutex_unlock(&kn_lib.mu);
         return rc;
     }
-    double all[4] = {0, 0, 0, 0};
+    double all[4] = { 0, 0, 0, 0 };
     all[flipper] = deg;
     return set_flippers((uint8_t)(1u << flipper), all);
 }

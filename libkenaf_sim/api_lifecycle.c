@@ -86,9 +86,10 @@ int hrt_kenaf_init(void)
     pthread_mutex_unlock(&kn_lib.mu);
     if (no_step) {
         /* a CI run that asked for lockstep must not quietly race the clock */
-        fprintf(stderr, "libkenaf (kenaf-sim): KENAF_LOCKSTEP=1 but the robot at %s port %s "
-                "does not run in lockstep (HELLO_ACK capability bit 2 clear)\n", cfg.host,
-                cfg.port);
+        fprintf(stderr,
+                "libkenaf (kenaf-sim): KENAF_LOCKSTEP=1 but the robot at %s port %s "
+                "does not run in lockstep (HELLO_ACK capability bit 2 clear)\n",
+                cfg.host, cfg.port);
         kn_io_stop();
         kn_udp_close();
         pthread_mutex_unlock(&kn_lib.life_mu);

@@ -153,15 +153,9 @@ static void on_datagram(uint8_t *buf, size_t n, int64_t now)
         return;
     }
     switch (m.h.type) {
-    case KN_KRP_HELLO_ACK:
-        on_hello_ack(&m.u.hello_ack, now);
-        break;
-    case KN_KRP_STATUS:
-        on_status(&m.u.status, now);
-        break;
-    case KN_KRP_ERROR:
-        on_error(&m.u.error, now);
-        break;
+    case KN_KRP_HELLO_ACK: on_hello_ack(&m.u.hello_ack, now); break;
+    case KN_KRP_STATUS: on_status(&m.u.status, now); break;
+    case KN_KRP_ERROR: on_error(&m.u.error, now); break;
     case KN_KRP_ACK:
         if (m.u.ack.acked_type == KN_KRP_SUBSCRIBE && kn_lib.sub_busy) {
             kn_lib_debug("subscription accepted: polling ends");
@@ -235,8 +229,7 @@ static int64_t link_timers(int64_t now)
         }
         next = earlier(next, kn_lib.next_hello);
         break;
-    case KN_LIB_LINK_DOWN:
-        break;
+    case KN_LIB_LINK_DOWN: break;
     }
     /* Polling replaces the subscription while the robot has no slot (a
      * lost link is probed by the recovery retries above instead). */
@@ -272,9 +265,9 @@ static void *io_main(void *arg)
         int64_t wait = next - now;
         if (wait < 0)
             wait = 0;
-        struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000),
-                              .tv_nsec = (long)(wait % 1000000000)};
-        struct pollfd p[2] = {{.fd = sock, .events = POLLIN}, {.fd = wake, .events = POLLIN}};
+        struct timespec ts = { .tv_sec = (time_t)(wait / 1000000000),
+                               .tv_nsec = (long)(wait % 1000000000) };
+        struct pollfd p[2] = { { .fd = sock, .events = POLLIN }, { .fd = wake, .events = POLLIN } };
         int n = ppoll(p, 2, &ts, NULL);
 
         pthread_mutex_lock(&kn_lib.mu);

@@ -15,7 +15,7 @@ struct kn_lib kn_lib = {
     .mu = PTHREAD_MUTEX_INITIALIZER,
     .send_mu = PTHREAD_MUTEX_INITIALIZER,
     .fd = -1,
-    .wake = {-1, -1},
+    .wake = { -1, -1 },
 };
 
 static pthread_once_t cond_once = PTHREAD_ONCE_INIT;

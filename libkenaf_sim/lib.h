@@ -34,16 +34,16 @@ struct kn_lib {
     pthread_cond_t cond; /* CLOCK_MONOTONIC; broadcast on STATUS, HELLO_ACK,
                           * link changes, exit, end of STOP repeats */
     pthread_mutex_t send_mu;
-    uint32_t seq;        /* send_mu: last seq sent; one counter, +1 per datagram */
-    int fd;              /* send_mu: connected UDP socket or -1 */
+    uint32_t seq;               /* send_mu: last seq sent; one counter, +1 per datagram */
+    int fd;                     /* send_mu: connected UDP socket or -1 */
     struct kn_krp_session sess; /* send_mu: the robot's session, stamped on every datagram */
 
     /* ---- guarded by mu ---- */
-    bool running;        /* init succeeded and exit not called */
-    bool quit;           /* the I/O thread is to leave */
+    bool running; /* init succeeded and exit not called */
+    bool quit;    /* the I/O thread is to leave */
     bool thread_started;
     pthread_t thread;
-    int wake[2];         /* self-pipe: wakes the I/O thread's poll */
+    int wake[2]; /* self-pipe: wakes the I/O thread's poll */
     int64_t io_sleep_until;
 
     struct kn_settings cfg;
@@ -52,12 +52,12 @@ struct kn_lib {
     enum kn_lib_link_state link;
     bool have_hello;
     struct kn_krp_hello_ack hello;
-    bool sub_busy;       /* robot refused SUBSCRIBE (BUSY): poll with STATUS_REQ */
-    int64_t next_hello;  /* handshake / recovery retry */
-    int64_t next_sub;    /* SUBSCRIBE renewal */
-    int64_t next_poll;   /* STATUS_REQ while sub_busy */
-    bool rehello;        /* HELLO again while up: session lost, or asking to drive */
-    int64_t next_claim;  /* earliest next HELLO asking to drive after NOT_OWNER */
+    bool sub_busy;      /* robot refused SUBSCRIBE (BUSY): poll with STATUS_REQ */
+    int64_t next_hello; /* handshake / recovery retry */
+    int64_t next_sub;   /* SUBSCRIBE renewal */
+    int64_t next_poll;  /* STATUS_REQ while sub_busy */
+    bool rehello;       /* HELLO again while up: session lost, or asking to drive */
+    int64_t next_claim; /* earliest next HELLO asking to drive after NOT_OWNER */
 
     bool have_status;
     uint64_t status_gen; /* +1 per STATUS */
@@ -72,20 +72,20 @@ struct kn_lib {
     int64_t crawler_until; /* repeat until then (INT64_MAX while non-zero) */
     int64_t next_crawler;
     int32_t flip_cdeg[4];
-    uint8_t flip_known;    /* flippers ever set: re-sent after the link returns */
-    uint8_t flip_pending;  /* flippers still being repeated */
+    uint8_t flip_known;   /* flippers ever set: re-sent after the link returns */
+    uint8_t flip_pending; /* flippers still being repeated */
     int flip_left;
     int64_t next_flip;
     int stop_left;
     int64_t next_stop;
 
     /* lockstep (lockstep.c): the robot's clock moves only on STEP */
-    bool lockstep;         /* HELLO_ACK has KN_KRP_CAP_LOCKSTEP */
-    bool step_waiting;     /* a STEP is out, its answer not yet in */
-    uint32_t step_seq;     /* its seq */
-    int step_rc;           /* its outcome: HRT_OK, or HRT_E* from an ERROR */
-    uint64_t step_gen;     /* +1 per answered STEP */
-    uint64_t lock_us;      /* robot time after the last answered STEP */
+    bool lockstep;     /* HELLO_ACK has KN_KRP_CAP_LOCKSTEP */
+    bool step_waiting; /* a STEP is out, its answer not yet in */
+    uint32_t step_seq; /* its seq */
+    int step_rc;       /* its outcome: HRT_OK, or HRT_E* from an ERROR */
+    uint64_t step_gen; /* +1 per answered STEP */
+    uint64_t lock_us;  /* robot time after the last answered STEP */
 
     unsigned long rx_bad;  /* undecodable or unexpected datagrams */
     unsigned long tx_fail; /* send() failures */

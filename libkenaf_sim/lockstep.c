@@ -37,7 +37,8 @@ void kn_lockstep_status_locked(const struct kn_krp_status *s)
 
 void kn_lockstep_error_locked(const struct kn_krp_error *e)
 {
-    if (!kn_lib.step_waiting || e->offending_type != KN_KRP_STEP || e->offending_seq != kn_lib.step_seq)
+    if (!kn_lib.step_waiting || e->offending_type != KN_KRP_STEP ||
+        e->offending_seq != kn_lib.step_seq)
         return;
     kn_lib.step_waiting = false;
     kn_lib.step_rc = error_rc(e->code);
@@ -71,7 +72,8 @@ int kn_lockstep_step_locked(uint32_t advance_us)
         kn_lib_wait_locked(deadline);
     if (kn_lib.step_gen == gen) {
         kn_lib.step_waiting = false;
-        kn_lib_debug("no answer to STEP seq %u within %d ms", kn_lib.step_seq, kn_lib.cfg.timeout_ms);
+        kn_lib_debug("no answer to STEP seq %u within %d ms", kn_lib.step_seq,
+                     kn_lib.cfg.timeout_ms);
         return kn_lib.running ? HRT_ETIMEOUT : HRT_ENOTINIT;
     }
     return kn_lib.step_rc;

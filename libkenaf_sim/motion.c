@@ -33,8 +33,8 @@ const struct kn_profile kn_motion_default_profile = {
 /* Progress the stall guard waits for: a count (forward) or 0.05 deg. */
 #define KN_TURN_PROGRESS_DEG 0.05
 
-double kn_motion_profile_speed_sampled(const struct kn_profile *p, double remaining,
-                                       double v_prev, double dt, double interval)
+double kn_motion_profile_speed_sampled(const struct kn_profile *p, double remaining, double v_prev,
+                                       double dt, double interval)
 {
     double r = fabs(remaining);
     if (!(dt > 0.005))
@@ -48,8 +48,9 @@ double kn_motion_profile_speed_sampled(const struct kn_profile *p, double remain
     /* braking with a reaction time: the robot runs blind for lag s more
      * than a status period before it sees where it is */
     double lag = interval - dt;
-    double brake = lag > 0 ? sqrt(p->accel * lag * p->accel * lag + 2.0 * p->accel * r) - p->accel * lag
-                           : sqrt(2.0 * p->accel * r);
+    double brake = lag > 0
+                       ? sqrt(p->accel * lag * p->accel * lag + 2.0 * p->accel * r) - p->accel * lag
+                       : sqrt(2.0 * p->accel * r);
     double v = fmin(p->vmax, fmin(fabs(v_prev) + p->accel * dt, brake));
     if (v < p->vmin)
         v = p->vmin;
@@ -186,8 +187,8 @@ enum kn_motion_result kn_motion_update(struct kn_motion *m, const struct kn_krp_
     if (dt >= 0 && dt <= 1.0)
         m->period = m->period > 0 ? 0.75 * m->period + 0.25 * dt : dt;
     dt = m->period;
-    bool done = m->kind == KN_MOTION_FORWARD ? forward_step(m, st, dt, belt)
-                                             : turn_step(m, st, dt, belt);
+    bool done =
+        m->kind == KN_MOTION_FORWARD ? forward_step(m, st, dt, belt) : turn_step(m, st, dt, belt);
     if (done)
         return KN_MOTION_DONE;
 

@@ -35,8 +35,8 @@ double kn_motion_profile_speed(const struct kn_profile *p, double remaining, dou
  * most |rem| in dt + 2*L, so the robot is still short of the target when
  * the next measurement comes, about halfway there. Equal to
  * kn_motion_profile_speed when interval <= dt. */
-double kn_motion_profile_speed_sampled(const struct kn_profile *p, double remaining,
-                                       double v_prev, double dt, double interval);
+double kn_motion_profile_speed_sampled(const struct kn_profile *p, double remaining, double v_prev,
+                                       double dt, double interval);
 
 /* Encoder change from start to now, correct across the int32 wrap. */
 int32_t kn_motion_count_delta(int32_t start, int32_t now);
@@ -78,12 +78,12 @@ struct kn_motion {
     double t_best;         /* robot time it was seen */
     double remaining;      /* after the last update: mm or deg, signed */
     /* how often the measurement really changes (sensor update interval) */
-    int64_t meas;          /* forward: left + right counts; turn: turned_cdeg */
-    double t_meas;         /* robot time it last changed, s */
-    double quantum;        /* belt mm of one step of the measurement */
-    double interval;       /* observed update interval, s */
-    unsigned changes;      /* times the measurement changed since the start */
-    double period;         /* mean robot time between STATUS, s */
+    int64_t meas;     /* forward: left + right counts; turn: turned_cdeg */
+    double t_meas;    /* robot time it last changed, s */
+    double quantum;   /* belt mm of one step of the measurement */
+    double interval;  /* observed update interval, s */
+    unsigned changes; /* times the measurement changed since the start */
+    double period;    /* mean robot time between STATUS, s */
 };
 
 /* Starts a motion from the status st. mm_per_count is the belt travel of

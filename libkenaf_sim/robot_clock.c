@@ -36,8 +36,7 @@ void kn_clock_sample(struct kn_clock *c, uint64_t t_us, int64_t wall_ns)
          * carry on from the last sample instead of going back. */
         c->offset_s += kn_conv_us_to_s(c->t_us) - kn_conv_us_to_s(t_us);
     } else if (wall_ns - c->wall_ns >= KN_CLOCK_MIN_GAP_NS) {
-        double rate = kn_conv_us_to_s(t_us - c->t_us) /
-                      ((double)(wall_ns - c->wall_ns) / 1e9);
+        double rate = kn_conv_us_to_s(t_us - c->t_us) / ((double)(wall_ns - c->wall_ns) / 1e9);
         c->rate = rate > KN_CLOCK_MAX_RATE ? KN_CLOCK_MAX_RATE : rate;
     }
     c->t_us = t_us;

@@ -9,13 +9,13 @@
 #include <stdint.h>
 
 struct kn_clock {
-    bool have;          /* at least one sample */
-    uint64_t t_us;      /* robot time of the latest sample */
-    int64_t wall_ns;    /* monotonic wall time it arrived */
-    double rate;        /* robot seconds per wall second */
-    double offset_s;    /* added to robot time after the robot clock restarted */
-    double last_out;    /* last value returned: never go below it */
-    int64_t cap_ns;     /* longest extrapolation past the latest sample */
+    bool have;       /* at least one sample */
+    uint64_t t_us;   /* robot time of the latest sample */
+    int64_t wall_ns; /* monotonic wall time it arrived */
+    double rate;     /* robot seconds per wall second */
+    double offset_s; /* added to robot time after the robot clock restarted */
+    double last_out; /* last value returned: never go below it */
+    int64_t cap_ns;  /* longest extrapolation past the latest sample */
 };
 
 /* period_ms: the status period; extrapolation stops after two of them. */

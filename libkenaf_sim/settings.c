@@ -67,8 +67,9 @@ static int load_key(struct kn_settings *out, char *err, size_t errlen)
         return 0;
     snprintf(err, errlen, "KENAF_KEY_FILE: %s", why);
 #else
-    snprintf(err, errlen, "KENAF_KEY_FILE: libkenaf.so.1 was built without shared-key support "
-                          "(nettle-dev; meson -Dkeys=enabled)");
+    snprintf(err, errlen,
+             "KENAF_KEY_FILE: libkenaf.so.1 was built without shared-key support "
+             "(nettle-dev; meson -Dkeys=enabled)");
 #endif
     out->key_len = 0;
     fprintf(stderr, "libkenaf (kenaf-sim): %s\n", err);
@@ -96,11 +97,11 @@ int kn_settings_load(struct kn_settings *out, char *err, size_t errlen)
         snprintf(err, errlen, "KENAF_ROBOT: %s", why);
         return -1;
     }
-    if (load_int("KENAF_TIMEOUT_MS", 10, 600000, KN_SETTINGS_DEFAULT_TIMEOUT_MS,
-                 &out->timeout_ms, err, errlen) != 0)
-        return -1;
-    if (load_int("KENAF_STATUS_MS", 10, 1000, KN_SETTINGS_DEFAULT_STATUS_MS, &out->status_ms,
+    if (load_int("KENAF_TIMEOUT_MS", 10, 600000, KN_SETTINGS_DEFAULT_TIMEOUT_MS, &out->timeout_ms,
                  err, errlen) != 0)
+        return -1;
+    if (load_int("KENAF_STATUS_MS", 10, 1000, KN_SETTINGS_DEFAULT_STATUS_MS, &out->status_ms, err,
+                 errlen) != 0)
         return -1;
     return load_key(out, err, errlen);
 }

@@ -20,8 +20,8 @@ struct kn_settings {
     int timeout_ms;
     int status_ms;
     bool debug;
-    bool lockstep;    /* KENAF_LOCKSTEP=1: refuse a robot that cannot step */
-    uint8_t key[64];  /* KENAF_KEY_FILE: shared key; key_len 0 = none */
+    bool lockstep;   /* KENAF_LOCKSTEP=1: refuse a robot that cannot step */
+    uint8_t key[64]; /* KENAF_KEY_FILE: shared key; key_len 0 = none */
     size_t key_len;
 };
 

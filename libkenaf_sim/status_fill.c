@@ -38,9 +38,9 @@ void kn_status_flag_names(uint32_t flags, char *buf, size_t cap)
         uint32_t bit;
         const char *name;
     } names[] = {
-        {HRT_FLAG_ESTOP, "ESTOP"},       {HRT_FLAG_BACKEND_UP, "BACKEND_UP"},
-        {HRT_FLAG_SIMULATED, "SIMULATED"}, {HRT_FLAG_WATCHDOG, "WATCHDOG"},
-        {HRT_FLAG_CLAMPED, "CLAMPED"},   {HRT_FLAG_STALE, "STALE"},
+        { HRT_FLAG_ESTOP, "ESTOP" },         { HRT_FLAG_BACKEND_UP, "BACKEND_UP" },
+        { HRT_FLAG_SIMULATED, "SIMULATED" }, { HRT_FLAG_WATCHDOG, "WATCHDOG" },
+        { HRT_FLAG_CLAMPED, "CLAMPED" },     { HRT_FLAG_STALE, "STALE" },
     };
     size_t n = 0;
     if (cap == 0)
@@ -80,7 +80,7 @@ void kn_status_format(const hrt_status *st, const char *robot_name, char *buf, s
              "  flags     %s\n",
              robot_name, (st->flags & HRT_FLAG_SIMULATED) ? " (simulated)" : "", st->time_s,
              (int)st->crawler_count[0], (int)st->crawler_count[1], st->crawler_speed[0],
-             st->crawler_speed[1], st->flipper_angle[0], st->flipper_angle[1],
-             st->flipper_angle[2], st->flipper_angle[3], st->roll, st->pitch, st->yaw,
-             st->position[0], st->position[1], st->position[2], st->battery, flags);
+             st->crawler_speed[1], st->flipper_angle[0], st->flipper_angle[1], st->flipper_angle[2],
+             st->flipper_angle[3], st->roll, st->pitch, st->yaw, st->position[0], st->position[1],
+             st->position[2], st->battery, flags);
 }

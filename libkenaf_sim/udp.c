@@ -42,8 +42,7 @@ int kn_udp_open(const struct kn_settings *cfg)
     }
     freeaddrinfo(res);
     if (fd < 0) {
-        kn_lib_debug("cannot open a socket to %s port %s: %s", cfg->host, cfg->port,
-                     strerror(err));
+        kn_lib_debug("cannot open a socket to %s port %s: %s", cfg->host, cfg->port, strerror(err));
         return HRT_ESYS;
     }
     pthread_mutex_lock(&kn_lib.send_mu);

@@ -243,7 +243,7 @@ void kn_conv_world_to_body(const double rpy[3], const double world[3], double bo
 {
     double m[3][3];
     rpy_to_matrix(rpy, m);
-    double v[3] = {world[0], world[1], world[2]}; /* world may alias body */
+    double v[3] = { world[0], world[1], world[2] }; /* world may alias body */
     for (int i = 0; i < 3; i++)
         body[i] = m[0][i] * v[0] + m[1][i] * v[1] + m[2][i] * v[2];
 }
@@ -295,7 +295,7 @@ static int is_unit_sign(double s)
 
 int kn_conv_table_check(const struct kn_conv_table *t, char *err, size_t errlen)
 {
-    static const char *const fl[KN_NFLIPPERS] = {"FL", "FR", "RL", "RR"};
+    static const char *const fl[KN_NFLIPPERS] = { "FL", "FR", "RL", "RR" };
     char field[48];
 
     if (t->frame != KN_FRAME_Z_DOWN && t->frame != KN_FRAME_Z_UP)
@@ -353,7 +353,7 @@ void kn_conv_vec_from_sim(const struct kn_conv_table *t, const double sim[3], do
 void kn_conv_vec_to_sim(const struct kn_conv_table *t, const double v[3], double sim[3])
 {
     /* the frame change is its own inverse; commands carry no NaN */
-    double in[3] = {finite_or_zero(v[0]), finite_or_zero(v[1]), finite_or_zero(v[2])};
+    double in[3] = { finite_or_zero(v[0]), finite_or_zero(v[1]), finite_or_zero(v[2]) };
     kn_conv_vec_from_sim(t, in, sim);
 }
 
@@ -373,7 +373,7 @@ void kn_conv_rpy_from_sim(const struct kn_conv_table *t, const double sim[3], do
 
 void kn_conv_rpy_to_sim(const struct kn_conv_table *t, const double rpy[3], double sim[3])
 {
-    double a[3] = {finite_or_zero(rpy[0]), finite_or_zero(rpy[1]), finite_or_zero(rpy[2])};
+    double a[3] = { finite_or_zero(rpy[0]), finite_or_zero(rpy[1]), finite_or_zero(rpy[2]) };
     kn_conv_rpy_canonical(a);
     if (t->frame == KN_FRAME_Z_DOWN) {
         sim[0] = kn_conv_wrap_2pi(a[0]);
@@ -393,8 +393,8 @@ void kn_conv_pose_from_sim(const struct kn_conv_table *t, const double sim_pos[3
     kn_conv_rpy_from_sim(t, sim_rpy, rpy);
 }
 
-void kn_conv_pose_to_sim(const struct kn_conv_table *t, const double pos_m[3],
-                         const double rpy[3], double sim_pos[3], double sim_rpy[3])
+void kn_conv_pose_to_sim(const struct kn_conv_table *t, const double pos_m[3], const double rpy[3],
+                         double sim_pos[3], double sim_rpy[3])
 {
     kn_conv_vec_to_sim(t, pos_m, sim_pos);
     kn_conv_rpy_to_sim(t, rpy, sim_rpy);
@@ -406,8 +406,8 @@ void kn_conv_odometry_to_world(const struct kn_conv_table *t, const double origi
 {
     /* the relative pose into the neutral frame like any other pose, then
      * placed at the origin: the frame change and the placement commute */
-    double sim_rel[3] = {finite_or_zero(odo[0]), finite_or_zero(odo[1]), 0.0};
-    double sim_rpy[3] = {0.0, 0.0, finite_or_zero(odo[2])};
+    double sim_rel[3] = { finite_or_zero(odo[0]), finite_or_zero(odo[1]), 0.0 };
+    double sim_rpy[3] = { 0.0, 0.0, finite_or_zero(odo[2]) };
     double rel[3], rel_rpy[3];
     kn_conv_pose_from_sim(t, sim_rel, sim_rpy, rel, rel_rpy);
     double yaw0 = finite_or_zero(origin_yaw), c = cos(yaw0), s = sin(yaw0);
@@ -426,8 +426,8 @@ void kn_conv_odometry_from_world(const struct kn_conv_table *t, const double ori
     double yaw0 = finite_or_zero(origin_yaw), c = cos(yaw0), s = sin(yaw0);
     double dx = finite_or_zero(pos_m[0]) - finite_or_zero(origin_pos[0]);
     double dy = finite_or_zero(pos_m[1]) - finite_or_zero(origin_pos[1]);
-    double rel[3] = {c * dx + s * dy, -s * dx + c * dy, 0.0};
-    double rel_rpy[3] = {0.0, 0.0, kn_conv_wrap_pi(finite_or_zero(yaw) - yaw0)};
+    double rel[3] = { c * dx + s * dy, -s * dx + c * dy, 0.0 };
+    double rel_rpy[3] = { 0.0, 0.0, kn_conv_wrap_pi(finite_or_zero(yaw) - yaw0) };
     double sim[3], sim_rpy[3];
     kn_conv_vec_to_sim(t, rel, sim);
     kn_conv_rpy_to_sim(t, rel_rpy, sim_rpy);
@@ -438,8 +438,7 @@ void kn_conv_odometry_from_world(const struct kn_conv_table *t, const double ori
 
 /* ---- KRP/1 <-> neutral state ----------------------------------------- */
 
-void kn_conv_state_to_krp(const struct kn_state *s, int32_t counts_per_m,
-                          struct kn_krp_status *out)
+void kn_conv_state_to_krp(const struct kn_state *s, int32_t counts_per_m, struct kn_krp_status *out)
 {
     out->time_us = kn_conv_s_to_us(s->time_s);
     for (int i = 0; i < 2; i++) {
@@ -450,7 +449,7 @@ void kn_conv_state_to_krp(const struct kn_state *s, int32_t counts_per_m,
         out->flipper_cdeg[k] = kn_conv_rad_to_cdeg_wrapped(s->flipper_rad[k]);
         out->flipper_torque_mnm[k] = kn_conv_nm_to_mnm(s->flipper_torque_nm[k]);
     }
-    double rpy[3] = {s->rpy_rad[0], s->rpy_rad[1], s->rpy_rad[2]};
+    double rpy[3] = { s->rpy_rad[0], s->rpy_rad[1], s->rpy_rad[2] };
     kn_conv_rpy_canonical(rpy);
     for (int i = 0; i < 3; i++) {
         out->rpy_cdeg[i] = kn_conv_rad_to_cdeg_wrapped(rpy[i]);
@@ -605,7 +604,7 @@ static double fit_factor(double s, double x, double lim)
 double kn_conv_belts_fit_plugin(const struct kn_conv_table *t, const double in_m_s[2],
                                 double out_m_s[2])
 {
-    double b[2] = {finite_or_zero(in_m_s[KN_LEFT]), finite_or_zero(in_m_s[KN_RIGHT])};
+    double b[2] = { finite_or_zero(in_m_s[KN_LEFT]), finite_or_zero(in_m_s[KN_RIGHT]) };
     double v, w;
     kn_conv_belts_to_twist(t, b, &v, &w);
     double ml = t->max_linear_speed_m_s, ma = t->max_angular_speed_rad_s;
@@ -627,12 +626,12 @@ void kn_conv_twist_to_pose_cmd(double linear_x, double angular_z, double pos[3],
 {
     pos[0] = finite_or_zero(linear_x);
     pos[1] = pos[2] = 0.0;
-    double rpy[3] = {0.0, 0.0, clampd(finite_or_zero(angular_z), -KN_PI, KN_PI)};
+    double rpy[3] = { 0.0, 0.0, clampd(finite_or_zero(angular_z), -KN_PI, KN_PI) };
     kn_conv_rpy_to_quat(rpy, q);
 }
 
-int kn_conv_pose_cmd_to_twist(const double pos[3], const double q[4],
-                              double *linear_x, double *angular_z)
+int kn_conv_pose_cmd_to_twist(const double pos[3], const double q[4], double *linear_x,
+                              double *angular_z)
 {
     double rpy[3];
     if (kn_conv_quat_to_rpy(q, rpy) != 0 || !isfinite(pos[0])) {
@@ -660,8 +659,8 @@ double kn_conv_flipper_to_joint(const struct kn_conv_table *t, int k, double krp
 {
     if (!flipper_ok(k))
         return 0.0;
-    return finite_or_zero(unit_sign(t->flipper_sign[k]) * finite_or_zero(krp_rad)
-                          + t->flipper_offset_rad[k]);
+    return finite_or_zero(unit_sign(t->flipper_sign[k]) * finite_or_zero(krp_rad) +
+                          t->flipper_offset_rad[k]);
 }
 
 double kn_conv_joint_to_flipper(const struct kn_conv_table *t, int k, double joint_rad)
@@ -722,7 +721,7 @@ int kn_conv_rate_from_attitudes(const double rpy0[3], const double rpy1[3], doub
     /* rotation vector = axis * angle, angle = 2 atan2(|v|, w); the small
      * angle limit of angle/|v| is 2/w (w is near 1 there) */
     double f = vn > 1e-12 ? 2.0 * atan2(vn, w) / vn : 2.0 / w;
-    double out[3] = {x * f / dt, y * f / dt, z * f / dt};
+    double out[3] = { x * f / dt, y * f / dt, z * f / dt };
     if (!all_finite(out, 3)) /* dt so small the rate overflows */
         return -1;
     rate[0] = out[0];
@@ -736,7 +735,7 @@ int kn_conv_rate_from_attitudes(const double rpy0[3], const double rpy1[3], doub
  * the result is finite (a huge but finite input can still overflow). */
 static int specific_force_body(const double a_world[3], const double rpy[3], double acc[3])
 {
-    double f[3] = {a_world[0], a_world[1], a_world[2] + KN_GRAVITY}, b[3];
+    double f[3] = { a_world[0], a_world[1], a_world[2] + KN_GRAVITY }, b[3];
     kn_conv_world_to_body(rpy, f, b);
     if (!all_finite(b, 3))
         return -1;
@@ -749,8 +748,8 @@ static int specific_force_body(const double a_world[3], const double rpy[3], dou
 int kn_conv_accel_from_positions(const double p0[3], const double p1[3], const double p2[3],
                                  double dt01, double dt12, const double rpy[3], double acc[3])
 {
-    if (!(dt01 > 0) || !(dt12 > 0) || !isfinite(dt01) || !isfinite(dt12)
-        || !all_finite(p0, 3) || !all_finite(p1, 3) || !all_finite(p2, 3) || !all_finite(rpy, 3))
+    if (!(dt01 > 0) || !(dt12 > 0) || !isfinite(dt01) || !isfinite(dt12) || !all_finite(p0, 3) ||
+        !all_finite(p1, 3) || !all_finite(p2, 3) || !all_finite(rpy, 3))
         return -1;
     double a[3];
     for (int i = 0; i < 3; i++) {
@@ -766,8 +765,8 @@ int kn_conv_accel_from_positions(const double p0[3], const double p1[3], const d
 int kn_conv_accel_from_velocities(const double v0[3], const double v1[3], double dt,
                                   const double rpy[3], double acc[3])
 {
-    if (!(dt > 0) || !isfinite(dt) || !all_finite(v0, 3) || !all_finite(v1, 3)
-        || !all_finite(rpy, 3))
+    if (!(dt > 0) || !isfinite(dt) || !all_finite(v0, 3) || !all_finite(v1, 3) ||
+        !all_finite(rpy, 3))
         return -1;
     double a[3];
     for (int i = 0; i < 3; i++)

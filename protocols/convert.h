@@ -33,13 +33,34 @@
  * absurd simulator value cannot wrap into a plausible one. NaN gives 0. */
 int32_t kn_conv_round_i32(double v);
 
-static inline double kn_conv_cdeg_to_deg(int32_t cdeg) { return cdeg / 100.0; }
-static inline double kn_conv_cdeg_to_rad(int32_t cdeg) { return cdeg / 100.0 * (KN_PI / 180.0); }
-static inline double kn_conv_mdeg_to_deg(int32_t mdeg) { return mdeg / 1000.0; }
-static inline double kn_conv_mm_to_m(int32_t mm) { return mm / 1000.0; }
-static inline double kn_conv_mnm_to_nm(int32_t mnm) { return mnm / 1000.0; }
-static inline double kn_conv_mv_to_v(uint16_t mv) { return mv / 1000.0; }
-static inline double kn_conv_us_to_s(uint64_t us) { return (double)us / 1e6; }
+static inline double kn_conv_cdeg_to_deg(int32_t cdeg)
+{
+    return cdeg / 100.0;
+}
+static inline double kn_conv_cdeg_to_rad(int32_t cdeg)
+{
+    return cdeg / 100.0 * (KN_PI / 180.0);
+}
+static inline double kn_conv_mdeg_to_deg(int32_t mdeg)
+{
+    return mdeg / 1000.0;
+}
+static inline double kn_conv_mm_to_m(int32_t mm)
+{
+    return mm / 1000.0;
+}
+static inline double kn_conv_mnm_to_nm(int32_t mnm)
+{
+    return mnm / 1000.0;
+}
+static inline double kn_conv_mv_to_v(uint16_t mv)
+{
+    return mv / 1000.0;
+}
+static inline double kn_conv_us_to_s(uint64_t us)
+{
+    return (double)us / 1e6;
+}
 
 /* Plain scalings with kn_conv_round_i32's rounding and saturation; the
  * angle ones do not wrap (see kn_conv_rad_to_cdeg_wrapped). */
@@ -48,7 +69,10 @@ int32_t kn_conv_rad_to_cdeg(double rad);
 int32_t kn_conv_m_to_mm(double m);
 
 /* Length of one encoder count in mm, for a robot's counts_per_m (> 0). */
-static inline double kn_conv_mm_per_count(int32_t counts_per_m) { return 1000.0 / counts_per_m; }
+static inline double kn_conv_mm_per_count(int32_t counts_per_m)
+{
+    return 1000.0 / counts_per_m;
+}
 
 /* Belt travel (m) to encoder counts; wraps modulo 2^32 like a real
  * encoder register instead of saturating. NaN and infinities give 0. */
@@ -111,14 +135,14 @@ enum kn_conv_frame {
  * kn_conv_table_check(). */
 struct kn_conv_table {
     enum kn_conv_frame frame;
-    double wheel_radius_m;       /* USARSim DRIVE: wheel rad/s = belt m/s / radius */
-    int32_t counts_per_m;        /* KRP/1 encoder counts per metre of belt */
-    double counts_per_tick;      /* one simulator encoder tick in KRP counts */
-    double tick_sign[2];         /* L, R: +1, or -1 where a forward belt
+    double wheel_radius_m;                   /* USARSim DRIVE: wheel rad/s = belt m/s / radius */
+    int32_t counts_per_m;                    /* KRP/1 encoder counts per metre of belt */
+    double counts_per_tick;                  /* one simulator encoder tick in KRP counts */
+    double tick_sign[2];                     /* L, R: +1, or -1 where a forward belt
                                   * makes the simulator's ticks decrease */
     double flipper_sign[KN_NFLIPPERS];       /* FL, FR, RL, RR: +1 or -1 */
     double flipper_offset_rad[KN_NFLIPPERS]; /* joint = sign*krp + offset */
-    double tracks_separation_m;  /* Gazebo tracked-vehicle plugin parameters */
+    double tracks_separation_m;              /* Gazebo tracked-vehicle plugin parameters */
     double steering_efficiency;
     double max_linear_speed_m_s;
     double max_angular_speed_rad_s;
@@ -166,8 +190,8 @@ void kn_conv_rpy_to_sim(const struct kn_conv_table *t, const double rpy[3], doub
  * or {Rotation}; Gazebo position + Euler angles). */
 void kn_conv_pose_from_sim(const struct kn_conv_table *t, const double sim_pos[3],
                            const double sim_rpy[3], double pos_m[3], double rpy[3]);
-void kn_conv_pose_to_sim(const struct kn_conv_table *t, const double pos_m[3],
-                         const double rpy[3], double sim_pos[3], double sim_rpy[3]);
+void kn_conv_pose_to_sim(const struct kn_conv_table *t, const double pos_m[3], const double rpy[3],
+                         double sim_pos[3], double sim_rpy[3]);
 
 /* USARSim's Odometry {Pose x,y,theta} is planar dead reckoning in the
  * simulator's frame counted from where the robot spawned: x along its
@@ -265,8 +289,8 @@ void kn_conv_twist_to_pose_cmd(double linear_x, double angular_z, double pos[3],
 
 /* The plugin's reading of such a Pose: linear = position.x, angular = yaw
  * of the orientation. Returns -1 (both 0) for an unusable quaternion. */
-int kn_conv_pose_cmd_to_twist(const double pos[3], const double q[4],
-                              double *linear_x, double *angular_z);
+int kn_conv_pose_cmd_to_twist(const double pos[3], const double q[4], double *linear_x,
+                              double *angular_z);
 
 /* ---- gz-sim TrackedVehicle system ----------------------------------- */
 

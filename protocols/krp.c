@@ -199,9 +199,7 @@ void kn_krp_init(struct kn_krp_msg *m, uint8_t type, uint32_t seq, uint16_t flag
 static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
 {
     switch (m->h.type) {
-    case KN_KRP_HELLO:
-        get_name(p, m->u.hello.name);
-        break;
+    case KN_KRP_HELLO: get_name(p, m->u.hello.name); break;
     case KN_KRP_CRAWLER:
         m->u.crawler.left_mm_s = geti32(p);
         m->u.crawler.right_mm_s = geti32(p + 4);
@@ -210,18 +208,10 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
         m->u.flipper.mask = p[0];
         geti32s(p + 4, m->u.flipper.target_cdeg, KN_KRP_FLIPPERS);
         break;
-    case KN_KRP_SUBSCRIBE:
-        m->u.subscribe.period_ms = get16(p);
-        break;
-    case KN_KRP_ESTOP:
-        m->u.estop.engage = p[0];
-        break;
-    case KN_KRP_WORLD_REQ:
-        m->u.world_req.offset = get32(p);
-        break;
-    case KN_KRP_STEP:
-        m->u.step.advance_us = get32(p);
-        break;
+    case KN_KRP_SUBSCRIBE: m->u.subscribe.period_ms = get16(p); break;
+    case KN_KRP_ESTOP: m->u.estop.engage = p[0]; break;
+    case KN_KRP_WORLD_REQ: m->u.world_req.offset = get32(p); break;
+    case KN_KRP_STEP: m->u.step.advance_us = get32(p); break;
     case KN_KRP_ACK:
         m->u.ack.acked_seq = get32(p);
         m->u.ack.acked_type = p[4];
@@ -284,8 +274,7 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
         }
         break;
     }
-    default: /* STOP, STATUS_REQ, BYE, ESTOP_INFO_REQ: no payload */
-        break;
+    default: /* STOP, STATUS_REQ, BYE, ESTOP_INFO_REQ: no payload */ break;
     }
 }
 
@@ -345,9 +334,7 @@ enum kn_krp_result kn_krp_decode(const uint8_t *buf, size_t len, struct kn_krp_m
 static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
 {
     switch (m->h.type) {
-    case KN_KRP_HELLO:
-        put_name(p, m->u.hello.name);
-        break;
+    case KN_KRP_HELLO: put_name(p, m->u.hello.name); break;
     case KN_KRP_CRAWLER:
         put32(p, (uint32_t)m->u.crawler.left_mm_s);
         put32(p + 4, (uint32_t)m->u.crawler.right_mm_s);
@@ -356,18 +343,10 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         p[0] = m->u.flipper.mask;
         puti32s(p + 4, m->u.flipper.target_cdeg, KN_KRP_FLIPPERS);
         break;
-    case KN_KRP_SUBSCRIBE:
-        put16(p, m->u.subscribe.period_ms);
-        break;
-    case KN_KRP_ESTOP:
-        p[0] = m->u.estop.engage;
-        break;
-    case KN_KRP_WORLD_REQ:
-        put32(p, m->u.world_req.offset);
-        break;
-    case KN_KRP_STEP:
-        put32(p, m->u.step.advance_us);
-        break;
+    case KN_KRP_SUBSCRIBE: put16(p, m->u.subscribe.period_ms); break;
+    case KN_KRP_ESTOP: p[0] = m->u.estop.engage; break;
+    case KN_KRP_WORLD_REQ: put32(p, m->u.world_req.offset); break;
+    case KN_KRP_STEP: put32(p, m->u.step.advance_us); break;
     case KN_KRP_ACK:
         put32(p, m->u.ack.acked_seq);
         p[4] = m->u.ack.acked_type;
@@ -428,8 +407,7 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 

@@ -25,9 +25,9 @@ enum kn_krp_type {
     KN_KRP_STATUS_REQ = 0x05,
     KN_KRP_SUBSCRIBE = 0x06,
     KN_KRP_ESTOP = 0x07,
-    KN_KRP_WORLD_REQ = 0x08,  /* world description extension */
-    KN_KRP_BYE = 0x09,        /* sessions extension: the client leaves */
-    KN_KRP_STEP = 0x0A,       /* lockstep extension: let robot time pass, then STATUS */
+    KN_KRP_WORLD_REQ = 0x08,      /* world description extension */
+    KN_KRP_BYE = 0x09,            /* sessions extension: the client leaves */
+    KN_KRP_STEP = 0x0A,           /* lockstep extension: let robot time pass, then STATUS */
     KN_KRP_ESTOP_INFO_REQ = 0x0B, /* e-stop info extension: who holds the e-stop */
     /* robot -> controller */
     KN_KRP_ACK = 0x80,
@@ -93,7 +93,7 @@ enum kn_krp_backend {
 #define KN_KRP_CAP_FLIPPER_TORQUE 0x0001u
 #define KN_KRP_CAP_GROUND_TRUTH 0x0002u
 #define KN_KRP_CAP_LOCKSTEP 0x0004u /* the robot clock moves only on STEP */
-#define KN_KRP_CAP_WORLD 0x0008u /* answers WORLD_REQ with a world description */
+#define KN_KRP_CAP_WORLD 0x0008u    /* answers WORLD_REQ with a world description */
 #define KN_KRP_CAP_SESSIONS 0x0010u /* knows sessions, one driver at a time, BYE */
 /* bit 5 (0x0020) is the shared key's, krp_mac.h */
 #define KN_KRP_CAP_ESTOP_INFO 0x0040u /* answers ESTOP_INFO_REQ with ESTOP_INFO */
@@ -122,9 +122,9 @@ enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPE
 #define KN_KRP_LEN_WORLD 8
 #define KN_KRP_WORLD_CHUNK 480 /* document bytes in one WORLD, at most */
 #define KN_KRP_LEN_ESTOP_INFO_REQ 0
-#define KN_KRP_LEN_ESTOP_INFO 4     /* fixed part, then n entries */
+#define KN_KRP_LEN_ESTOP_INFO 4 /* fixed part, then n entries */
 #define KN_KRP_ESTOP_ENTRY_LEN 24
-#define KN_KRP_ESTOP_ENTRIES 20     /* entries in one ESTOP_INFO, at most (4 + 480 bytes) */
+#define KN_KRP_ESTOP_ENTRIES 20 /* entries in one ESTOP_INFO, at most (4 + 480 bytes) */
 
 struct kn_krp_header {
     uint8_t version;
@@ -132,7 +132,7 @@ struct kn_krp_header {
     uint32_t seq;
     uint16_t length; /* payload bytes, a TOKEN's 4 included */
     uint16_t flags;
-    uint32_t token;  /* with KN_KRP_F_TOKEN on a controller -> robot type */
+    uint32_t token; /* with KN_KRP_F_TOKEN on a controller -> robot type */
 };
 
 struct kn_krp_hello {
@@ -167,7 +167,7 @@ struct kn_krp_world_req {
 struct kn_krp_world {
     uint32_t total_len;
     uint32_t offset;
-    uint16_t n;                        /* 0..KN_KRP_WORLD_CHUNK */
+    uint16_t n; /* 0..KN_KRP_WORLD_CHUNK */
     uint8_t data[KN_KRP_WORLD_CHUNK];
 };
 
@@ -199,7 +199,7 @@ struct kn_krp_estop_entry {
  * listed (engaged > n when more hold than one datagram lists). */
 struct kn_krp_estop_info {
     uint8_t engaged;
-    uint8_t n;                      /* 0..KN_KRP_ESTOP_ENTRIES */
+    uint8_t n; /* 0..KN_KRP_ESTOP_ENTRIES */
     struct kn_krp_estop_entry e[KN_KRP_ESTOP_ENTRIES];
 };
 
@@ -220,7 +220,7 @@ struct kn_krp_hello_ack {
     int32_t flipper_max_cdeg;
     /* sessions extension: present (48-byte payload) when session is true */
     bool session;
-    uint8_t role;    /* enum kn_krp_role */
+    uint8_t role; /* enum kn_krp_role */
     uint32_t token;
 };
 
@@ -269,13 +269,13 @@ struct kn_krp_msg {
  * answered with the ERROR code kn_krp_error_code() gives. */
 enum kn_krp_result {
     KN_KRP_OK = 0,
-    KN_KRP_EMAGIC,      /* fewer than 2 bytes or wrong magic */
-    KN_KRP_ESHORT,      /* good magic, header incomplete (< 12 bytes) */
-    KN_KRP_ETOOBIG,     /* over 512 bytes */
-    KN_KRP_EVERSION,    /* version != 1 */
-    KN_KRP_ELENGTH,     /* header length field != datagram length - 12 */
-    KN_KRP_ETYPE,       /* type not in the protocol */
-    KN_KRP_EPAYLOAD,    /* payload length wrong for the type (and its TOKEN flag) */
+    KN_KRP_EMAGIC,   /* fewer than 2 bytes or wrong magic */
+    KN_KRP_ESHORT,   /* good magic, header incomplete (< 12 bytes) */
+    KN_KRP_ETOOBIG,  /* over 512 bytes */
+    KN_KRP_EVERSION, /* version != 1 */
+    KN_KRP_ELENGTH,  /* header length field != datagram length - 12 */
+    KN_KRP_ETYPE,    /* type not in the protocol */
+    KN_KRP_EPAYLOAD, /* payload length wrong for the type (and its TOKEN flag) */
 };
 
 /* Decode one datagram. On any result but EMAGIC/ESHORT/ETOOBIG, m->h holds

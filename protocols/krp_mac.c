@@ -95,14 +95,10 @@ size_t kn_krpmac_unverify(uint8_t *buf, size_t plain_len)
 const char *kn_krpmac_verdict_name(enum kn_krpmac_verdict v)
 {
     switch (v) {
-    case KN_KRPMAC_OK:
-        return "ok";
-    case KN_KRPMAC_MISSING:
-        return "missing";
-    case KN_KRPMAC_BAD:
-        return "bad";
-    case KN_KRPMAC_REPLAYED:
-        return "replayed";
+    case KN_KRPMAC_OK: return "ok";
+    case KN_KRPMAC_MISSING: return "missing";
+    case KN_KRPMAC_BAD: return "bad";
+    case KN_KRPMAC_REPLAYED: return "replayed";
     }
     return "?";
 }

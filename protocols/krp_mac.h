@@ -13,7 +13,7 @@
 
 #include <nettle/hmac.h>
 
-#define KN_KRPMAC_F_MAC 0x8000u  /* header flag: a trailer follows the payload */
+#define KN_KRPMAC_F_MAC 0x8000u   /* header flag: a trailer follows the payload */
 #define KN_KRPMAC_CAP_KEY 0x0020u /* HELLO_ACK capability bit 5: knows the extension */
 #define KN_KRPMAC_ID_LEN 4
 #define KN_KRPMAC_MAC_LEN 32
@@ -23,8 +23,8 @@
 #define KN_KRPMAC_KEY_MAX KN_KEYFILE_MAX
 
 struct kn_krpmac_key {
-    uint8_t id[KN_KRPMAC_ID_LEN];  /* first 4 bytes of SHA-256(key) */
-    struct hmac_sha256_ctx ctx;    /* keyed once; copied per datagram */
+    uint8_t id[KN_KRPMAC_ID_LEN]; /* first 4 bytes of SHA-256(key) */
+    struct hmac_sha256_ctx ctx;   /* keyed once; copied per datagram */
 };
 
 /* Key the HMAC. len is KN_KRPMAC_KEY_MIN..KN_KRPMAC_KEY_MAX (else -1). */
@@ -38,9 +38,9 @@ size_t kn_krpmac_sign(const struct kn_krpmac_key *k, uint64_t counter, uint8_t *
 
 enum kn_krpmac_verdict {
     KN_KRPMAC_OK = 0,
-    KN_KRPMAC_MISSING,   /* no flag MAC (or not even a KRP/1 header) */
-    KN_KRPMAC_BAD,       /* flag set but trailer misplaced, other key id, or MAC wrong */
-    KN_KRPMAC_REPLAYED,  /* the caller's own check: counter not above the last */
+    KN_KRPMAC_MISSING,  /* no flag MAC (or not even a KRP/1 header) */
+    KN_KRPMAC_BAD,      /* flag set but trailer misplaced, other key id, or MAC wrong */
+    KN_KRPMAC_REPLAYED, /* the caller's own check: counter not above the last */
 };
 
 /* Check a datagram: OK strips the trailer (*len -= 44), clears the flag

@@ -120,16 +120,11 @@ enum kn_krpreplay_verdict kn_krpreplay_check(struct kn_krpreplay *f, uint64_t co
 const char *kn_krpreplay_verdict_name(enum kn_krpreplay_verdict v)
 {
     switch (v) {
-    case KN_KRPREPLAY_OK:
-        return "ok";
-    case KN_KRPREPLAY_REPLAYED:
-        return "replayed";
-    case KN_KRPREPLAY_TOO_OLD:
-        return "too old";
-    case KN_KRPREPLAY_TOO_NEW:
-        return "too new";
-    case KN_KRPREPLAY_FLOOR:
-        return "below the floor";
+    case KN_KRPREPLAY_OK: return "ok";
+    case KN_KRPREPLAY_REPLAYED: return "replayed";
+    case KN_KRPREPLAY_TOO_OLD: return "too old";
+    case KN_KRPREPLAY_TOO_NEW: return "too new";
+    case KN_KRPREPLAY_FLOOR: return "below the floor";
     }
     return "?";
 }

@@ -12,8 +12,8 @@
 #include "krp.h"
 
 struct kn_krp_session {
-    bool on;            /* the robot opened a session: stamp every datagram */
-    uint8_t role;       /* enum kn_krp_role, as the last HELLO_ACK said */
+    bool on;      /* the robot opened a session: stamp every datagram */
+    uint8_t role; /* enum kn_krp_role, as the last HELLO_ACK said */
     uint32_t token;
     uint32_t first_seq; /* first seq sent with this token */
     bool legacy;        /* the robot answered HELLO without a session */

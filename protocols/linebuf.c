@@ -46,15 +46,15 @@ static size_t next_eol(const char *d, size_t n)
     return cr ? (size_t)(cr - d) : end;
 }
 
-size_t kn_linebuf_feed(struct kn_linebuf *lb, const char *data, size_t n,
-                       kn_linebuf_fn fn, void *ctx)
+size_t kn_linebuf_feed(struct kn_linebuf *lb, const char *data, size_t n, kn_linebuf_fn fn,
+                       void *ctx)
 {
     size_t i = 0;
     while (i < n) {
         char c = data[i];
         if (lb->after_cr) {
             lb->after_cr = false;
-            if (c == '\n') {        /* second half of \r\n */
+            if (c == '\n') { /* second half of \r\n */
                 i++;
                 continue;
             }

@@ -12,13 +12,13 @@
 #include <stdint.h>
 
 struct kn_linebuf {
-    char *buf;          /* caller's storage, cap + 1 bytes */
-    size_t cap;         /* longest line kept, without its end of line */
-    size_t len;         /* bytes of the current partial line */
-    bool discarding;    /* current line overflowed: skip to its end */
-    bool after_cr;      /* last byte seen was \r: a following \n belongs to it */
-    uint64_t lines;     /* complete lines handed out */
-    uint64_t overlong;  /* lines dropped for exceeding cap */
+    char *buf;         /* caller's storage, cap + 1 bytes */
+    size_t cap;        /* longest line kept, without its end of line */
+    size_t len;        /* bytes of the current partial line */
+    bool discarding;   /* current line overflowed: skip to its end */
+    bool after_cr;     /* last byte seen was \r: a following \n belongs to it */
+    uint64_t lines;    /* complete lines handed out */
+    uint64_t overlong; /* lines dropped for exceeding cap */
 };
 
 /* Called for each complete line, without its end of line, NUL-terminated
@@ -35,7 +35,7 @@ void kn_linebuf_reset(struct kn_linebuf *lb);
 /* Feeds n bytes; calls fn for every line they complete. Returns the bytes
  * consumed: n, or fewer when fn returned false (the rest is not looked at;
  * feed it again to continue). */
-size_t kn_linebuf_feed(struct kn_linebuf *lb, const char *data, size_t n,
-                       kn_linebuf_fn fn, void *ctx);
+size_t kn_linebuf_feed(struct kn_linebuf *lb, const char *data, size_t n, kn_linebuf_fn fn,
+                       void *ctx);
 
 #endif

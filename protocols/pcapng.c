@@ -155,8 +155,8 @@ size_t kn_pcapng_write_epb(uint8_t *buf, size_t cap, uint32_t if_id, uint64_t ts
                            const uint8_t *pkt, size_t caplen, size_t origlen, int dir,
                            const char *comment)
 {
-    if (caplen > KN_PCAP_MAX_BLOCK - 1024 || origlen < caplen || origlen > UINT32_MAX ||
-        dir < 0 || dir > 2)
+    if (caplen > KN_PCAP_MAX_BLOCK - 1024 || origlen < caplen || origlen > UINT32_MAX || dir < 0 ||
+        dir > 2)
         return 0;
     size_t total = kn_pcapng_epb_size(caplen, dir, comment);
     if (cap < total)
@@ -208,8 +208,8 @@ static uint16_t csum_fold(uint32_t sum)
 /* Writes the IP header for a transport segment of tlen bytes; returns the
  * header length and the pseudo-header sum for the transport checksum. */
 static size_t put_ip(uint8_t *p, const struct kn_pcap_endpoint *src,
-                     const struct kn_pcap_endpoint *dst, uint8_t proto, uint16_t ip_id,
-                     size_t tlen, uint32_t *pseudo)
+                     const struct kn_pcap_endpoint *dst, uint8_t proto, uint16_t ip_id, size_t tlen,
+                     uint32_t *pseudo)
 {
     uint8_t ph[4];
     uint32_t s = 0;
@@ -259,8 +259,8 @@ static size_t ip_hdr_len(uint8_t family)
 }
 
 size_t kn_pcap_build_udp(uint8_t *buf, size_t cap, const struct kn_pcap_endpoint *src,
-                         const struct kn_pcap_endpoint *dst, uint16_t ip_id,
-                         const uint8_t *payload, size_t len)
+                         const struct kn_pcap_endpoint *dst, uint16_t ip_id, const uint8_t *payload,
+                         size_t len)
 {
     if (!endpoints_ok(src, dst) || len > KN_PCAP_MAX_PAYLOAD)
         return 0;
@@ -348,8 +348,9 @@ static uint64_t ts_to_ns(uint64_t ts, uint8_t res, int64_t offset_s)
             ns /= 10;
     }
     if (offset_s > 0) {
-        uint64_t add = (uint64_t)offset_s > UINT64_MAX / 1000000000u ? UINT64_MAX
-                                                                      : (uint64_t)offset_s * 1000000000u;
+        uint64_t add = (uint64_t)offset_s > UINT64_MAX / 1000000000u
+                           ? UINT64_MAX
+                           : (uint64_t)offset_s * 1000000000u;
         ns = ns > UINT64_MAX - add ? UINT64_MAX : ns + add;
     } else if (offset_s < 0) {
         uint64_t mag = (uint64_t)(-(offset_s + 1)) + 1u;
@@ -670,8 +671,8 @@ static enum kn_pcap_decode_result decode_ip4(const uint8_t *p, size_t len, struc
     /* TSO captures show a total length of 0: take what was captured */
     size_t claimed = tot == 0 ? len - ihl : tot - ihl;
     size_t have = len - ihl;
-    enum kn_pcap_decode_result r = decode_transport(p + ihl, have < claimed ? have : claimed, claimed,
-                                                    out);
+    enum kn_pcap_decode_result r =
+        decode_transport(p + ihl, have < claimed ? have : claimed, claimed, out);
     return r;
 }
 
@@ -730,10 +731,8 @@ enum kn_pcap_decode_result kn_pcap_decode(uint16_t linktype, const uint8_t *data
         if ((data[0] >> 4) == 6)
             return decode_ip6(data, len, out);
         return KN_PCAP_DEC_BAD;
-    case KN_PCAP_LINK_IPV4:
-        return decode_ip4(data, len, out);
-    case KN_PCAP_LINK_IPV6:
-        return decode_ip6(data, len, out);
+    case KN_PCAP_LINK_IPV4: return decode_ip4(data, len, out);
+    case KN_PCAP_LINK_IPV6: return decode_ip6(data, len, out);
     case KN_PCAP_LINK_ETHERNET: {
         if (len < 14)
             return KN_PCAP_DEC_SHORT;
@@ -763,15 +762,14 @@ enum kn_pcap_decode_result kn_pcap_decode(uint16_t linktype, const uint8_t *data
         /* NULL: the capturing host's order, unknown here; the family
          * values are small, so whichever end holds it tells */
         uint32_t fam = linktype == KN_PCAP_LINK_LOOP ? rd_be32(data)
-                       : data[0] || data[1] ? (uint32_t)data[0] | ((uint32_t)data[1] << 8)
-                                            : rd_be32(data);
+                       : data[0] || data[1]          ? (uint32_t)data[0] | ((uint32_t)data[1] << 8)
+                                                     : rd_be32(data);
         if (fam == 2)
             return decode_ip4(data + 4, len - 4, out);
         if (fam == 10 || fam == 24 || fam == 28 || fam == 30)
             return decode_ip6(data + 4, len - 4, out);
         return KN_PCAP_DEC_LINK;
     }
-    default:
-        return KN_PCAP_DEC_LINK;
+    default: return KN_PCAP_DEC_LINK;
     }
 }

@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 /* Link types (tcpdump.org LINKTYPE_* values). */
-#define KN_PCAP_LINK_NULL 0        /* BSD loopback, host-order family */
+#define KN_PCAP_LINK_NULL 0 /* BSD loopback, host-order family */
 #define KN_PCAP_LINK_ETHERNET 1
-#define KN_PCAP_LINK_RAW 101       /* raw IPv4 or IPv6, told apart by the version */
-#define KN_PCAP_LINK_LOOP 108      /* OpenBSD loopback, network-order family */
+#define KN_PCAP_LINK_RAW 101  /* raw IPv4 or IPv6, told apart by the version */
+#define KN_PCAP_LINK_LOOP 108 /* OpenBSD loopback, network-order family */
 #define KN_PCAP_LINK_LINUX_SLL 113
 #define KN_PCAP_LINK_IPV4 228
 #define KN_PCAP_LINK_IPV6 229
@@ -26,7 +26,7 @@
 /* Block types. */
 #define KN_PCAPNG_SHB 0x0A0D0D0Au
 #define KN_PCAPNG_IDB 0x00000001u
-#define KN_PCAPNG_PB 0x00000002u   /* obsolete Packet Block: read, never written */
+#define KN_PCAPNG_PB 0x00000002u /* obsolete Packet Block: read, never written */
 #define KN_PCAPNG_SPB 0x00000003u
 #define KN_PCAPNG_EPB 0x00000006u
 #define KN_PCAPNG_BYTE_ORDER_MAGIC 0x1A2B3C4Du
@@ -61,9 +61,9 @@
 
 /* An address as it goes into a synthesized packet. */
 struct kn_pcap_endpoint {
-    uint8_t family;      /* 4 or 6 */
-    uint8_t addr[16];    /* IPv4 in the first 4 bytes, network order */
-    uint16_t port;       /* host order */
+    uint8_t family;   /* 4 or 6 */
+    uint8_t addr[16]; /* IPv4 in the first 4 bytes, network order */
+    uint16_t port;    /* host order */
 };
 
 /* ---- writing ---------------------------------------------------------- */
@@ -94,8 +94,8 @@ size_t kn_pcapng_epb_size(size_t caplen, int dir, const char *comment);
  * a UDP datagram with this payload. IP and UDP checksums are computed.
  * ip_id is the IPv4 identification (ignored for IPv6). */
 size_t kn_pcap_build_udp(uint8_t *buf, size_t cap, const struct kn_pcap_endpoint *src,
-                         const struct kn_pcap_endpoint *dst, uint16_t ip_id,
-                         const uint8_t *payload, size_t len);
+                         const struct kn_pcap_endpoint *dst, uint16_t ip_id, const uint8_t *payload,
+                         size_t len);
 
 /* The same carrying a TCP segment (20-byte header, no options, window
  * 65535) with the given sequence and acknowledgement numbers and flags. */
@@ -109,32 +109,32 @@ size_t kn_pcap_build_tcp(uint8_t *buf, size_t cap, const struct kn_pcap_endpoint
 /* ---- reading ---------------------------------------------------------- */
 
 enum kn_pcap_result {
-    KN_PCAP_PACKET = 0,  /* *used bytes form a packet, described in *pkt */
-    KN_PCAP_BLOCK,       /* *used bytes form another block (header, interface, ...) */
-    KN_PCAP_MORE,        /* not enough bytes: *used is how many the next block needs */
-    KN_PCAP_EFORMAT,     /* neither pcapng nor pcap, or a corrupt block: stop */
+    KN_PCAP_PACKET = 0, /* *used bytes form a packet, described in *pkt */
+    KN_PCAP_BLOCK,      /* *used bytes form another block (header, interface, ...) */
+    KN_PCAP_MORE,       /* not enough bytes: *used is how many the next block needs */
+    KN_PCAP_EFORMAT,    /* neither pcapng nor pcap, or a corrupt block: stop */
 };
 
 struct kn_pcap_if {
     uint16_t linktype;
     uint32_t snaplen;
-    uint8_t tsresol;     /* as in if_tsresol; 6 (microseconds) by default */
+    uint8_t tsresol; /* as in if_tsresol; 6 (microseconds) by default */
     int64_t tsoffset_s;
 };
 
 struct kn_pcap_reader {
-    int format;          /* 0 before the first block, 1 pcapng, 2 classic pcap */
-    bool swap;           /* file byte order differs from little-endian */
-    bool section;        /* pcapng: a Section Header was read */
-    unsigned n_if;       /* pcapng interfaces in this section (all, counted) */
+    int format;    /* 0 before the first block, 1 pcapng, 2 classic pcap */
+    bool swap;     /* file byte order differs from little-endian */
+    bool section;  /* pcapng: a Section Header was read */
+    unsigned n_if; /* pcapng interfaces in this section (all, counted) */
     struct kn_pcap_if ifs[KN_PCAP_MAX_IF];
-    struct kn_pcap_if classic;  /* classic pcap: the one link type */
-    const char *error;   /* static text after KN_PCAP_EFORMAT */
+    struct kn_pcap_if classic;         /* classic pcap: the one link type */
+    const char *error;                 /* static text after KN_PCAP_EFORMAT */
     uint64_t blocks, packets, skipped; /* skipped: unknown blocks, packets on unknown interfaces */
 };
 
 struct kn_pcap_packet {
-    uint32_t if_id;      /* 0 for classic pcap */
+    uint32_t if_id; /* 0 for classic pcap */
     uint16_t linktype;
     uint64_t ts_ns;      /* since the epoch (saturates) */
     const uint8_t *data; /* inside the buffer given to kn_pcap_next */
@@ -153,24 +153,24 @@ enum kn_pcap_result kn_pcap_next(struct kn_pcap_reader *r, const uint8_t *buf, s
 
 /* A packet decoded down to its transport payload. */
 struct kn_pcap_ip {
-    uint8_t family;          /* 4 or 6 */
+    uint8_t family; /* 4 or 6 */
     uint8_t src[16], dst[16];
-    uint8_t proto;           /* KN_IP_PROTO_UDP or KN_IP_PROTO_TCP */
+    uint8_t proto; /* KN_IP_PROTO_UDP or KN_IP_PROTO_TCP */
     uint16_t sport, dport;
-    uint32_t seq, ack;       /* TCP */
+    uint32_t seq, ack; /* TCP */
     uint8_t tcp_flags;
-    const uint8_t *payload;  /* inside the packet data */
-    size_t payload_len;      /* as captured (<= the length the headers give) */
-    bool truncated;          /* the headers say there was more than captured */
+    const uint8_t *payload; /* inside the packet data */
+    size_t payload_len;     /* as captured (<= the length the headers give) */
+    bool truncated;         /* the headers say there was more than captured */
 };
 
 enum kn_pcap_decode_result {
     KN_PCAP_DEC_OK = 0,
-    KN_PCAP_DEC_LINK,        /* link type not handled, or not carrying IP */
-    KN_PCAP_DEC_SHORT,       /* headers cut off */
-    KN_PCAP_DEC_BAD,         /* a header field is impossible */
-    KN_PCAP_DEC_FRAGMENT,    /* an IP fragment (not reassembled) */
-    KN_PCAP_DEC_PROTO,       /* IP, but neither UDP nor TCP */
+    KN_PCAP_DEC_LINK,     /* link type not handled, or not carrying IP */
+    KN_PCAP_DEC_SHORT,    /* headers cut off */
+    KN_PCAP_DEC_BAD,      /* a header field is impossible */
+    KN_PCAP_DEC_FRAGMENT, /* an IP fragment (not reassembled) */
+    KN_PCAP_DEC_PROTO,    /* IP, but neither UDP nor TCP */
 };
 
 /* Decodes Ethernet (with VLAN tags), Linux cooked (v1, v2), BSD loopback,

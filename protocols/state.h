@@ -25,24 +25,24 @@ enum { KN_FL = 0, KN_FR = 1, KN_RL = 2, KN_RR = 3, KN_NFLIPPERS = 4 };
 #define KN_HAVE_BATTERY 0x0200u
 
 struct kn_state {
-    double time_s;                       /* simulation time */
-    double belt_pos_m[2];                /* accumulated belt travel L, R */
-    double belt_speed_m_s[2];            /* measured belt speed L, R */
-    double flipper_rad[KN_NFLIPPERS];    /* 0 in line, + tip up */
+    double time_s;                    /* simulation time */
+    double belt_pos_m[2];             /* accumulated belt travel L, R */
+    double belt_speed_m_s[2];         /* measured belt speed L, R */
+    double flipper_rad[KN_NFLIPPERS]; /* 0 in line, + tip up */
     double flipper_torque_nm[KN_NFLIPPERS];
-    double rpy_rad[3];                   /* roll, pitch, yaw; yaw in (-pi, pi] */
-    double rate_rad_s[3];                /* body angular rate */
-    double accel_m_s2[3];                /* body, gravity included (+9.81 z at rest) */
-    double pos_m[3];                     /* world, ground truth */
+    double rpy_rad[3];    /* roll, pitch, yaw; yaw in (-pi, pi] */
+    double rate_rad_s[3]; /* body angular rate */
+    double accel_m_s2[3]; /* body, gravity included (+9.81 z at rest) */
+    double pos_m[3];      /* world, ground truth */
     double battery_v;
-    uint32_t have;                       /* KN_HAVE_* bits */
+    uint32_t have; /* KN_HAVE_* bits */
 };
 
 /* A command toward the simulator, in the same units and frame. */
 struct kn_command {
-    double belt_speed_m_s[2];            /* L, R, + forward */
-    double flipper_rad[KN_NFLIPPERS];    /* targets */
-    uint8_t flipper_mask;                /* bit k: flipper k target is set */
+    double belt_speed_m_s[2];         /* L, R, + forward */
+    double flipper_rad[KN_NFLIPPERS]; /* targets */
+    uint8_t flipper_mask;             /* bit k: flipper k target is set */
     /* A stop the robot's safety rules made (watchdog trip, ESTOP), not a
      * controller's: a backend that can (the built-in engine) brakes the
      * belts as hard as the motor drivers do instead of ramping down. */

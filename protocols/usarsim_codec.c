@@ -85,7 +85,7 @@ bool kn_usar_str_eq(struct kn_usar_str s, const char *lit)
 
 static struct kn_usar_str view(const char *p, size_t n)
 {
-    struct kn_usar_str v = {p, n};
+    struct kn_usar_str v = { p, n };
     return v;
 }
 
@@ -581,7 +581,7 @@ static const char *const flipper_names[KN_NFLIPPERS] = {
 };
 
 /* Clients send front-right first (MOAST, UvA, USARcommandSample). */
-static const int flipper_wire_order[KN_NFLIPPERS] = {KN_FR, KN_FL, KN_RR, KN_RL};
+static const int flipper_wire_order[KN_NFLIPPERS] = { KN_FR, KN_FL, KN_RR, KN_RL };
 
 const char *kn_usar_flipper_name(int k)
 {
@@ -598,23 +598,23 @@ int kn_usar_flipper_index(struct kn_usar_str name)
 
 /* ---- Server -> client parsers ------------------------------------------ */
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        enum kn_usar_result try_r_ = (expr);                                                       \
-        if (try_r_ != KN_USAR_OK)                                                                  \
-            return try_r_;                                                                         \
+#define TRY(expr)                            \
+    do {                                     \
+        enum kn_usar_result try_r_ = (expr); \
+        if (try_r_ != KN_USAR_OK)            \
+            return try_r_;                   \
     } while (0)
 
 /* A repeated field keeps its first value (later copies are ignored, not
  * errors); a malformed first value is an error. */
-#define FIRST_OF(name, type, parse)                                                                \
-    static enum kn_usar_result name(struct kn_usar_str v, bool *has, type *out)                    \
-    {                                                                                              \
-        if (*has)                                                                                  \
-            return KN_USAR_OK;                                                                     \
-        TRY(parse(v, out));                                                                        \
-        *has = true;                                                                               \
-        return KN_USAR_OK;                                                                         \
+#define FIRST_OF(name, type, parse)                                             \
+    static enum kn_usar_result name(struct kn_usar_str v, bool *has, type *out) \
+    {                                                                           \
+        if (*has)                                                               \
+            return KN_USAR_OK;                                                  \
+        TRY(parse(v, out));                                                     \
+        *has = true;                                                            \
+        return KN_USAR_OK;                                                      \
     }
 FIRST_OF(first_double, double, kn_usar_parse_double)
 FIRST_OF(first_int, int64_t, kn_usar_parse_int)
@@ -742,14 +742,10 @@ enum kn_usar_result kn_usar_parse_sen(const struct kn_usar_line *l, struct kn_us
         TRY(kn_usar_get_vec3(l, "Location", out->location));
         TRY(kn_usar_get_vec3(l, "Orientation", out->orientation));
         return KN_USAR_OK;
-    case KN_USAR_SEN_ODOMETRY:
-        return kn_usar_get_vec3(l, "Pose", out->pose);
-    case KN_USAR_SEN_ENCODER:
-        return sen_items(l, out, false);
-    case KN_USAR_SEN_TOUCH:
-        return sen_items(l, out, true);
-    case KN_USAR_SEN_OTHER:
-        break;
+    case KN_USAR_SEN_ODOMETRY: return kn_usar_get_vec3(l, "Pose", out->pose);
+    case KN_USAR_SEN_ENCODER: return sen_items(l, out, false);
+    case KN_USAR_SEN_TOUCH: return sen_items(l, out, true);
+    case KN_USAR_SEN_OTHER: break;
     }
     return KN_USAR_OK;
 }
@@ -761,7 +757,7 @@ enum kn_usar_result kn_usar_parse_links(const struct kn_usar_line *l, struct kn_
     if (kind != KN_USAR_K_ASTA && kind != KN_USAR_K_MISSTA && kind != KN_USAR_K_MISPKG &&
         kind != KN_USAR_K_ACT)
         return KN_USAR_EKIND;
-    struct kn_usar_str cur_name = {NULL, 0};
+    struct kn_usar_str cur_name = { NULL, 0 };
     bool name_seen = false;
     struct kn_usar_link scratch;
     struct kn_usar_link *cur = NULL;
@@ -1191,7 +1187,7 @@ static void w_fixed(struct kn_usar_writer *w, double v, int decimals, enum kn_us
         return;
     int n = kn_usar_fmt_fixed(w->buf + w->len, w->cap - w->len, v, decimals, mode);
     if (n < 0)
-        w_fail(w, (enum kn_usar_result)-n);
+        w_fail(w, (enum kn_usar_result) - n);
     else
         w->len += (size_t)n;
 }
@@ -1383,8 +1379,8 @@ int kn_usar_fmt_set_joint(char *buf, size_t cap, const char *joint, double angle
     return kn_usar_w_end(&w);
 }
 
-int kn_usar_fmt_set(char *buf, size_t cap, const char *type, const char *name,
-                    const char *opcode, const char *params)
+int kn_usar_fmt_set(char *buf, size_t cap, const char *type, const char *name, const char *opcode,
+                    const char *params)
 {
     struct kn_usar_writer w;
     kn_usar_w_init(&w, buf, cap, "SET");
@@ -1396,8 +1392,8 @@ int kn_usar_fmt_set(char *buf, size_t cap, const char *type, const char *name,
     return kn_usar_w_end(&w);
 }
 
-int kn_usar_fmt_multidrive(char *buf, size_t cap, const char *const names[],
-                           const double values[], size_t n)
+int kn_usar_fmt_multidrive(char *buf, size_t cap, const char *const names[], const double values[],
+                           size_t n)
 {
     struct kn_usar_writer w;
     kn_usar_w_init(&w, buf, cap, "MULTIDRIVE");
@@ -1467,8 +1463,8 @@ int kn_usar_fmt_nfo(char *buf, size_t cap, const char *gametype, const char *lev
 
 static bool reserved_nfo_key(struct kn_usar_str k)
 {
-    static const char *const keys[] = {"Gametype", "Level", "TimeLimit", "StartPoses",
-                                       "Name", "Location", "Orientation"};
+    static const char *const keys[] = { "Gametype", "Level",    "TimeLimit",  "StartPoses",
+                                        "Name",     "Location", "Orientation" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (kn_usar_str_is(k, keys[i]))
             return true;
@@ -1563,12 +1559,9 @@ int kn_usar_fmt_sen(char *buf, size_t cap, const struct kn_usar_sen *s,
     struct kn_usar_writer w;
     bool udk = dialect != KN_USAR_UT2004;
     static const char *const type_names[] = {
-        [KN_USAR_SEN_OTHER] = NULL,
-        [KN_USAR_SEN_GROUNDTRUTH] = "GroundTruth",
-        [KN_USAR_SEN_INS] = "INS",
-        [KN_USAR_SEN_ENCODER] = "Encoder",
-        [KN_USAR_SEN_ODOMETRY] = "Odometry",
-        [KN_USAR_SEN_TOUCH] = "Touch",
+        [KN_USAR_SEN_OTHER] = NULL,          [KN_USAR_SEN_GROUNDTRUTH] = "GroundTruth",
+        [KN_USAR_SEN_INS] = "INS",           [KN_USAR_SEN_ENCODER] = "Encoder",
+        [KN_USAR_SEN_ODOMETRY] = "Odometry", [KN_USAR_SEN_TOUCH] = "Touch",
     };
     kn_usar_w_init(&w, buf, cap, "SEN");
     if ((size_t)s->sen_type >= sizeof type_names / sizeof type_names[0] ||
@@ -1617,14 +1610,12 @@ int kn_usar_fmt_sen(char *buf, size_t cap, const struct kn_usar_sen *s,
         }
         break;
     }
-    case KN_USAR_SEN_OTHER:
-        break;
+    case KN_USAR_SEN_OTHER: break;
     }
     return kn_usar_w_end(&w);
 }
 
-int kn_usar_fmt_links(char *buf, size_t cap, enum kn_usar_kind head,
-                      const struct kn_usar_links *l)
+int kn_usar_fmt_links(char *buf, size_t cap, enum kn_usar_kind head, const struct kn_usar_links *l)
 {
     struct kn_usar_writer w;
     bool server = head == KN_USAR_K_ASTA || head == KN_USAR_K_MISSTA;

@@ -29,22 +29,22 @@
 enum kn_usar_result {
     KN_USAR_OK = 0,
     /* tokenizer */
-    KN_USAR_EEMPTY,    /* nothing but blanks and EOL bytes */
-    KN_USAR_ETOOLONG,  /* more than KN_USAR_MAX_LINE bytes before the EOL */
-    KN_USAR_ECTRL,     /* a control byte (NUL, CR or LF inside, ESC, DEL, ...) */
-    KN_USAR_EHEAD,     /* no head word, or a head with a byte not in [A-Za-z0-9_] */
-    KN_USAR_EBRACE,    /* '{' never closed, '{' inside a group, or '}' outside one */
-    KN_USAR_EGROUP,    /* empty group "{}" or a key holding ',' */
-    KN_USAR_ESTRAY,    /* text between groups, outside any {...} */
+    KN_USAR_EEMPTY,   /* nothing but blanks and EOL bytes */
+    KN_USAR_ETOOLONG, /* more than KN_USAR_MAX_LINE bytes before the EOL */
+    KN_USAR_ECTRL,    /* a control byte (NUL, CR or LF inside, ESC, DEL, ...) */
+    KN_USAR_EHEAD,    /* no head word, or a head with a byte not in [A-Za-z0-9_] */
+    KN_USAR_EBRACE,   /* '{' never closed, '{' inside a group, or '}' outside one */
+    KN_USAR_EGROUP,   /* empty group "{}" or a key holding ',' */
+    KN_USAR_ESTRAY,   /* text between groups, outside any {...} */
     /* typed parsers */
     KN_USAR_EKIND,     /* the line is another message than the parser reads */
     KN_USAR_EMISSING,  /* a required field is absent */
     KN_USAR_EVALUE,    /* a value is not the number, integer, bool or vector it must be */
     KN_USAR_ESEQUENCE, /* a per-item field before the item opened ({Tick} before {Name}) */
     /* formatters */
-    KN_USAR_ENOSPACE,  /* the output buffer is too small */
-    KN_USAR_ERANGE,    /* a number is NaN, infinite, or |v| >= KN_USAR_NUM_MAX */
-    KN_USAR_EARG,      /* an argument cannot go on the wire (empty name, space, brace, ...) */
+    KN_USAR_ENOSPACE, /* the output buffer is too small */
+    KN_USAR_ERANGE,   /* a number is NaN, infinite, or |v| >= KN_USAR_NUM_MAX */
+    KN_USAR_EARG,     /* an argument cannot go on the wire (empty name, space, brace, ...) */
 };
 
 /* Short English text for a result ("unbalanced braces"); never NULL. */
@@ -60,7 +60,7 @@ struct kn_usar_str {
 /* A view of a C string (NULL gives the empty view). */
 static inline struct kn_usar_str kn_usar_s(const char *s)
 {
-    struct kn_usar_str v = {s, s ? strlen(s) : 0};
+    struct kn_usar_str v = { s, s ? strlen(s) : 0 };
     return v;
 }
 
@@ -220,15 +220,15 @@ int kn_usar_flipper_index(struct kn_usar_str name);
 /* STA: robot status. Other fields (FrontSteer, View, ...) stay in the line. */
 struct kn_usar_sta {
     bool has_time;
-    double time;               /* s of game time */
+    double time; /* s of game time */
     bool has_battery;
-    double battery;            /* s of battery life left; 99999 = no battery */
-    struct kn_usar_str type;   /* GroundVehicle, ...; empty if absent */
+    double battery;          /* s of battery life left; 99999 = no battery */
+    struct kn_usar_str type; /* GroundVehicle, ...; empty if absent */
     bool has_light_toggle;
     bool light_toggle;
     bool has_light_intensity;
     double light_intensity;
-    uint8_t flipper_mask;      /* bit k set: flipper[k] was reported (UT2004) */
+    uint8_t flipper_mask;         /* bit k set: flipper[k] was reported (UT2004) */
     double flipper[KN_NFLIPPERS]; /* joint angle, rad, indexed KN_FL.. */
 };
 enum kn_usar_result kn_usar_parse_sta(const struct kn_usar_line *l, struct kn_usar_sta *out);
@@ -279,7 +279,7 @@ struct kn_usar_link {
     struct kn_usar_str name; /* the {Name} in force when the link appeared */
     int64_t link;
     bool has_value;
-    double value;            /* angle (rad) or position */
+    double value; /* angle (rad) or position */
     bool has_torque;
     double torque;
     bool has_order;
@@ -471,11 +471,11 @@ int kn_usar_fmt_drive_full(char *buf, size_t cap, const struct kn_usar_drive *d)
 /* SET {Type Joint} {Name j} {Opcode Angle} {Params rad} (UDK flippers). */
 int kn_usar_fmt_set_joint(char *buf, size_t cap, const char *joint, double angle_rad);
 /* SET {Type t} {Name n} {Opcode o} [{Params p}] (params NULL: left out). */
-int kn_usar_fmt_set(char *buf, size_t cap, const char *type, const char *name,
-                    const char *opcode, const char *params);
+int kn_usar_fmt_set(char *buf, size_t cap, const char *type, const char *name, const char *opcode,
+                    const char *params);
 /* MULTIDRIVE {name value} ... (UT2004), n >= 1. */
-int kn_usar_fmt_multidrive(char *buf, size_t cap, const char *const names[],
-                           const double values[], size_t n);
+int kn_usar_fmt_multidrive(char *buf, size_t cap, const char *const names[], const double values[],
+                           size_t n);
 /* MULTIDRIVE for the flippers whose bit is in mask, in the order clients
  * send them: FRFlipper, FLFlipper, RRFlipper, RLFlipper (rad[] indexed
  * KN_FL..). */
@@ -517,8 +517,7 @@ int kn_usar_fmt_sen(char *buf, size_t cap, const struct kn_usar_sen *s,
  * has_time (ASTA, MISSTA only; 4 / 2 decimals), {Name l->name}, then per
  * link {Link n} and whichever of {Value} (4 decimals), {Torque} (2),
  * {Order} are set. */
-int kn_usar_fmt_links(char *buf, size_t cap, enum kn_usar_kind head,
-                      const struct kn_usar_links *l);
+int kn_usar_fmt_links(char *buf, size_t cap, enum kn_usar_kind head, const struct kn_usar_links *l);
 /* CONF {Name} {Type} {SteeringType} {Mass} {MaxSpeed} {MaxTorque}
  * {MaxFrontSteer 0} {MaxRearSteer 0} and GEO {Type} {Name} {Dimensions}
  * {COG} {WheelRadius} {WheelSeparation} {WheelBase}, the UDK robot

@@ -129,19 +129,19 @@ enum {
 
 /* One robot status. Part of the frozen v1 ABI: never reorder or resize. */
 typedef struct hrt_status {
-    double time_s;             /* robot clock when measured, s */
-    int32_t crawler_count[2];  /* belt encoder counts L, R (wrap) */
-    double crawler_speed[2];   /* measured belt speed L, R, mm/s */
-    double flipper_angle[4];   /* FL, FR, RL, RR, deg */
-    double flipper_torque[4];  /* FL, FR, RL, RR, N*m (0 if not measured) */
-    double roll;               /* deg, + lifts the left side */
-    double pitch;              /* deg, + lowers the nose */
-    double yaw;                /* deg in (-180, 180], + = left */
-    double angular_rate[3];    /* body x, y, z, deg/s */
-    double acceleration[3];    /* body x, y, z, mm/s^2, gravity included */
-    double position[3];        /* world x, y, z, mm (simulation only) */
-    double battery;            /* V */
-    uint32_t flags;            /* HRT_FLAG_* */
+    double time_s;            /* robot clock when measured, s */
+    int32_t crawler_count[2]; /* belt encoder counts L, R (wrap) */
+    double crawler_speed[2];  /* measured belt speed L, R, mm/s */
+    double flipper_angle[4];  /* FL, FR, RL, RR, deg */
+    double flipper_torque[4]; /* FL, FR, RL, RR, N*m (0 if not measured) */
+    double roll;              /* deg, + lifts the left side */
+    double pitch;             /* deg, + lowers the nose */
+    double yaw;               /* deg in (-180, 180], + = left */
+    double angular_rate[3];   /* body x, y, z, deg/s */
+    double acceleration[3];   /* body x, y, z, mm/s^2, gravity included */
+    double position[3];       /* world x, y, z, mm (simulation only) */
+    double battery;           /* V */
+    uint32_t flags;           /* HRT_FLAG_* */
 } hrt_status;
 
 /* Connects to the robot (see KENAF_ROBOT). 0 or HRT_E*. */

@@ -110,8 +110,8 @@ size_t kn_gz_encode_packet(uint8_t *buf, size_t cap, struct kn_gz_stamp stamp, c
     size_t n = protobuf_c_message_get_packed_size(m);
     uint64_t sec = int32_wire(stamp.sec), nsec = int32_wire(stamp.nsec);
     size_t time_len = 1 + varint_len(sec) + 1 + varint_len(nsec);
-    size_t head = 1 + varint_len(time_len) + time_len + 1 + varint_len(tlen) + tlen + 1 +
-                  varint_len(n);
+    size_t head =
+        1 + varint_len(time_len) + time_len + 1 + varint_len(tlen) + tlen + 1 + varint_len(n);
     if (cap < KN_GZ_HEADER_LEN || head > cap - KN_GZ_HEADER_LEN ||
         n > cap - KN_GZ_HEADER_LEN - head || head + n > 0xffffffffu)
         return 0;
@@ -150,8 +150,8 @@ size_t kn_gz_enc_publish(uint8_t *buf, size_t cap, struct kn_gz_stamp stamp, con
 }
 
 size_t kn_gz_enc_subscribe(uint8_t *buf, size_t cap, struct kn_gz_stamp stamp, const char *type,
-                           const char *topic, const char *host, uint32_t port,
-                           const char *msg_type, bool latching)
+                           const char *topic, const char *host, uint32_t port, const char *msg_type,
+                           bool latching)
 {
     Gazebo__Msgs__Subscribe m = GAZEBO__MSGS__SUBSCRIBE__INIT;
     m.topic = mutable_str(topic);
@@ -275,8 +275,7 @@ size_t kn_gz_enc_world_control(uint8_t *buf, size_t cap, const struct kn_gz_worl
         r.model_only = 1;
         m.reset = &r;
         break;
-    default:
-        break;
+    default: break;
     }
     return kn_gz_encode_msg(buf, cap, &m.base);
 }
@@ -297,10 +296,10 @@ int kn_gz_dec_packet(struct kn_gz_arena *a, const uint8_t *p, size_t n, struct k
     return 0;
 }
 
-#define DEC(fn, T, desc)                                                   \
-    T *fn(struct kn_gz_arena *a, const uint8_t *p, size_t n)                 \
-    {                                                                        \
-        return (T *)kn_gz_unpack(a, &desc, p, n);                            \
+#define DEC(fn, T, desc)                                     \
+    T *fn(struct kn_gz_arena *a, const uint8_t *p, size_t n) \
+    {                                                        \
+        return (T *)kn_gz_unpack(a, &desc, p, n);            \
     }
 
 DEC(kn_gz_dec_publish, Gazebo__Msgs__Publish, gazebo__msgs__publish__descriptor)
@@ -383,8 +382,8 @@ int kn_gz_topic(char *out, size_t cap, const char *ns, const char *name)
     return 0;
 }
 
-int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port,
-                           char *err, size_t errlen)
+int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port, char *err,
+                           size_t errlen)
 {
     const char *s = uri;
     const char *scheme = strstr(s, "://");

@@ -117,8 +117,8 @@ size_t kn_gz_enc_publish(uint8_t *buf, size_t cap, struct kn_gz_stamp stamp, con
 /* subscribe / unsubscribe / sub : Packet{type, Subscribe{...}} with
  * latching always present. */
 size_t kn_gz_enc_subscribe(uint8_t *buf, size_t cap, struct kn_gz_stamp stamp, const char *type,
-                           const char *topic, const char *host, uint32_t port,
-                           const char *msg_type, bool latching);
+                           const char *topic, const char *host, uint32_t port, const char *msg_type,
+                           bool latching);
 
 /* request : Packet{"request", Request{id, request[, data]}}; data may be NULL. */
 size_t kn_gz_enc_request(uint8_t *buf, size_t cap, struct kn_gz_stamp stamp, int32_t id,
@@ -153,7 +153,7 @@ struct kn_gz_world_ctl {
     bool set_pause;
     bool pause;
     bool step;
-    uint32_t multi_step;  /* 0: not sent */
+    uint32_t multi_step; /* 0: not sent */
     enum kn_gz_reset reset;
 };
 
@@ -213,7 +213,7 @@ int kn_gz_topic(char *out, size_t cap, const char *ns, const char *name);
  * (default 11345), by the common host:port rules (common/hostport.h). 0,
  * or -1 with `"<host:port>": <reason>` in err (which may be NULL). */
 #define KN_GZ_URI_MAX 512
-int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port,
-                           char *err, size_t errlen);
+int kn_gz_parse_master_uri(const char *uri, char *host, size_t hostcap, uint16_t *port, char *err,
+                           size_t errlen);
 
 #endif

@@ -65,8 +65,8 @@ static bool deliver(struct kn_gz_framer *f, const uint8_t *p, size_t len, kn_gz_
     return fn(ctx, p, len);
 }
 
-size_t kn_gz_framer_feed(struct kn_gz_framer *f, const uint8_t *data, size_t n,
-                         kn_gz_frame_fn fn, void *ctx)
+size_t kn_gz_framer_feed(struct kn_gz_framer *f, const uint8_t *data, size_t n, kn_gz_frame_fn fn,
+                         void *ctx)
 {
     size_t i = 0;
     if (f->err)
@@ -109,14 +109,10 @@ size_t kn_gz_framer_feed(struct kn_gz_framer *f, const uint8_t *data, size_t n,
 const char *kn_gz_frame_strerror(enum kn_gz_frame_err e)
 {
     switch (e) {
-    case KN_GZ_FRAME_OK:
-        return "ok";
-    case KN_GZ_FRAME_EHEX:
-        return "frame header is not 8 hex digits";
-    case KN_GZ_FRAME_EEMPTY:
-        return "frame header says 0 bytes";
-    case KN_GZ_FRAME_ETOOBIG:
-        return "frame longer than the limit";
+    case KN_GZ_FRAME_OK: return "ok";
+    case KN_GZ_FRAME_EHEX: return "frame header is not 8 hex digits";
+    case KN_GZ_FRAME_EEMPTY: return "frame header says 0 bytes";
+    case KN_GZ_FRAME_ETOOBIG: return "frame longer than the limit";
     }
     return "?";
 }

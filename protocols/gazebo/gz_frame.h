@@ -19,22 +19,22 @@
 
 enum kn_gz_frame_err {
     KN_GZ_FRAME_OK = 0,
-    KN_GZ_FRAME_EHEX,     /* a header byte is not a hex digit */
-    KN_GZ_FRAME_EEMPTY,   /* header 00000000: Gazebo never sends an empty payload */
-    KN_GZ_FRAME_ETOOBIG,  /* payload longer than the cap */
+    KN_GZ_FRAME_EHEX,    /* a header byte is not a hex digit */
+    KN_GZ_FRAME_EEMPTY,  /* header 00000000: Gazebo never sends an empty payload */
+    KN_GZ_FRAME_ETOOBIG, /* payload longer than the cap */
 };
 
 struct kn_gz_framer {
-    uint8_t *buf;         /* caller's storage, cap bytes */
-    size_t cap;           /* longest payload accepted */
+    uint8_t *buf; /* caller's storage, cap bytes */
+    size_t cap;   /* longest payload accepted */
     char hdr[KN_GZ_HEADER_LEN];
-    size_t hlen;          /* header bytes seen of the current frame */
-    size_t need;          /* payload length of the current frame (0: in header) */
-    size_t have;          /* payload bytes stored so far */
+    size_t hlen;              /* header bytes seen of the current frame */
+    size_t need;              /* payload length of the current frame (0: in header) */
+    size_t have;              /* payload bytes stored so far */
     enum kn_gz_frame_err err; /* set: the framer stopped; reset to go on */
-    uint64_t frames;      /* complete payloads handed out */
-    uint64_t bytes;       /* payload bytes handed out */
-    uint64_t errors;      /* times the framer stopped */
+    uint64_t frames;          /* complete payloads handed out */
+    uint64_t bytes;           /* payload bytes handed out */
+    uint64_t errors;          /* times the framer stopped */
 };
 
 /* Called for each complete payload; the pointer is valid only during the
@@ -51,8 +51,8 @@ void kn_gz_framer_reset(struct kn_gz_framer *f);
 /* Feeds n bytes; calls fn for every frame they complete. Returns the bytes
  * consumed: n, or fewer when fn returned false or the framer stopped
  * (then f->err says why). A stopped framer consumes nothing. */
-size_t kn_gz_framer_feed(struct kn_gz_framer *f, const uint8_t *data, size_t n,
-                         kn_gz_frame_fn fn, void *ctx);
+size_t kn_gz_framer_feed(struct kn_gz_framer *f, const uint8_t *data, size_t n, kn_gz_frame_fn fn,
+                         void *ctx);
 
 const char *kn_gz_frame_strerror(enum kn_gz_frame_err e);
 

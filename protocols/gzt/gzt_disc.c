@@ -24,8 +24,8 @@ int kn_gzt_disc_decode(struct kn_gz_arena *a, const uint8_t *buf, size_t len,
     if (body != len - 2)
         return KN_GZT_DISC_ELENGTH;
     kn_gz_arena_reset(a);
-    Kngz__Discovery *m = (Kngz__Discovery *)kn_gz_unpack(a, &kngz__discovery__descriptor,
-                                                         buf + 2, body);
+    Kngz__Discovery *m =
+        (Kngz__Discovery *)kn_gz_unpack(a, &kngz__discovery__descriptor, buf + 2, body);
     if (!m)
         return KN_GZT_DISC_EPROTO;
     memset(out, 0, sizeof *out);
@@ -57,8 +57,7 @@ int kn_gzt_disc_decode(struct kn_gz_arena *a, const uint8_t *buf, size_t len,
             if (copy(out->pub.ctrl, sizeof out->pub.ctrl, p->msg_pub->ctrl) < 0 ||
                 copy(out->pub.msg_type, sizeof out->pub.msg_type, p->msg_pub->msg_type) < 0)
                 return KN_GZT_DISC_ETOOLONG;
-        } else if (p->pub_type_case == KNGZ__DISCOVERY__PUBLISHER__PUB_TYPE_SRV_PUB &&
-                   p->srv_pub) {
+        } else if (p->pub_type_case == KNGZ__DISCOVERY__PUBLISHER__PUB_TYPE_SRV_PUB && p->srv_pub) {
             out->pub.kind = KN_GZT_PUB_SRV;
             if (copy(out->pub.socket_id, sizeof out->pub.socket_id, p->srv_pub->socket_id) < 0 ||
                 copy(out->pub.req_type, sizeof out->pub.req_type, p->srv_pub->request_type) < 0 ||
@@ -84,8 +83,8 @@ const char *kn_gzt_disc_strerror(int err)
 const char *kn_gzt_disc_type_name(uint32_t type)
 {
     static const char *const names[] = {
-        "UNINITIALIZED", "ADVERTISE", "SUBSCRIBE", "UNADVERTISE",
-        "HEARTBEAT", "BYE", "NEW_CONNECTION", "END_CONNECTION",
+        "UNINITIALIZED", "ADVERTISE", "SUBSCRIBE",      "UNADVERTISE",
+        "HEARTBEAT",     "BYE",       "NEW_CONNECTION", "END_CONNECTION",
     };
     return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }
@@ -140,8 +139,7 @@ size_t kn_gzt_disc_encode(uint8_t *buf, size_t cap, const struct kn_gzt_disc *d)
         m.disc_contents_case = KNGZ__DISCOVERY__DISC_CONTENTS_PUB;
         m.pub = &pub;
         break;
-    default:
-        break;
+    default: break;
     }
     size_t n = protobuf_c_message_get_packed_size(&m.base);
     if (n > 0xffff || cap < 2 || n > cap - 2)

@@ -38,24 +38,24 @@ enum kn_gzt_scope { KN_GZT_SCOPE_PROCESS = 0, KN_GZT_SCOPE_HOST = 1, KN_GZT_SCOP
 
 enum kn_gzt_pub_kind { KN_GZT_PUB_NONE = 0, KN_GZT_PUB_MSG = 6, KN_GZT_PUB_SRV = 7 };
 
-#define KN_GZT_NAME_MAX 256  /* topics, addresses, type names we keep */
+#define KN_GZT_NAME_MAX 256 /* topics, addresses, type names we keep */
 #define KN_GZT_UUID_MAX 64
 
 /* One discovery message, flattened. Strings are NUL-terminated copies. */
 struct kn_gzt_disc {
     uint32_t version;
-    uint32_t type;                    /* enum kn_gzt_disc_type, or unknown */
+    uint32_t type; /* enum kn_gzt_disc_type, or unknown */
     char process_uuid[KN_GZT_UUID_MAX];
-    bool relay, no_relay;             /* flags */
-    bool has_sub;                     /* SUBSCRIBE: sub.topic */
+    bool relay, no_relay; /* flags */
+    bool has_sub;         /* SUBSCRIBE: sub.topic */
     char sub_topic[KN_GZT_NAME_MAX];
-    bool has_pub;                     /* ADVERTISE, UNADVERTISE, *_CONNECTION */
+    bool has_pub; /* ADVERTISE, UNADVERTISE, *_CONNECTION */
     struct {
-        char topic[KN_GZT_NAME_MAX];  /* fully qualified: @/partition@/topic */
+        char topic[KN_GZT_NAME_MAX]; /* fully qualified: @/partition@/topic */
         char address[KN_GZT_NAME_MAX];
         char process_uuid[KN_GZT_UUID_MAX];
         char node_uuid[KN_GZT_UUID_MAX];
-        uint32_t scope;               /* enum kn_gzt_scope */
+        uint32_t scope; /* enum kn_gzt_scope */
         enum kn_gzt_pub_kind kind;
         /* KN_GZT_PUB_MSG */
         char ctrl[KN_GZT_NAME_MAX];

@@ -48,8 +48,8 @@ size_t kn_gzt_enc_boolean(uint8_t *buf, size_t cap, bool v)
     return pack(buf, cap, &b.base);
 }
 
-size_t kn_gzt_enc_pose(uint8_t *buf, size_t cap, bool vector, const char *name,
-                       const double pos[3], const double q[4])
+size_t kn_gzt_enc_pose(uint8_t *buf, size_t cap, bool vector, const char *name, const double pos[3],
+                       const double q[4])
 {
     Kngz__Pose ps = KNGZ__POSE__INIT;
     Kngz__Vector3d v = KNGZ__VECTOR3D__INIT;
@@ -102,8 +102,7 @@ size_t kn_gzt_enc_world_control(uint8_t *buf, size_t cap, const struct kn_gzt_wo
 int kn_gzt_dec_world_control(struct kn_gz_arena *a, const uint8_t *p, size_t n,
                              struct kn_gzt_world_ctl *c)
 {
-    Kngz__WorldControl *w =
-        (Kngz__WorldControl *)unpack(a, &kngz__world_control__descriptor, p, n);
+    Kngz__WorldControl *w = (Kngz__WorldControl *)unpack(a, &kngz__world_control__descriptor, p, n);
     if (!w)
         return -1;
     memset(c, 0, sizeof *c);
@@ -231,9 +230,8 @@ int kn_gzt_dec_pose_of(struct kn_gz_arena *a, const uint8_t *p, size_t n, bool v
     return 0;
 }
 
-int kn_gzt_dec_joints(struct kn_gz_arena *a, const uint8_t *p, size_t n,
-                      const char *const *names, int nj, double *pos, uint32_t *found,
-                      int64_t *stamp_ns)
+int kn_gzt_dec_joints(struct kn_gz_arena *a, const uint8_t *p, size_t n, const char *const *names,
+                      int nj, double *pos, uint32_t *found, int64_t *stamp_ns)
 {
     Kngz__Model *m = (Kngz__Model *)unpack(a, &kngz__model__descriptor, p, n);
     *found = 0;

@@ -23,8 +23,8 @@ size_t kn_gzt_enc_double(uint8_t *buf, size_t cap, double v);
 size_t kn_gzt_enc_boolean(uint8_t *buf, size_t cap, bool v);
 /* Pose{name, position, orientation (x, y, z, w)}; with vector, a Pose_V
  * holding that one Pose. */
-size_t kn_gzt_enc_pose(uint8_t *buf, size_t cap, bool vector, const char *name,
-                       const double pos[3], const double q[4]);
+size_t kn_gzt_enc_pose(uint8_t *buf, size_t cap, bool vector, const char *name, const double pos[3],
+                       const double q[4]);
 size_t kn_gzt_enc_clock(uint8_t *buf, size_t cap, int64_t sim_ns);
 
 /* World control: every request sets the pause state (false runs the
@@ -59,9 +59,8 @@ int kn_gzt_dec_pose_of(struct kn_gz_arena *a, const uint8_t *p, size_t n, bool v
 /* Joint positions from JointStatePublisher's Model: for each of the nj
  * names, its joint's axis1.position into pos[k] and bit k in *found.
  * *stamp_ns as above. 0, or -1 when malformed. */
-int kn_gzt_dec_joints(struct kn_gz_arena *a, const uint8_t *p, size_t n,
-                      const char *const *names, int nj, double *pos, uint32_t *found,
-                      int64_t *stamp_ns);
+int kn_gzt_dec_joints(struct kn_gz_arena *a, const uint8_t *p, size_t n, const char *const *names,
+                      int nj, double *pos, uint32_t *found, int64_t *stamp_ns);
 /* Encodes such a Model (name, joints with axis1.position), for stand-ins
  * and tests. */
 size_t kn_gzt_enc_joints(uint8_t *buf, size_t cap, const char *model, const char *const *names,

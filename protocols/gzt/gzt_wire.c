@@ -19,8 +19,7 @@ bool kn_gzt_name_valid(const char *s, bool topic)
 
 int kn_gzt_fqn(char *out, size_t cap, const char *partition, const char *topic)
 {
-    if (!kn_gzt_name_valid(partition, false) || !kn_gzt_name_valid(topic, true) ||
-        topic[0] != '/')
+    if (!kn_gzt_name_valid(partition, false) || !kn_gzt_name_valid(topic, true) || topic[0] != '/')
         return -1;
     /* as the library writes it: one leading '/' (added or kept), no
      * trailing one, so "p", "/p" and "/p/" are one partition */

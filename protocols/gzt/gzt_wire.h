@@ -54,22 +54,21 @@ struct kn_gzt_pubmsg {
 };
 struct kn_gzt_ctlmsg {
     struct kn_gzt_frame topic, proc_uuid, node_uuid, type;
-    bool connect;                 /* "6": new connection, "7": its end */
+    bool connect; /* "6": new connection, "7": its end */
 };
 struct kn_gzt_reqmsg {
-    struct kn_gzt_frame topic, reply_addr, reply_id, node_uuid, req_uuid, data, req_type,
-        rep_type;
+    struct kn_gzt_frame topic, reply_addr, reply_id, node_uuid, req_uuid, data, req_type, rep_type;
 };
 struct kn_gzt_repmsg {
     struct kn_gzt_frame topic, node_uuid, req_uuid, data;
-    bool ok;                      /* "1" */
+    bool ok; /* "1" */
 };
 
 enum kn_gzt_wire_err {
     KN_GZT_WIRE_OK = 0,
-    KN_GZT_WIRE_EFRAMES = -1,     /* wrong number of frames */
-    KN_GZT_WIRE_EEMPTY = -2,      /* a frame that must not be empty is */
-    KN_GZT_WIRE_EVALUE = -3,      /* the control or result frame is no known value */
+    KN_GZT_WIRE_EFRAMES = -1, /* wrong number of frames */
+    KN_GZT_WIRE_EEMPTY = -2,  /* a frame that must not be empty is */
+    KN_GZT_WIRE_EVALUE = -3,  /* the control or result frame is no known value */
 };
 
 /* Each parse checks the frame count and the frames that carry values,

@@ -44,16 +44,16 @@ START_TEST(networks_parse)
     static const char *const good[][2] = {
         { "10.1.2.0/24", "10.1.2.0/24" }, { "127.0.0.1", "127.0.0.1/32" },
         { "::1/128", "::1/128" },         { "fd00::/8", "fd00::/8" },
-        { "0.0.0.0/0", "0.0.0.0/0" },      { "10.1.2.128/25", "10.1.2.128/25" },
+        { "0.0.0.0/0", "0.0.0.0/0" },     { "10.1.2.128/25", "10.1.2.128/25" },
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         ck_assert_msg(kn_access_parse(good[i][0], &n, &why) == 0, "%s: %s", good[i][0], why);
         kn_access_format(&n, s, sizeof s);
         ck_assert_str_eq(s, good[i][1]);
     }
-    static const char *const bad[] = { "", "10.1.2.0/33", "::1/129", "10.1.2.1/24", "host.lan",
-                                       "10.1.2.0/", "10.1.2.0/-1", "10.1.2.0/+8", "/8",
-                                       "10.1.2.0/24x" };
+    static const char *const bad[] = { "",         "10.1.2.0/33", "::1/129",     "10.1.2.1/24",
+                                       "host.lan", "10.1.2.0/",   "10.1.2.0/-1", "10.1.2.0/+8",
+                                       "/8",       "10.1.2.0/24x" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(kn_access_parse(bad[i], &n, &why) < 0, "accepted \"%s\"", bad[i]);
     ck_assert_int_lt(kn_access_parse("10.1.2.1/24", &n, &why), 0);
@@ -80,9 +80,9 @@ START_TEST(verdicts)
         const char *ip;
         enum kn_access_verdict crawler, status;
     } cases[] = {
-        { "10.1.2.9", KN_ACCESS_PASS, KN_ACCESS_PASS },        /* a driver */
-        { "10.1.3.9", KN_ACCESS_REFUSE, KN_ACCESS_PASS },      /* an observer */
-        { "10.2.0.1", KN_ACCESS_DROP, KN_ACCESS_DROP },        /* neither */
+        { "10.1.2.9", KN_ACCESS_PASS, KN_ACCESS_PASS },   /* a driver */
+        { "10.1.3.9", KN_ACCESS_REFUSE, KN_ACCESS_PASS }, /* an observer */
+        { "10.2.0.1", KN_ACCESS_DROP, KN_ACCESS_DROP },   /* neither */
         { "::1", KN_ACCESS_PASS, KN_ACCESS_PASS },
         { "::2", KN_ACCESS_DROP, KN_ACCESS_DROP },
         { "::ffff:10.1.2.9", KN_ACCESS_PASS, KN_ACCESS_PASS }, /* dual-stack socket */
@@ -109,8 +109,8 @@ START_TEST(driving_commands)
     ck_assert(kn_access_is_driving(b, dgram(KN_KRP_CRAWLER, 0, b)));
     ck_assert(kn_access_is_driving(b, dgram(KN_KRP_FLIPPER, 0, b)));
     ck_assert(kn_access_is_driving(b, dgram(KN_KRP_STOP, 0, b)));
-    ck_assert(kn_access_is_driving(b, dgram(KN_KRP_ESTOP, 0, b)));   /* release */
-    ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_ESTOP, 1, b)));  /* engage: anyone */
+    ck_assert(kn_access_is_driving(b, dgram(KN_KRP_ESTOP, 0, b)));  /* release */
+    ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_ESTOP, 1, b))); /* engage: anyone */
     ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_HELLO, 0, b)));
     ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_SUBSCRIBE, 0, b)));
     ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_WORLD_REQ, 0, b)));

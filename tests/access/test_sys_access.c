@@ -66,7 +66,8 @@ START_TEST(drivers_observers_strangers)
     h_standin_start(&sim, 0, "standin", NULL);
     char robots[1200];
     snprintf(robots, sizeof robots, "[%s]",
-             h_standin_robot("kenaf", sim.port, ", \"allow_drivers\": [\"127.0.0.2\"], "
+             h_standin_robot("kenaf", sim.port,
+                             ", \"allow_drivers\": [\"127.0.0.2\"], "
                              "\"allow_observers\": [\"127.0.0.3/32\"]"));
     h_daemon_start(&d, robots);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
@@ -109,17 +110,22 @@ START_TEST(open_robot_warned)
 {
     static char out[4096], err[8192];
     char cfg[600];
-    snprintf(cfg, sizeof cfg, "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"open\", "
-             "\"listen\": \"0.0.0.0:0\", \"backend\": {\"type\": \"usarsim\"}}, {\"name\": \"lab\", "
-             "\"listen\": \"0.0.0.0:0\", \"allow_drivers\": [\"10.0.0.0/8\"], \"backend\": "
-             "{\"type\": \"usarsim\"}}]}");
+    snprintf(
+        cfg, sizeof cfg,
+        "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"open\", "
+        "\"listen\": \"0.0.0.0:0\", \"backend\": {\"type\": \"usarsim\"}}, {\"name\": \"lab\", "
+        "\"listen\": \"0.0.0.0:0\", \"allow_drivers\": [\"10.0.0.0/8\"], \"backend\": "
+        "{\"type\": \"usarsim\"}}]}");
     h_write_file(h_path("open.json"), cfg);
     char *argv[] = { getenv("KN_SIMD"), "--check-config", "--config", (char *)h_path("open.json"),
                      NULL };
     ck_assert_int_eq(h_run(argv, out, sizeof out, err, sizeof err, H_LONG_MS), 0);
-    ck_assert_msg(strstr(err, "WARNING: ") && strstr(err, "$.robots[0] (robot open) listens on "
-                  "0.0.0.0, not a loopback address, with no allow_drivers or allow_observers"),
-                  "%s", err);
+    ck_assert_msg(
+        strstr(err, "WARNING: ") &&
+            strstr(err,
+                   "$.robots[0] (robot open) listens on "
+                   "0.0.0.0, not a loopback address, with no allow_drivers or allow_observers"),
+        "%s", err);
     ck_assert_msg(!strstr(err, "robot lab"), "%s", err);
     ck_assert_msg(strstr(out, "\"allow_drivers\": [\"10.0.0.0/8\"]"), "%s", out);
 }

@@ -125,11 +125,13 @@ static int check_targets(const cJSON *o)
 {
     int n = 0;
     const cJSON *c;
-    cJSON_ArrayForEach(c, o) {
+    cJSON_ArrayForEach(c, o)
+    {
         if (c->string && strcmp(c->string, "targets") == 0) {
             ck_assert(cJSON_IsArray(c));
             const cJSON *t;
-            cJSON_ArrayForEach(t, c) {
+            cJSON_ArrayForEach(t, c)
+            {
                 ck_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(t, "metric")));
                 ck_assert(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(t, "op")));
                 ck_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(t, "limit")));

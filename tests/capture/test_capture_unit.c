@@ -89,11 +89,11 @@ START_TEST(blocks_follow_the_spec)
     ck_assert_uint_eq(rd16(b + 12), 1);
     ck_assert_uint_eq(rd16(b + 14), 0);
     for (int i = 16; i < 24; i++)
-        ck_assert_uint_eq(b[i], 0xFF); /* section length unknown */
+        ck_assert_uint_eq(b[i], 0xFF);  /* section length unknown */
     ck_assert_uint_eq(rd16(b + 24), 4); /* shb_userappl */
     ck_assert_uint_eq(rd16(b + 26), 15);
     ck_assert(memcmp(b + 28, "kenaf-simd test", 15) == 0);
-    ck_assert_uint_eq(b[43], 0); /* padding */
+    ck_assert_uint_eq(b[43], 0);        /* padding */
     ck_assert_uint_eq(rd32(b + 44), 0); /* opt_endofopt */
     ck_assert_uint_eq(kn_pcapng_write_shb(b, 27, NULL), 0);
     ck_assert_uint_eq(kn_pcapng_write_shb(b, 28, NULL), 28);
@@ -112,7 +112,8 @@ START_TEST(blocks_follow_the_spec)
 
     uint8_t pkt[5] = { 1, 2, 3, 4, 5 };
     size_t want = kn_pcapng_epb_size(5, KN_PCAPNG_DIR_IN, "note");
-    n = kn_pcapng_write_epb(b, sizeof b, 1, 0x0000000500000007ull, pkt, 5, 9, KN_PCAPNG_DIR_IN, "note");
+    n = kn_pcapng_write_epb(b, sizeof b, 1, 0x0000000500000007ull, pkt, 5, 9, KN_PCAPNG_DIR_IN,
+                            "note");
     ck_assert_uint_eq(n, want);
     ck_assert_uint_eq(n, 28 + 8 + 8 + 8 + 4 + 4); /* header, data, flags, comment, end, trailer */
     ck_assert_uint_eq(rd32(b), 6);
@@ -161,8 +162,8 @@ START_TEST(checksums_verify)
     ck_assert_uint_eq(be16(b + 24), n - 20);
 
     struct kn_pcap_endpoint a6 = ep6("::1", 5000), z6 = ep6("fe80::2", 3000);
-    n = kn_pcap_build_tcp(b, sizeof b, &a6, &z6, 0, 0xFFFFFFF0u, 1234, KN_TCP_PSH | KN_TCP_ACK, payload,
-                          101);
+    n = kn_pcap_build_tcp(b, sizeof b, &a6, &z6, 0, 0xFFFFFFF0u, 1234, KN_TCP_PSH | KN_TCP_ACK,
+                          payload, 101);
     ck_assert_uint_eq(n, 40 + 20 + 101);
     ck_assert_uint_eq(b[0] >> 4, 6);
     ck_assert_uint_eq(be16(b + 4), 121);
@@ -349,7 +350,7 @@ START_TEST(reader_big_endian_and_resolutions)
     ck_assert_int_eq(p.packets, 1);
     ck_assert_uint_eq(p.pkt[0].ts_ns, 10000000999ull);
     ck_assert_uint_eq(p.pkt[0].linktype, KN_PCAP_LINK_RAW);
-    static const uint8_t le_hdr[24] = { 0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0,
+    static const uint8_t le_hdr[24] = { 0xD4, 0xC3, 0xB2, 0xA1, 2,    0,    4, 0, 0,   0, 0, 0,
                                         0,    0,    0,    0,    0xFF, 0xFF, 0, 0, 101, 0, 0, 0 };
     memcpy(f, le_hdr, 24);
     static const uint8_t rec[16] = { 10, 0, 0, 0, 7, 0, 0, 0, 28, 0, 0, 0, 28, 0, 0, 0 };
@@ -370,8 +371,8 @@ START_TEST(decoder_link_types)
     struct kn_pcap_endpoint a = ep4("10.0.0.1", 1000), z = ep4("10.0.0.2", 2000);
     size_t n4 = kn_pcap_build_udp(ip4, sizeof ip4, &a, &z, 0, (const uint8_t *)"abc", 3);
     struct kn_pcap_endpoint a6 = ep6("2001:db8::1", 3000), z6 = ep6("2001:db8::2", 4000);
-    size_t n6 = kn_pcap_build_tcp(ip6, sizeof ip6, &a6, &z6, 0, 42, 43, KN_TCP_ACK, (const uint8_t *)"xy",
-                                  2);
+    size_t n6 = kn_pcap_build_tcp(ip6, sizeof ip6, &a6, &z6, 0, 42, 43, KN_TCP_ACK,
+                                  (const uint8_t *)"xy", 2);
     struct kn_pcap_ip d;
     /* Ethernet with two VLAN tags */
     memset(fr, 0, 12);
@@ -470,7 +471,8 @@ static double cap_num(const char *a, const char *b)
     cJSON *v = cJSON_GetObjectItem(o, a);
     if (b)
         v = cJSON_GetObjectItem(v, b);
-    ck_assert_msg(cJSON_IsNumber(v) || cJSON_IsBool(v), "capture stats have no %s.%s", a, b ? b : "");
+    ck_assert_msg(cJSON_IsNumber(v) || cJSON_IsBool(v), "capture stats have no %s.%s", a,
+                  b ? b : "");
     double d = cJSON_IsBool(v) ? cJSON_IsTrue(v) : v->valuedouble;
     cJSON_Delete(o);
     return d;
@@ -515,15 +517,17 @@ START_TEST(writer_records_both_legs)
     ck_assert_ptr_nonnull(strstr(err, "running already"));
 
     struct sockaddr_in robot = sin4("127.0.0.1", 9750), ctl = sin4("127.0.0.1", 40001);
-    kn_capture_udp((struct sockaddr *)&ctl, (struct sockaddr *)&robot, "KN\x01\x05\x01\0\0\0\0\0\0\0",
-                   12, KN_PCAPNG_DIR_IN, "fault: dropped");
-    kn_capture_udp((struct sockaddr *)&robot, (struct sockaddr *)&ctl, "KN", 2, KN_PCAPNG_DIR_OUT, NULL);
+    kn_capture_udp((struct sockaddr *)&ctl, (struct sockaddr *)&robot,
+                   "KN\x01\x05\x01\0\0\0\0\0\0\0", 12, KN_PCAPNG_DIR_IN, "fault: dropped");
+    kn_capture_udp((struct sockaddr *)&robot, (struct sockaddr *)&ctl, "KN", 2, KN_PCAPNG_DIR_OUT,
+                   NULL);
     /* a dual-stack socket: the IPv4 end is written v4-mapped */
     struct sockaddr_in6 any6;
     memset(&any6, 0, sizeof any6);
     any6.sin6_family = AF_INET6;
     any6.sin6_port = htons(9751);
-    kn_capture_udp((struct sockaddr *)&ctl, (struct sockaddr *)&any6, "KN", 2, KN_PCAPNG_DIR_IN, NULL);
+    kn_capture_udp((struct sockaddr *)&ctl, (struct sockaddr *)&any6, "KN", 2, KN_PCAPNG_DIR_IN,
+                   NULL);
 
     struct kn_capture_flow fl;
     memset(&fl, 0, sizeof fl);
@@ -628,7 +632,8 @@ START_TEST(writer_size_cap)
     struct sockaddr_in a = sin4("127.0.0.1", 1), b = sin4("127.0.0.1", 2);
     uint8_t d[100] = { 'K', 'N' };
     for (int i = 0; i < 100; i++)
-        kn_capture_udp((struct sockaddr *)&a, (struct sockaddr *)&b, d, sizeof d, KN_PCAPNG_DIR_IN, NULL);
+        kn_capture_udp((struct sockaddr *)&a, (struct sockaddr *)&b, d, sizeof d, KN_PCAPNG_DIR_IN,
+                       NULL);
     double kept = cap_num("records", NULL), capped = cap_num("dropped", "size_cap");
     ck_assert_double_eq(kept + capped, 100);
     ck_assert_double_gt(capped, 50);
@@ -684,7 +689,8 @@ START_TEST(writer_buffer_full_never_blocks)
     /* 4 MB at once, the loop never running in between: one buffer is
      * being written, the other fills, the rest is dropped and counted */
     for (int i = 0; i < 4000; i++)
-        kn_capture_udp((struct sockaddr *)&a, (struct sockaddr *)&b, d, sizeof d, KN_PCAPNG_DIR_IN, NULL);
+        kn_capture_udp((struct sockaddr *)&a, (struct sockaddr *)&b, d, sizeof d, KN_PCAPNG_DIR_IN,
+                       NULL);
     double kept = cap_num("records", NULL), full = cap_num("dropped", "buffer_full");
     ck_assert_double_gt(full, 0);
     ck_assert_double_eq(kept + full, 4000);

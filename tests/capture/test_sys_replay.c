@@ -38,8 +38,8 @@ static int cmds_wait(const char *log, struct h_cmd *cmds, int want, int timeout_
 static void same_cmd(const struct h_cmd *a, const struct h_cmd *b, int i, bool flippers)
 {
     ck_assert_msg(a->belts[0] == b->belts[0] && a->belts[1] == b->belts[1],
-                  "command %d: belts %g %g, replayed %g %g", i, a->belts[0], a->belts[1], b->belts[0],
-                  b->belts[1]);
+                  "command %d: belts %g %g, replayed %g %g", i, a->belts[0], a->belts[1],
+                  b->belts[0], b->belts[1]);
     ck_assert_msg(a->fmask == b->fmask, "command %d: flipper mask %x, replayed %x", i, a->fmask,
                   b->fmask);
     for (int k = 0; flippers && k < 4; k++)
@@ -209,7 +209,7 @@ START_TEST(replay_reproduces_setpoints)
     j = replay_json(out);
     ck_assert_double_gt(jnum(j, "requests_diverging"), 0);
     cJSON_Delete(j);
-    ck_assert_ptr_nonnull(strstr(out, "HELLO#"));          /* HELLO_ACK limits differ */
+    ck_assert_ptr_nonnull(strstr(out, "HELLO#")); /* HELLO_ACK limits differ */
     ck_assert_ptr_nonnull(strstr(out, "replayed ERROR RANGE"));
 }
 END_TEST
@@ -277,9 +277,9 @@ START_TEST(capture_at_run_time_with_faults)
     static struct h_daemon d;
     h_standin_start(&sim, 0, "sim", NULL);
     char robots[1200];
-    snprintf(robots, sizeof robots, "[%s]",
-             h_standin_robot("kenaf", sim.port,
-                             ",\"faults\":{\"krp\":{\"drop\":0.3,\"seed\":11}}"));
+    snprintf(
+        robots, sizeof robots, "[%s]",
+        h_standin_robot("kenaf", sim.port, ",\"faults\":{\"krp\":{\"drop\":0.3,\"seed\":11}}"));
     c_daemon_start(&d, "d", robots, NULL);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert_double_eq(h_stat(&d, "capture.active"), 0);
@@ -338,7 +338,8 @@ START_TEST(capture_at_run_time_with_faults)
     ck_assert_int_eq(noted, (int)dropped_in);
     /* answers that left: those to datagrams that got through, less the
      * answers the outbound side dropped */
-    ck_assert_int_eq(out_n, 60 - (int)dropped_in - (int)h_stat(&d, "robots.0.faults.krp.out.dropped"));
+    ck_assert_int_eq(out_n,
+                     60 - (int)dropped_in - (int)h_stat(&d, "robots.0.faults.krp.out.dropped"));
 
     /* command line mistakes */
     char *bad1[] = { getenv("KN_SIMD"), "--capture-max-mb", "5", "--config", d.config, NULL };

@@ -18,22 +18,81 @@ static const char *tshark;
 
 /* One row of `tshark -T fields` output per KRP/1 datagram. */
 enum {
-    C_TYPE, C_SEQ, C_FLAGS, C_HELLO, C_LEFT, C_RIGHT, C_MASK, C_FL, C_RL, C_PERIOD, C_ESTOP,
-    C_ACKSEQ, C_ACKTYPE, C_HA_NAME, C_HA_BACKEND, C_HA_CPM, C_HA_VMAX, C_HA_FMIN, C_ST_REQ,
-    C_ST_FLAGS, C_ST_ACCZ, C_ST_BATT, C_ST_FLA, C_ER_SEQ, C_ER_TYPE, C_ER_CODE, C_EXPERT,
-    C_WR_OFF, C_W_TOTAL, C_W_OFF, C_W_LEN, C_EI_ENGAGED, C_EI_N, C_EI_KIND, C_EI_PRESENT,
-    C_EI_NAME, NCOL
+    C_TYPE,
+    C_SEQ,
+    C_FLAGS,
+    C_HELLO,
+    C_LEFT,
+    C_RIGHT,
+    C_MASK,
+    C_FL,
+    C_RL,
+    C_PERIOD,
+    C_ESTOP,
+    C_ACKSEQ,
+    C_ACKTYPE,
+    C_HA_NAME,
+    C_HA_BACKEND,
+    C_HA_CPM,
+    C_HA_VMAX,
+    C_HA_FMIN,
+    C_ST_REQ,
+    C_ST_FLAGS,
+    C_ST_ACCZ,
+    C_ST_BATT,
+    C_ST_FLA,
+    C_ER_SEQ,
+    C_ER_TYPE,
+    C_ER_CODE,
+    C_EXPERT,
+    C_WR_OFF,
+    C_W_TOTAL,
+    C_W_OFF,
+    C_W_LEN,
+    C_EI_ENGAGED,
+    C_EI_N,
+    C_EI_KIND,
+    C_EI_PRESENT,
+    C_EI_NAME,
+    NCOL
 };
 static const char *const columns[NCOL] = {
-    "krp.type", "krp.seq", "krp.flags", "krp.hello.name", "krp.crawler.left", "krp.crawler.right",
-    "krp.flipper.mask", "krp.flipper.target_fl", "krp.flipper.target_rl", "krp.subscribe.period",
-    "krp.estop.engage", "krp.ack.seq", "krp.ack.type", "krp.hello_ack.robot_name",
-    "krp.hello_ack.backend", "krp.hello_ack.counts_per_m", "krp.hello_ack.max_speed",
-    "krp.hello_ack.flipper_min", "krp.status.req_seq", "krp.status.flags", "krp.status.accel_z",
-    "krp.status.battery", "krp.status.flipper_fl", "krp.error.seq", "krp.error.type",
-    "krp.error.code", "_ws.expert.message", "krp.world_req.offset", "krp.world.total_len",
-    "krp.world.offset", "krp.world.chunk_len", "krp.estop_info.engaged", "krp.estop_info.n",
-    "krp.estop_info.kind", "krp.estop_info.present", "krp.estop_info.name",
+    "krp.type",
+    "krp.seq",
+    "krp.flags",
+    "krp.hello.name",
+    "krp.crawler.left",
+    "krp.crawler.right",
+    "krp.flipper.mask",
+    "krp.flipper.target_fl",
+    "krp.flipper.target_rl",
+    "krp.subscribe.period",
+    "krp.estop.engage",
+    "krp.ack.seq",
+    "krp.ack.type",
+    "krp.hello_ack.robot_name",
+    "krp.hello_ack.backend",
+    "krp.hello_ack.counts_per_m",
+    "krp.hello_ack.max_speed",
+    "krp.hello_ack.flipper_min",
+    "krp.status.req_seq",
+    "krp.status.flags",
+    "krp.status.accel_z",
+    "krp.status.battery",
+    "krp.status.flipper_fl",
+    "krp.error.seq",
+    "krp.error.type",
+    "krp.error.code",
+    "_ws.expert.message",
+    "krp.world_req.offset",
+    "krp.world.total_len",
+    "krp.world.offset",
+    "krp.world.chunk_len",
+    "krp.estop_info.engaged",
+    "krp.estop_info.n",
+    "krp.estop_info.kind",
+    "krp.estop_info.present",
+    "krp.estop_info.name",
 };
 
 struct row {
@@ -103,7 +162,8 @@ START_TEST(tshark_decodes_every_field)
     h_expect_ack(&u, h_subscribe(&u, KN_KRP_F_ACK_REQ, 50), KN_KRP_SUBSCRIBE);
     bool push = false;
     for (int i = 0; i < 50 && !push; i++)
-        push = h_udp_recv(&u, &m, H_LONG_MS) && m.h.type == KN_KRP_STATUS && m.u.status.req_seq == 0;
+        push =
+            h_udp_recv(&u, &m, H_LONG_MS) && m.h.type == KN_KRP_STATUS && m.u.status.req_seq == 0;
     ck_assert_msg(push, "no subscription push");
     h_expect_ack(&u, h_crawler(&u, 0, KN_KRP_F_ACK_REQ, 300, -250), KN_KRP_CRAWLER);
     s = h_crawler(&u, 0, 0, 5000, 0);
@@ -128,20 +188,21 @@ START_TEST(tshark_decodes_every_field)
     struct kn_krp_world world = m.u.world;
     ck_assert_uint_gt(world.total_len, 0);
     /* broken envelopes, each answered by the robot */
-    send_raw(&u, "KN\x02\x02\x64\0\0\0\x08\0\0\0\1\0\0\0\1\0\0\0", 20);        /* version 2 */
+    send_raw(&u, "KN\x02\x02\x64\0\0\0\x08\0\0\0\1\0\0\0\1\0\0\0", 20); /* version 2 */
     h_expect_error(&u, KN_KRP_ERR_BAD_VERSION, 100, KN_KRP_CRAWLER);
-    send_raw(&u, "KN\x01\x42\x65\0\0\0\0\0\0\0", 12);                          /* type 0x42 */
+    send_raw(&u, "KN\x01\x42\x65\0\0\0\0\0\0\0", 12); /* type 0x42 */
     h_expect_error(&u, KN_KRP_ERR_UNKNOWN_TYPE, 101, 0x42);
-    send_raw(&u, "KN\x01\x02\x66\0\0\0\x04\0\0\0\1\0\0\0", 16);               /* CRAWLER, 4 bytes */
+    send_raw(&u, "KN\x01\x02\x66\0\0\0\x04\0\0\0\1\0\0\0", 16); /* CRAWLER, 4 bytes */
     h_expect_error(&u, KN_KRP_ERR_BAD_LENGTH, 102, KN_KRP_CRAWLER);
-    send_raw(&u, "KN\x01\x02\x67\0\0\0\x09\0\0\0\1\0\0\0\1\0\0\0", 20);        /* length field 9 */
+    send_raw(&u, "KN\x01\x02\x67\0\0\0\x09\0\0\0\1\0\0\0\1\0\0\0", 20); /* length field 9 */
     h_expect_error(&u, KN_KRP_ERR_BAD_LENGTH, 103, KN_KRP_CRAWLER);
-    send_raw(&u, "KN\x01", 3);                                                 /* header cut */
+    send_raw(&u, "KN\x01", 3); /* header cut */
     h_expect_error(&u, KN_KRP_ERR_BAD_LENGTH, 0, 0);
     send_raw(&u, "KN\x01\x80\x68\0\0\0\x08\0\0\0\1\0\0\0\2\0\0\0", 20); /* an ACK to the robot */
     h_expect_error(&u, KN_KRP_ERR_UNKNOWN_TYPE, 104, KN_KRP_ACK);
-    send_raw(&u, "XXXXXXXXXXXXXXXX", 16);                                      /* bad magic */
-    send_raw(&u, "KN\x01\x04\x69\0\0\0\0\0\x13\0", 12); /* STOP, ACK_REQ, SESSION (meaningless here) and a reserved bit */
+    send_raw(&u, "XXXXXXXXXXXXXXXX", 16); /* bad magic */
+    send_raw(&u, "KN\x01\x04\x69\0\0\0\0\0\x13\0",
+             12); /* STOP, ACK_REQ, SESSION (meaningless here) and a reserved bit */
     h_expect_ack(&u, 105, KN_KRP_STOP);
     h_expect_silence(&u);
     h_udp_close(&u);
@@ -216,7 +277,8 @@ START_TEST(tshark_decodes_every_field)
     ck_assert_str_eq(r->col[C_EI_N], "1");
     ck_assert_str_eq(r->col[C_EI_KIND], "1");
     ck_assert_str_eq(r->col[C_EI_PRESENT], "1");
-    ck_assert_msg(r->col[C_EXPERT][0] == 0, "expert info on a good ESTOP_INFO: %s", r->col[C_EXPERT]);
+    ck_assert_msg(r->col[C_EXPERT][0] == 0, "expert info on a good ESTOP_INFO: %s",
+                  r->col[C_EXPERT]);
     r = find(rows, n, 0x08, C_WR_OFF, "0");
     ck_assert_msg(r != NULL, "no WORLD_REQ with its offset");
     char wtotal[32], wlen[32];
@@ -229,7 +291,7 @@ START_TEST(tshark_decodes_every_field)
     ck_assert_msg(r->col[C_EXPERT][0] == 0, "expert info on a good WORLD: %s", r->col[C_EXPERT]);
     r = find(rows, n, 0x85, C_ST_REQ, "0"); /* a push */
     ck_assert_ptr_nonnull(r);
-    ck_assert_int_eq(num(r->col[C_ST_ACCZ]), 9807);   /* standin at rest: +g */
+    ck_assert_int_eq(num(r->col[C_ST_ACCZ]), 9807); /* standin at rest: +g */
     ck_assert_int_eq(num(r->col[C_ST_BATT]), 24000);
     ck_assert_int_ne(num(r->col[C_ST_FLAGS]) & 0x4, 0); /* SIMULATED */
     char req[32];
@@ -241,23 +303,30 @@ START_TEST(tshark_decodes_every_field)
         int code, type;
         const char *seq;
     } errors[] = {
-        { 5, 0x02, NULL }, { 6, 0x02, NULL }, { 2, 0x02, "100" }, { 4, 0x42, "101" },
-        { 3, 0x02, "102" }, { 3, 0x02, "103" }, { 3, 0x00, "0" }, { 4, 0x80, "104" },
+        { 5, 0x02, NULL },  { 6, 0x02, NULL },  { 2, 0x02, "100" }, { 4, 0x42, "101" },
+        { 3, 0x02, "102" }, { 3, 0x02, "103" }, { 3, 0x00, "0" },   { 4, 0x80, "104" },
     };
     for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
         bool seen = false;
         for (int k = 0; k < n && !seen; k++)
-            seen = num(rows[k].col[C_TYPE]) == 0xFF && num(rows[k].col[C_ER_CODE]) == errors[i].code &&
+            seen = num(rows[k].col[C_TYPE]) == 0xFF &&
+                   num(rows[k].col[C_ER_CODE]) == errors[i].code &&
                    num(rows[k].col[C_ER_TYPE]) == errors[i].type &&
                    (!errors[i].seq || !strcmp(rows[k].col[C_ER_SEQ], errors[i].seq));
         ck_assert_msg(seen, "no ERROR code %d for type 0x%02x", errors[i].code, errors[i].type);
     }
     /* expert info on every broken envelope */
     static const char *const experts[] = {
-        "Version is not 1", "Unknown message type 0x42", "CRAWLER carries 8 payload bytes, not 4",
-        "Length field says 9 payload bytes, the datagram has 8", "Header incomplete: 3 bytes",
-        "Bad magic", "Robot-to-controller type sent to the robot", "Reserved flag bits set",
-        "ERROR RANGE", "ERROR ESTOP",
+        "Version is not 1",
+        "Unknown message type 0x42",
+        "CRAWLER carries 8 payload bytes, not 4",
+        "Length field says 9 payload bytes, the datagram has 8",
+        "Header incomplete: 3 bytes",
+        "Bad magic",
+        "Robot-to-controller type sent to the robot",
+        "Reserved flag bits set",
+        "ERROR RANGE",
+        "ERROR ESTOP",
     };
     for (size_t i = 0; i < sizeof experts / sizeof experts[0]; i++) {
         bool seen = false;
@@ -267,35 +336,72 @@ START_TEST(tshark_decodes_every_field)
     }
 
     /* ---- tshark -V: every field of STATUS and HELLO_ACK with its unit ---- */
-    char *argv2[] = { (char *)tshark, "-n", "-X", xopt, "-o", port, "-r", cap, "-Y",
-                      "krp.type == 0x85 || krp.type == 0x81 || krp.type == 0x87", "-V", "-O", "krp",
-                      NULL };
+    char *argv2[] = { (char *)tshark, "-n",
+                      "-X",           xopt,
+                      "-o",           port,
+                      "-r",           cap,
+                      "-Y",           "krp.type == 0x85 || krp.type == 0x81 || krp.type == 0x87",
+                      "-V",           "-O",
+                      "krp",          NULL };
     rc = c_run(argv2, out, sizeof out, 60000);
     ck_assert_int_eq(rc, 0);
     static const char *const labels[] = {
-        "Robot clock: ", " us (", "Left belt encoder: ", "Right belt encoder: ", "Left belt speed: ",
-        "Right belt speed: ", "FL flipper angle: ", "FR flipper angle: ", "RL flipper angle: ",
-        "RR flipper angle: ", "FL flipper torque: ", "RR flipper torque: ", " mN m",
-        "Roll (+ lifts the left side): ", "Pitch (+ lowers the nose): ", "Yaw (+ turns left): ",
-        "Angular rate x (body): ", "Angular rate z (body): ", " mdeg/s",
-        "Acceleration z (body, gravity included): 9807 mm/s^2", "Position x (world, ground truth): ",
-        "Position z (world, ground truth): ", "Battery: 24000 mV", "State flags: ",
-        "ESTOP (emergency stop engaged)", "BACKEND_UP (simulator or hardware link up): True",
-        "SIMULATED: True", "WATCHDOG", "CLAMPED", "STALE", "Protocol version: 1",
-        "Simulated: simulation (1)", "Backend: built-in engine (1)", "Robot name: kenaf",
-        "Ground-truth pose: True", "Lockstep", "World description (WORLD_REQ answered): True", "Flipper torque", "Encoder counts per metre: 4000 counts/m",
-        "Belt speed limit: 800 mm/s", "Flipper angle minimum: -11950 x 0.01 deg (-119.50 deg)",
-        "E-stop info (ESTOP_INFO_REQ answered): True", "Engagements holding: 1",
-        "Engagement 1: plain \"tshark-ctl\", held ", "Engaged by: plain (1)",
-        "Engager present: present (1)", "Engager name: tshark-ctl",
+        "Robot clock: ",
+        " us (",
+        "Left belt encoder: ",
+        "Right belt encoder: ",
+        "Left belt speed: ",
+        "Right belt speed: ",
+        "FL flipper angle: ",
+        "FR flipper angle: ",
+        "RL flipper angle: ",
+        "RR flipper angle: ",
+        "FL flipper torque: ",
+        "RR flipper torque: ",
+        " mN m",
+        "Roll (+ lifts the left side): ",
+        "Pitch (+ lowers the nose): ",
+        "Yaw (+ turns left): ",
+        "Angular rate x (body): ",
+        "Angular rate z (body): ",
+        " mdeg/s",
+        "Acceleration z (body, gravity included): 9807 mm/s^2",
+        "Position x (world, ground truth): ",
+        "Position z (world, ground truth): ",
+        "Battery: 24000 mV",
+        "State flags: ",
+        "ESTOP (emergency stop engaged)",
+        "BACKEND_UP (simulator or hardware link up): True",
+        "SIMULATED: True",
+        "WATCHDOG",
+        "CLAMPED",
+        "STALE",
+        "Protocol version: 1",
+        "Simulated: simulation (1)",
+        "Backend: built-in engine (1)",
+        "Robot name: kenaf",
+        "Ground-truth pose: True",
+        "Lockstep",
+        "World description (WORLD_REQ answered): True",
+        "Flipper torque",
+        "Encoder counts per metre: 4000 counts/m",
+        "Belt speed limit: 800 mm/s",
+        "Flipper angle minimum: -11950 x 0.01 deg (-119.50 deg)",
+        "E-stop info (ESTOP_INFO_REQ answered): True",
+        "Engagements holding: 1",
+        "Engagement 1: plain \"tshark-ctl\", held ",
+        "Engaged by: plain (1)",
+        "Engager present: present (1)",
+        "Engager name: tshark-ctl",
         "Flipper angle maximum: 11950 x 0.01 deg (119.50 deg)",
     };
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
         ck_assert_msg(strstr(out, labels[i]) != NULL, "tshark -V shows no \"%s\"", labels[i]);
 
     /* ---- the simulator leg: a clean TCP stream Wireshark follows ---- */
-    char *argv3[] = { (char *)tshark, "-n", "-r", cap, "-Y", "tcp.analysis.flags || _ws.malformed",
-                      NULL };
+    char *argv3[] = {
+        (char *)tshark, "-n", "-r", cap, "-Y", "tcp.analysis.flags || _ws.malformed", NULL
+    };
     rc = c_run(argv3, out, sizeof out, 60000);
     ck_assert_int_eq(rc, 0);
     ck_assert_msg(out[0] == '\0', "tshark finds problems in the TCP stream:\n%.2000s", out);

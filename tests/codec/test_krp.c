@@ -30,8 +30,8 @@ static void assert_encodes_to(const struct kn_krp_msg *m, const uint8_t *want, s
 START_TEST(golden_hello)
 {
     static const uint8_t g[] = {
-        0x4B, 0x4E, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
-        's', 'q', 'u', 'a', 'r', 'e', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0x4B, 0x4E, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 's', 'q',
+        'u',  'a',  'r',  'e',  0,    0,    0,    0,    0,    0,    0,    0,    0,   0,
     };
     struct kn_krp_msg m = decode_ok(g, sizeof g);
     ck_assert_uint_eq(m.h.type, KN_KRP_HELLO);
@@ -44,7 +44,7 @@ END_TEST
 START_TEST(golden_hello_full_name)
 {
     /* a 16-byte name has no NUL on the wire */
-    uint8_t g[28] = {0x4B, 0x4E, 0x01, 0x01, 0, 0, 0, 0, 0x10, 0, 0, 0};
+    uint8_t g[28] = { 0x4B, 0x4E, 0x01, 0x01, 0, 0, 0, 0, 0x10, 0, 0, 0 };
     memcpy(g + 12, "0123456789abcdef", 16);
     struct kn_krp_msg m = decode_ok(g, sizeof g);
     ck_assert_str_eq(m.u.hello.name, "0123456789abcdef");
@@ -56,8 +56,8 @@ START_TEST(golden_crawler)
 {
     /* seq 0x01020304, ACK_REQ, left 200 mm/s, right -200 mm/s */
     static const uint8_t g[] = {
-        0x4B, 0x4E, 0x01, 0x02, 0x04, 0x03, 0x02, 0x01, 0x08, 0x00, 0x01, 0x00,
-        0xC8, 0x00, 0x00, 0x00, 0x38, 0xFF, 0xFF, 0xFF,
+        0x4B, 0x4E, 0x01, 0x02, 0x04, 0x03, 0x02, 0x01, 0x08, 0x00,
+        0x01, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x38, 0xFF, 0xFF, 0xFF,
     };
     struct kn_krp_msg m = decode_ok(g, sizeof g);
     ck_assert_uint_eq(m.h.seq, 0x01020304u);
@@ -72,10 +72,9 @@ START_TEST(golden_flipper)
 {
     /* mask FL|RR, targets 30.00 deg, 0, 0, -119.50 deg */
     static const uint8_t g[] = {
-        0x4B, 0x4E, 0x01, 0x03, 0x07, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00,
-        0x09, 0x00, 0x00, 0x00,
-        0xB8, 0x0B, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x00, 0x00, 0x52, 0xD1, 0xFF, 0xFF,
+        0x4B, 0x4E, 0x01, 0x03, 0x07, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00,
+        0x00, 0x09, 0x00, 0x00, 0x00, 0xB8, 0x0B, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x52, 0xD1, 0xFF, 0xFF,
     };
     struct kn_krp_msg m = decode_ok(g, sizeof g);
     ck_assert_uint_eq(m.u.flipper.mask, 0x09);
@@ -87,8 +86,8 @@ END_TEST
 
 START_TEST(golden_empty_payloads)
 {
-    static const uint8_t stop[] = {0x4B, 0x4E, 0x01, 0x04, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0};
-    static const uint8_t req[] = {0x4B, 0x4E, 0x01, 0x05, 0x00, 0x00, 0x00, 0x80, 0, 0, 0, 0};
+    static const uint8_t stop[] = { 0x4B, 0x4E, 0x01, 0x04, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0 };
+    static const uint8_t req[] = { 0x4B, 0x4E, 0x01, 0x05, 0x00, 0x00, 0x00, 0x80, 0, 0, 0, 0 };
     struct kn_krp_msg m = decode_ok(stop, sizeof stop);
     ck_assert_uint_eq(m.h.type, KN_KRP_STOP);
     ck_assert_uint_eq(m.h.seq, 0xFFFFFFFFu);
@@ -102,8 +101,8 @@ END_TEST
 
 START_TEST(golden_subscribe_estop)
 {
-    static const uint8_t sub[] = {0x4B, 0x4E, 0x01, 0x06, 9, 0, 0, 0, 2, 0, 0, 0, 0x14, 0x00};
-    static const uint8_t es[] = {0x4B, 0x4E, 0x01, 0x07, 10, 0, 0, 0, 1, 0, 1, 0, 0x01};
+    static const uint8_t sub[] = { 0x4B, 0x4E, 0x01, 0x06, 9, 0, 0, 0, 2, 0, 0, 0, 0x14, 0x00 };
+    static const uint8_t es[] = { 0x4B, 0x4E, 0x01, 0x07, 10, 0, 0, 0, 1, 0, 1, 0, 0x01 };
     struct kn_krp_msg m = decode_ok(sub, sizeof sub);
     ck_assert_uint_eq(m.u.subscribe.period_ms, 20);
     assert_encodes_to(&m, sub, sizeof sub);
@@ -117,12 +116,12 @@ END_TEST
 START_TEST(golden_ack_error)
 {
     static const uint8_t ack[] = {
-        0x4B, 0x4E, 0x01, 0x80, 0x05, 0, 0, 0, 0x08, 0, 0, 0,
-        0x04, 0x03, 0x02, 0x01, 0x02, 0x00, 0x00, 0x00,
+        0x4B, 0x4E, 0x01, 0x80, 0x05, 0,    0,    0,    0x08, 0,
+        0,    0,    0x04, 0x03, 0x02, 0x01, 0x02, 0x00, 0x00, 0x00,
     };
     static const uint8_t err[] = {
-        0x4B, 0x4E, 0x01, 0xFF, 0x06, 0, 0, 0, 0x08, 0, 0, 0,
-        0x2A, 0x00, 0x00, 0x00, 0x03, 0x05, 0x00, 0x00,
+        0x4B, 0x4E, 0x01, 0xFF, 0x06, 0,    0,    0,    0x08, 0,
+        0,    0,    0x2A, 0x00, 0x00, 0x00, 0x03, 0x05, 0x00, 0x00,
     };
     struct kn_krp_msg m = decode_ok(ack, sizeof ack);
     ck_assert_uint_eq(m.u.ack.acked_seq, 0x01020304u);
@@ -144,8 +143,8 @@ START_TEST(golden_world_req_and_world)
         0x4B, 0x4E, 0x01, 0x08, 0x0B, 0, 0, 0, 0x04, 0, 0, 0, 0xE0, 0x01, 0x00, 0x00,
     };
     static const uint8_t world[] = {
-        0x4B, 0x4E, 0x01, 0x86, 0x0C, 0, 0, 0, 0x0D, 0, 0, 0,
-        0xE5, 0x01, 0x00, 0x00, 0xE0, 0x01, 0x00, 0x00, 'n', 'u', 'l', 'l', '}',
+        0x4B, 0x4E, 0x01, 0x86, 0x0C, 0,    0,    0,   0x0D, 0,   0,   0,   0xE5,
+        0x01, 0x00, 0x00, 0xE0, 0x01, 0x00, 0x00, 'n', 'u',  'l', 'l', '}',
     };
     struct kn_krp_msg m = decode_ok(req, sizeof req);
     ck_assert_uint_eq(m.h.type, KN_KRP_WORLD_REQ);
@@ -169,18 +168,21 @@ END_TEST
 /* The e-stop info extension: ESTOP_INFO_REQ has no payload; ESTOP_INFO
  * says how many engagements hold and lists them, 24 bytes each. This one
  * is also the example of docs/protocol.md (doc_examples). */
-static const uint8_t doc_estop_info[] = {
-    0x4B, 0x4E, 0x01, 0x87, 0x2A, 0, 0, 0, 0x34, 0, 0, 0,
-    0x03, 0x02, 0x00, 0x00,                         /* engaged 3, n 2, pad */
-    0x02, 0x01, 0x00, 0x00, 0xDC, 0x05, 0x00, 0x00, /* session, present, 1500 ms */
-    'a', 'l', 'i', 'c', 'e', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0x01, 0x00, 0x00, 0x00, 0x70, 0x11, 0x01, 0x00, /* plain, gone, 70000 ms */
-    's', 't', 'a', 't', 'i', 'o', 'n', '-', 'b', 0, 0, 0, 0, 0, 0, 0,
-};
+static const uint8_t
+    doc_estop_info
+        [] = {
+            0x4B, 0x4E, 0x01, 0x87, 0x2A, 0,    0,    0,    0x34, 0,    0,    0, 0x03,
+            0x02, 0x00, 0x00,                               /* engaged 3, n 2, pad */
+            0x02, 0x01, 0x00, 0x00, 0xDC, 0x05, 0x00, 0x00, /* session, present, 1500 ms */
+            'a',  'l',  'i',  'c',  'e',  0,    0,    0,    0,    0,    0,    0, 0,
+            0,    0,    0,    0x01, 0x00, 0x00, 0x00, 0x70, 0x11, 0x01, 0x00, /* plain, gone, 70000 ms */
+            's',  't',  'a',  't',  'i',  'o',  'n',  '-',  'b',  0,    0,    0, 0,
+            0,    0,    0,
+        };
 
 START_TEST(golden_estop_info)
 {
-    static const uint8_t req[] = {0x4B, 0x4E, 0x01, 0x0B, 0x07, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t req[] = { 0x4B, 0x4E, 0x01, 0x0B, 0x07, 0, 0, 0, 0, 0, 0, 0 };
     const uint8_t *info = doc_estop_info;
     struct kn_krp_msg m = decode_ok(req, sizeof req);
     ck_assert_uint_eq(m.h.type, KN_KRP_ESTOP_INFO_REQ);
@@ -213,7 +215,7 @@ END_TEST
  * BAD_LENGTH, and more than 20 entries are not encoded. */
 START_TEST(estop_info_payload_bounds)
 {
-    uint8_t buf[600] = {0x4B, 0x4E, 0x01, 0x87};
+    uint8_t buf[600] = { 0x4B, 0x4E, 0x01, 0x87 };
     struct kn_krp_msg m;
     for (size_t plen = 0; plen <= 500; plen++) {
         buf[8] = (uint8_t)plen;
@@ -255,7 +257,7 @@ END_TEST
  * exactly 4; anything else is BAD_LENGTH. */
 START_TEST(world_payload_bounds)
 {
-    uint8_t buf[600] = {0x4B, 0x4E, 0x01, 0x86};
+    uint8_t buf[600] = { 0x4B, 0x4E, 0x01, 0x86 };
     struct kn_krp_msg m;
     for (size_t plen = 0; plen <= 500; plen++) {
         buf[8] = (uint8_t)plen;
@@ -291,14 +293,13 @@ END_TEST
 START_TEST(golden_hello_ack)
 {
     static const uint8_t g[] = {
-        0x4B, 0x4E, 0x01, 0x81, 0x01, 0, 0, 0, 0x28, 0, 0, 0,
-        0x01, 0x00, 0x01, 0x02, /* protocol 1, simulated, USARSim */
-        'k', 'e', 'n', 'a', 'f', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0x03, 0x00, 0x00, 0x00,       /* torque + ground truth */
-        0xA0, 0x0F, 0x00, 0x00,       /* 4000 counts/m */
-        0x20, 0x03, 0x00, 0x00,       /* 800 mm/s */
-        0x52, 0xD1, 0xFF, 0xFF,       /* -11950 */
-        0xAE, 0x2E, 0x00, 0x00,       /* +11950 */
+        0x4B, 0x4E, 0x01, 0x81, 0x01, 0, 0, 0, 0x28, 0, 0, 0, 0x01, 0x00, 0x01, 0x02, /* protocol 1, simulated, USARSim */
+        'k',  'e',  'n',  'a',  'f',  0, 0, 0, 0,    0, 0, 0, 0,    0,    0,    0,    0x03,
+        0x00, 0x00, 0x00,       /* torque + ground truth */
+        0xA0, 0x0F, 0x00, 0x00, /* 4000 counts/m */
+        0x20, 0x03, 0x00, 0x00, /* 800 mm/s */
+        0x52, 0xD1, 0xFF, 0xFF, /* -11950 */
+        0xAE, 0x2E, 0x00, 0x00, /* +11950 */
     };
     struct kn_krp_msg m = decode_ok(g, sizeof g);
     const struct kn_krp_hello_ack *a = &m.u.hello_ack;
@@ -318,7 +319,7 @@ END_TEST
 START_TEST(golden_status)
 {
     uint8_t g[12 + 112];
-    static const uint8_t hdr[] = {0x4B, 0x4E, 0x01, 0x85, 0x10, 0, 0, 0, 0x70, 0, 0, 0};
+    static const uint8_t hdr[] = { 0x4B, 0x4E, 0x01, 0x85, 0x10, 0, 0, 0, 0x70, 0, 0, 0 };
     memcpy(g, hdr, sizeof hdr);
     uint8_t *p = g + 12;
     /* Written field by field in the spec's order, each as explicit bytes. */
@@ -334,11 +335,14 @@ START_TEST(golden_status)
         0x3D, 0x02, 0x00, 0x00,                         /* roll 573 */
         0x86, 0xFB, 0xFF, 0xFF,                         /* pitch -1146 */
         0x50, 0x46, 0x00, 0x00,                         /* yaw 18000 */
-        0x0A, 0x00, 0x00, 0x00, 0x0B, 0x00, 0x00, 0x00, 0x0C, 0x00, 0x00, 0x00, /* rate */
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4F, 0x26, 0x00, 0x00, /* acc z 9807 */
-        0x94, 0x11, 0x00, 0x00, 0x94, 0xF8, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, /* pos 4500,-1900,0 */
-        0xC0, 0x5D,                                     /* 24000 mV */
-        0x06, 0x00,                                     /* BACKEND_UP | SIMULATED */
+        0x0A, 0x00, 0x00, 0x00, 0x0B, 0x00, 0x00, 0x00,
+        0x0C, 0x00, 0x00, 0x00, /* rate */
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x4F, 0x26, 0x00, 0x00, /* acc z 9807 */
+        0x94, 0x11, 0x00, 0x00, 0x94, 0xF8, 0xFF, 0xFF,
+        0x00, 0x00, 0x00, 0x00, /* pos 4500,-1900,0 */
+        0xC0, 0x5D,             /* 24000 mV */
+        0x06, 0x00,             /* BACKEND_UP | SIMULATED */
     };
     memcpy(p, body, sizeof body);
     struct kn_krp_msg m = decode_ok(g, sizeof g);
@@ -376,9 +380,10 @@ START_TEST(status_time_uses_all_64_bits)
 END_TEST
 
 static const uint8_t all_types[] = {
-    KN_KRP_HELLO, KN_KRP_CRAWLER, KN_KRP_FLIPPER, KN_KRP_STOP, KN_KRP_STATUS_REQ, KN_KRP_SUBSCRIBE,
-    KN_KRP_ESTOP, KN_KRP_WORLD_REQ, KN_KRP_ACK, KN_KRP_HELLO_ACK, KN_KRP_STATUS, KN_KRP_ERROR,
-    KN_KRP_WORLD, KN_KRP_BYE, KN_KRP_STEP, KN_KRP_ESTOP_INFO_REQ, KN_KRP_ESTOP_INFO,
+    KN_KRP_HELLO,          KN_KRP_CRAWLER,    KN_KRP_FLIPPER,   KN_KRP_STOP, KN_KRP_STATUS_REQ,
+    KN_KRP_SUBSCRIBE,      KN_KRP_ESTOP,      KN_KRP_WORLD_REQ, KN_KRP_ACK,  KN_KRP_HELLO_ACK,
+    KN_KRP_STATUS,         KN_KRP_ERROR,      KN_KRP_WORLD,     KN_KRP_BYE,  KN_KRP_STEP,
+    KN_KRP_ESTOP_INFO_REQ, KN_KRP_ESTOP_INFO,
 };
 
 /* Fill every payload byte of a message through the struct with a pattern
@@ -400,7 +405,7 @@ START_TEST(round_trip_every_type)
             m.u.hello_ack.robot_name[k % 17] = '\0';
         size_t extra = 0;
         if (kn_krp_is_to_robot(type) && (m.h.flags & KN_KRP_F_TOKEN))
-            extra = KN_KRP_LEN_TOKEN; /* the session token follows the payload */
+            extra = KN_KRP_LEN_TOKEN;   /* the session token follows the payload */
         if (type == KN_KRP_HELLO_ACK) { /* plain 40 bytes, or 48 with a session */
             m.u.hello_ack.session = k & 1;
             extra = m.u.hello_ack.session ? 8 : 0;
@@ -467,8 +472,8 @@ END_TEST
 
 START_TEST(error_bad_magic)
 {
-    static const uint8_t a[] = {0x4B, 0x4F, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0};
-    static const uint8_t one[] = {0x4B};
+    static const uint8_t a[] = { 0x4B, 0x4F, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0 };
+    static const uint8_t one[] = { 0x4B };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_EMAGIC);
     ck_assert_int_eq(kn_krp_decode(one, sizeof one, &m), KN_KRP_EMAGIC);
@@ -479,7 +484,7 @@ END_TEST
 
 START_TEST(error_short_header)
 {
-    static const uint8_t a[] = {0x4B, 0x4E, 1, 5, 9, 9, 9};
+    static const uint8_t a[] = { 0x4B, 0x4E, 1, 5, 9, 9, 9 };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_ESHORT);
     /* the header is incomplete: the answer carries seq 0 and type 0 */
@@ -492,7 +497,7 @@ END_TEST
 
 START_TEST(error_too_big)
 {
-    uint8_t a[600] = {0x4B, 0x4E, 1, 5};
+    uint8_t a[600] = { 0x4B, 0x4E, 1, 5 };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, 513, &m), KN_KRP_ETOOBIG);
     ck_assert_uint_eq(kn_krp_error_code(KN_KRP_ETOOBIG), KN_KRP_ERR_BAD_LENGTH);
@@ -501,7 +506,7 @@ END_TEST
 
 START_TEST(error_version)
 {
-    static const uint8_t a[] = {0x4B, 0x4E, 2, 5, 3, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t a[] = { 0x4B, 0x4E, 2, 5, 3, 0, 0, 0, 0, 0, 0, 0 };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_EVERSION);
     ck_assert_uint_eq(m.h.seq, 3);
@@ -513,9 +518,9 @@ END_TEST
 START_TEST(error_length_field)
 {
     /* STATUS_REQ claiming 4 payload bytes it does not have */
-    static const uint8_t a[] = {0x4B, 0x4E, 1, 5, 3, 0, 0, 0, 4, 0, 0, 0};
+    static const uint8_t a[] = { 0x4B, 0x4E, 1, 5, 3, 0, 0, 0, 4, 0, 0, 0 };
     /* CRAWLER with 7 of 8 payload bytes, length field honest */
-    static const uint8_t b[] = {0x4B, 0x4E, 1, 2, 4, 0, 0, 0, 7, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7};
+    static const uint8_t b[] = { 0x4B, 0x4E, 1, 2, 4, 0, 0, 0, 7, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7 };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_ELENGTH);
     ck_assert_uint_eq(m.h.seq, 3);
@@ -528,7 +533,7 @@ END_TEST
 
 START_TEST(error_unknown_type)
 {
-    static const uint8_t a[] = {0x4B, 0x4E, 1, 0x42, 3, 0, 0, 0, 0, 0, 0, 0};
+    static const uint8_t a[] = { 0x4B, 0x4E, 1, 0x42, 3, 0, 0, 0, 0, 0, 0, 0 };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_ETYPE);
     ck_assert_uint_eq(m.h.type, 0x42);
@@ -540,8 +545,8 @@ END_TEST
  * little-endian like every field; with a session token, 8. */
 START_TEST(golden_step)
 {
-    static const uint8_t want[] = {0x4B, 0x4E, 1, 0x0A, 0x2A, 0, 0, 0, 4, 0, 0, 0,
-                                   0x20, 0x4E, 0x00, 0x00};
+    static const uint8_t want[] = { 0x4B, 0x4E, 1, 0x0A, 0x2A, 0,    0,    0,
+                                    4,    0,    0, 0,    0x20, 0x4E, 0x00, 0x00 };
     struct kn_krp_msg m, d;
     kn_krp_init(&m, KN_KRP_STEP, 42, 0);
     m.u.step.advance_us = 20000;
@@ -554,7 +559,7 @@ START_TEST(golden_step)
     ck_assert(kn_krp_is_to_robot(KN_KRP_STEP));
     ck_assert_str_eq(kn_krp_type_name(KN_KRP_STEP), "STEP");
     /* 3 or 5 payload bytes: BAD_LENGTH, not a short read */
-    static const uint8_t short3[] = {0x4B, 0x4E, 1, 0x0A, 1, 0, 0, 0, 3, 0, 0, 0, 1, 2, 3};
+    static const uint8_t short3[] = { 0x4B, 0x4E, 1, 0x0A, 1, 0, 0, 0, 3, 0, 0, 0, 1, 2, 3 };
     ck_assert_int_eq(kn_krp_decode(short3, sizeof short3, &d), KN_KRP_EPAYLOAD);
     /* with a token */
     kn_krp_init(&m, KN_KRP_STEP, 43, KN_KRP_F_TOKEN);
@@ -569,7 +574,7 @@ END_TEST
 
 START_TEST(unknown_flags_are_kept_not_rejected)
 {
-    static const uint8_t a[] = {0x4B, 0x4E, 1, 4, 3, 0, 0, 0, 0, 0, 0xF6, 0xFF};
+    static const uint8_t a[] = { 0x4B, 0x4E, 1, 4, 3, 0, 0, 0, 0, 0, 0xF6, 0xFF };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(a, sizeof a, &m), KN_KRP_OK);
     ck_assert_uint_eq(m.h.flags, 0xFFF6);
@@ -580,15 +585,15 @@ END_TEST
  * meaningless (and so ignored) on what the robot sends. */
 START_TEST(session_token_and_hello_ack)
 {
-    static const uint8_t stop_tok[] = {0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 4, 0, 0x08, 0,
-                                       0x78, 0x56, 0x34, 0x12};
+    static const uint8_t stop_tok[] = { 0x4B, 0x4E, 1,    4, 9,    0,    0,    0,
+                                        4,    0,    0x08, 0, 0x78, 0x56, 0x34, 0x12 };
     struct kn_krp_msg m;
     ck_assert_int_eq(kn_krp_decode(stop_tok, sizeof stop_tok, &m), KN_KRP_OK);
     ck_assert_uint_eq(m.h.token, 0x12345678u);
     /* TOKEN without the token bytes, or a token on a plain length */
-    static const uint8_t stop_short[] = {0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 0, 0, 0x08, 0};
+    static const uint8_t stop_short[] = { 0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 0, 0, 0x08, 0 };
     ck_assert_int_eq(kn_krp_decode(stop_short, sizeof stop_short, &m), KN_KRP_EPAYLOAD);
-    static const uint8_t stop_extra[] = {0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4};
+    static const uint8_t stop_extra[] = { 0x4B, 0x4E, 1, 4, 9, 0, 0, 0, 4, 0, 0, 0, 1, 2, 3, 4 };
     ck_assert_int_eq(kn_krp_decode(stop_extra, sizeof stop_extra, &m), KN_KRP_EPAYLOAD);
     /* BYE: no payload; with a token, 4 */
     kn_krp_init(&m, KN_KRP_BYE, 7, KN_KRP_F_TOKEN);
@@ -643,7 +648,9 @@ START_TEST(client_session)
     ck_assert_uint_eq(m.h.token, 77);
     kn_krp_session_hello(&s, &m, "square", true);
     ck_assert_uint_eq(m.h.flags, KN_KRP_F_SESSION | KN_KRP_F_OBSERVER | KN_KRP_F_TOKEN);
-    struct kn_krp_error e = { .offending_seq = 9, .offending_type = 2, .code = KN_KRP_ERR_BAD_SESSION };
+    struct kn_krp_error e = { .offending_seq = 9,
+                              .offending_type = 2,
+                              .code = KN_KRP_ERR_BAD_SESSION };
     ck_assert(!kn_krp_session_lost(&s, &e)); /* sent before the token */
     e.code = KN_KRP_ERR_NOT_OWNER;
     e.offending_seq = 11;
@@ -680,7 +687,7 @@ START_TEST(seq_serial_arithmetic)
     ck_assert(kn_krp_seq_newer(2, 1));
     ck_assert(!kn_krp_seq_newer(1, 2));
     ck_assert(!kn_krp_seq_newer(5, 5));
-    ck_assert(kn_krp_seq_newer(0, 0xFFFFFFFFu));   /* wrap */
+    ck_assert(kn_krp_seq_newer(0, 0xFFFFFFFFu)); /* wrap */
     ck_assert(kn_krp_seq_newer(10, 0xFFFFFFF0u));
     ck_assert(!kn_krp_seq_newer(0xFFFFFFF0u, 10));
     ck_assert(kn_krp_seq_newer(0x7FFFFFFFu, 0));
@@ -726,41 +733,36 @@ END_TEST
  * (16 bytes a line, as the doc prints it) in docs/protocol.md, so neither
  * the doc nor the codec can change alone. */
 static const uint8_t doc_hello[] = {
-    0x4B, 0x4E, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
-    0x73, 0x71, 0x75, 0x61, 0x72, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00,
+    0x4B, 0x4E, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x73, 0x71,
+    0x75, 0x61, 0x72, 0x65, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 };
 static const uint8_t doc_hello_ack[] = {
-    0x4B, 0x4E, 0x01, 0x81, 0x01, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00,
-    0x01, 0x00, 0x01, 0x01, 0x6B, 0x65, 0x6E, 0x61, 0x66, 0x00, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
-    0xA0, 0x0F, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00, 0x52, 0xD1, 0xFF, 0xFF,
-    0xAE, 0x2E, 0x00, 0x00,
+    0x4B, 0x4E, 0x01, 0x81, 0x01, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0x01,
+    0x00, 0x01, 0x01, 0x6B, 0x65, 0x6E, 0x61, 0x66, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0xA0, 0x0F, 0x00,
+    0x00, 0x20, 0x03, 0x00, 0x00, 0x52, 0xD1, 0xFF, 0xFF, 0xAE, 0x2E, 0x00, 0x00,
 };
 static const uint8_t doc_crawler[] = {
-    0x4B, 0x4E, 0x01, 0x02, 0x9A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x00,
-    0x6A, 0xFF, 0xFF, 0xFF, 0x96, 0x00, 0x00, 0x00,
+    0x4B, 0x4E, 0x01, 0x02, 0x9A, 0x00, 0x00, 0x00, 0x08, 0x00,
+    0x01, 0x00, 0x6A, 0xFF, 0xFF, 0xFF, 0x96, 0x00, 0x00, 0x00,
 };
 static const uint8_t doc_ack[] = {
-    0x4B, 0x4E, 0x01, 0x80, 0x76, 0x02, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00,
-    0x9A, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+    0x4B, 0x4E, 0x01, 0x80, 0x76, 0x02, 0x00, 0x00, 0x08, 0x00,
+    0x00, 0x00, 0x9A, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
 };
 static const uint8_t doc_error[] = {
-    0x4B, 0x4E, 0x01, 0xFF, 0x79, 0x02, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00,
-    0x9C, 0x00, 0x00, 0x00, 0x02, 0x05, 0x00, 0x00,
+    0x4B, 0x4E, 0x01, 0xFF, 0x79, 0x02, 0x00, 0x00, 0x08, 0x00,
+    0x00, 0x00, 0x9C, 0x00, 0x00, 0x00, 0x02, 0x05, 0x00, 0x00,
 };
 static const uint8_t doc_status[] = {
-    0x4B, 0x4E, 0x01, 0x85, 0x77, 0x02, 0x00, 0x00, 0x70, 0x00, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x20, 0xBC, 0xBE, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x7C, 0x01, 0x00, 0x00, 0xA4, 0x01, 0x00, 0x00, 0x6C, 0xFF, 0xFF, 0xFF,
-    0x97, 0x00, 0x00, 0x00, 0xB8, 0x0B, 0x00, 0x00, 0xB8, 0x0B, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x02, 0x00, 0x00, 0x00, 0xFB, 0xFF, 0xFF, 0xFF, 0xF9, 0x00, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x24, 0x01, 0x00,
-    0xFD, 0xFF, 0xFF, 0xFF, 0x12, 0x00, 0x00, 0x00, 0x4F, 0x26, 0x00, 0x00,
-    0x64, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x50, 0x00, 0x00, 0x00,
-    0xC0, 0x5D, 0x06, 0x00,
+    0x4B, 0x4E, 0x01, 0x85, 0x77, 0x02, 0x00, 0x00, 0x70, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x20, 0xBC, 0xBE, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7C, 0x01, 0x00, 0x00, 0xA4, 0x01, 0x00, 0x00,
+    0x6C, 0xFF, 0xFF, 0xFF, 0x97, 0x00, 0x00, 0x00, 0xB8, 0x0B, 0x00, 0x00, 0xB8, 0x0B, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0xFB, 0xFF, 0xFF, 0xFF,
+    0xF9, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x30, 0x24, 0x01, 0x00,
+    0xFD, 0xFF, 0xFF, 0xFF, 0x12, 0x00, 0x00, 0x00, 0x4F, 0x26, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x50, 0x00, 0x00, 0x00, 0xC0, 0x5D, 0x06, 0x00,
 };
 
 static char *read_doc(void)
@@ -783,7 +785,9 @@ static void assert_in_doc(const char *doc, const uint8_t *b, size_t n, const cha
     size_t w = 0;
     for (size_t i = 0; i < n; i++)
         w += (size_t)snprintf(dump + w, sizeof dump - w, "%02x%s", b[i],
-                              i + 1 == n ? "\n" : i % 16 == 15 ? "\n" : " ");
+                              i + 1 == n     ? "\n"
+                              : i % 16 == 15 ? "\n"
+                                             : " ");
     ck_assert_msg(strstr(doc, dump) != NULL, "docs/protocol.md lacks the %s bytes:\n%s", what,
                   dump);
 }
@@ -843,13 +847,13 @@ START_TEST(doc_examples)
     ck_assert_int_eq(s->crawler_count[1], 420);
     ck_assert_int_eq(s->crawler_speed_mm_s[0], -148);
     ck_assert_int_eq(s->crawler_speed_mm_s[1], 151);
-    static const int32_t flippers[4] = {3000, 3000, 0, 0};
+    static const int32_t flippers[4] = { 3000, 3000, 0, 0 };
     for (int k = 0; k < 4; k++) {
         ck_assert_int_eq(s->flipper_cdeg[k], flippers[k]);
         ck_assert_int_eq(s->flipper_torque_mnm[k], 0);
     }
-    static const int32_t rpy[3] = {2, -5, 249}, rate[3] = {0, 0, 74800};
-    static const int32_t acc[3] = {-3, 18, 9807}, pos[3] = {100, 1, 80};
+    static const int32_t rpy[3] = { 2, -5, 249 }, rate[3] = { 0, 0, 74800 };
+    static const int32_t acc[3] = { -3, 18, 9807 }, pos[3] = { 100, 1, 80 };
     for (int i = 0; i < 3; i++) {
         ck_assert_int_eq(s->rpy_cdeg[i], rpy[i]);
         ck_assert_int_eq(s->rate_mdeg_s[i], rate[i]);

@@ -48,8 +48,8 @@ static bool compile_locale(void)
 
 void h_comma_locale_setup(void)
 {
-    static const char *const names[] = { "de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
-                                         "fr_FR.utf8", "nl_NL.UTF-8", "ru_RU.UTF-8" };
+    static const char *const names[] = { "de_DE.UTF-8", "de_DE.utf8",  "fr_FR.UTF-8",
+                                         "fr_FR.utf8",  "nl_NL.UTF-8", "ru_RU.UTF-8" };
     loc_name = NULL;
     loc_dir[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !loc_name; i++)

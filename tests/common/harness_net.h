@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int h_tcp_listen(int *port);                   /* *port 0: any; set to the port taken */
-int h_tcp_accept(int lfd, int timeout_ms);     /* -1 on timeout */
+int h_tcp_listen(int *port);               /* *port 0: any; set to the port taken */
+int h_tcp_accept(int lfd, int timeout_ms); /* -1 on timeout */
 int h_tcp_connect(int port);
 /* Every byte, or the test fails (no SIGPIPE). */
 void h_write_all(int fd, const void *p, size_t n);

@@ -132,7 +132,8 @@ void h_teardown(void)
             h_sleep_ms(10);
         if (!c->reaped) {
             if (c->wrapped)
-                fprintf(stderr, "wrapped pid %d did not exit within 60 s of SIGTERM\n", (int)c->pid);
+                fprintf(stderr, "wrapped pid %d did not exit within 60 s of SIGTERM\n",
+                        (int)c->pid);
             kill(c->pid, SIGKILL);
             reap(c, true);
         }
@@ -413,8 +414,8 @@ const char *h_which(const char *prog)
 
 /* ---- stand-in simulators ---- */
 
-void h_sim_start(struct h_standin *s, const char *exe_var, bool wrapped, int port,
-                 const char *name, const char *const extra[])
+void h_sim_start(struct h_standin *s, const char *exe_var, bool wrapped, int port, const char *name,
+                 const char *const extra[])
 {
     const char *exe = getenv(exe_var);
     ck_assert_msg(exe != NULL, "%s not set", exe_var);

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define H_LONG_MS 10000  /* generous deadline for things that must happen */
+#define H_LONG_MS 10000 /* generous deadline for things that must happen */
 
 uint64_t h_now_us(void);
 void h_sleep_ms(int ms);
@@ -49,11 +49,11 @@ int h_parse_lines(const char *path, void *items, size_t item_size, int max,
 
 struct h_proc {
     pid_t pid;
-    int out_fd;             /* child's stdout */
-    char err_path[256];     /* child's stderr */
-    int status;             /* once reaped */
+    int out_fd;         /* child's stdout */
+    char err_path[256]; /* child's stderr */
+    int status;         /* once reaped */
     bool reaped;
-    bool wrapped;           /* runs under KN_WRAP (see below) */
+    bool wrapped; /* runs under KN_WRAP (see below) */
 };
 
 /* A child that has exited and been waited for (h_wait_exit) leaves the
@@ -102,15 +102,15 @@ const char *h_which(const char *prog);
 struct h_standin {
     struct h_proc proc;
     int port;
-    char log[256];          /* NAME.log in the scratch directory */
+    char log[256]; /* NAME.log in the scratch directory */
 };
 /* Starts the program the environment variable exe_var names, with the
  * extra arguments (NULL-terminated, may be NULL), under KN_WRAP when
  * wrapped; its files are NAME.log and NAME.stderr. Returns once it
  * listens. */
-void h_sim_start(struct h_standin *s, const char *exe_var, bool wrapped, int port,
-                 const char *name, const char *const extra[]);
-void h_standin_kill(struct h_standin *s);  /* SIGKILL, reaped */
+void h_sim_start(struct h_standin *s, const char *exe_var, bool wrapped, int port, const char *name,
+                 const char *const extra[]);
+void h_standin_kill(struct h_standin *s); /* SIGKILL, reaped */
 
 /* ---- kenaf-engine ---- */
 /* Starts kenaf-engine ($KN_ENGINE) with --listen 127.0.0.1:0 and the extra

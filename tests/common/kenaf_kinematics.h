@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 struct kin_params {
-    double track_m;             /* belt centre to belt centre */
-    double belt_accel_m_s2;     /* INFINITY: belts take their targets at once */
+    double track_m;         /* belt centre to belt centre */
+    double belt_accel_m_s2; /* INFINITY: belts take their targets at once */
     double flipper_rate_rad_s;
     /* USARSim's frame (x forward, y right, z down): yaw grows when the
      * robot turns right. Otherwise z up: yaw grows turning left. */
@@ -20,11 +20,11 @@ struct kin_params {
 
 struct kin_pose {
     double x, y;
-    double yaw;                 /* (-pi, pi] */
+    double yaw; /* (-pi, pi] */
 };
 
 struct kin_robot {
-    double belt_target[2], belt_speed[2], belt_pos[2];  /* left, right: m/s, m */
+    double belt_target[2], belt_speed[2], belt_pos[2]; /* left, right: m/s, m */
     double flipper[4], flipper_target[4];              /* rad */
     struct kin_pose pose;
     /* of the last step: mean belt speed, turn rate, forward acceleration */

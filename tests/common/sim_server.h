@@ -24,14 +24,14 @@ struct sim_client {
     uv_tcp_t tcp;
     struct sim_server *srv;
     struct sim_client *next;
-    int id;                 /* 1, 2, ... in the order they connected */
+    int id; /* 1, 2, ... in the order they connected */
     bool closing;
     struct kn_linebuf lb;
 };
 
 struct sim_hooks {
-    size_t client_size;     /* the simulator's client struct */
-    size_t max_line;        /* longer lines are dropped and counted */
+    size_t client_size; /* the simulator's client struct */
+    size_t max_line;    /* longer lines are dropped and counted */
     /* Each non-empty line, once counted and logged; ctx: the client. */
     kn_linebuf_fn on_line;
     /* Each of these may be NULL. on_bytes sees what arrived before the
@@ -44,7 +44,7 @@ struct sim_hooks {
 };
 
 struct sim_server {
-    const char *name;       /* the program, for messages */
+    const char *name; /* the program, for messages */
     const struct sim_hooks *hooks;
     uv_loop_t *loop;
     uv_tcp_t tcp;
@@ -53,9 +53,9 @@ struct sim_server {
     FILE *log;
     struct sim_client *clients;
     int next_id;
-    bool paused;            /* clients' sockets are not read */
-    uint64_t lines;         /* non-empty lines received, all clients */
-    uint64_t overlong;      /* lines dropped for their length */
+    bool paused;       /* clients' sockets are not read */
+    uint64_t lines;    /* non-empty lines received, all clients */
+    uint64_t overlong; /* lines dropped for their length */
 };
 
 /* Opens the log for appending (path NULL: no log) and ignores SIGPIPE (a

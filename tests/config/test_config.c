@@ -158,7 +158,7 @@ START_TEST(default_config_loads)
     ck_assert_int_eq(c->log_level, KN_LOG_INFO);
     char def[KN_CFG_PATH_LEN];
     ck_assert_int_eq(kn_sockdir_default(def, sizeof def), 0);
-    ck_assert_str_eq(c->stats_socket, def);   /* no "stats_socket": the default */
+    ck_assert_str_eq(c->stats_socket, def); /* no "stats_socket": the default */
     ck_assert(c->stats_socket_default);
     ck_assert_uint_eq(c->n_robots, 1);
     const struct kn_cfg_robot *r = &c->robots[0];
@@ -173,7 +173,7 @@ START_TEST(default_config_loads)
     ck_assert_double_eq(r->battery_v, 24.0);
     const struct kn_cfg_backend *b = &r->backend;
     ck_assert_int_eq(b->kind, KN_BACKEND_ENGINE);
-    ck_assert_str_eq(b->host, "");   /* spawned */
+    ck_assert_str_eq(b->host, ""); /* spawned */
     ck_assert_uint_eq(b->port, 0);
     ck_assert_double_eq(b->connect_timeout_s, 1.0);
     ck_assert_double_eq(b->reconnect_max_s, 1.0);
@@ -276,13 +276,13 @@ static void round_trip(const char *path)
     ck_assert_ptr_nonnull(text);
     cJSON *schema = embedded_schema();
     struct collected got;
-    ck_assert_msg(validate_text(schema, text, &got) == 0, "%s output invalid: %s\n%s", path, got.text,
-                  text);
+    ck_assert_msg(validate_text(schema, text, &got) == 0, "%s output invalid: %s\n%s", path,
+                  got.text, text);
     cJSON_Delete(schema);
     struct kn_config *b = parse_ok(text, "round-trip");
     assert_configs_equal(a, b);
     char *again = kn_config_to_json(b);
-    ck_assert_str_eq(text, again);   /* a fixed point */
+    ck_assert_str_eq(text, again); /* a fixed point */
     free(text);
     free(again);
     free(a);
@@ -327,7 +327,8 @@ START_TEST(round_trip_unusual_values)
     ck_assert(a->robots[0].backend.encoder_sign[0] == 1);
     ck_assert(a->robots[0].backend.encoder_sign[1] == -1);
     ck_assert(a->robots[1].backend.encoder_sign[1] == 1); /* default */
-    ck_assert_double_eq_tol(a->robots[0].backend.flipper[KN_FR].offset_rad, -12.34 * M_PI / 180, 1e-12);
+    ck_assert_double_eq_tol(a->robots[0].backend.flipper[KN_FR].offset_rad, -12.34 * M_PI / 180,
+                            1e-12);
     ck_assert(!a->robots[1].backend.twist_cmd);
     ck_assert_uint_eq(a->robots[1].backend.port, 11345);
     ck_assert(a->robots[1].backend.max_linear_speed_m_s == 0.001);
@@ -361,12 +362,13 @@ static void seen_add(struct seen *s, const char *path)
 
 /* Walks the schema; each "default" must equal the effective value at the
  * same place (array items: the first element). */
-static void compare_defaults(const cJSON *schema, const cJSON *eff, const char *path, struct seen *s,
-                             bool record_only)
+static void compare_defaults(const cJSON *schema, const cJSON *eff, const char *path,
+                             struct seen *s, bool record_only)
 {
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
     const cJSON *p;
-    cJSON_ArrayForEach(p, props) {
+    cJSON_ArrayForEach(p, props)
+    {
         char sub[160];
         snprintf(sub, sizeof sub, "%s.%s", path, p->string);
         const cJSON *def = cJSON_GetObjectItemCaseSensitive(p, "default");
@@ -376,7 +378,8 @@ static void compare_defaults(const cJSON *schema, const cJSON *eff, const char *
                 seen_add(s, sub);
             } else if (val != NULL) {
                 char *d = cJSON_PrintUnformatted(def), *v = cJSON_PrintUnformatted(val);
-                ck_assert_msg(cJSON_Compare(def, val, true), "%s: schema default %s, loader %s", sub, d, v);
+                ck_assert_msg(cJSON_Compare(def, val, true), "%s: schema default %s, loader %s",
+                              sub, d, v);
                 cJSON_free(d);
                 cJSON_free(v);
                 seen_add(s, sub);
@@ -402,7 +405,8 @@ START_TEST(schema_defaults_match_loader)
     ck_assert_uint_ge(all->n, 30);
     for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
         char text[256];
-        snprintf(text, sizeof text, "{\"robots\": [{\"name\": \"r\", \"backend\": %s}]}", backends[i]);
+        snprintf(text, sizeof text, "{\"robots\": [{\"name\": \"r\", \"backend\": %s}]}",
+                 backends[i]);
         struct kn_config *c = parse_ok(text, "minimal");
         char *out = kn_config_to_json(c);
         cJSON *eff = cJSON_Parse(out);
@@ -417,7 +421,8 @@ START_TEST(schema_defaults_match_loader)
         bool found = false;
         for (size_t j = 0; j < compared->n && !found; j++)
             found = strcmp(all->paths[i], compared->paths[j]) == 0;
-        ck_assert_msg(found, "schema default %s was never compared with the loader's", all->paths[i]);
+        ck_assert_msg(found, "schema default %s was never compared with the loader's",
+                      all->paths[i]);
     }
     free(all);
     free(compared);
@@ -435,8 +440,10 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
     { "unknown-top.json",
       { "bad/unknown-top.json: $.colour: unknown key (expected one of \"log_level\"" } },
-    { "unknown-nested.json", { "bad/unknown-nested.json: $.robots[0].backend.usarsim.dialekt: unknown key" } },
-    { "wrong-type.json", { "bad/wrong-type.json: $.robots[0].watchdog_ms: expected number, got string \"500\"" } },
+    { "unknown-nested.json",
+      { "bad/unknown-nested.json: $.robots[0].backend.usarsim.dialekt: unknown key" } },
+    { "wrong-type.json",
+      { "bad/wrong-type.json: $.robots[0].watchdog_ms: expected number, got string \"500\"" } },
     { "out-of-range.json",
       { "bad/out-of-range.json: $.robots[0].watchdog_ms: expected number 50..10000, got 20",
         "bad/out-of-range.json: $.robots[0].backend.reconnect_max_s: expected number 0.05..1, got 2" } },
@@ -456,7 +463,8 @@ static const struct bad_case bad_cases[] = {
         "got \"127.0.0.1:70000\" (port out of range 0..65535)" } },
     { "bad-listen-v6.json",
       { "bad/bad-listen-v6.json: $.robots[0].listen: expected", "IPv6 address needs brackets" } },
-    { "bad-listen-noport.json", { "bad/bad-listen-noport.json: $.robots[0].listen: expected", "(missing port)" } },
+    { "bad-listen-noport.json",
+      { "bad/bad-listen-noport.json: $.robots[0].listen: expected", "(missing port)" } },
     { "bad-address.json",
       { "bad/bad-address.json: $.robots[0].backend.address: expected \"HOST[:PORT]\"",
         "got \"sim_host:30x0\" (bad host name)" } },
@@ -471,12 +479,14 @@ static const struct bad_case bad_cases[] = {
         "got 30 >= -30" } },
     { "syntax-error.json",
       { "bad/syntax-error.json: 4:19: expected valid JSON, got a syntax error at: \"backend\"" } },
-    { "truncated.json", { "bad/truncated.json: 4:1: expected more JSON, got the end of the file" } },
+    { "truncated.json",
+      { "bad/truncated.json: 4:1: expected more JSON, got the end of the file" } },
     { "trailing-garbage.json",
       { "bad/trailing-garbage.json: 2:1: expected the end of the file after the JSON value, got: x" } },
     { "empty.json", { "bad/empty.json: expected a JSON object, got an empty file" } },
     { "blank.json", { "bad/blank.json: expected a JSON object, got an empty file" } },
-    { "binary-junk.json", { "bad/binary-junk.json: 1:8: expected UTF-8 JSON text, got a NUL byte" } },
+    { "binary-junk.json",
+      { "bad/binary-junk.json: 1:8: expected UTF-8 JSON text, got a NUL byte" } },
     { "not-utf8.json", { "bad/not-utf8.json: 2:29: expected UTF-8 JSON text, got byte 0xe9" } },
     { "nul-escape.json",
       { "bad/nul-escape.json: 1:28: expected a string without NUL characters, got \\u0000" } },
@@ -561,13 +571,12 @@ END_TEST
  * errors come out of one run, each path once. */
 START_TEST(schema_and_rule_errors_together)
 {
-    const char *text =
-        "{\"robots\": ["
-        "{\"name\": \"a\", \"listen\": \"127.0.0.1:9750\", \"watchdog_ms\": \"500\","
-        " \"backend\": {\"type\": \"engine\"}},"
-        "{\"name\": \"A\", \"listen\": \"127.0.0.1:9750\","
-        " \"limits\": {\"flipper_min_deg\": 10, \"flipper_max_deg\": -10},"
-        " \"backend\": {\"type\": \"engine\"}}]}";
+    const char *text = "{\"robots\": ["
+                       "{\"name\": \"a\", \"listen\": \"127.0.0.1:9750\", \"watchdog_ms\": \"500\","
+                       " \"backend\": {\"type\": \"engine\"}},"
+                       "{\"name\": \"A\", \"listen\": \"127.0.0.1:9750\","
+                       " \"limits\": {\"flipper_min_deg\": 10, \"flipper_max_deg\": -10},"
+                       " \"backend\": {\"type\": \"engine\"}}]}";
     const char *const want[] = {
         "t.json: $.robots[0].watchdog_ms: expected number, got string \"500\"",
         "t.json: $.robots[1].name: expected a name no other robot has",
@@ -615,12 +624,14 @@ START_TEST(error_count_is_capped)
     char *text = malloc(cap);
     len += (size_t)snprintf(text + len, cap - len, "{\"robots\": [");
     for (int i = 0; i < 64; i++)
-        len += (size_t)snprintf(text + len, cap - len,
-                                "%s{\"name\": \"r%d\", \"x%d\": 1, \"y\": 2, \"backend\": {\"type\": \"engine\"}}",
-                                i ? ", " : "", i, i);
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "%s{\"name\": \"r%d\", \"x%d\": 1, \"y\": 2, \"backend\": {\"type\": \"engine\"}}",
+            i ? ", " : "", i, i);
     snprintf(text + len, cap - len, "]}");
     struct kn_config *cfg = calloc(1, sizeof *cfg);
-    ck_assert_int_eq(kn_config_parse(text, strlen(text), "cap.json", NULL, cfg, err, sizeof err), -1);
+    ck_assert_int_eq(kn_config_parse(text, strlen(text), "cap.json", NULL, cfg, err, sizeof err),
+                     -1);
     size_t lines = 1;
     for (const char *p = err; *p; p++)
         lines += *p == '\n';
@@ -638,9 +649,10 @@ static char *n_robots_json(int n)
     char *text = malloc(cap);
     len += (size_t)snprintf(text + len, cap - len, "{\"robots\": [");
     for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(text + len, cap - len,
-                                "%s{\"name\": \"r%d\", \"listen\": \"127.0.0.1:%d\", \"backend\": {\"type\": \"engine\"}}",
-                                i ? ", " : "", i, 10000 + i);
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "%s{\"name\": \"r%d\", \"listen\": \"127.0.0.1:%d\", \"backend\": {\"type\": \"engine\"}}",
+            i ? ", " : "", i, 10000 + i);
     snprintf(text + len, cap - len, "]}");
     return text;
 }
@@ -694,8 +706,10 @@ START_TEST(file_size_limit)
     write_file(path, big, n + 1);
     struct kn_config *cfg = calloc(1, sizeof *cfg);
     ck_assert_int_eq(kn_config_load(path, NULL, cfg, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "limit.json: expected a file of at most 1 MiB (1048576 bytes), got 1048577 bytes"),
-                  "%s", err);
+    ck_assert_msg(
+        strstr(err,
+               "limit.json: expected a file of at most 1 MiB (1048576 bytes), got 1048577 bytes"),
+        "%s", err);
     ck_assert_int_eq(kn_config_parse(big, n + 1, "mem.json", NULL, cfg, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "mem.json: expected a file of at most 1 MiB"));
     /* an endless file is refused without reading it all */
@@ -726,14 +740,16 @@ START_TEST(deep_nesting)
         text[len++] = ']';
     text[len++] = '}';
     text[len] = '\0';
-    fails_with(text, "t.json: 1:1011: expected JSON nested at most 1000 levels deep, got deeper nesting");
+    fails_with(text,
+               "t.json: 1:1011: expected JSON nested at most 1000 levels deep, got deeper nesting");
     make_tmpdir();
     char path[128];
     snprintf(path, sizeof path, "%s/deep.json", tmpdir);
-    write_file(path, text + 12, 2 * depth);   /* the bare arrays */
+    write_file(path, text + 12, 2 * depth); /* the bare arrays */
     struct kn_config *cfg = calloc(1, sizeof *cfg);
     ck_assert_int_eq(kn_config_load(path, NULL, cfg, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "deep.json: 1:1001: expected JSON nested at most 1000 levels deep"));
+    ck_assert_ptr_nonnull(
+        strstr(err, "deep.json: 1:1001: expected JSON nested at most 1000 levels deep"));
     unlink(path);
     rmdir(tmpdir);
     /* just under the limit: parses, then the schema says what is wrong */
@@ -783,12 +799,14 @@ START_TEST(raw_buffers)
     const char *bad_utf8[] = { "{\"robots\": \"\xC0\xAF\"}", "{\"robots\": \"\xED\xA0\x80\"}",
                                "{\"robots\": \"\xE2\x82" };
     for (size_t i = 0; i < 3; i++) {
-        ck_assert_int_eq(kn_config_parse(bad_utf8[i], strlen(bad_utf8[i]), "u", NULL, cfg, err, sizeof err), -1);
+        ck_assert_int_eq(
+            kn_config_parse(bad_utf8[i], strlen(bad_utf8[i]), "u", NULL, cfg, err, sizeof err), -1);
         ck_assert_msg(strstr(err, "u: 1:13: expected UTF-8 JSON text, got byte 0x"), "%s", err);
     }
     /* valid multi-byte UTF-8 counts as one character per code point */
-    fails_with("{\"robots\": [{\"name\": \"\xC3\xA9\xC3\xA9\", \"backend\": {\"type\": \"engine\"}}]}",
-               "t.json: $.robots[0].name: expected a string matching");
+    fails_with(
+        "{\"robots\": [{\"name\": \"\xC3\xA9\xC3\xA9\", \"backend\": {\"type\": \"engine\"}}]}",
+        "t.json: $.robots[0].name: expected a string matching");
     free(cfg);
 }
 END_TEST
@@ -802,7 +820,7 @@ START_TEST(error_buffer_handling)
     memset(small, 'x', sizeof small);
     ck_assert_int_eq(kn_config_load(BAD_DIR "/many-errors.json", NULL, cfg, small, 8), -1);
     ck_assert_uint_le(strlen(small), 7);
-    ck_assert_int_eq(small[8], 'x');   /* nothing written past errlen */
+    ck_assert_int_eq(small[8], 'x'); /* nothing written past errlen */
     ck_assert_int_eq(kn_config_load(BAD_DIR "/many-errors.json", NULL, cfg, NULL, 0), -1);
     ck_assert_int_eq(kn_config_load(BAD_DIR "/many-errors.json", NULL, cfg, small, 0), -1);
     /* a failed load leaves the old config alone (SIGHUP keeps running on it) */
@@ -818,29 +836,57 @@ END_TEST
 START_TEST(schema_path_option)
 {
     struct kn_config *cfg = calloc(1, sizeof *cfg);
-    ck_assert_int_eq(kn_config_load(EXAMPLES_DIR "/multi-robot.json", SCHEMA_FILE, cfg, err, sizeof err), 0);
+    ck_assert_int_eq(
+        kn_config_load(EXAMPLES_DIR "/multi-robot.json", SCHEMA_FILE, cfg, err, sizeof err), 0);
     ck_assert_uint_eq(cfg->n_robots, 3);
-    ck_assert_int_eq(kn_config_load(EXAMPLES_DIR "/multi-robot.json", SCHEMAS_DIR "/one-robot.schema.json",
-                                    cfg, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "examples/multi-robot.json: $.robots: expected 1..1 items, got 3") ||
-                      strstr(err, "examples/multi-robot.json: $.robots: expected exactly 1 item, got 3"),
-                  "%s", err);
-    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/one-robot.schema.json", cfg, err, sizeof err), 0);
+    ck_assert_int_eq(kn_config_load(EXAMPLES_DIR "/multi-robot.json",
+                                    SCHEMAS_DIR "/one-robot.schema.json", cfg, err, sizeof err),
+                     -1);
+    ck_assert_msg(
+        strstr(err, "examples/multi-robot.json: $.robots: expected 1..1 items, got 3") ||
+            strstr(err, "examples/multi-robot.json: $.robots: expected exactly 1 item, got 3"),
+        "%s", err);
+    ck_assert_int_eq(
+        kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/one-robot.schema.json", cfg, err, sizeof err),
+        0);
 
-    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/unsupported.schema.json", cfg, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "schemas/unsupported.schema.json: $.properties.robots.uniqueItems: unsupported keyword"),
-                  "%s", err);
-    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/bad-default.schema.json", cfg, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "bad-default.schema.json: $.properties.log_level.default: expected one of \"error\", "
-                              "\"info\", got \"verbose\""), "%s", err);
-    ck_assert_msg(strstr(err, "bad-default.schema.json: $.properties.robots.default: expected at least 1 item, got 0"),
-                  "%s", err);
-    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/bad-pattern.schema.json", cfg, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "bad-pattern.schema.json: $.properties.stats_socket.pattern: expected a POSIX extended "
-                              "regular expression"), "%s", err);
-    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/missing.schema.json", cfg, err, sizeof err), -1);
+    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/unsupported.schema.json", cfg,
+                                    err, sizeof err),
+                     -1);
+    ck_assert_msg(
+        strstr(
+            err,
+            "schemas/unsupported.schema.json: $.properties.robots.uniqueItems: unsupported keyword"),
+        "%s", err);
+    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/bad-default.schema.json", cfg,
+                                    err, sizeof err),
+                     -1);
+    ck_assert_msg(
+        strstr(
+            err,
+            "bad-default.schema.json: $.properties.log_level.default: expected one of \"error\", "
+            "\"info\", got \"verbose\""),
+        "%s", err);
+    ck_assert_msg(
+        strstr(
+            err,
+            "bad-default.schema.json: $.properties.robots.default: expected at least 1 item, got 0"),
+        "%s", err);
+    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/bad-pattern.schema.json", cfg,
+                                    err, sizeof err),
+                     -1);
+    ck_assert_msg(
+        strstr(
+            err,
+            "bad-pattern.schema.json: $.properties.stats_socket.pattern: expected a POSIX extended "
+            "regular expression"),
+        "%s", err);
+    ck_assert_int_eq(
+        kn_config_load(DEFAULT_CONFIG, SCHEMAS_DIR "/missing.schema.json", cfg, err, sizeof err),
+        -1);
     ck_assert_msg(strstr(err, "schemas/missing.schema.json: cannot open"), "%s", err);
-    ck_assert_int_eq(kn_config_load(DEFAULT_CONFIG, BAD_DIR "/syntax-error.json", cfg, err, sizeof err), -1);
+    ck_assert_int_eq(
+        kn_config_load(DEFAULT_CONFIG, BAD_DIR "/syntax-error.json", cfg, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "bad/syntax-error.json: 4:19: expected valid JSON"), "%s", err);
     free(cfg);
 }
@@ -864,7 +910,8 @@ START_TEST(loader_does_not_trust_the_schema)
           "p.json: $.robots[0].backend.type: expected one of \"engine\"" },
         { "{\"robots\": [{\"name\": \"a\", \"backend\": 3}]}",
           "p.json: $.robots[0].backend: expected an object, got number 3" },
-        { "{\"robots\": [{\"name\": \"a\"}]}", "p.json: $.robots[0]: missing required key \"backend\"" },
+        { "{\"robots\": [{\"name\": \"a\"}]}",
+          "p.json: $.robots[0]: missing required key \"backend\"" },
         { "{\"robots\": [{\"name\": \"a\", \"backend\": {\"type\": \"engine\", \"flippers\": {\"FL\": {\"sign\": 0.5}}}}]}",
           "p.json: $.robots[0].backend.flippers.FL.sign: expected one of -1, 1, got 0.5" },
         { "{\"robots\": [{\"name\": \"a\", \"backend\": {\"type\": \"usarsim\", \"usarsim\": {\"location_m\": [1, 2]}}}]}",
@@ -880,7 +927,8 @@ START_TEST(loader_does_not_trust_the_schema)
         int rc = kn_config_parse(cases[i].text, strlen(cases[i].text), "p.json",
                                  SCHEMAS_DIR "/permissive.schema.json", cfg, err, sizeof err);
         ck_assert_msg(rc == -1, "case %zu should fail", i);
-        ck_assert_msg(strstr(err, cases[i].want) != NULL, "case %zu: expected\n  %s\nin\n%s", i, cases[i].want, err);
+        ck_assert_msg(strstr(err, cases[i].want) != NULL, "case %zu: expected\n  %s\nin\n%s", i,
+                      cases[i].want, err);
     }
     free(cfg);
 }
@@ -892,9 +940,10 @@ START_TEST(listen_rules)
 {
     char text[512];
     /* port 0 (kernel's choice) never clashes */
-    snprintf(text, sizeof text,
-             "{\"robots\": [{\"name\": \"a\", \"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"engine\"}},"
-             "{\"name\": \"b\", \"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"engine\"}}]}");
+    snprintf(
+        text, sizeof text,
+        "{\"robots\": [{\"name\": \"a\", \"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"engine\"}},"
+        "{\"name\": \"b\", \"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"engine\"}}]}");
     struct kn_config *c = parse_ok(text, "zero");
     ck_assert_uint_eq(c->robots[0].port, 0);
     free(c);
@@ -913,19 +962,24 @@ START_TEST(listen_rules)
         { "[::]:9750", "[::1]:9750", true },
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        snprintf(text, sizeof text,
-                 "{\"robots\": [{\"name\": \"a\", \"listen\": \"%s\", \"backend\": {\"type\": \"engine\"}},"
-                 "{\"name\": \"b\", \"listen\": \"%s\", \"backend\": {\"type\": \"engine\"}}]}",
-                 pairs[i].a, pairs[i].b);
+        snprintf(
+            text, sizeof text,
+            "{\"robots\": [{\"name\": \"a\", \"listen\": \"%s\", \"backend\": {\"type\": \"engine\"}},"
+            "{\"name\": \"b\", \"listen\": \"%s\", \"backend\": {\"type\": \"engine\"}}]}",
+            pairs[i].a, pairs[i].b);
         struct kn_config *cfg = calloc(1, sizeof *cfg);
         int rc = kn_config_parse(text, strlen(text), "l.json", NULL, cfg, err, sizeof err);
-        ck_assert_msg(rc == (pairs[i].clash ? -1 : 0), "%s vs %s: rc %d: %s", pairs[i].a, pairs[i].b, rc, err);
+        ck_assert_msg(rc == (pairs[i].clash ? -1 : 0), "%s vs %s: rc %d: %s", pairs[i].a,
+                      pairs[i].b, rc, err);
         if (pairs[i].clash)
-            ck_assert_ptr_nonnull(strstr(err, "l.json: $.robots[1].listen: expected an address and port no other"));
+            ck_assert_ptr_nonnull(
+                strstr(err, "l.json: $.robots[1].listen: expected an address and port no other"));
         free(cfg);
     }
-    static const char *const bad[] = { "", ":9750", "1.2.3.4:", "1.2.3.4:-1", "1.2.3.4:123456", "[::1",
-                                       "[::1]x", "[zz::1]:1", "[]:1", "1.2.3:9750", "1.2.3.4:97 50" };
+    static const char *const bad[] = {
+        "",       ":9750",     "1.2.3.4:", "1.2.3.4:-1", "1.2.3.4:123456", "[::1",
+        "[::1]x", "[zz::1]:1", "[]:1",     "1.2.3:9750", "1.2.3.4:97 50"
+    };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         robot_json(text, sizeof text, bad[i], "{\"type\": \"engine\"}");
         fails_with(text, "t.json: $.robots[0].listen: expected");
@@ -945,7 +999,8 @@ START_TEST(backend_address_rules)
         { "{\"type\": \"usarsim\", \"address\": \"[::1]\"}", "::1", 3000 },
         { "{\"type\": \"usarsim\", \"address\": \"[fe80::1]:4000\"}", "fe80::1", 4000 },
         { "{\"type\": \"gazebo\"}", "127.0.0.1", 11345 },
-        { "{\"type\": \"gazebo\", \"address\": \"sim-1.example.org\"}", "sim-1.example.org", 11345 },
+        { "{\"type\": \"gazebo\", \"address\": \"sim-1.example.org\"}", "sim-1.example.org",
+          11345 },
         { "{\"type\": \"engine\", \"address\": \"127.0.0.1\"}", "127.0.0.1", 3000 },
         { "{\"type\": \"engine\"}", "", 0 },
         { "{\"type\": \"standin\", \"address\": \"127.0.0.1:5000\"}", "127.0.0.1", 5000 },
@@ -977,9 +1032,10 @@ END_TEST
 START_TEST(start_and_location_together)
 {
     /* Allowed: the backend spawns at the PlayerStart; the location is kept. */
-    struct kn_config *c = parse_ok("{\"robots\": [{\"name\": \"a\", \"backend\": {\"type\": \"usarsim\","
-                                   " \"usarsim\": {\"start\": \"P1\", \"location_m\": [1, 2, 3]}}}]}",
-                                   "both");
+    struct kn_config *c =
+        parse_ok("{\"robots\": [{\"name\": \"a\", \"backend\": {\"type\": \"usarsim\","
+                 " \"usarsim\": {\"start\": \"P1\", \"location_m\": [1, 2, 3]}}}]}",
+                 "both");
     ck_assert_str_eq(c->robots[0].backend.start_tag, "P1");
     ck_assert_double_eq(c->robots[0].backend.spawn_location_m[1], 2.0);
     free(c);
@@ -1011,15 +1067,18 @@ static void mutate(struct kn_cfg_robot *r, int f)
     case 14: b->stale_ms += 1; break;
     case 15: b->wheel_radius_m += 0.01; break;
     case 16: b->counts_per_tick *= 2; break;
-    case 17: case 18: case 19: case 20:
-        strcat(b->flipper[f - 17].name, "x");
-        break;
-    case 21: case 22: case 23: case 24:
-        b->flipper[f - 21].sign = -b->flipper[f - 21].sign;
-        break;
-    case 25: case 26: case 27: case 28:
-        b->flipper[f - 25].offset_rad += 0.01;
-        break;
+    case 17:
+    case 18:
+    case 19:
+    case 20: strcat(b->flipper[f - 17].name, "x"); break;
+    case 21:
+    case 22:
+    case 23:
+    case 24: b->flipper[f - 21].sign = -b->flipper[f - 21].sign; break;
+    case 25:
+    case 26:
+    case 27:
+    case 28: b->flipper[f - 25].offset_rad += 0.01; break;
     case 29: b->dialect = b->dialect == KN_USARSIM_UDK ? KN_USARSIM_UT2004 : KN_USARSIM_UDK; break;
     case 30: strcpy(b->class_name, "USARBot.P2DX"); break;
     case 31: strcpy(b->start_tag, "P9"); break;
@@ -1027,10 +1086,12 @@ static void mutate(struct kn_cfg_robot *r, int f)
     case 33: b->spawn_rpy_rad[1] += 0.1; break;
     case 34: strcpy(b->engine_path, "/opt/engine"); break;
     case 35: strcpy(b->terrain, "ramp"); break;
-    case 36: case 37: case 38: case 39:
-        strcat(b->flipper[f - 36].link, "l");
-        break;
-    case 40: case 41: b->encoder_sign[f - 40] = -b->encoder_sign[f - 40]; break;
+    case 36:
+    case 37:
+    case 38:
+    case 39: strcat(b->flipper[f - 36].link, "l"); break;
+    case 40:
+    case 41: b->encoder_sign[f - 40] = -b->encoder_sign[f - 40]; break;
     }
 }
 
@@ -1048,12 +1109,18 @@ START_TEST(robot_equality)
         }
         for (int g = 0; g < 6; g++) {
             b = a;
-            if (g == 0) strcpy(b.backend.model, "other");
-            if (g == 1) b.backend.twist_cmd = !b.backend.twist_cmd;
-            if (g == 2) b.backend.tracks_separation_m += 0.01;
-            if (g == 3) b.backend.steering_efficiency /= 2;
-            if (g == 4) b.backend.max_linear_speed_m_s *= 2;
-            if (g == 5) b.backend.max_angular_speed_rad_s *= 2;
+            if (g == 0)
+                strcpy(b.backend.model, "other");
+            if (g == 1)
+                b.backend.twist_cmd = !b.backend.twist_cmd;
+            if (g == 2)
+                b.backend.tracks_separation_m += 0.01;
+            if (g == 3)
+                b.backend.steering_efficiency /= 2;
+            if (g == 4)
+                b.backend.max_linear_speed_m_s *= 2;
+            if (g == 5)
+                b.backend.max_angular_speed_rad_s *= 2;
             ck_assert_msg(!kn_config_robot_equal(&a, &b), "gazebo change %d not seen", g);
         }
         /* bytes after a string's NUL do not count */
@@ -1102,9 +1169,13 @@ START_TEST(validator_keywords)
     struct collected got = { 0 };
     ck_assert_uint_eq(kn_jsonschema_check(schema, collect, &got), 0);
 
-    ck_assert_uint_eq(validate_text(schema, "{\"i\": 1.0, \"s\": \"\xC3\xA9\xC3\xA9" "b\", \"n\": null,"
-                                            " \"e\": \"one\", \"a\": [0, 1e3], \"m\": {\"x\": true},"
-                                            " \"a b\": false}", &got), 0);
+    ck_assert_uint_eq(validate_text(schema,
+                                    "{\"i\": 1.0, \"s\": \"\xC3\xA9\xC3\xA9"
+                                    "b\", \"n\": null,"
+                                    " \"e\": \"one\", \"a\": [0, 1e3], \"m\": {\"x\": true},"
+                                    " \"a b\": false}",
+                                    &got),
+                      0);
     ck_assert_uint_eq(validate_text(schema, "{\"i\": 1.5}", &got), 1);
     ck_assert_str_eq(got.text, "$.i: expected integer, got number 1.5\n");
     ck_assert_uint_eq(validate_text(schema, "{\"i\": 0}", &got), 1);
@@ -1113,17 +1184,20 @@ START_TEST(validator_keywords)
     ck_assert_uint_eq(validate_text(schema, "{}", &got), 1);
     ck_assert_str_eq(got.text, "$: missing required key \"i\"\n");
     ck_assert_uint_eq(validate_text(schema, "{\"i\": 1, \"s\": \"x\"}", &got), 2);
-    ck_assert_str_eq(got.text, "$.s: expected a string of 2..3 characters, got \"x\" (1 character)\n"
-                               "$.s: expected a string matching b, got \"x\"\n");
+    ck_assert_str_eq(got.text,
+                     "$.s: expected a string of 2..3 characters, got \"x\" (1 character)\n"
+                     "$.s: expected a string matching b, got \"x\"\n");
     ck_assert_uint_eq(validate_text(schema, "{\"i\": 1, \"n\": 3}", &got), 1);
     ck_assert_str_eq(got.text, "$.n: expected string or null, got number 3\n");
     ck_assert_uint_eq(validate_text(schema, "{\"i\": 1, \"e\": false}", &got), 1);
     ck_assert_str_eq(got.text, "$.e: expected one of 1, \"one\", true, null, got false\n");
     ck_assert_uint_eq(validate_text(schema, "{\"i\": 1, \"a\": [1, -1, 2]}", &got), 2);
-    ck_assert_str_eq(got.text, "$.a: expected at most 2 items, got 3\n$.a[1]: expected number >= 0, got -1\n");
+    ck_assert_str_eq(
+        got.text, "$.a: expected at most 2 items, got 3\n$.a[1]: expected number >= 0, got -1\n");
     ck_assert_uint_eq(validate_text(schema, "{\"i\": 1, \"m\": {\"x y\": 1}}", &got), 1);
     ck_assert_str_eq(got.text, "$.m[\"x y\"]: expected boolean, got number 1\n");
-    ck_assert_uint_eq(validate_text(schema, "{\"i\": 1, \"a b\": 1, \"zz\": 2, \"i\": 2}", &got), 3);
+    ck_assert_uint_eq(validate_text(schema, "{\"i\": 1, \"a b\": 1, \"zz\": 2, \"i\": 2}", &got),
+                      3);
     ck_assert_ptr_nonnull(strstr(got.text, "$[\"a b\"]: expected boolean, got number 1\n"));
     ck_assert_ptr_nonnull(strstr(got.text, "$.zz: unknown key (expected one of \"i\", \"s\""));
     ck_assert_ptr_nonnull(strstr(got.text, "$.i: duplicate key"));
@@ -1145,16 +1219,27 @@ START_TEST(validator_keywords)
 
     /* the schema check catches what would silently weaken validation */
     static const char *const bad_schemas[] = {
-        "{\"type\": \"integr\"}", "{\"minimum\": \"0\"}", "{\"maxLength\": -1}", "{\"required\": [1]}",
-        "{\"properties\": {\"x\": 3}}", "{\"items\": true}", "{\"enum\": []}", "{\"oneOf\": []}",
-        "{\"type\": \"string\", \"type\": \"number\"}", "[]", "{\"additionalProperties\": 1}",
-        "{\"type\": []}", "{\"pattern\": \"(\"}", "{\"title\": 1}",
+        "{\"type\": \"integr\"}",
+        "{\"minimum\": \"0\"}",
+        "{\"maxLength\": -1}",
+        "{\"required\": [1]}",
+        "{\"properties\": {\"x\": 3}}",
+        "{\"items\": true}",
+        "{\"enum\": []}",
+        "{\"oneOf\": []}",
+        "{\"type\": \"string\", \"type\": \"number\"}",
+        "[]",
+        "{\"additionalProperties\": 1}",
+        "{\"type\": []}",
+        "{\"pattern\": \"(\"}",
+        "{\"title\": 1}",
     };
     for (size_t i = 0; i < sizeof bad_schemas / sizeof bad_schemas[0]; i++) {
         cJSON *s = cJSON_Parse(bad_schemas[i]);
         ck_assert_ptr_nonnull(s);
         memset(&got, 0, sizeof got);
-        ck_assert_msg(kn_jsonschema_check(s, collect, &got) > 0, "schema %s should be refused", bad_schemas[i]);
+        ck_assert_msg(kn_jsonschema_check(s, collect, &got) > 0, "schema %s should be refused",
+                      bad_schemas[i]);
         cJSON_Delete(s);
     }
 }
@@ -1198,8 +1283,8 @@ START_TEST(random_inputs_never_crash)
             switch (rng() % 4) {
             case 0: buf[at] = tokens[rng() % (sizeof tokens - 1)]; break;
             case 1: buf[at] = (char)(rng() & 0xFF); break;
-            case 2: len = at + 1; break;                        /* truncate */
-            case 3:                                            /* duplicate a span */
+            case 2: len = at + 1; break; /* truncate */
+            case 3:                      /* duplicate a span */
                 if (len + 32 <= base_len + 64) {
                     size_t n = rng() % 32;
                     if (at + n > len)
@@ -1234,8 +1319,10 @@ END_TEST
  * directory and cap, ready_timeout_s. */
 static void service_json(char *buf, size_t len, const char *top)
 {
-    snprintf(buf, len, "{%s, \"robots\": [{\"name\": \"r\", \"backend\": {\"type\": "
-             "\"standin\", \"address\": \"127.0.0.1:1\"}}]}", top);
+    snprintf(buf, len,
+             "{%s, \"robots\": [{\"name\": \"r\", \"backend\": {\"type\": "
+             "\"standin\", \"address\": \"127.0.0.1:1\"}}]}",
+             top);
 }
 
 START_TEST(service_keys)
@@ -1250,7 +1337,8 @@ START_TEST(service_keys)
     ck_assert(c->capture_dir_default);
     free(c);
 
-    service_json(t, sizeof t, "\"stats_socket_mode\": \"600\", \"stats_socket_group\": 4242, "
+    service_json(t, sizeof t,
+                 "\"stats_socket_mode\": \"600\", \"stats_socket_group\": 4242, "
                  "\"capture_dir\": \"/srv/caps\", \"capture_max_mb\": 0, \"ready_timeout_s\": 0");
     c = parse_ok(t, "set.json");
     ck_assert_uint_eq(c->stats_socket_mode, 0600);
@@ -1263,7 +1351,8 @@ START_TEST(service_keys)
     char *json = kn_config_to_json(c);
     ck_assert_ptr_nonnull(json);
     ck_assert_msg(strstr(json, "\"stats_socket_mode\": \"0600\"") &&
-                  strstr(json, "\"stats_socket_group\": \"4242\""), "%s", json);
+                      strstr(json, "\"stats_socket_group\": \"4242\""),
+                  "%s", json);
     struct kn_config *back = parse_ok(json, "back.json");
     ck_assert_uint_eq(back->stats_socket_mode, 0600);
     ck_assert_str_eq(back->stats_socket_group, "4242");

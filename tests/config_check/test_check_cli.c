@@ -42,25 +42,26 @@ static const char *write_config(const char *name, unsigned mask)
     static char path[256];
     char text[4096];
 #define F(i, bad, good) ((mask >> (i)) & 1u ? (bad) : (good))
-    snprintf(text, sizeof text,
-             "{\n  \"stats_socket\": \"%s\",\n  \"robots\": [\n"
-             "    {\"name\": \"a\", \"listen\": \"127.0.0.1:29901\", \"backend\": {\"type\": \"engine\","
-             " \"engine\": {\"terrain\": \"%s\"}}},\n"
-             "    {\"name\": \"b\", \"listen\": \"%s\", \"backend\": {\"type\": \"usarsim\"}},\n"
-             "    {\"name\": \"c\", \"listen\": \"127.0.0.1:29903\", \"watchdog_ms\": %s,"
-             " \"backend\": {\"type\": \"usarsim\"}},\n"
-             "    {\"name\": \"d\", \"listen\": \"127.0.0.1:29904\","
-             " \"limits\": {\"flipper_min_deg\": %s, \"flipper_max_deg\": 30},"
-             " \"backend\": {\"type\": \"usarsim\"}},\n"
-             "    {\"name\": \"e\", \"listen\": \"127.0.0.1:29905\","
-             " \"backend\": {\"type\": \"gazebo\", \"address\": \"%s\"}},\n"
-             "    {\"name\": \"f\", \"listen\": \"127.0.0.1:29906\", \"backend\": {\"type\": \"engine\","
-             " \"engine\": {\"robot\": \"%s\"}}}\n"
-             "  ]\n}\n",
-             h_path("stats.sock"), F(0, "moon", "flat"), F(1, "127.0.0.1:29901", "127.0.0.1:29902"),
-             F(2, "\"500\"", "500"), F(3, "30", "-30"),
-             F(4, "no-such-host.invalid:11345", "127.0.0.1:11345"),
-             F(5, h_path("missing-robot.json"), "kenaf"));
+    snprintf(
+        text, sizeof text,
+        "{\n  \"stats_socket\": \"%s\",\n  \"robots\": [\n"
+        "    {\"name\": \"a\", \"listen\": \"127.0.0.1:29901\", \"backend\": {\"type\": \"engine\","
+        " \"engine\": {\"terrain\": \"%s\"}}},\n"
+        "    {\"name\": \"b\", \"listen\": \"%s\", \"backend\": {\"type\": \"usarsim\"}},\n"
+        "    {\"name\": \"c\", \"listen\": \"127.0.0.1:29903\", \"watchdog_ms\": %s,"
+        " \"backend\": {\"type\": \"usarsim\"}},\n"
+        "    {\"name\": \"d\", \"listen\": \"127.0.0.1:29904\","
+        " \"limits\": {\"flipper_min_deg\": %s, \"flipper_max_deg\": 30},"
+        " \"backend\": {\"type\": \"usarsim\"}},\n"
+        "    {\"name\": \"e\", \"listen\": \"127.0.0.1:29905\","
+        " \"backend\": {\"type\": \"gazebo\", \"address\": \"%s\"}},\n"
+        "    {\"name\": \"f\", \"listen\": \"127.0.0.1:29906\", \"backend\": {\"type\": \"engine\","
+        " \"engine\": {\"robot\": \"%s\"}}}\n"
+        "  ]\n}\n",
+        h_path("stats.sock"), F(0, "moon", "flat"), F(1, "127.0.0.1:29901", "127.0.0.1:29902"),
+        F(2, "\"500\"", "500"), F(3, "30", "-30"),
+        F(4, "no-such-host.invalid:11345", "127.0.0.1:11345"),
+        F(5, h_path("missing-robot.json"), "kenaf"));
 #undef F
     snprintf(path, sizeof path, "%s", h_path(name));
     h_write_file(path, text);
@@ -135,7 +136,8 @@ START_TEST(each_fault_alone)
         const char *cfg = write_config(name, 1u << i);
         const char *err;
         char *args[] = { "--check-config", "--config", (char *)cfg, NULL };
-        ck_assert_msg(run_simd(args, &err) == 1, "%s: exit status, stderr:\n%s", faults[i].what, err);
+        ck_assert_msg(run_simd(args, &err) == 1, "%s: exit status, stderr:\n%s", faults[i].what,
+                      err);
         ck_assert_msg(count_problem_lines(err, cfg) == 1, "%s: expected one line:\n%s",
                       faults[i].what, err);
         assert_line_for(err, cfg, faults[i].path);
@@ -178,8 +180,8 @@ START_TEST(untrusted_config_refused)
         char want[600];
         snprintf(want, sizeof want, "%s: expected a config file owned by root", cfg);
         ck_assert_int_eq(run_simd(check, &err), 1);
-        ck_assert_msg(strstr(err, want) && strstr(err, "1 problem; the config is not valid"),
-                      "%s", err);
+        ck_assert_msg(strstr(err, want) && strstr(err, "1 problem; the config is not valid"), "%s",
+                      err);
         ck_assert_int_eq(run_simd(start, &err), 1);
         ck_assert_msg(strstr(err, want) && strstr(err, "not starting"), "%s", err);
         ck_assert_msg(!strstr(err, "engine: started"), "an engine was started:\n%s", err);
@@ -226,8 +228,8 @@ int main(void)
     const struct h_case cases[] = {
         { "six_faults_in_one_run", six_faults_in_one_run, 30, NULL, NULL },
         { "each_fault_alone", each_fault_alone, 60, NULL, NULL },
-        { "start_up_refuses_with_the_same_lines", start_up_refuses_with_the_same_lines, 30,
-          NULL, NULL },
+        { "start_up_refuses_with_the_same_lines", start_up_refuses_with_the_same_lines, 30, NULL,
+          NULL },
         { "shipped_configs_pass", shipped_configs_pass, 30, NULL, NULL },
         { "untrusted_config_refused", untrusted_config_refused, 30, NULL, NULL },
     };

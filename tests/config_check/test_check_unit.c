@@ -116,7 +116,8 @@ START_TEST(directory_problems_name_their_cause)
     ck_assert_msg(strstr(err, "/no/such: cannot be created: No such file or directory"), "%s", err);
     ck_assert_int_eq(kn_sockdir_prepare(sock, false, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "/no/such: cannot be created: ") &&
-                  strstr(err, "/no: No such file or directory"), "%s", err);
+                      strstr(err, "/no: No such file or directory"),
+                  "%s", err);
 
     /* the directory is a file */
     h_write_file(h_path("file"), "x");
@@ -151,8 +152,11 @@ static int tmp_prepare_as(uid_t uid)
         snprintf(sock, sizeof sock, "/tmp/kenaf-simd-%u/stats.sock", (unsigned)uid);
         int rc = kn_sockdir_prepare(sock, true, e, sizeof e);
         fprintf(stderr, "uid %u: %s\n", (unsigned)uid, rc ? e : "usable");
-        _exit(rc == 0 ? 0 : strstr(e, "owned by uid") ? 1 : strstr(e, "writable by group") ? 2
-                                                        : strstr(e, "symbolic link") ? 3 : 4);
+        _exit(rc == 0                          ? 0
+              : strstr(e, "owned by uid")      ? 1
+              : strstr(e, "writable by group") ? 2
+              : strstr(e, "symbolic link")     ? 3
+                                               : 4);
     }
     int st;
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
@@ -201,20 +205,22 @@ START_TEST(engine_files_resolve_and_load)
     ck_assert_str_eq(dir, SRC_CONFIG);
     unsetenv("KENAF_CONFIG_DIR");
 
-    ck_assert_int_eq(kn_engfiles_path(KN_ENGFILES_TERRAIN, dir, "flat", path, sizeof path, why,
-                                      sizeof why), 0);
+    ck_assert_int_eq(
+        kn_engfiles_path(KN_ENGFILES_TERRAIN, dir, "flat", path, sizeof path, why, sizeof why), 0);
     ck_assert_str_eq(path, SRC_CONFIG "/terrains/flat.json");
     ck_assert_int_eq(kn_engfiles_check(KN_ENGFILES_TERRAIN, path, why, sizeof why), 0);
-    ck_assert_int_eq(kn_engfiles_path(KN_ENGFILES_ROBOT, dir, "kenaf", path, sizeof path, why,
-                                      sizeof why), 0);
+    ck_assert_int_eq(
+        kn_engfiles_path(KN_ENGFILES_ROBOT, dir, "kenaf", path, sizeof path, why, sizeof why), 0);
     ck_assert_str_eq(path, SRC_CONFIG "/robots/kenaf.json");
     ck_assert_int_eq(kn_engfiles_check(KN_ENGFILES_ROBOT, path, why, sizeof why), 0);
     /* a file: as given */
     ck_assert_int_eq(kn_engfiles_path(KN_ENGFILES_TERRAIN, dir, "my/step.json", path, sizeof path,
-                                      why, sizeof why), 0);
+                                      why, sizeof why),
+                     0);
     ck_assert_str_eq(path, "my/step.json");
-    ck_assert_int_eq(kn_engfiles_path(KN_ENGFILES_TERRAIN, dir, "step.json", path, sizeof path,
-                                      why, sizeof why), 0);
+    ck_assert_int_eq(
+        kn_engfiles_path(KN_ENGFILES_TERRAIN, dir, "step.json", path, sizeof path, why, sizeof why),
+        0);
     ck_assert_str_eq(path, "step.json");
 
     /* the engine's own messages */
@@ -222,12 +228,12 @@ START_TEST(engine_files_resolve_and_load)
     ck_assert_int_eq(kn_engfiles_check(KN_ENGFILES_TERRAIN, path, why, sizeof why), -1);
     ck_assert_msg(strstr(why, "/terrains/moon.json: No such file or directory"), "%s", why);
     h_write_file(h_path("bad-terrain.json"), "{\"type\": \"crater\"}");
-    ck_assert_int_eq(kn_engfiles_check(KN_ENGFILES_TERRAIN, h_path("bad-terrain.json"), why,
-                                       sizeof why), -1);
+    ck_assert_int_eq(
+        kn_engfiles_check(KN_ENGFILES_TERRAIN, h_path("bad-terrain.json"), why, sizeof why), -1);
     ck_assert_msg(strstr(why, "\"type\" must be one of"), "%s", why);
     h_write_file(h_path("bad-robot.json"), "{\"name\": ");
-    ck_assert_int_eq(kn_engfiles_check(KN_ENGFILES_ROBOT, h_path("bad-robot.json"), why,
-                                       sizeof why), -1);
+    ck_assert_int_eq(
+        kn_engfiles_check(KN_ENGFILES_ROBOT, h_path("bad-robot.json"), why, sizeof why), -1);
     ck_assert_msg(strstr(why, "bad-robot.json"), "%s", why);
 
     kn_engfiles_names(KN_ENGFILES_TERRAIN, dir, names, sizeof names);
@@ -306,15 +312,17 @@ START_TEST(config_file_must_be_trusted)
 {
     clear_env();
     char text[1024], want[200];
-    snprintf(text, sizeof text, "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"a\", "
+    snprintf(text, sizeof text,
+             "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"a\", "
              "\"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"usarsim\"}}]}");
     const char *c = h_path("c.json");
-    ck_assert_str_eq(check_with(c, 0644, (uid_t)-1, text), "");   /* ours, 0644 */
+    ck_assert_str_eq(check_with(c, 0644, (uid_t)-1, text), ""); /* ours, 0644 */
     ck_assert_str_eq(check_with(c, 0600, (uid_t)-1, text), "");
     ck_assert_str_eq(check_with(c, 0444, (uid_t)-1, text), "");
     snprintf(want, sizeof want, "c.json: expected a config file owned by root");
     const char *e = check_with(c, 0666, (uid_t)-1, text);
-    ck_assert_msg(strstr(e, want) && strstr(e, "mode 0666 (writable by group and others)"), "%s", e);
+    ck_assert_msg(strstr(e, want) && strstr(e, "mode 0666 (writable by group and others)"), "%s",
+                  e);
     e = check_with(c, 0664, (uid_t)-1, text);
     ck_assert_msg(strstr(e, "mode 0664 (writable by group)"), "%s", e);
     e = check_with(c, 0646, (uid_t)-1, text);
@@ -333,9 +341,11 @@ START_TEST(engine_program_must_be_trusted)
     const char *exe = h_path("eng");
     h_write_file(exe, "#!/bin/sh\nexit 1\n");
     char text[1024];
-    snprintf(text, sizeof text, "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"a\", "
+    snprintf(text, sizeof text,
+             "{\"stats_socket\": \"\", \"robots\": [{\"name\": \"a\", "
              "\"listen\": \"127.0.0.1:0\", \"backend\": {\"type\": \"engine\", \"engine\": "
-             "{\"path\": \"%s\"}}}]}", exe);
+             "{\"path\": \"%s\"}}}]}",
+             exe);
     struct kn_config *cfg = load_text(text);
     const mode_t modes[] = { 0755, 0775, 0757, 0777 };
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -343,7 +353,7 @@ START_TEST(engine_program_must_be_trusted)
         err[0] = '\0';
         kn_cfgcheck_run(cfg, err, sizeof err);
         bool refused = strstr(err, "$.robots[0].backend.engine.path: expected a kenaf-engine "
-                              "executable owned by root") != NULL;
+                                   "executable owned by root") != NULL;
         ck_assert_msg(refused == (modes[i] != 0755), "mode %04o:\n%s", (unsigned)modes[i], err);
         if (refused)
             ck_assert_msg(strstr(err, "writable by"), "%s", err);
@@ -353,7 +363,8 @@ START_TEST(engine_program_must_be_trusted)
         ck_assert_int_eq(chown(exe, 4321, (gid_t)-1), 0);
         err[0] = '\0';
         kn_cfgcheck_run(cfg, err, sizeof err);
-        ck_assert_msg(strstr(err, "(owner uid 4321 (neither root nor uid 0), mode 0755)"), "%s", err);
+        ck_assert_msg(strstr(err, "(owner uid 4321 (neither root nor uid 0), mode 0755)"), "%s",
+                      err);
     }
     free(cfg);
 }
@@ -375,16 +386,19 @@ START_TEST(socket_group_is_resolved)
 
     clear_env();
     char text[1024];
-    snprintf(text, sizeof text, "{\"stats_socket\": \"%s\", \"stats_socket_group\": "
+    snprintf(text, sizeof text,
+             "{\"stats_socket\": \"%s\", \"stats_socket_group\": "
              "\"no-such-group-kn\", \"robots\": [{\"name\": \"a\", \"listen\": "
              "\"127.0.0.1:0\", \"backend\": {\"type\": \"standin\", \"address\": "
-             "\"127.0.0.1:1\"}}]}", h_path("s.sock"));
+             "\"127.0.0.1:1\"}}]}",
+             h_path("s.sock"));
     struct kn_config *cfg = load_text(text);
     err[0] = '\0';
     ck_assert_uint_eq(kn_cfgcheck_run(cfg, err, sizeof err), 1);
-    ck_assert_msg(strstr(err, ": $.stats_socket_group: expected a group of this host (a name in "
-                  "the group database, or a number), got \"no-such-group-kn\" (unknown group"),
-                  "%s", err);
+    ck_assert_msg(
+        strstr(err, ": $.stats_socket_group: expected a group of this host (a name in "
+                    "the group database, or a number), got \"no-such-group-kn\" (unknown group"),
+        "%s", err);
     free(cfg);
 }
 END_TEST

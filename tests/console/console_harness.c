@@ -119,7 +119,8 @@ void c_console_restart(struct c_console *c)
     unlink(c->rc);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "sh '%s'", h_path("console.sh"));
-    ck_assert_int_eq(tmux(c, NULL, 0, "new-session", "-d", "-s", "kc", "-x", "100", "-y", "40", cmd), 0);
+    ck_assert_int_eq(
+        tmux(c, NULL, 0, "new-session", "-d", "-s", "kc", "-x", "100", "-y", "40", cmd), 0);
 }
 
 void c_close_window(struct c_console *c)
@@ -132,7 +133,8 @@ void c_resize(struct c_console *c, int cols, int rows)
     char x[16], y[16];
     snprintf(x, sizeof x, "%d", cols);
     snprintf(y, sizeof y, "%d", rows);
-    ck_assert_int_eq(tmux(c, NULL, 0, "resize-window", "-t", "kc", "-x", x, "-y", y, NULL, NULL), 0);
+    ck_assert_int_eq(tmux(c, NULL, 0, "resize-window", "-t", "kc", "-x", x, "-y", y, NULL, NULL),
+                     0);
 }
 
 void c_keys(struct c_console *c, const char *keys, bool literal)
@@ -146,7 +148,8 @@ void c_keys(struct c_console *c, const char *keys, bool literal)
 const char *c_screen(struct c_console *c)
 {
     static char buf[65536];
-    if (tmux(c, buf, sizeof buf, "capture-pane", "-p", "-t", "kc", NULL, NULL, NULL, NULL, NULL) != 0)
+    if (tmux(c, buf, sizeof buf, "capture-pane", "-p", "-t", "kc", NULL, NULL, NULL, NULL, NULL) !=
+        0)
         buf[0] = '\0';
     return buf;
 }
@@ -279,8 +282,8 @@ void c_daemon_engine_station(struct h_daemon *d)
     daemon_engine(d, "");
 }
 
-bool c_hold_until(struct c_console *c, const char *key, bool literal,
-                  bool (*done)(void *arg), void *arg, int timeout_ms)
+bool c_hold_until(struct c_console *c, const char *key, bool literal, bool (*done)(void *arg),
+                  void *arg, int timeout_ms)
 {
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
     for (;;) {

@@ -18,10 +18,10 @@
 bool c_have_tmux(void);
 
 struct c_console {
-    struct h_proc server;   /* tmux -D */
+    struct h_proc server; /* tmux -D */
     char sock[256];
-    char err[256];          /* the console's stderr */
-    char rc[256];           /* its exit status, written when it ends */
+    char err[256]; /* the console's stderr */
+    char rc[256];  /* its exit status, written when it ends */
 };
 
 /* Starts a tmux server and, in a 100x40 window with LANG=C.UTF-8, the
@@ -62,7 +62,7 @@ void c_daemon_engine_station(struct h_daemon *d);
 
 /* Presses key every 40 ms (as a terminal's auto-repeat does) until
  * done(arg) holds or timeout_ms passes; true when it held. */
-bool c_hold_until(struct c_console *c, const char *key, bool literal,
-                  bool (*done)(void *arg), void *arg, int timeout_ms);
+bool c_hold_until(struct c_console *c, const char *key, bool literal, bool (*done)(void *arg),
+                  void *arg, int timeout_ms);
 
 #endif

@@ -21,11 +21,11 @@ static int parse(const char *text)
 }
 
 /* The text must fail with a message containing want. */
-#define BAD(text, want)                                                                    \
-    do {                                                                                   \
-        ck_assert_msg(parse(text) > 0, "accepted: %s", text);                              \
+#define BAD(text, want)                                                                       \
+    do {                                                                                      \
+        ck_assert_msg(parse(text) > 0, "accepted: %s", text);                                 \
         ck_assert_msg(strstr(err, want) != NULL, "for %s\nwanted \"%s\" in:\n%s", text, want, \
-                      err);                                                                \
+                      err);                                                                   \
     } while (0)
 
 static const struct kn_binding *binding(const char *source)
@@ -49,7 +49,8 @@ START_TEST(shipped_file_is_the_defaults)
         ck_assert_str_eq(c.bindings[i].source, d.bindings[i].source);
         ck_assert_int_eq(c.bindings[i].action.act, d.bindings[i].action.act);
     }
-    ck_assert_msg(memcmp(&c, &d, sizeof c) == 0, "config/console.json differs from the built-in defaults");
+    ck_assert_msg(memcmp(&c, &d, sizeof c) == 0,
+                  "config/console.json differs from the built-in defaults");
 }
 END_TEST
 
@@ -77,8 +78,9 @@ END_TEST
 
 START_TEST(partial_file_keeps_the_rest)
 {
-    ck_assert_msg(parse("{\"drive\": {\"speed_mm_s\": 500}, \"joystick\": {\"device\": \"name:Pad\"}}") == 0,
-                  "%s", err);
+    ck_assert_msg(
+        parse("{\"drive\": {\"speed_mm_s\": 500}, \"joystick\": {\"device\": \"name:Pad\"}}") == 0,
+        "%s", err);
     ck_assert_double_eq(c.drive.speed_mm_s, 500);
     ck_assert_double_eq(c.drive.max_speed_mm_s, 800);
     ck_assert_str_eq(c.joy_device, "name:Pad");
@@ -90,8 +92,9 @@ END_TEST
 
 START_TEST(presets_replace_and_default_buttons_follow)
 {
-    ck_assert_msg(parse("{\"presets\": {\"stairs\": [30, 30, -10, -10], \"climb\": [80, 80, 0, 0]}}") == 0,
-                  "%s", err);
+    ck_assert_msg(
+        parse("{\"presets\": {\"stairs\": [30, 30, -10, -10], \"climb\": [80, 80, 0, 0]}}") == 0,
+        "%s", err);
     ck_assert_int_eq(c.npresets, 2);
     ck_assert_str_eq(c.presets[0].name, "stairs");
     ck_assert_double_eq(c.presets[1].deg[0], 80);
@@ -106,9 +109,11 @@ END_TEST
 
 START_TEST(buttons_replace_the_defaults)
 {
-    ck_assert_msg(parse("{\"joystick\": {\"buttons\": {\"BTN_A\": \"estop\", \"ABS_HAT0X-\": \"RL_up\","
-                        " \"KEY_SPACE\": \"stop\", \"BTN_B\": \"preset:turn\", \"BTN_C\": \"all_down\"}}}") == 0,
-                  "%s", err);
+    ck_assert_msg(
+        parse("{\"joystick\": {\"buttons\": {\"BTN_A\": \"estop\", \"ABS_HAT0X-\": \"RL_up\","
+              " \"KEY_SPACE\": \"stop\", \"BTN_B\": \"preset:turn\", \"BTN_C\": \"all_down\"}}}") ==
+            0,
+        "%s", err);
     ck_assert_int_eq(c.nbindings, 5);
     ck_assert_int_eq(c.bindings[0].code, BTN_SOUTH); /* BTN_A is the same code */
     ck_assert_int_eq(c.bindings[0].action.act, KN_ACT_ESTOP);
@@ -139,13 +144,17 @@ START_TEST(wrong_types_and_ranges)
 {
     BAD("[]", "t.json: $: expected an object, got an array");
     BAD("{\"drive\": 3}", "$.drive: expected an object, got 3");
-    BAD("{\"drive\": {\"speed_mm_s\": \"fast\"}}", "$.drive.speed_mm_s: expected number 1..5000, got \"fast\"");
-    BAD("{\"drive\": {\"max_speed_mm_s\": 0}}", "$.drive.max_speed_mm_s: expected number 1..5000, got 0");
-    BAD("{\"keyboard\": {\"hold_ms\": 12.5}}", "$.keyboard.hold_ms: expected integer 50..2000, got 12.5");
+    BAD("{\"drive\": {\"speed_mm_s\": \"fast\"}}",
+        "$.drive.speed_mm_s: expected number 1..5000, got \"fast\"");
+    BAD("{\"drive\": {\"max_speed_mm_s\": 0}}",
+        "$.drive.max_speed_mm_s: expected number 1..5000, got 0");
+    BAD("{\"keyboard\": {\"hold_ms\": 12.5}}",
+        "$.keyboard.hold_ms: expected integer 50..2000, got 12.5");
     BAD("{\"joystick\": {\"deadzone\": 2}}", "$.joystick.deadzone: expected number 0..0.9, got 2");
     BAD("{\"joystick\": {\"throttle\": {\"invert\": 1}}}",
         "$.joystick.throttle.invert: expected true or false, got 1");
-    BAD("{\"flippers\": {\"rate_deg_s\": null}}", "$.flippers.rate_deg_s: expected number 1..720, got null");
+    BAD("{\"flippers\": {\"rate_deg_s\": null}}",
+        "$.flippers.rate_deg_s: expected number 1..720, got null");
 }
 END_TEST
 
@@ -155,7 +164,8 @@ START_TEST(unknown_and_duplicate_keys)
     BAD("{\"drive\": {\"sped_mm_s\": 1}}", "$.drive.sped_mm_s: unknown key");
     BAD("{\"joystick\": {\"throttle\": {\"axis\": \"ABS_Y\", \"flip\": true}}}",
         "$.joystick.throttle.flip: unknown key (expected one of \"axis\", \"invert\")");
-    BAD("{\"drive\": {\"speed_mm_s\": 100, \"speed_mm_s\": 200}}", "$.drive.speed_mm_s: duplicate key");
+    BAD("{\"drive\": {\"speed_mm_s\": 100, \"speed_mm_s\": 200}}",
+        "$.drive.speed_mm_s: duplicate key");
 }
 END_TEST
 
@@ -167,11 +177,13 @@ START_TEST(joystick_names)
         "$.joystick.turn.axis: expected an axis other than the throttle's");
     BAD("{\"joystick\": {\"buttons\": {\"BTN_NOPE\": \"stop\"}}}",
         "$.joystick.buttons.BTN_NOPE: expected a button name such as \"BTN_SOUTH\"");
-    BAD("{\"joystick\": {\"buttons\": {\"ABS_Z\": \"stop\"}}}", "$.joystick.buttons.ABS_Z: expected a button name");
+    BAD("{\"joystick\": {\"buttons\": {\"ABS_Z\": \"stop\"}}}",
+        "$.joystick.buttons.ABS_Z: expected a button name");
     BAD("{\"joystick\": {\"buttons\": {\"BTN_SOUTH\": \"jump\"}}}",
         "$.joystick.buttons.BTN_SOUTH: expected an action: stop, estop, faster, slower, "
         "preset:NAME (flat, stairs, turn)");
-    BAD("{\"joystick\": {\"buttons\": {\"BTN_SOUTH\": \"preset:stairz\"}}}", "got \"preset:stairz\"");
+    BAD("{\"joystick\": {\"buttons\": {\"BTN_SOUTH\": \"preset:stairz\"}}}",
+        "got \"preset:stairz\"");
     BAD("{\"joystick\": {\"buttons\": {\"BTN_SOUTH\": \"middle_up\"}}}", "got \"middle_up\"");
     BAD("{\"joystick\": {\"buttons\": {\"BTN_SOUTH\": 7}}}", "got 7");
     BAD("{\"joystick\": {\"device\": \"event5\"}}",
@@ -184,7 +196,8 @@ START_TEST(presets_checked)
 {
     BAD("{\"presets\": {}}", "$.presets: expected 1..9 presets, got 0");
     BAD("{\"presets\": {\"a\": [0,0,0]}}", "$.presets.a: expected an array of 4 angles");
-    BAD("{\"presets\": {\"a\": [0,0,0,\"x\"]}}", "$.presets.a[3]: expected number -180..180, got \"x\"");
+    BAD("{\"presets\": {\"a\": [0,0,0,\"x\"]}}",
+        "$.presets.a[3]: expected number -180..180, got \"x\"");
     BAD("{\"presets\": {\"bad name\": [0,0,0,0]}}", "$.presets.bad name: expected a preset name");
     BAD("{\"presets\": {\"up\": [0,0,0,150]}}",
         "$.presets.up[3]: expected an angle within the flipper limits -119.5..119.5, got 150");
@@ -196,10 +209,12 @@ END_TEST
 
 START_TEST(rules_across_keys)
 {
-    BAD("{\"drive\": {\"speed_mm_s\": 900}}", "$.drive.speed_mm_s: expected at most max_speed_mm_s (800), got 900");
+    BAD("{\"drive\": {\"speed_mm_s\": 900}}",
+        "$.drive.speed_mm_s: expected at most max_speed_mm_s (800), got 900");
     BAD("{\"keyboard\": {\"hold_ms\": 500, \"first_hold_ms\": 300}}",
         "$.keyboard.first_hold_ms: expected at least hold_ms (500), got 300");
-    BAD("{\"flippers\": {\"min_deg\": 10, \"max_deg\": 10}}", "$.flippers.min_deg: expected less than max_deg");
+    BAD("{\"flippers\": {\"min_deg\": 10, \"max_deg\": 10}}",
+        "$.flippers.min_deg: expected less than max_deg");
 }
 END_TEST
 
@@ -258,7 +273,8 @@ END_TEST
 START_TEST(small_error_buffer_is_safe)
 {
     char small[16];
-    ck_assert_int_gt(kn_conf_parse(&c, "{\"drvie\": 1}", 12, "a-long-file-name.json", small, sizeof small), 0);
+    ck_assert_int_gt(
+        kn_conf_parse(&c, "{\"drvie\": 1}", 12, "a-long-file-name.json", small, sizeof small), 0);
     ck_assert_uint_lt(strlen(small), sizeof small);
     ck_assert_int_gt(kn_conf_parse(&c, "{\"drvie\": 1}", 12, "x", NULL, 0), 0);
 }

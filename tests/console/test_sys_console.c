@@ -67,7 +67,8 @@ static bool flippers_near(const int want[4])
         h_sleep_ms(50);
     }
     fprintf(stderr, "flippers at %d %d %d %d cdeg, wanted %d %d %d %d\n", s.flipper_cdeg[0],
-            s.flipper_cdeg[1], s.flipper_cdeg[2], s.flipper_cdeg[3], want[0], want[1], want[2], want[3]);
+            s.flipper_cdeg[1], s.flipper_cdeg[2], s.flipper_cdeg[3], want[0], want[1], want[2],
+            want[3]);
     return false;
 }
 
@@ -134,8 +135,9 @@ START_TEST(panel_shows_state_and_keys_drive)
     int v = 280;
     ck_assert_msg(c_hold_until(&con, "w", true, both_belts_at_least, &v, 20000),
                   "holding w did not drive:\n%s", c_screen(&con));
-    ck_assert_msg(c_hold_until(&con, "w", true, screen_has, "set-point      +300     +300  mm/s", 5000),
-                  "set-point not shown:\n%s", c_screen(&con));
+    ck_assert_msg(
+        c_hold_until(&con, "w", true, screen_has, "set-point      +300     +300  mm/s", 5000),
+        "set-point not shown:\n%s", c_screen(&con));
     /* keys stop arriving: the belts ramp down to 0 on set-points alone (a
      * STOP would freeze flippers moving to a preset) */
     ck_assert_msg(belts_still(), "belts did not decay to 0");
@@ -144,7 +146,8 @@ START_TEST(panel_shows_state_and_keys_drive)
     ck_assert_int_lt(abs(after.pos_mm[1] - before.pos_mm[1]), 40);
     ck_assert_double_ge(stat_in("CRAWLER"), crawler0 + 5);
     ck_assert_double_eq(stat_in("STOP"), stop0);
-    ck_assert_msg(c_wait_screen(&con, "set-point        +0       +0  mm/s", 3000), "%s", c_screen(&con));
+    ck_assert_msg(c_wait_screen(&con, "set-point        +0       +0  mm/s", 3000), "%s",
+                  c_screen(&con));
 
     /* hold the left arrow: a pivot to the left, the yaw grows */
     int yaw0 = st().rpy_cdeg[2];
@@ -189,8 +192,9 @@ START_TEST(release_leaves_no_watchdog)
     ck_assert_msg(c_hold_until(&con, "w", true, both_belts_at_least, &v, 20000),
                   "holding w did not drive:\n%s", c_screen(&con));
     ck_assert_msg(belts_still(), "belts did not decay to 0");
-    static const int turn_preset[4] = {6000, 6000, 6000, 6000};
-    ck_assert_msg(flippers_near(turn_preset), "the released key stopped the flippers short of the preset");
+    static const int turn_preset[4] = { 6000, 6000, 6000, 6000 };
+    ck_assert_msg(flippers_near(turn_preset),
+                  "the released key stopped the flippers short of the preset");
     uint64_t end = h_now_us() + 3000000u;
     while (h_now_us() < end) {
         const char *s = c_screen(&con);
@@ -339,11 +343,13 @@ START_TEST(estop_latches_the_robot)
     ck_assert(strstr(c_screen(&con), " ESTOP "));
     /* the robot says who holds its e-stop: the console's own socket, by
      * the console's name, and then a second station too */
-    ck_assert_msg(c_wait_screen(&con, "robot latch: ENGAGED by 1: kenaf-console (console)", H_LONG_MS),
-                  "%s", c_screen(&con));
+    ck_assert_msg(
+        c_wait_screen(&con, "robot latch: ENGAGED by 1: kenaf-console (console)", H_LONG_MS), "%s",
+        c_screen(&con));
     station_b_engages();
-    ck_assert_msg(c_wait_screen(&con, "by 2: kenaf-console (console), station-b (console)", H_LONG_MS),
-                  "%s", c_screen(&con));
+    ck_assert_msg(
+        c_wait_screen(&con, "by 2: kenaf-console (console), station-b (console)", H_LONG_MS), "%s",
+        c_screen(&con));
 
     /* the console refuses to drive, and sends nothing */
     double crawler0 = stat_in("CRAWLER");
@@ -395,8 +401,9 @@ START_TEST(estop_circuit_shows_who_holds)
     ck_assert_msg(c_wait_screen(&con, "LINK OK", H_LONG_MS), "no panel:\n%s\nstderr: %s",
                   c_screen(&con), c_stderr(&con));
     c_keys(&con, "e", true);
-    ck_assert_msg(c_wait_screen(&con, "robot latch: ENGAGED by 1: kenaf-console (plain)", H_LONG_MS),
-                  "%s", c_screen(&con));
+    ck_assert_msg(
+        c_wait_screen(&con, "robot latch: ENGAGED by 1: kenaf-console (plain)", H_LONG_MS), "%s",
+        c_screen(&con));
     station_b_engages();
     ck_assert_msg(c_wait_screen(&con, "by 2: kenaf-console (plain), station-b (plain)", H_LONG_MS),
                   "%s", c_screen(&con));
@@ -451,11 +458,13 @@ START_TEST(banners_for_simulator_down_and_link_lost)
     char robots[512];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"standin\","
-             "\"address\":\"127.0.0.1:%d\",\"reconnect_max_s\":0.2}}]", sim.port);
+             "\"address\":\"127.0.0.1:%d\",\"reconnect_max_s\":0.2}}]",
+             sim.port);
     h_daemon_start(&d, robots);
     ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
     c_console_start(&con, d.port[0], NULL, NULL);
-    ck_assert_msg(c_wait_screen(&con, "LINK OK", H_LONG_MS), "%s\n%s", c_screen(&con), c_stderr(&con));
+    ck_assert_msg(c_wait_screen(&con, "LINK OK", H_LONG_MS), "%s\n%s", c_screen(&con),
+                  c_stderr(&con));
     ck_assert(strstr(c_screen(&con), " BACKEND_UP "));
 
     h_standin_kill(&sim);
@@ -493,7 +502,8 @@ END_TEST
 START_TEST(refusals_without_terminal)
 {
     const char *exe = getenv("KN_CONSOLE");
-    h_write_file(h_path("bad.json"), "{\"joystick\": {\"deadzone\": 3, \"buttons\": {\"BTN_X\": \"fly\"}}}");
+    h_write_file(h_path("bad.json"),
+                 "{\"joystick\": {\"deadzone\": 3, \"buttons\": {\"BTN_X\": \"fly\"}}}");
     char *argv1[] = { (char *)exe, "--config", (char *)h_path("bad.json"), NULL };
     struct h_proc p;
     h_spawn(&p, argv1, NULL, "bad.stderr");
@@ -505,7 +515,8 @@ START_TEST(refusals_without_terminal)
                   "%s", e);
 
     h_write_file(h_path("good.json"), "{\"presets\": {\"stairs\": [30, 30, -15, -15]}}");
-    char *argv2[] = { (char *)exe, "--config", (char *)h_path("good.json"), "--check-config", NULL };
+    char *argv2[] = { (char *)exe, "--config", (char *)h_path("good.json"), "--check-config",
+                      NULL };
     h_spawn(&p, argv2, NULL, "good.stderr");
     char line[512];
     bool saw_preset = false, saw_binding = false;

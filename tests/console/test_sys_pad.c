@@ -136,8 +136,8 @@ START_TEST(gamepad_drives_and_hot_plugs)
         h_sleep_ms(20);
         s = st();
     }
-    ck_assert_msg(s.crawler_speed_mm_s[0] > 150 && s.crawler_speed_mm_s[1] < -150, "no pivot: %d %d",
-                  s.crawler_speed_mm_s[0], s.crawler_speed_mm_s[1]);
+    ck_assert_msg(s.crawler_speed_mm_s[0] > 150 && s.crawler_speed_mm_s[1] < -150,
+                  "no pivot: %d %d", s.crawler_speed_mm_s[0], s.crawler_speed_mm_s[1]);
     pad_event(EV_ABS, ABS_X, 0);
     ck_assert(wait_belts(-5, 5));
 
@@ -160,13 +160,16 @@ START_TEST(gamepad_drives_and_hot_plugs)
     pad_destroy();
     ck_assert(wait_belts(-5, 5));
     ck_assert_double_ge(h_stat(&d, "robots.0.datagrams_in.STOP"), stop0 + 1);
-    ck_assert_msg(c_wait_screen(&con, "went away", 3000) || c_wait_screen(&con, "no device named", 3000),
+    ck_assert_msg(c_wait_screen(&con, "went away", 3000) ||
+                      c_wait_screen(&con, "no device named", 3000),
                   "%s", c_screen(&con));
-    ck_assert_msg(c_wait_screen(&con, "joystick lost while driving: STOP", 3000), "%s", c_screen(&con));
+    ck_assert_msg(c_wait_screen(&con, "joystick lost while driving: STOP", 3000), "%s",
+                  c_screen(&con));
 
     /* plugged in again: found within a few retries, drives again */
     pad_create();
-    ck_assert_msg(c_wait_screen(&con, "\"" PAD_NAME "\" connected", H_LONG_MS), "%s", c_screen(&con));
+    ck_assert_msg(c_wait_screen(&con, "\"" PAD_NAME "\" connected", H_LONG_MS), "%s",
+                  c_screen(&con));
     pad_event(EV_ABS, ABS_Y, -32768);
     ck_assert(wait_belts(300, 400));
     pad_event(EV_ABS, ABS_Y, 0);

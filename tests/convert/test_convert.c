@@ -44,19 +44,19 @@ typedef double mat3[3][3];
 
 static void mat_rx(double a, mat3 m)
 {
-    mat3 r = {{1, 0, 0}, {0, cos(a), -sin(a)}, {0, sin(a), cos(a)}};
+    mat3 r = { { 1, 0, 0 }, { 0, cos(a), -sin(a) }, { 0, sin(a), cos(a) } };
     memcpy(m, r, sizeof r);
 }
 
 static void mat_ry(double a, mat3 m)
 {
-    mat3 r = {{cos(a), 0, sin(a)}, {0, 1, 0}, {-sin(a), 0, cos(a)}};
+    mat3 r = { { cos(a), 0, sin(a) }, { 0, 1, 0 }, { -sin(a), 0, cos(a) } };
     memcpy(m, r, sizeof r);
 }
 
 static void mat_rz(double a, mat3 m)
 {
-    mat3 r = {{cos(a), -sin(a), 0}, {sin(a), cos(a), 0}, {0, 0, 1}};
+    mat3 r = { { cos(a), -sin(a), 0 }, { sin(a), cos(a), 0 }, { 0, 0, 1 } };
     memcpy(m, r, sizeof r);
 }
 
@@ -85,9 +85,9 @@ static void mat_quat(const double q_in[4], mat3 m)
     double n = sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
     double x = q_in[0] / n, y = q_in[1] / n, z = q_in[2] / n, w = q_in[3] / n;
     mat3 r = {
-        {1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
-        {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
-        {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)},
+        { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w) },
+        { 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w) },
+        { 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) },
     };
     memcpy(m, r, sizeof r);
 }
@@ -97,15 +97,15 @@ static void mat_axis_angle(const double v[3], mat3 m)
 {
     double a = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (a == 0) {
-        mat3 id = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        mat3 id = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
         memcpy(m, id, sizeof id);
         return;
     }
     double x = v[0] / a, y = v[1] / a, z = v[2] / a, c = cos(a), s = sin(a), C = 1 - c;
     mat3 r = {
-        {c + x * x * C, x * y * C - z * s, x * z * C + y * s},
-        {y * x * C + z * s, c + y * y * C, y * z * C - x * s},
-        {z * x * C - y * s, z * y * C + x * s, c + z * z * C},
+        { c + x * x * C, x * y * C - z * s, x * z * C + y * s },
+        { y * x * C + z * s, c + y * y * C, y * z * C - x * s },
+        { z * x * C - y * s, z * y * C + x * s, c + z * z * C },
     };
     memcpy(m, r, sizeof r);
 }
@@ -131,7 +131,7 @@ static double mat_diff(const mat3 a, const mat3 b)
 /* The USARSim frame change as a matrix: F = diag(1, -1, -1). */
 static void mat_conj_f(const mat3 r, mat3 out)
 {
-    static const double f[3] = {1, -1, -1};
+    static const double f[3] = { 1, -1, -1 };
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             out[i][j] = f[i] * r[i][j] * f[j];
@@ -155,9 +155,9 @@ static void assert_canonical(const double rpy[3])
     ck_assert_msg(rpy[2] > -PI && rpy[2] <= PI, "yaw %.17g out of (-pi, pi]", rpy[2]);
 }
 
-#define ASSERT_NEAR(a, b, tol)                                                              \
-    ck_assert_msg(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.17g, want %.17g +- %g", \
-                  #a, (double)(a), (double)(b), (double)(tol))
+#define ASSERT_NEAR(a, b, tol)                                                                  \
+    ck_assert_msg(fabs((double)(a) - (double)(b)) <= (tol), "%s = %.17g, want %.17g +- %g", #a, \
+                  (double)(a), (double)(b), (double)(tol))
 
 /* ---- scalar units ------------------------------------------------------ */
 
@@ -188,7 +188,7 @@ START_TEST(scalar_units_golden)
     ck_assert_int_eq(kn_conv_deg_to_cdeg(359.99), 35999);
     ck_assert_int_eq(kn_conv_deg_to_cdeg(-119.5), -11950);
     ck_assert_int_eq(kn_conv_rad_to_cdeg(PI), 18000);
-    ck_assert_int_eq(kn_conv_rad_to_cdeg(0.1), 573);    /* 5.7296 deg */
+    ck_assert_int_eq(kn_conv_rad_to_cdeg(0.1), 573);     /* 5.7296 deg */
     ck_assert_int_eq(kn_conv_rad_to_cdeg(2.086), 11952); /* USARSim flipper limit */
     ck_assert_int_eq(kn_conv_m_to_mm(1.8505), 1851);
     ck_assert_int_eq(kn_conv_m_to_mm(-0.0), 0);
@@ -365,14 +365,14 @@ START_TEST(state_to_krp_golden)
 {
     struct kn_state s = {
         .time_s = 12.345678,
-        .belt_pos_m = {1.2345, -0.5},
-        .belt_speed_m_s = {0.4, -0.8},
-        .flipper_rad = {30 * PI / 180, -PI / 2, 2.086, PI},
-        .flipper_torque_nm = {1.5, -0.0004, 0, 40},
-        .rpy_rad = {0.1, -0.2, -PI},
-        .rate_rad_s = {1.0, -0.5, 0},
-        .accel_m_s2 = {0, 0, KN_GRAVITY},
-        .pos_m = {4.5, -1.9, -1.85},
+        .belt_pos_m = { 1.2345, -0.5 },
+        .belt_speed_m_s = { 0.4, -0.8 },
+        .flipper_rad = { 30 * PI / 180, -PI / 2, 2.086, PI },
+        .flipper_torque_nm = { 1.5, -0.0004, 0, 40 },
+        .rpy_rad = { 0.1, -0.2, -PI },
+        .rate_rad_s = { 1.0, -0.5, 0 },
+        .accel_m_s2 = { 0, 0, KN_GRAVITY },
+        .pos_m = { 4.5, -1.9, -1.85 },
         .battery_v = 24.0,
     };
     struct kn_krp_status o;
@@ -415,14 +415,14 @@ START_TEST(state_to_krp_canonical_attitude)
 {
     /* pitch 2 rad is past the vertical: the same attitude is roll 180,
      * pitch pi - 2 (65.41 deg), yaw 180 */
-    struct kn_state s = {.rpy_rad = {0, 2.0, 0}};
+    struct kn_state s = { .rpy_rad = { 0, 2.0, 0 } };
     struct kn_krp_status o;
     kn_conv_state_to_krp(&s, 10000, &o);
     ck_assert_int_eq(o.rpy_cdeg[0], 18000);
     ck_assert_int_eq(o.rpy_cdeg[1], 6541);
     ck_assert_int_eq(o.rpy_cdeg[2], 18000);
     /* yaw 359.99 deg and -0.0 */
-    struct kn_state s2 = {.rpy_rad = {-0.0, -0.0, 359.99 * PI / 180}};
+    struct kn_state s2 = { .rpy_rad = { -0.0, -0.0, 359.99 * PI / 180 } };
     kn_conv_state_to_krp(&s2, 10000, &o);
     ck_assert_int_eq(o.rpy_cdeg[0], 0);
     ck_assert_int_eq(o.rpy_cdeg[1], 0);
@@ -478,14 +478,14 @@ END_TEST
 
 START_TEST(krp_commands)
 {
-    struct kn_krp_crawler c = {.left_mm_s = 800, .right_mm_s = -250};
+    struct kn_krp_crawler c = { .left_mm_s = 800, .right_mm_s = -250 };
     double belt[2];
     kn_conv_krp_crawler(&c, belt);
     ASSERT_NEAR(belt[KN_LEFT], 0.8, 1e-15);
     ASSERT_NEAR(belt[KN_RIGHT], -0.25, 1e-15);
 
-    struct kn_command cmd = {.flipper_rad = {7, 7, 7, 7}};
-    struct kn_krp_flipper f = {.mask = 0x5, .target_cdeg = {4500, 1, -11950, 2}};
+    struct kn_command cmd = { .flipper_rad = { 7, 7, 7, 7 } };
+    struct kn_krp_flipper f = { .mask = 0x5, .target_cdeg = { 4500, 1, -11950, 2 } };
     kn_conv_krp_flipper(&f, &cmd);
     ck_assert_uint_eq(cmd.flipper_mask, 0x5);
     ASSERT_NEAR(cmd.flipper_rad[KN_FL], PI / 4, 1e-15);
@@ -550,7 +550,7 @@ START_TEST(usarsim_orientation_golden)
 {
     struct kn_conv_table t;
     kn_conv_table_usarsim(&t);
-    const double sim[3] = {0.1, 0.2, 0.3};
+    const double sim[3] = { 0.1, 0.2, 0.3 };
     double rpy[3];
     kn_conv_rpy_from_sim(&t, sim, rpy);
     ck_assert_int_eq(kn_conv_rad_to_cdeg_wrapped(rpy[0]), 573);
@@ -569,7 +569,7 @@ START_TEST(usarsim_groundtruth_golden)
      * down and yaw + to the left, so both become +0.1825 deg = 18 cdeg. */
     struct kn_conv_table t;
     kn_conv_table_usarsim(&t);
-    const double loc[3] = {4.50, 1.90, 1.85}, ori[3] = {0.00, 6.28, 6.28};
+    const double loc[3] = { 4.50, 1.90, 1.85 }, ori[3] = { 0.00, 6.28, 6.28 };
     double pos[3], rpy[3];
     kn_conv_pose_from_sim(&t, loc, ori, pos, rpy);
     ck_assert_int_eq(kn_conv_m_to_mm(pos[0]), 4500);
@@ -581,7 +581,7 @@ START_TEST(usarsim_groundtruth_golden)
     ASSERT_NEAR(rpy[1], 2 * PI - 6.28, 1e-15);
 
     /* UDK: {Location -0.000,-0.000,0.017} {Orientation -0.000,0.000,0.000} */
-    const double loc2[3] = {-0.0, -0.0, 0.017}, ori2[3] = {-0.0, 0.0, 0.0};
+    const double loc2[3] = { -0.0, -0.0, 0.017 }, ori2[3] = { -0.0, 0.0, 0.0 };
     kn_conv_pose_from_sim(&t, loc2, ori2, pos, rpy);
     ck_assert_int_eq(kn_conv_m_to_mm(pos[2]), -17);
     for (int i = 0; i < 3; i++) {
@@ -601,8 +601,8 @@ START_TEST(usarsim_rotation_matches_matrices)
     kn_conv_table_usarsim(&t);
     rng_seed(4);
     for (int i = 0; i < ROUNDS; i++) {
-        double sim[3] = {rng_uniform(-4 * PI, 4 * PI), rng_uniform(-4 * PI, 4 * PI),
-                         rng_uniform(-4 * PI, 4 * PI)};
+        double sim[3] = { rng_uniform(-4 * PI, 4 * PI), rng_uniform(-4 * PI, 4 * PI),
+                          rng_uniform(-4 * PI, 4 * PI) };
         if (i % 4 == 0) /* the [0, 2pi) form USARSim prints */
             for (int k = 0; k < 3; k++)
                 sim[k] = rng_uniform(0, 2 * PI);
@@ -617,7 +617,7 @@ START_TEST(usarsim_rotation_matches_matrices)
                       sim[2], mat_diff(want, got));
     }
     /* and the simple form of the rule, away from the vertical */
-    const double sim[3] = {0.4, -0.7, 2.5};
+    const double sim[3] = { 0.4, -0.7, 2.5 };
     double rpy[3];
     kn_conv_rpy_from_sim(&t, sim, rpy);
     ASSERT_NEAR(rpy[0], 0.4, 1e-15);
@@ -632,9 +632,9 @@ START_TEST(usarsim_init_pose_round_trip)
     kn_conv_table_usarsim(&t);
     rng_seed(5);
     for (int i = 0; i < ROUNDS; i++) {
-        double pos[3] = {rng_uniform(-100, 100), rng_uniform(-100, 100), rng_uniform(-10, 10)};
-        double rpy[3] = {rng_uniform(-PI, PI), rng_uniform(-PI / 2, PI / 2),
-                         rng_uniform(-PI, PI)};
+        double pos[3] = { rng_uniform(-100, 100), rng_uniform(-100, 100), rng_uniform(-10, 10) };
+        double rpy[3] = { rng_uniform(-PI, PI), rng_uniform(-PI / 2, PI / 2),
+                          rng_uniform(-PI, PI) };
         double loc[3], rot[3];
         kn_conv_pose_to_sim(&t, pos, rpy, loc, rot);
         ASSERT_NEAR(loc[0], pos[0], 0);
@@ -658,11 +658,11 @@ START_TEST(usarsim_init_pose_round_trip)
     }
     /* sim -> neutral -> sim gives the same Rotation once normalised */
     for (int i = 0; i < ROUNDS; i++) {
-        double rot[3] = {rng_uniform(0, 2 * PI), rng_uniform(0, PI / 2 - 1e-3),
-                         rng_uniform(0, 2 * PI)};
+        double rot[3] = { rng_uniform(0, 2 * PI), rng_uniform(0, PI / 2 - 1e-3),
+                          rng_uniform(0, 2 * PI) };
         if (i & 1)
             rot[1] = rng_uniform(1.5 * PI + 1e-3, 2 * PI);
-        double loc[3] = {rng_uniform(-50, 50), rng_uniform(-50, 50), rng_uniform(-50, 50)};
+        double loc[3] = { rng_uniform(-50, 50), rng_uniform(-50, 50), rng_uniform(-50, 50) };
         double pos[3], rpy[3], loc2[3], rot2[3];
         kn_conv_pose_from_sim(&t, loc, rot, pos, rpy);
         kn_conv_pose_to_sim(&t, pos, rpy, loc2, rot2);
@@ -672,7 +672,7 @@ START_TEST(usarsim_init_pose_round_trip)
         }
     }
     /* commands never carry NaN */
-    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    const double bad[3] = { NAN, INFINITY, -INFINITY };
     double loc[3], rot[3];
     kn_conv_pose_to_sim(&t, bad, bad, loc, rot);
     for (int k = 0; k < 3; k++) {
@@ -688,24 +688,24 @@ START_TEST(usarsim_odometry_through_spawn)
 {
     struct kn_conv_table t;
     kn_conv_table_usarsim(&t);
-    const double origin[3] = {4.0, 2.5, 0.25};
+    const double origin[3] = { 4.0, 2.5, 0.25 };
     double pos[3], rpy[3];
-    kn_conv_odometry_to_world(&t, origin, PI / 2, (const double[3]){0, 0, 0}, pos, rpy);
+    kn_conv_odometry_to_world(&t, origin, PI / 2, (const double[3]){ 0, 0, 0 }, pos, rpy);
     ASSERT_NEAR(pos[0], 4.0, 1e-12);
     ASSERT_NEAR(pos[1], 2.5, 1e-12);
     ASSERT_NEAR(pos[2], 0.25, 0);
     ASSERT_NEAR(rpy[2], PI / 2, 1e-12);
     /* 1 m ahead, 0.5 m right (z down: +y), 0.1 rad clockwise */
-    kn_conv_odometry_to_world(&t, origin, PI / 2, (const double[3]){1.0, 0.5, 0.1}, pos, rpy);
+    kn_conv_odometry_to_world(&t, origin, PI / 2, (const double[3]){ 1.0, 0.5, 0.1 }, pos, rpy);
     ASSERT_NEAR(pos[0], 4.5, 1e-12);
     ASSERT_NEAR(pos[1], 3.5, 1e-12);
     ASSERT_NEAR(rpy[0], 0, 0);
     ASSERT_NEAR(rpy[1], 0, 0);
     ASSERT_NEAR(rpy[2], PI / 2 - 0.1, 1e-12);
     for (int i = 0; i < ROUNDS; i++) {
-        double o[3] = {rng_uniform(-50, 50), rng_uniform(-50, 50), rng_uniform(-5, 5)};
+        double o[3] = { rng_uniform(-50, 50), rng_uniform(-50, 50), rng_uniform(-5, 5) };
         double yaw0 = rng_uniform(-PI, PI);
-        double odo[3] = {rng_uniform(-20, 20), rng_uniform(-20, 20), rng_uniform(-PI, PI)};
+        double odo[3] = { rng_uniform(-20, 20), rng_uniform(-20, 20), rng_uniform(-PI, PI) };
         double odo2[3];
         kn_conv_odometry_to_world(&t, o, yaw0, odo, pos, rpy);
         kn_conv_odometry_from_world(&t, o, yaw0, pos, rpy[2], odo2);
@@ -716,7 +716,7 @@ START_TEST(usarsim_odometry_through_spawn)
         ASSERT_NEAR(hypot(pos[0] - o[0], pos[1] - o[1]), hypot(odo[0], odo[1]), 1e-9);
     }
     /* no NaN gets through */
-    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    const double bad[3] = { NAN, INFINITY, -INFINITY };
     kn_conv_odometry_to_world(&t, bad, NAN, bad, pos, rpy);
     for (int k = 0; k < 3; k++)
         ck_assert(pos[k] == 0.0 && rpy[k] == 0.0);
@@ -729,12 +729,12 @@ START_TEST(vectors_between_frames)
     kn_conv_table_usarsim(&u);
     kn_conv_table_gazebo(&g);
     /* an accelerometer at rest in z-down reads -g on z; KRP wants +g */
-    const double acc_sim[3] = {0, 0, -KN_GRAVITY};
+    const double acc_sim[3] = { 0, 0, -KN_GRAVITY };
     double acc[3];
     kn_conv_vec_from_sim(&u, acc_sim, acc);
     ASSERT_NEAR(acc[2], KN_GRAVITY, 0);
     /* turning right is + about USARSim's down axis, - about KRP's up axis */
-    const double rate_sim[3] = {0.1, 0.2, 0.3};
+    const double rate_sim[3] = { 0.1, 0.2, 0.3 };
     double rate[3];
     kn_conv_vec_from_sim(&u, rate_sim, rate);
     ASSERT_NEAR(rate[0], 0.1, 0);
@@ -742,7 +742,7 @@ START_TEST(vectors_between_frames)
     ASSERT_NEAR(rate[2], -0.3, 0);
     rng_seed(6);
     for (int i = 0; i < ROUNDS; i++) {
-        double v[3] = {rng_uniform(-1e3, 1e3), rng_uniform(-1e3, 1e3), rng_uniform(-1e3, 1e3)};
+        double v[3] = { rng_uniform(-1e3, 1e3), rng_uniform(-1e3, 1e3), rng_uniform(-1e3, 1e3) };
         double s[3], back[3];
         kn_conv_vec_to_sim(&u, v, s);
         kn_conv_vec_from_sim(&u, s, back);
@@ -814,14 +814,14 @@ START_TEST(encoder_ticks)
 
     /* ticks -> metres -> counts agrees with ticks -> counts */
     rng_seed(8);
-    static const double cpt[] = {1, 2, 4, 3}; /* whole counts: no half-count ties */
+    static const double cpt[] = { 1, 2, 4, 3 }; /* whole counts: no half-count ties */
     for (int i = 0; i < ROUNDS; i++) {
         t.counts_per_tick = cpt[i % 4];
         int64_t ticks = (int64_t)(rng_next() % 20000001) - 10000000;
         for (int side = 0; side < 2; side++)
-            ck_assert_int_eq(kn_conv_m_to_counts(kn_conv_ticks_to_m(&t, side, (double)ticks),
-                                                 t.counts_per_m),
-                             kn_conv_ticks_to_counts(&t, side, ticks));
+            ck_assert_int_eq(
+                kn_conv_m_to_counts(kn_conv_ticks_to_m(&t, side, (double)ticks), t.counts_per_m),
+                kn_conv_ticks_to_counts(&t, side, ticks));
     }
 }
 END_TEST
@@ -853,39 +853,39 @@ END_TEST
 START_TEST(quat_golden)
 {
     double rpy[3];
-    const double yaw90[4] = {0, 0, sqrt(0.5), sqrt(0.5)};
+    const double yaw90[4] = { 0, 0, sqrt(0.5), sqrt(0.5) };
     ck_assert_int_eq(kn_conv_quat_to_rpy(yaw90, rpy), 0);
     ck_assert_int_eq(kn_conv_rad_to_cdeg_wrapped(rpy[0]), 0);
     ck_assert_int_eq(kn_conv_rad_to_cdeg_wrapped(rpy[1]), 0);
     ck_assert_int_eq(kn_conv_rad_to_cdeg_wrapped(rpy[2]), 9000);
     /* +45 deg about y in a z-up frame takes the nose down: KRP pitch +45 */
-    const double pitch45[4] = {0, sin(PI / 8), 0, cos(PI / 8)};
+    const double pitch45[4] = { 0, sin(PI / 8), 0, cos(PI / 8) };
     kn_conv_quat_to_rpy(pitch45, rpy);
     ck_assert_int_eq(kn_conv_rad_to_cdeg_wrapped(rpy[1]), 4500);
     /* not normalized, negated, tiny, huge: same rotation */
     const double scaled[][4] = {
-        {0, 0, 7 * sqrt(0.5), 7 * sqrt(0.5)},
-        {0, 0, -sqrt(0.5), -sqrt(0.5)},
-        {0, 0, 1e-200, 1e-200},
-        {0, 0, 1e300, 1e300},
+        { 0, 0, 7 * sqrt(0.5), 7 * sqrt(0.5) },
+        { 0, 0, -sqrt(0.5), -sqrt(0.5) },
+        { 0, 0, 1e-200, 1e-200 },
+        { 0, 0, 1e300, 1e300 },
     };
     for (int i = 0; i < 4; i++) {
         ck_assert_int_eq(kn_conv_quat_to_rpy(scaled[i], rpy), 0);
         ASSERT_NEAR(rpy[2], PI / 2, 1e-15);
         ASSERT_NEAR(rpy[0], 0, 1e-15);
     }
-    const double yaw180[4] = {0, 0, 1, 0};
+    const double yaw180[4] = { 0, 0, 1, 0 };
     kn_conv_quat_to_rpy(yaw180, rpy);
     ASSERT_NEAR(rpy[2], PI, 0); /* +180, never -180 */
     /* unusable quaternions */
-    const double bad[][4] = {{0, 0, 0, 0}, {NAN, 0, 0, 1}, {0, INFINITY, 0, 1}};
+    const double bad[][4] = { { 0, 0, 0, 0 }, { NAN, 0, 0, 1 }, { 0, INFINITY, 0, 1 } };
     for (int i = 0; i < 3; i++) {
         rpy[0] = rpy[1] = rpy[2] = 9;
         ck_assert_int_eq(kn_conv_quat_to_rpy(bad[i], rpy), -1);
         ck_assert(rpy[0] == 0 && rpy[1] == 0 && rpy[2] == 0);
     }
     double q[4];
-    const double nan_rpy[3] = {NAN, 0, INFINITY};
+    const double nan_rpy[3] = { NAN, 0, INFINITY };
     kn_conv_rpy_to_quat(nan_rpy, q);
     ASSERT_NEAR(q[3], 1, 0);
 }
@@ -895,8 +895,8 @@ START_TEST(quat_round_trips)
 {
     rng_seed(10);
     for (int i = 0; i < ROUNDS; i++) {
-        double rpy[3] = {rng_uniform(-PI, PI), rng_uniform(-PI / 2, PI / 2),
-                         rng_uniform(-PI, PI)};
+        double rpy[3] = { rng_uniform(-PI, PI), rng_uniform(-PI / 2, PI / 2),
+                          rng_uniform(-PI, PI) };
         double q[4], back[3];
         kn_conv_rpy_to_quat(rpy, q);
         ck_assert(q[3] >= 0);
@@ -906,7 +906,7 @@ START_TEST(quat_round_trips)
         ck_assert(mat_diff(mq, mr) < 1e-14);
         /* scale and sign must not matter */
         double k = (i & 1 ? -1 : 1) * rng_uniform(0.01, 100);
-        double qs[4] = {q[0] * k, q[1] * k, q[2] * k, q[3] * k};
+        double qs[4] = { q[0] * k, q[1] * k, q[2] * k, q[3] * k };
         ck_assert_int_eq(kn_conv_quat_to_rpy(qs, back), 0);
         assert_canonical(back);
         mat_rpy(back, mb);
@@ -916,8 +916,8 @@ START_TEST(quat_round_trips)
             for (int j = 0; j < 3; j++)
                 ASSERT_NEAR(ang_diff(back[j], rpy[j]), 0, 1e-11);
         /* and an arbitrary quaternion through rpy and back */
-        double qa[4] = {rng_uniform(-1, 1), rng_uniform(-1, 1), rng_uniform(-1, 1),
-                        rng_uniform(-1, 1)};
+        double qa[4] = { rng_uniform(-1, 1), rng_uniform(-1, 1), rng_uniform(-1, 1),
+                         rng_uniform(-1, 1) };
         double ra[3], qb[4];
         ck_assert_int_eq(kn_conv_quat_to_rpy(qa, ra), 0);
         kn_conv_rpy_to_quat(ra, qb);
@@ -931,13 +931,13 @@ END_TEST
 
 START_TEST(quat_near_gimbal_lock)
 {
-    static const double gaps[] = {1e-1, 1e-3, 1e-5, 1e-7, 1e-8, 1e-9, 1e-10, 1e-12, 1e-14, 0};
+    static const double gaps[] = { 1e-1, 1e-3, 1e-5, 1e-7, 1e-8, 1e-9, 1e-10, 1e-12, 1e-14, 0 };
     rng_seed(11);
     for (int i = 0; i < ROUNDS / 10; i++)
         for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
-                double rpy[3] = {rng_uniform(-PI, PI), sgn * (PI / 2 - gaps[g]),
-                                 rng_uniform(-PI, PI)};
+                double rpy[3] = { rng_uniform(-PI, PI), sgn * (PI / 2 - gaps[g]),
+                                  rng_uniform(-PI, PI) };
                 double q[4], back[3];
                 kn_conv_rpy_to_quat(rpy, q);
                 ck_assert_int_eq(kn_conv_quat_to_rpy(q, back), 0);
@@ -954,13 +954,13 @@ START_TEST(quat_near_gimbal_lock)
     /* exactly at the lock the heading goes to yaw and roll is 0:
      * pitch +90: only yaw - roll is defined; pitch -90: yaw + roll */
     double q[4], back[3];
-    const double up[3] = {0.3, PI / 2, 0.5};
+    const double up[3] = { 0.3, PI / 2, 0.5 };
     kn_conv_rpy_to_quat(up, q);
     kn_conv_quat_to_rpy(q, back);
     ASSERT_NEAR(back[0], 0, 1e-9);
     ASSERT_NEAR(back[1], PI / 2, 1e-9);
     ASSERT_NEAR(back[2], 0.2, 1e-9);
-    const double down[3] = {0.3, -PI / 2, 0.5};
+    const double down[3] = { 0.3, -PI / 2, 0.5 };
     kn_conv_rpy_to_quat(down, q);
     kn_conv_quat_to_rpy(q, back);
     ASSERT_NEAR(back[0], 0, 1e-9);
@@ -975,7 +975,7 @@ START_TEST(gz_twist_golden_and_round_trip)
 {
     struct kn_conv_table t;
     kn_conv_table_gazebo(&t); /* separation 0.4, efficiency 0.5 */
-    const double belts[2] = {0.3, 0.5};
+    const double belts[2] = { 0.3, 0.5 };
     double v, w, b[2];
     kn_conv_belts_to_gz_twist(&t, belts, &v, &w);
     ASSERT_NEAR(v, 0.4, 1e-15);
@@ -990,7 +990,7 @@ START_TEST(gz_twist_golden_and_round_trip)
         ASSERT_NEAR(b[0], in[0], 1e-12);
         ASSERT_NEAR(b[1], in[1], 1e-12);
     }
-    const double bad[2] = {NAN, INFINITY};
+    const double bad[2] = { NAN, INFINITY };
     kn_conv_belts_to_gz_twist(&t, bad, &v, &w);
     ck_assert(v == 0 && w == 0);
     kn_conv_gz_twist_to_belts(&t, NAN, INFINITY, b);
@@ -1002,7 +1002,7 @@ START_TEST(twist_golden_and_clamps)
 {
     struct kn_conv_table t;
     kn_conv_table_gazebo(&t); /* separation 0.4, efficiency 0.5, limits 1 */
-    const double belts[2] = {0.5, 0.3};
+    const double belts[2] = { 0.5, 0.3 };
     double v, w, b[2];
     kn_conv_belts_to_twist(&t, belts, &v, &w);
     ASSERT_NEAR(v, 0.4, 1e-15);
@@ -1022,7 +1022,7 @@ START_TEST(twist_golden_and_clamps)
     ASSERT_NEAR(b[1], 0.5, 1e-15);
     ck_assert_int_eq(kn_conv_twist_to_belts(&t, NAN, INFINITY, b), 1);
     ck_assert(b[0] == 0 && b[1] == 0);
-    const double nan_belts[2] = {NAN, -INFINITY};
+    const double nan_belts[2] = { NAN, -INFINITY };
     kn_conv_belts_to_twist(&t, nan_belts, &v, &w);
     ck_assert(v == 0 && w == 0);
     /* the deprecated Pose form */
@@ -1039,7 +1039,7 @@ START_TEST(twist_golden_and_clamps)
     kn_conv_twist_to_pose_cmd(0.3, -4.0, pos, q);
     kn_conv_pose_cmd_to_twist(pos, q, &v, &w);
     ASSERT_NEAR(fabs(w), PI, 1e-15);
-    const double zq[4] = {0, 0, 0, 0};
+    const double zq[4] = { 0, 0, 0, 0 };
     ck_assert_int_eq(kn_conv_pose_cmd_to_twist(pos, zq, &v, &w), -1);
 }
 END_TEST
@@ -1055,7 +1055,7 @@ START_TEST(twist_round_trips)
         t.max_linear_speed_m_s = 1.0;
         t.max_angular_speed_rad_s = 1e3; /* out of the way */
         /* belts -> twist -> what the plugin makes of it */
-        double belts[2] = {rng_uniform(-1, 1), rng_uniform(-1, 1)}, v, w, back[2];
+        double belts[2] = { rng_uniform(-1, 1), rng_uniform(-1, 1) }, v, w, back[2];
         kn_conv_belts_to_twist(&t, belts, &v, &w);
         ck_assert_int_eq(kn_conv_twist_to_belts(&t, v, w, back), 0);
         ASSERT_NEAR(back[0], belts[0], 1e-12);
@@ -1084,18 +1084,18 @@ START_TEST(fit_plugin_keeps_curvature)
     t.max_angular_speed_rad_s = 1.0;
     double out[2];
     /* inside: bit for bit */
-    const double in[2] = {0.3, 0.2};
+    const double in[2] = { 0.3, 0.2 };
     ck_assert(kn_conv_belts_fit_plugin(&t, in, out) == 1.0);
     ck_assert(out[0] == in[0] && out[1] == in[1]);
     /* spin in place at 0.8 m/s asks for 3.48 rad/s: scaled to 1 rad/s */
-    const double spin[2] = {0.8, -0.8};
+    const double spin[2] = { 0.8, -0.8 };
     double s = kn_conv_belts_fit_plugin(&t, spin, out);
     ASSERT_NEAR(s, 0.23 / 0.8, 1e-9);
     ASSERT_NEAR(out[0], 0.23, 1e-9);
     ASSERT_NEAR(out[1], -0.23, 1e-9);
     /* one belt stopped: the plugin alone would give (0.63, 0.17), a wider
      * curve; the fitted command keeps the right belt at 0 */
-    const double pivot[2] = {0.8, 0.0};
+    const double pivot[2] = { 0.8, 0.0 };
     double clipped[2], v, w;
     kn_conv_belts_to_twist(&t, pivot, &v, &w);
     ck_assert_int_eq(kn_conv_twist_to_belts(&t, v, w, clipped), 1);
@@ -1105,15 +1105,15 @@ START_TEST(fit_plugin_keeps_curvature)
     ASSERT_NEAR(out[0], 0.46, 1e-9);
     ck_assert(out[1] == 0.0);
     /* straight beyond max_linear_speed */
-    const double fast[2] = {1.5, 1.5};
+    const double fast[2] = { 1.5, 1.5 };
     ASSERT_NEAR(kn_conv_belts_fit_plugin(&t, fast, out), 1 / 1.5, 1e-9);
     ASSERT_NEAR(out[0], 1.0, 1e-9);
     /* not a number: stop, like every other conversion */
-    const double bad[2] = {NAN, INFINITY};
+    const double bad[2] = { NAN, INFINITY };
     kn_conv_belts_fit_plugin(&t, bad, out);
     ck_assert(out[0] == 0.0 && out[1] == 0.0);
     /* in place */
-    double io[2] = {0.8, -0.8};
+    double io[2] = { 0.8, -0.8 };
     kn_conv_belts_fit_plugin(&t, io, io);
     ASSERT_NEAR(io[0], 0.23, 1e-9);
 }
@@ -1129,7 +1129,7 @@ START_TEST(fit_plugin_random)
         t.steering_efficiency = rng_uniform(0.1, 1.0);
         t.max_linear_speed_m_s = rng_uniform(0.1, 2.0);
         t.max_angular_speed_rad_s = rng_uniform(0.1, 5.0);
-        double in[2] = {rng_uniform(-3, 3), rng_uniform(-3, 3)}, out[2], v, w, got[2];
+        double in[2] = { rng_uniform(-3, 3), rng_uniform(-3, 3) }, out[2], v, w, got[2];
         double s = kn_conv_belts_fit_plugin(&t, in, out);
         ck_assert(s > 0 && s <= 1);
         /* same direction and ratio */
@@ -1142,7 +1142,7 @@ START_TEST(fit_plugin_random)
         ASSERT_NEAR(got[1], out[1], 1e-12);
         /* and the factor is the largest: a little more would be clamped */
         if (s < 1) {
-            double more[2] = {in[0] * s * (1 + 1e-9), in[1] * s * (1 + 1e-9)};
+            double more[2] = { in[0] * s * (1 + 1e-9), in[1] * s * (1 + 1e-9) };
             kn_conv_belts_to_twist(&t, more, &v, &w);
             ck_assert_int_eq(kn_conv_twist_to_belts(&t, v, w, got), 1);
         }
@@ -1209,27 +1209,27 @@ START_TEST(gazebo_flipper_from_link_pose)
     /* Physical check of the default signs: a flipper at KRP +0.5 rad has
      * its tip raised (world z up). Front flippers point along +x, rear
      * ones along -x; the joint turns the link about the model's y axis. */
-    static const double outward[4][3] = {{1, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {-1, 0, 0}};
+    static const double outward[4][3] = { { 1, 0, 0 }, { 1, 0, 0 }, { -1, 0, 0 }, { -1, 0, 0 } };
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         double j = kn_conv_flipper_to_joint(&t, k, 0.5);
-        double q[4] = {0, sin(j / 2), 0, cos(j / 2)}, tip[3], krp;
+        double q[4] = { 0, sin(j / 2), 0, cos(j / 2) }, tip[3], krp;
         quat_rotate(q, outward[k], tip);
         ck_assert_msg(tip[2] > 0.4, "flipper %d tip z %g", k, tip[2]);
         ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, k, q, &krp), 0);
         ASSERT_NEAR(krp, 0.5, 1e-15);
     }
     /* golden: front-left link turned -30 deg about y = tip 30 deg up */
-    const double fl30[4] = {0, sin(-PI / 12), 0, cos(-PI / 12)};
+    const double fl30[4] = { 0, sin(-PI / 12), 0, cos(-PI / 12) };
     double krp;
     kn_conv_gz_flipper_from_quat(&t, KN_FL, fl30, &krp);
     ck_assert_int_eq(kn_conv_rad_to_cdeg_wrapped(krp), 3000);
     /* a small wobble about x and z does not leak into the angle */
-    double wob_rpy[3] = {0.01, -0.7, 0.01}, wq[4];
+    double wob_rpy[3] = { 0.01, -0.7, 0.01 }, wq[4];
     kn_conv_rpy_to_quat(wob_rpy, wq);
     kn_conv_gz_flipper_from_quat(&t, KN_RL, wq, &krp);
     ASSERT_NEAR(krp, -0.7, 1e-3);
     /* unusable */
-    const double zq[4] = {0, 0, 0, 0}, half_x[4] = {1, 0, 0, 0}, nq[4] = {0, NAN, 0, 1};
+    const double zq[4] = { 0, 0, 0, 0 }, half_x[4] = { 1, 0, 0, 0 }, nq[4] = { 0, NAN, 0, 1 };
     krp = 5;
     ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, KN_FL, zq, &krp), -1);
     ck_assert(krp == 0);
@@ -1246,7 +1246,7 @@ START_TEST(gazebo_flipper_from_link_pose)
         double want = rng_uniform(-2.086, 2.086);
         double j = kn_conv_flipper_to_joint(&t, k, want);
         double s = (i & 1 ? -1 : 1) * rng_uniform(0.1, 10);
-        double q[4] = {0, s * sin(j / 2), 0, s * cos(j / 2)}, got;
+        double q[4] = { 0, s * sin(j / 2), 0, s * cos(j / 2) }, got;
         ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, k, q, &got), 0);
         ASSERT_NEAR(ang_diff(got, want), 0, 1e-12);
     }
@@ -1259,13 +1259,13 @@ START_TEST(rate_from_attitudes)
 {
     rng_seed(15);
     for (int i = 0; i < ROUNDS; i++) {
-        double rpy0[3] = {rng_uniform(-1.2, 1.2), rng_uniform(-1.2, 1.2), rng_uniform(-PI, PI)};
-        double w[3] = {rng_uniform(-3, 3), rng_uniform(-3, 3), rng_uniform(-3, 3)};
+        double rpy0[3] = { rng_uniform(-1.2, 1.2), rng_uniform(-1.2, 1.2), rng_uniform(-PI, PI) };
+        double w[3] = { rng_uniform(-3, 3), rng_uniform(-3, 3), rng_uniform(-3, 3) };
         double dt = rng_uniform(0.001, 0.05);
         /* R1 = R0 * exp(w dt): a constant body rate */
         mat3 r0, step, r1;
         mat_rpy(rpy0, r0);
-        double wdt[3] = {w[0] * dt, w[1] * dt, w[2] * dt};
+        double wdt[3] = { w[0] * dt, w[1] * dt, w[2] * dt };
         mat_axis_angle(wdt, step);
         mat_mul(r0, step, r1);
         double rpy1[3], rate[3];
@@ -1275,25 +1275,25 @@ START_TEST(rate_from_attitudes)
             ASSERT_NEAR(rate[k], w[k], 1e-8);
     }
     /* yaw wraps from +179 to -179 deg in 0.1 s: +20 deg/s, not -3580 */
-    const double a[3] = {0, 0, 179 * PI / 180}, b[3] = {0, 0, -179 * PI / 180};
+    const double a[3] = { 0, 0, 179 * PI / 180 }, b[3] = { 0, 0, -179 * PI / 180 };
     double rate[3];
     ck_assert_int_eq(kn_conv_rate_from_attitudes(a, b, 0.1, rate), 0);
     ck_assert_int_eq(kn_conv_rad_s_to_mdeg_s(rate[2]), 20000);
     ck_assert_int_eq(kn_conv_rad_s_to_mdeg_s(rate[0]), 0);
     /* a pitch rate seen with the robot yawed 90 deg is still about body y */
-    const double c[3] = {0, 0.1, PI / 2}, d[3] = {0, 0.2, PI / 2};
+    const double c[3] = { 0, 0.1, PI / 2 }, d[3] = { 0, 0.2, PI / 2 };
     kn_conv_rate_from_attitudes(c, d, 0.5, rate);
     ASSERT_NEAR(rate[0], 0, 1e-12);
     ASSERT_NEAR(rate[1], 0.2, 1e-12);
     ASSERT_NEAR(rate[2], 0, 1e-12);
     /* bad dt or input: -1, output untouched */
-    double keep[3] = {42, 42, 42};
+    double keep[3] = { 42, 42, 42 };
     ck_assert_int_eq(kn_conv_rate_from_attitudes(a, b, 0, keep), -1);
     ck_assert_int_eq(kn_conv_rate_from_attitudes(a, b, -0.1, keep), -1);
     ck_assert_int_eq(kn_conv_rate_from_attitudes(a, b, NAN, keep), -1);
     ck_assert_int_eq(kn_conv_rate_from_attitudes(a, b, INFINITY, keep), -1);
     ck_assert_int_eq(kn_conv_rate_from_attitudes(a, b, 1e-320, keep), -1);
-    const double n[3] = {0, NAN, 0};
+    const double n[3] = { 0, NAN, 0 };
     ck_assert_int_eq(kn_conv_rate_from_attitudes(n, b, 0.1, keep), -1);
     ck_assert(keep[0] == 42 && keep[1] == 42 && keep[2] == 42);
     /* no motion: exactly zero */
@@ -1304,8 +1304,8 @@ END_TEST
 
 START_TEST(accel_derived)
 {
-    const double level[3] = {0, 0, 0};
-    const double p[3] = {1, 2, 3};
+    const double level[3] = { 0, 0, 0 };
+    const double p[3] = { 1, 2, 3 };
     double acc[3];
     /* at rest: +g on z */
     ck_assert_int_eq(kn_conv_accel_from_positions(p, p, p, 0.01, 0.01, level, acc), 0);
@@ -1313,21 +1313,21 @@ START_TEST(accel_derived)
     ck_assert_int_eq(kn_conv_m_s2_to_mm_s2(acc[1]), 0);
     ck_assert_int_eq(kn_conv_m_s2_to_mm_s2(acc[2]), 9807);
     /* lying on its right side (roll +90, left side up): +g on body y */
-    const double roll90[3] = {PI / 2, 0, 0};
+    const double roll90[3] = { PI / 2, 0, 0 };
     kn_conv_accel_from_positions(p, p, p, 0.01, 0.01, roll90, acc);
     ASSERT_NEAR(acc[0], 0, 1e-12);
     ASSERT_NEAR(acc[1], KN_GRAVITY, 1e-12);
     ASSERT_NEAR(acc[2], 0, 1e-12);
     /* nose 30 deg down: gravity's reaction has a backward component */
-    const double pitch30[3] = {0, PI / 6, 0};
+    const double pitch30[3] = { 0, PI / 6, 0 };
     kn_conv_accel_from_positions(p, p, p, 0.01, 0.01, pitch30, acc);
     ASSERT_NEAR(acc[0], -KN_GRAVITY / 2, 1e-12);
     ASSERT_NEAR(acc[2], KN_GRAVITY * sqrt(3) / 2, 1e-12);
 
     /* constant world acceleration, unequal steps */
-    const double a[3] = {1, -2, 0.5}, v0[3] = {0.3, 0.1, 0};
+    const double a[3] = { 1, -2, 0.5 }, v0[3] = { 0.3, 0.1, 0 };
     double pts[3][3];
-    const double ts[3] = {0, 0.01, 0.03};
+    const double ts[3] = { 0, 0.01, 0.03 };
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 3; k++)
             pts[i][k] = p[k] + v0[k] * ts[i] + 0.5 * a[k] * ts[i] * ts[i];
@@ -1337,22 +1337,22 @@ START_TEST(accel_derived)
     ASSERT_NEAR(acc[1], -2, 1e-9);
     ASSERT_NEAR(acc[2], 0.5 + KN_GRAVITY, 1e-9);
     /* facing +y (yaw 90): world +x is to the robot's right, body -y */
-    const double yaw90[3] = {0, 0, PI / 2};
-    const double still[3] = {0, 0, 0}, push[3] = {0.1, 0, 0};
+    const double yaw90[3] = { 0, 0, PI / 2 };
+    const double still[3] = { 0, 0, 0 }, push[3] = { 0.1, 0, 0 };
     ck_assert_int_eq(kn_conv_accel_from_velocities(still, push, 0.1, yaw90, acc), 0);
     ASSERT_NEAR(acc[0], 0, 1e-12);
     ASSERT_NEAR(acc[1], -1, 1e-12);
     ASSERT_NEAR(acc[2], KN_GRAVITY, 1e-12);
 
     /* bad steps or input: -1, output untouched */
-    double keep[3] = {42, 42, 42};
+    double keep[3] = { 42, 42, 42 };
     ck_assert_int_eq(kn_conv_accel_from_positions(p, p, p, 0, 0.01, level, keep), -1);
     ck_assert_int_eq(kn_conv_accel_from_positions(p, p, p, 0.01, -1, level, keep), -1);
     ck_assert_int_eq(kn_conv_accel_from_positions(p, p, p, NAN, 0.01, level, keep), -1);
-    const double np[3] = {NAN, 0, 0};
+    const double np[3] = { NAN, 0, 0 };
     ck_assert_int_eq(kn_conv_accel_from_positions(p, np, p, 0.01, 0.01, level, keep), -1);
     ck_assert_int_eq(kn_conv_accel_from_positions(p, p, p, 0.01, 0.01, np, keep), -1);
-    const double huge[3] = {1e308, 0, 0}, nhuge[3] = {-1e308, 0, 0};
+    const double huge[3] = { 1e308, 0, 0 }, nhuge[3] = { -1e308, 0, 0 };
     ck_assert_int_eq(kn_conv_accel_from_positions(nhuge, huge, nhuge, 1e-10, 1e-10, level, keep),
                      -1);
     ck_assert_int_eq(kn_conv_accel_from_velocities(still, push, 0, level, keep), -1);
@@ -1360,7 +1360,7 @@ START_TEST(accel_derived)
     ck_assert_int_eq(kn_conv_accel_from_velocities(np, push, 0.1, level, keep), -1);
     ck_assert_int_eq(kn_conv_accel_from_velocities(nhuge, huge, 1e-10, level, keep), -1);
     /* finite in the world frame, overflowing once rotated into the body */
-    const double big[3] = {1.7e308, 1.7e308, 0}, yaw45[3] = {0, 0, PI / 4};
+    const double big[3] = { 1.7e308, 1.7e308, 0 }, yaw45[3] = { 0, 0, PI / 4 };
     ck_assert_int_eq(kn_conv_accel_from_velocities(still, big, 1, yaw45, keep), -1);
     ck_assert(keep[0] == 42 && keep[1] == 42 && keep[2] == 42);
 }
@@ -1370,9 +1370,9 @@ START_TEST(world_to_body_is_transpose)
 {
     rng_seed(16);
     for (int i = 0; i < ROUNDS; i++) {
-        double rpy[3] = {rng_uniform(-PI, PI), rng_uniform(-PI / 2, PI / 2),
-                         rng_uniform(-PI, PI)};
-        double v[3] = {rng_uniform(-10, 10), rng_uniform(-10, 10), rng_uniform(-10, 10)}, b[3];
+        double rpy[3] = { rng_uniform(-PI, PI), rng_uniform(-PI / 2, PI / 2),
+                          rng_uniform(-PI, PI) };
+        double v[3] = { rng_uniform(-10, 10), rng_uniform(-10, 10), rng_uniform(-10, 10) }, b[3];
         kn_conv_world_to_body(rpy, v, b);
         mat3 m;
         mat_rpy(rpy, m);

@@ -73,9 +73,11 @@ void h_daemon_write_config(struct h_daemon *d, const char *robots_json)
 {
     char *text = malloc(strlen(robots_json) + sizeof d->top + 1024);
     ck_assert_ptr_nonnull(text);
-    sprintf(text, "{\n  \"log_level\": \"%s\",\n  \"stats_socket\": \"%s\",\n  %s%s"
-            "\"robots\": %s\n}\n", getenv("KN_DEBUG") ? "debug" : "info", d->stats, d->top,
-            d->top[0] ? ",\n  " : "", robots_json);
+    sprintf(text,
+            "{\n  \"log_level\": \"%s\",\n  \"stats_socket\": \"%s\",\n  %s%s"
+            "\"robots\": %s\n}\n",
+            getenv("KN_DEBUG") ? "debug" : "info", d->stats, d->top, d->top[0] ? ",\n  " : "",
+            robots_json);
     h_write_file(d->config, text);
     free(text);
 }
@@ -267,8 +269,7 @@ const char *h_stat_str(struct h_daemon *d, const char *path)
 }
 
 /* Polls until h_stat(path) >= want, or == want when exact. */
-static bool wait_stat(struct h_daemon *d, const char *path, double want, bool exact,
-                      int timeout_ms)
+static bool wait_stat(struct h_daemon *d, const char *path, double want, bool exact, int timeout_ms)
 {
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
     for (;;) {
@@ -295,8 +296,8 @@ void h_wait_backend_fresh(struct h_daemon *d, int robot, int timeout_ms)
 {
     char path[64];
     snprintf(path, sizeof path, "robots.%d.flags.BACKEND_UP", robot);
-    ck_assert_msg(h_wait_stat(d, path, 1, timeout_ms), "robot %d: backend never came up: %s",
-                  robot, h_stderr(&d->proc));
+    ck_assert_msg(h_wait_stat(d, path, 1, timeout_ms), "robot %d: backend never came up: %s", robot,
+                  h_stderr(&d->proc));
     /* and the first state arrived */
     snprintf(path, sizeof path, "robots.%d.flags.STALE", robot);
     ck_assert_msg(h_wait_stat_eq(d, path, 0, timeout_ms), "robot %d: state stale: %s", robot,
@@ -406,7 +407,8 @@ uint32_t h_crawler(struct h_udp *u, uint32_t seq, uint16_t flags, int32_t l, int
     return send_msg(u, &m);
 }
 
-uint32_t h_flipper(struct h_udp *u, uint32_t seq, uint16_t flags, uint8_t mask, const int32_t cdeg[4])
+uint32_t h_flipper(struct h_udp *u, uint32_t seq, uint16_t flags, uint8_t mask,
+                   const int32_t cdeg[4])
 {
     struct kn_krp_msg m = new_msg(u, KN_KRP_FLIPPER, seq, flags);
     m.u.flipper.mask = mask;
@@ -481,7 +483,6 @@ struct kn_krp_status h_status_any(struct h_udp *u)
     }
 }
 
-
 void h_expect_silence(struct h_udp *u)
 {
     (void)h_status(u);
@@ -501,8 +502,10 @@ int h_crawler_until_error(struct h_udp *u, uint8_t code, int32_t l, int32_t r, i
         ck_assert_msg(m.h.type == KN_KRP_ACK && m.u.ack.acked_seq == seq,
                       "CRAWLER %u answered type %u (code %u), not ACK or ERROR %u", seq, m.h.type,
                       m.h.type == KN_KRP_ERROR ? m.u.error.code : 0, code);
-        ck_assert_msg(h_now_us() < end, "CRAWLER still accepted after %d ms (%d times), never "
-                      "ERROR %u", timeout_ms, accepted + 1, code);
+        ck_assert_msg(h_now_us() < end,
+                      "CRAWLER still accepted after %d ms (%d times), never "
+                      "ERROR %u",
+                      timeout_ms, accepted + 1, code);
         h_sleep_ms(200);
     }
 }

@@ -49,8 +49,8 @@ struct h_daemon {
     char stats[256];
     char notify_path[256];
     int notify_fd;
-    char notes[8192];       /* every notify message received, '\n'-joined */
-    char top[1024];         /* top-level config members written before "robots" */
+    char notes[8192]; /* every notify message received, '\n'-joined */
+    char top[1024];   /* top-level config members written before "robots" */
     int nrobots;
     int port[H_MAX_ROBOTS]; /* KRP/1 UDP ports, from the stats */
 };
@@ -89,7 +89,7 @@ bool h_notify_seen(struct h_daemon *d, const char *what, int timeout_ms);
 /* Number of notify messages containing `what` seen so far (after draining). */
 int h_notify_count(struct h_daemon *d, const char *what);
 
-cJSON *h_stats(struct h_daemon *d);                 /* caller deletes */
+cJSON *h_stats(struct h_daemon *d); /* caller deletes */
 /* A number from the stats by a dotted path ("robots.0.drops.bad_magic");
  * booleans read 0/1; fails the test if the path is missing. */
 double h_stat(struct h_daemon *d, const char *path);
@@ -126,7 +126,8 @@ uint32_t h_hello(struct h_udp *u, const char *name);
  * taken; returns the role the robot gave (KN_KRP_ROLE_*). */
 uint8_t h_hello_session(struct h_udp *u, const char *name, bool observe);
 uint32_t h_crawler(struct h_udp *u, uint32_t seq, uint16_t flags, int32_t l, int32_t r);
-uint32_t h_flipper(struct h_udp *u, uint32_t seq, uint16_t flags, uint8_t mask, const int32_t cdeg[4]);
+uint32_t h_flipper(struct h_udp *u, uint32_t seq, uint16_t flags, uint8_t mask,
+                   const int32_t cdeg[4]);
 uint32_t h_simple(struct h_udp *u, uint32_t seq, uint8_t type, uint16_t flags);
 uint32_t h_subscribe(struct h_udp *u, uint16_t flags, uint16_t period);
 uint32_t h_estop(struct h_udp *u, uint16_t flags, uint8_t engage);
@@ -164,6 +165,7 @@ int h_log_cmds(const char *log, struct h_cmd *out, int max);
 int h_log_count(const char *log, const char *needle);
 /* Polls for the first cmd after index `from` whose belts are (l, r) m/s
  * within 1e-6; returns its index or -1 on timeout. */
-int h_wait_belts(const char *log, int from, double l, double r, int timeout_ms, struct h_cmd *found);
+int h_wait_belts(const char *log, int from, double l, double r, int timeout_ms,
+                 struct h_cmd *found);
 
 #endif

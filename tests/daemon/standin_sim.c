@@ -166,7 +166,7 @@ static void on_signal(uv_signal_t *h, int sig)
 static void usage(void)
 {
     fprintf(stderr, "usage: standin_sim [--port N] [--log FILE] [--hz N] [--state-hz N] "
-            "[--no-ready] [--garbage]\n");
+                    "[--no-ready] [--garbage]\n");
 }
 
 int main(int argc, char **argv)

@@ -57,8 +57,8 @@ START_TEST(split_across_feeds)
     feed("hel");
     feed("lo\r");
     ck_assert_int_eq(ngot, 1);
-    feed("\nworld\r");       /* the \n finishes \r\n: no empty line */
-    feed("\r\n");            /* \r then \r\n: one empty line */
+    feed("\nworld\r"); /* the \n finishes \r\n: no empty line */
+    feed("\r\n");      /* \r then \r\n: one empty line */
     ck_assert_int_eq(ngot, 3);
     ck_assert_str_eq(got[0], "hello");
     ck_assert_str_eq(got[1], "world");
@@ -75,8 +75,8 @@ END_TEST
 
 START_TEST(overlong_dropped_counted)
 {
-    feed("0123456789abcdef\n");         /* exactly the cap: kept */
-    feed("0123456789abcdefX\nok\n");    /* one over: dropped */
+    feed("0123456789abcdef\n");      /* exactly the cap: kept */
+    feed("0123456789abcdefX\nok\n"); /* one over: dropped */
     ck_assert_int_eq(ngot, 2);
     ck_assert_str_eq(got[0], "0123456789abcdef");
     ck_assert_str_eq(got[1], "ok");

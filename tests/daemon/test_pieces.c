@@ -191,12 +191,13 @@ END_TEST
 
 START_TEST(standin_parse_state)
 {
-    const char *l = "{\"type\":\"state\",\"t\":1.5,\"belt_pos\":[1,2],\"flipper\":[0.1,0.2,0.3,0.4],"
-                    "\"rpy\":[0,0,3.0],\"battery\":23.5,\"extra\":\"ignored\"}";
+    const char *l =
+        "{\"type\":\"state\",\"t\":1.5,\"belt_pos\":[1,2],\"flipper\":[0.1,0.2,0.3,0.4],"
+        "\"rpy\":[0,0,3.0],\"battery\":23.5,\"extra\":\"ignored\"}";
     struct kn_state s;
     ck_assert_int_eq(kn_standin_parse(l, strlen(l), &s, NULL), KN_STANDIN_STATE);
-    ck_assert_uint_eq(s.have, KN_HAVE_TIME | KN_HAVE_BELT_POS | KN_HAVE_FLIPPER |
-                              KN_HAVE_ATTITUDE | KN_HAVE_BATTERY);
+    ck_assert_uint_eq(s.have, KN_HAVE_TIME | KN_HAVE_BELT_POS | KN_HAVE_FLIPPER | KN_HAVE_ATTITUDE |
+                                  KN_HAVE_BATTERY);
     ck_assert_double_eq(s.time_s, 1.5);
     ck_assert_double_eq(s.belt_pos_m[1], 2);
     ck_assert_double_eq(s.flipper_rad[3], 0.4);
@@ -209,7 +210,7 @@ START_TEST(standin_parse_state)
     m.pos_m[0] = 7;
     m.have = KN_HAVE_POSITION;
     kn_standin_merge(&m, &s);
-    ck_assert_double_eq(m.pos_m[0], 7);   /* kept: not in the line */
+    ck_assert_double_eq(m.pos_m[0], 7); /* kept: not in the line */
     ck_assert_double_eq(m.time_s, 1.5);
     ck_assert_uint_eq(m.have, s.have | KN_HAVE_POSITION);
 }

@@ -296,7 +296,8 @@ START_TEST(status_from_latest_state)
     x.belt_speed_m_s[1] = 0.25;
     x.pos_m[0] = 2.0;
     x.battery_v = 23.1;
-    x.have = KN_HAVE_TIME | KN_HAVE_BELT_POS | KN_HAVE_BELT_SPEED | KN_HAVE_POSITION | KN_HAVE_BATTERY;
+    x.have =
+        KN_HAVE_TIME | KN_HAVE_BELT_POS | KN_HAVE_BELT_SPEED | KN_HAVE_POSITION | KN_HAVE_BATTERY;
     kn_rules_state(R, &x, now);
     s = status_of(1, 8);
     struct kn_krp_status want;
@@ -410,7 +411,7 @@ START_TEST(seq_older_ignored_shared_mark)
 {
     crawler(1, 100, KN_KRP_F_ACK_REQ, 100, 100);
     expect_ack(100, KN_KRP_CRAWLER);
-    crawler(1, 99, KN_KRP_F_ACK_REQ, 500, 500);     /* older: ignored, no ACK */
+    crawler(1, 99, KN_KRP_F_ACK_REQ, 500, 500);        /* older: ignored, no ACK */
     flipper(1, 98, KN_KRP_F_ACK_REQ, 1, 100, 0, 0, 0); /* same mark for FLIPPER */
     expect_none();
     ck_assert_uint_eq(st()->drop_stale_seq, 2);
@@ -442,7 +443,7 @@ START_TEST(seq_wraps_rfc1982)
 {
     crawler(1, 0xFFFFFFF0u, KN_KRP_F_ACK_REQ, 100, 100);
     expect_ack(0xFFFFFFF0u, KN_KRP_CRAWLER);
-    crawler(1, 5, KN_KRP_F_ACK_REQ, 100, 100);          /* newer across the wrap */
+    crawler(1, 5, KN_KRP_F_ACK_REQ, 100, 100); /* newer across the wrap */
     expect_ack(5, KN_KRP_CRAWLER);
     crawler(1, 0xFFFFFFFEu, KN_KRP_F_ACK_REQ, 100, 100); /* older across the wrap */
     expect_none();
@@ -461,10 +462,10 @@ START_TEST(seq_mark_forgotten_on_hello_and_silence)
     expect_ack(1, KN_KRP_CRAWLER);
 
     crawler(1, 2000, 0, 100, 100);
-    now += 4999 * MS;                 /* still within 5 s */
+    now += 4999 * MS; /* still within 5 s */
     crawler(1, 3, KN_KRP_F_ACK_REQ, 100, 100);
     expect_none();
-    now += 5000 * MS;                 /* 5 s of silence */
+    now += 5000 * MS; /* 5 s of silence */
     crawler(1, 3, KN_KRP_F_ACK_REQ, 100, 100);
     expect_ack(3, KN_KRP_CRAWLER);
     ck_assert_uint_ge(st()->marks_forgotten, 2);
@@ -475,7 +476,7 @@ START_TEST(ignored_setpoint_does_not_feed_watchdog)
 {
     crawler(1, 10, 0, 300, 300);
     advance(400 * MS);
-    crawler(1, 9, 0, 300, 300);       /* stale: must not feed */
+    crawler(1, 9, 0, 300, 300); /* stale: must not feed */
     advance(150 * MS);
     ck_assert_uint_eq(st()->watchdog_trips, 1);
     ck_assert_double_eq(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0], 0);
@@ -1028,7 +1029,7 @@ START_TEST(simulator_lacks_model_or_flippers)
     expect_error(KN_KRP_ERR_NO_ACTUATOR, 3, KN_KRP_FLIPPER);
     simple(1, KN_KRP_STATUS_REQ, 4, 0);
     ck_assert_uint_eq(next_out()->h.type, KN_KRP_STATUS); /* no ACK before it */
-    ck_assert_int_eq(cap.ncmd, ncmd);                      /* nothing handed on */
+    ck_assert_int_eq(cap.ncmd, ncmd);                     /* nothing handed on */
     struct kn_command sp;
     kn_rules_setpoints(R, &sp);
     ck_assert_uint_eq(sp.flipper_mask, 1); /* FR's 2 deg was not kept */
@@ -1130,7 +1131,7 @@ static void hello_plain(int from, uint32_t seq)
 
 START_TEST(second_client_not_owner)
 {
-    hello_plain(1, 1);                      /* HELLOs claim nothing */
+    hello_plain(1, 1); /* HELLOs claim nothing */
     hello_plain(2, 1);
     ck_assert_ptr_null(kn_rules_driver(R));
     crawler(1, 2, KN_KRP_F_ACK_REQ, 300, 300); /* the first set-point: the driver */
@@ -1143,7 +1144,7 @@ START_TEST(second_client_not_owner)
     simple(2, KN_KRP_STOP, 3, KN_KRP_F_ACK_REQ);
     expect_error(KN_KRP_ERR_NOT_OWNER, 3, KN_KRP_STOP);
     expect_none();
-    ck_assert_int_eq(cap.ncmd, n);          /* the robot is unaffected */
+    ck_assert_int_eq(cap.ncmd, n); /* the robot is unaffected */
     struct kn_command sp;
     kn_rules_setpoints(R, &sp);
     ck_assert_double_eq_tol(sp.belt_speed_m_s[1], 0.3, 1e-12);
@@ -1179,25 +1180,25 @@ static void one_console(struct kn_rules_params *p)
 START_TEST(estop_release_by_engager_or_console)
 {
     remake(one_console);
-    crawler(1, 1, 0, 300, 300);             /* 1 drives */
-    estop(2, 1, KN_KRP_F_ACK_REQ, 1);        /* anyone engages */
+    crawler(1, 1, 0, 300, 300);       /* 1 drives */
+    estop(2, 1, KN_KRP_F_ACK_REQ, 1); /* anyone engages */
     expect_ack(1, KN_KRP_ESTOP);
     struct kn_addr two = peer(2);
     const struct kn_rules_engagement *e;
     ck_assert_uint_eq(kn_rules_estop(R, &e), 1);
     ck_assert(kn_addr_equal(&e[0].addr, &two) && e[0].kind == KN_RULES_ENG_PLAIN);
-    estop(1, 2, KN_KRP_F_ACK_REQ, 0);        /* the driver did not engage it */
+    estop(1, 2, KN_KRP_F_ACK_REQ, 0); /* the driver did not engage it */
     expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_ESTOP);
     expect_none();
     ck_assert(status_of(1, 3).flags & KN_KRP_ST_ESTOP);
     ck_assert_uint_eq(st()->estop_release_refused, 1);
-    estop(2, 2, KN_KRP_F_ACK_REQ, 0);        /* the engager releases */
+    estop(2, 2, KN_KRP_F_ACK_REQ, 0); /* the engager releases */
     expect_ack(2, KN_KRP_ESTOP);
     ck_assert(!(status_of(1, 4).flags & KN_KRP_ST_ESTOP));
     estop(1, 5, 0, 1);
-    estop(2, 3, 0, 0);                       /* 2 no longer holds it */
+    estop(2, 3, 0, 0); /* 2 no longer holds it */
     expect_error(KN_KRP_ERR_NOT_OWNER, 3, KN_KRP_ESTOP);
-    estop(CONSOLE + 1, 1, KN_KRP_F_ACK_REQ, 0);  /* the console, from any port */
+    estop(CONSOLE + 1, 1, KN_KRP_F_ACK_REQ, 0); /* the console, from any port */
     expect_ack(1, KN_KRP_ESTOP);
     ck_assert(!(status_of(1, 6).flags & KN_KRP_ST_ESTOP));
     /* releasing a latch that is not engaged is harmless */
@@ -1237,12 +1238,12 @@ START_TEST(session_token_replay)
     feed_token(1, &c, t);
     expect_ack(2, KN_KRP_CRAWLER);
     int n = cap.ncmd;
-    feed_token(3, &c, t);                    /* the same bytes from another port */
+    feed_token(3, &c, t); /* the same bytes from another port */
     expect_error(KN_KRP_ERR_BAD_SESSION, 2, KN_KRP_CRAWLER);
-    c.h.flags &= (uint16_t)~KN_KRP_F_TOKEN;  /* ... and without the token */
+    c.h.flags &= (uint16_t)~KN_KRP_F_TOKEN; /* ... and without the token */
     feed(3, &c);
     expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_CRAWLER);
-    feed(1, &c);                             /* the session's own port, no token */
+    feed(1, &c); /* the session's own port, no token */
     expect_error(KN_KRP_ERR_BAD_SESSION, 2, KN_KRP_CRAWLER);
     ck_assert_int_eq(cap.ncmd, n);
     /* a new HELLO: a new token and seq space; the old datagram is stale */
@@ -1252,7 +1253,7 @@ START_TEST(session_token_replay)
     expect_error(KN_KRP_ERR_BAD_SESSION, 2, KN_KRP_CRAWLER);
     ck_assert_int_eq(cap.ncmd, n);
     ck_assert_uint_eq(st()->bad_session, 3);
-    c.h.seq = 1;                             /* its own seq space starts again */
+    c.h.seq = 1; /* its own seq space starts again */
     feed_token(1, &c, t2);
     expect_ack(1, KN_KRP_CRAWLER);
     ck_assert_uint_eq(kn_rules_sessions(R), 1);
@@ -1275,7 +1276,7 @@ START_TEST(role_change_and_handover)
     feed_token(1, &m, a);
     const struct kn_krp_msg *ack = next_out();
     ck_assert_uint_eq(ack->u.hello_ack.role, KN_KRP_ROLE_OBSERVER);
-    ck_assert_uint_eq(ack->u.hello_ack.token, a);  /* the same session */
+    ck_assert_uint_eq(ack->u.hello_ack.token, a); /* the same session */
     ck_assert_double_eq(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0], 0);
     ck_assert_ptr_null(kn_rules_driver(R));
     /* B asks again within its session and drives, its mark kept */
@@ -1284,7 +1285,8 @@ START_TEST(role_change_and_handover)
     ack = next_out();
     ck_assert_uint_eq(ack->u.hello_ack.role, KN_KRP_ROLE_DRIVER);
     ck_assert_uint_eq(ack->u.hello_ack.token, b);
-    kn_krp_init(&m, KN_KRP_CRAWLER, 1, KN_KRP_F_ACK_REQ); /* older than B's refused seq 2: the mark did not move */
+    kn_krp_init(&m, KN_KRP_CRAWLER, 1,
+                KN_KRP_F_ACK_REQ); /* older than B's refused seq 2: the mark did not move */
     m.u.crawler.left_mm_s = m.u.crawler.right_mm_s = 100;
     feed_token(2, &m, b);
     expect_ack(1, KN_KRP_CRAWLER);
@@ -1299,20 +1301,20 @@ START_TEST(released_on_bye_watchdog_silence)
 {
     hello_plain(1, 1);
     crawler(1, 2, 0, 300, 300);
-    simple(1, KN_KRP_BYE, 3, KN_KRP_F_ACK_REQ);  /* BYE: belts 0, robot free */
+    simple(1, KN_KRP_BYE, 3, KN_KRP_F_ACK_REQ); /* BYE: belts 0, robot free */
     expect_ack(3, KN_KRP_BYE);
     ck_assert_double_eq(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0], 0);
     ck_assert_ptr_null(kn_rules_driver(R));
-    crawler(2, 1, KN_KRP_F_ACK_REQ, 300, 300);    /* another drives */
+    crawler(2, 1, KN_KRP_F_ACK_REQ, 300, 300); /* another drives */
     expect_ack(1, KN_KRP_CRAWLER);
-    advance(600 * MS);                           /* 2 went quiet while moving */
+    advance(600 * MS); /* 2 went quiet while moving */
     ck_assert_uint_eq(st()->watchdog_trips, 1);
     ck_assert_ptr_null(kn_rules_driver(R));
     ck_assert_uint_eq(st()->driver_watchdog, 1);
     open_session(3, 1, false, KN_KRP_ROLE_DRIVER);
-    crawler(2, 2, KN_KRP_F_ACK_REQ, 300, 300);    /* 2 is back: 3 drives now */
+    crawler(2, 2, KN_KRP_F_ACK_REQ, 300, 300); /* 2 is back: 3 drives now */
     expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_CRAWLER);
-    advance(5000 * MS);                          /* 3 silent for 5 s: released */
+    advance(5000 * MS); /* 3 silent for 5 s: released */
     ck_assert_ptr_null(kn_rules_driver(R));
     crawler(2, 3, KN_KRP_F_ACK_REQ, 0, 0);
     expect_ack(3, KN_KRP_CRAWLER);
@@ -1348,18 +1350,18 @@ START_TEST(plain_driver_grace)
 {
     crawler(1, 1, KN_KRP_F_ACK_REQ, 300, 300);
     expect_ack(1, KN_KRP_CRAWLER);
-    for (uint32_t k = 0; k < 8; k++) {      /* 1 keeps driving, every 100 ms */
+    for (uint32_t k = 0; k < 8; k++) { /* 1 keeps driving, every 100 ms */
         advance(100 * MS);
         crawler(1, 2 + k, 0, 300, 300);
-        crawler(2, 1 + k, 0, -300, 300);     /* 2 is refused throughout */
+        crawler(2, 1 + k, 0, -300, 300); /* 2 is refused throughout */
         expect_error(KN_KRP_ERR_NOT_OWNER, 1 + k, KN_KRP_CRAWLER);
     }
-    simple(1, KN_KRP_STOP, 20, 0);          /* 1 stops, then sends nothing */
+    simple(1, KN_KRP_STOP, 20, 0); /* 1 stops, then sends nothing */
     advance(400 * MS);
     ck_assert(!kn_rules_driver_idle(R, now));
     crawler(2, 10, KN_KRP_F_ACK_REQ, 100, 100);
     expect_error(KN_KRP_ERR_NOT_OWNER, 10, KN_KRP_CRAWLER);
-    advance(100 * MS);                      /* one watchdog period after the STOP */
+    advance(100 * MS); /* one watchdog period after the STOP */
     ck_assert(kn_rules_driver_idle(R, now));
     crawler(2, 11, KN_KRP_F_ACK_REQ, 100, 100);
     expect_ack(11, KN_KRP_CRAWLER);
@@ -1391,26 +1393,26 @@ static int engaged(void)
 START_TEST(estop_circuit_two_stations)
 {
     crawler(1, 1, 0, 300, 300);
-    estop(2, 1, KN_KRP_F_ACK_REQ, 1);        /* station A */
+    estop(2, 1, KN_KRP_F_ACK_REQ, 1); /* station A */
     expect_ack(1, KN_KRP_ESTOP);
-    estop(3, 1, KN_KRP_F_ACK_REQ, 1);        /* station B */
+    estop(3, 1, KN_KRP_F_ACK_REQ, 1); /* station B */
     expect_ack(1, KN_KRP_ESTOP);
-    estop(3, 2, KN_KRP_F_ACK_REQ, 1);        /* engaging again: harmless, one engagement */
+    estop(3, 2, KN_KRP_F_ACK_REQ, 1); /* engaging again: harmless, one engagement */
     expect_ack(2, KN_KRP_ESTOP);
     ck_assert_int_eq(engaged(), 2);
-    ck_assert_uint_eq(st()->estop_engaged, 1);     /* one stop */
+    ck_assert_uint_eq(st()->estop_engaged, 1); /* one stop */
     ck_assert_uint_eq(st()->estop_engagements, 2);
-    estop(2, 2, KN_KRP_F_ACK_REQ, 0);        /* A releases its own */
+    estop(2, 2, KN_KRP_F_ACK_REQ, 0); /* A releases its own */
     expect_ack(2, KN_KRP_ESTOP);
     ck_assert(status_of(1, 2).flags & KN_KRP_ST_ESTOP); /* B still holds */
     crawler(1, 3, KN_KRP_F_ACK_REQ, 300, 300);
     expect_error(KN_KRP_ERR_ESTOP, 3, KN_KRP_CRAWLER);
-    estop(2, 3, KN_KRP_F_ACK_REQ, 0);        /* A has nothing left to release */
+    estop(2, 3, KN_KRP_F_ACK_REQ, 0); /* A has nothing left to release */
     expect_error(KN_KRP_ERR_NOT_OWNER, 3, KN_KRP_ESTOP);
-    estop(1, 4, KN_KRP_F_ACK_REQ, 0);        /* nor has the driver */
+    estop(1, 4, KN_KRP_F_ACK_REQ, 0); /* nor has the driver */
     expect_error(KN_KRP_ERR_NOT_OWNER, 4, KN_KRP_ESTOP);
     ck_assert_uint_eq(st()->estop_release_refused, 2);
-    estop(3, 3, KN_KRP_F_ACK_REQ, 0);        /* B releases: free */
+    estop(3, 3, KN_KRP_F_ACK_REQ, 0); /* B releases: free */
     expect_ack(3, KN_KRP_ESTOP);
     ck_assert(!(status_of(1, 5).flags & KN_KRP_ST_ESTOP));
     ck_assert_uint_eq(st()->estop_released, 2);
@@ -1436,13 +1438,13 @@ START_TEST(estop_orphan_reset)
     ck_assert_uint_eq(e[0].kind, KN_RULES_ENG_SESSION);
     ck_assert(kn_rules_engager_present(R, &e[0], now));
     kn_krp_init(&m, KN_KRP_BYE, 3, 0);
-    feed_token(2, &m, t);                    /* the engager leaves */
+    feed_token(2, &m, t); /* the engager leaves */
     ck_assert_int_eq(engaged(), 1);
     ck_assert(!kn_rules_engager_present(R, &e[0], now));
     uint32_t t2 = open_session(2, 1, true, KN_KRP_ROLE_OBSERVER);
     kn_krp_init(&m, KN_KRP_ESTOP, 2, KN_KRP_F_ACK_REQ);
     m.u.estop.engage = 0;
-    feed_token(2, &m, t2);                   /* a new session: not its engagement */
+    feed_token(2, &m, t2); /* a new session: not its engagement */
     expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_ESTOP);
     ck_assert_int_eq(engaged(), 1);
     ck_assert_uint_eq(kn_rules_estop_reset(R), 1); /* the admin */
@@ -1457,7 +1459,7 @@ START_TEST(estop_orphan_reset)
     estop(5, 2, KN_KRP_F_ACK_REQ, 0);
     expect_ack(2, KN_KRP_ESTOP);
     ck_assert(status_of(5, 3).flags & KN_KRP_ST_ESTOP);
-    estop(CONSOLE, 1, KN_KRP_F_ACK_REQ, 0);  /* a console resets all */
+    estop(CONSOLE, 1, KN_KRP_F_ACK_REQ, 0); /* a console resets all */
     expect_ack(1, KN_KRP_ESTOP);
     ck_assert_int_eq(engaged(), 0);
     ck_assert_uint_eq(st()->estop_console_resets, 1);
@@ -1508,16 +1510,16 @@ START_TEST(estop_info_lists_engagements)
     strcpy(m.u.hello.name, "station-b");
     feed(2, &m);
     ck_assert_uint_eq(next_out()->h.type, KN_KRP_HELLO_ACK);
-    estop(2, 2, KN_KRP_F_ACK_REQ, 1);       /* a plain client engages */
+    estop(2, 2, KN_KRP_F_ACK_REQ, 1); /* a plain client engages */
     expect_ack(2, KN_KRP_ESTOP);
     advance(1500 * MS);
     uint32_t t = open_session(3, 1, true, KN_KRP_ROLE_OBSERVER); /* "client" */
     kn_krp_init(&m, KN_KRP_ESTOP, 2, KN_KRP_F_ACK_REQ);
     m.u.estop.engage = 1;
-    feed_token(3, &m, t);                    /* so does a session */
+    feed_token(3, &m, t); /* so does a session */
     expect_ack(2, KN_KRP_ESTOP);
     kn_krp_init(&m, KN_KRP_BYE, 3, 0);
-    feed_token(3, &m, t);                    /* and its session ends */
+    feed_token(3, &m, t); /* and its session ends */
     advance(250 * MS);
 
     x = estop_info(4, 1000, KN_KRP_F_ACK_REQ); /* seq 1000: no mark moves */
@@ -1528,10 +1530,10 @@ START_TEST(estop_info_lists_engagements)
     ck_assert_uint_eq(x.e[0].held_ms, 1750);
     ck_assert_str_eq(x.e[0].name, "station-b");
     ck_assert_uint_eq(x.e[1].kind, KN_KRP_ENG_SESSION);
-    ck_assert_uint_eq(x.e[1].present, 0);    /* the session that engaged is over */
+    ck_assert_uint_eq(x.e[1].present, 0); /* the session that engaged is over */
     ck_assert_uint_eq(x.e[1].held_ms, 250);
     ck_assert_str_eq(x.e[1].name, "client");
-    ck_assert_ptr_null(kn_rules_driver(R));  /* asking claimed nothing */
+    ck_assert_ptr_null(kn_rules_driver(R));    /* asking claimed nothing */
     crawler(4, 1, KN_KRP_F_ACK_REQ, 100, 100); /* its mark did not move to 1000 */
     expect_error(KN_KRP_ERR_ESTOP, 1, KN_KRP_CRAWLER);
     ck_assert_uint_eq(st()->drop_stale_seq, 0);
@@ -1570,7 +1572,7 @@ START_TEST(estop_info_lists_the_oldest_20)
         estop(100 + i, 1, 0, 1);
         advance(10 * MS);
     }
-    estop(100, 2, KN_KRP_F_ACK_REQ, 0);     /* the oldest releases its own */
+    estop(100, 2, KN_KRP_F_ACK_REQ, 0); /* the oldest releases its own */
     expect_ack(2, KN_KRP_ESTOP);
     struct kn_krp_estop_info x = estop_info(1, 1, 0);
     ck_assert_uint_eq(x.engaged, 29);
@@ -1578,7 +1580,7 @@ START_TEST(estop_info_lists_the_oldest_20)
     for (unsigned i = 0; i < x.n; i++) {
         ck_assert_uint_eq(x.e[i].held_ms, 290 - 10 * i); /* from 101 on */
         ck_assert_uint_eq(x.e[i].kind, KN_KRP_ENG_PLAIN);
-        ck_assert_str_eq(x.e[i].name, "");   /* they never said HELLO */
+        ck_assert_str_eq(x.e[i].name, ""); /* they never said HELLO */
     }
 }
 END_TEST
@@ -1591,7 +1593,7 @@ static void need_hello(struct kn_rules_params *p)
 START_TEST(hello_to_drive_switch)
 {
     remake(need_hello);
-    crawler(1, 1, KN_KRP_F_ACK_REQ, 100, 100);   /* no HELLO: refused */
+    crawler(1, 1, KN_KRP_F_ACK_REQ, 100, 100); /* no HELLO: refused */
     expect_error(KN_KRP_ERR_NOT_OWNER, 1, KN_KRP_CRAWLER);
     ck_assert_int_eq(cap.ncmd, 0);
     hello_plain(1, 2);

@@ -138,7 +138,8 @@ START_TEST(two_plain_controllers)
     ck_assert_int_ge(refused, 20);
     double yaw = fabs((double)s1.rpy_cdeg[2] - s0.rpy_cdeg[2]) / 100.0;
     printf("two_plain_controllers: %d CRAWLERs of the second refused, %.0f mm straight, yaw %.1f "
-           "deg\n", refused, distance_mm(&s0, &s1), yaw);
+           "deg\n",
+           refused, distance_mm(&s0, &s1), yaw);
     ck_assert_msg(yaw < 5, "the robot turned %.1f deg", yaw);
     ck_assert_double_ge(distance_mm(&s0, &s1), 150);
 }

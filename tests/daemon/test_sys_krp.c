@@ -56,9 +56,8 @@ START_TEST(hello_ack)
     ck_assert_uint_eq(m.u.hello_ack.simulated, 1);
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_ENGINE);
     ck_assert_str_eq(m.u.hello_ack.robot_name, "kenaf");
-    ck_assert_uint_eq(m.u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
-                          KN_KRP_CAP_ESTOP_INFO);
+    ck_assert_uint_eq(m.u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD |
+                                                      KN_KRP_CAP_SESSIONS | KN_KRP_CAP_ESTOP_INFO);
     ck_assert_int_eq(m.u.hello_ack.counts_per_m, 5000);
     ck_assert_int_eq(m.u.hello_ack.max_speed_mm_s, 800);
     ck_assert_int_eq(m.u.hello_ack.flipper_min_cdeg, -11950);
@@ -160,9 +159,9 @@ END_TEST
 START_TEST(seq_ordering)
 {
     h_expect_ack(&ctl, h_crawler(&ctl, 100, KN_KRP_F_ACK_REQ, 100, 100), KN_KRP_CRAWLER);
-    h_crawler(&ctl, 99, KN_KRP_F_ACK_REQ, 700, 700);   /* older: ignored, no ACK */
+    h_crawler(&ctl, 99, KN_KRP_F_ACK_REQ, 700, 700); /* older: ignored, no ACK */
     int32_t t[4] = { 1000, 0, 0, 0 };
-    h_flipper(&ctl, 98, KN_KRP_F_ACK_REQ, 1, t);       /* the mark is shared */
+    h_flipper(&ctl, 98, KN_KRP_F_ACK_REQ, 1, t); /* the mark is shared */
     ck_assert(h_wait_stat(&simd, "robots.0.drops.stale_seq", 2, H_LONG_MS));
     h_expect_silence(&ctl);
     /* STOP is never ignored */
@@ -191,7 +190,8 @@ START_TEST(seq_ordering)
     int n = h_log_cmds(sim.log, cmds, 256);
     for (int i = 0; i < n; i++) {
         ck_assert(fabs(cmds[i].belts[0] - 0.7) > 1e-9);
-        ck_assert(!(cmds[i].fmask & 1) || fabs(cmds[i].flippers[0] - kn_conv_cdeg_to_rad(1000)) > 1e-9);
+        ck_assert(!(cmds[i].fmask & 1) ||
+                  fabs(cmds[i].flippers[0] - kn_conv_cdeg_to_rad(1000)) > 1e-9);
     }
 }
 END_TEST

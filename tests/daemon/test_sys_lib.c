@@ -20,7 +20,8 @@ START_TEST(square_completes)
     char robots[512];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"standin\","
-             "\"address\":\"127.0.0.1:%d\"}}]", sim.port);
+             "\"address\":\"127.0.0.1:%d\"}}]",
+             sim.port);
     h_daemon_start(&d, robots);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
 

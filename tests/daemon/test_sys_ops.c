@@ -118,8 +118,8 @@ START_TEST(sighup_reload)
     ck_assert(h_notify_seen(&d, "RELOADING=1", H_LONG_MS));
     ck_assert_int_ge(h_notify_count(&d, "READY=1"), 2);
     wait_up(&d, 1);
-    ck_assert_int_eq(count_in(b.log, "#connect"), 2);   /* bravo restarted */
-    ck_assert_int_eq(count_in(a.log, "#connect"), 1);   /* alpha kept its link */
+    ck_assert_int_eq(count_in(b.log, "#connect"), 2); /* bravo restarted */
+    ck_assert_int_eq(count_in(a.log, "#connect"), 1); /* alpha kept its link */
     ck_assert_int_eq(count_in(a.log, "#disconnect"), 0);
     ck_assert_int_eq((int)h_stat(&d, "robots.0.backend.connects"), 1);
     ck_assert_int_eq((int)h_stat(&d, "robots.0.subscriptions.active"), 1); /* peers kept */
@@ -135,8 +135,9 @@ START_TEST(sighup_reload)
     ck_assert_uint_eq(m.h.type, KN_KRP_STATUS);
 
     /* an invalid config is refused, the old one stays */
-    h_write_file(d.config, "{ \"robots\": [ { \"name\": \"alpha\", \"watchdog_ms\": \"fast\", "
-                           "\"backend\": { \"type\": \"standin\", \"address\": \"127.0.0.1:1\" } } ] }\n");
+    h_write_file(d.config,
+                 "{ \"robots\": [ { \"name\": \"alpha\", \"watchdog_ms\": \"fast\", "
+                 "\"backend\": { \"type\": \"standin\", \"address\": \"127.0.0.1:1\" } } ] }\n");
     h_signal(&d.proc, SIGHUP);
     ck_assert(h_wait_stat(&d, "reload_failures", 1, H_LONG_MS));
     ck_assert_ptr_nonnull(strstr(h_stat_str(&d, "last_reload_error"), "$.robots[0].watchdog_ms"));
@@ -245,10 +246,14 @@ START_TEST(check_config_cli)
     ck_assert_int_eq(run_simd(a1, out, sizeof out, err, sizeof err), 0);
     cJSON *j = cJSON_Parse(out);
     ck_assert_ptr_nonnull(j);
-    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "robots"), 0),
-                                         "name")->valuestring, "r1");
-    ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "robots"), 0),
-                                         "watchdog_ms")->valueint, 500); /* defaults shown */
+    ck_assert_str_eq(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "robots"), 0), "name")
+            ->valuestring,
+        "r1");
+    ck_assert_int_eq(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "robots"), 0), "watchdog_ms")
+            ->valueint,
+        500); /* defaults shown */
     cJSON_Delete(j);
 
     struct {
@@ -256,13 +261,16 @@ START_TEST(check_config_cli)
         const char *want;
     } bad[] = {
         { "{\"robots\":[{\"name\":\"r1\",\"watchdog_ms\":\"fast\",\"backend\":{\"type\":\"standin\","
-          "\"address\":\"127.0.0.1:7000\"}}]}", "$.robots[0].watchdog_ms" },
+          "\"address\":\"127.0.0.1:7000\"}}]}",
+          "$.robots[0].watchdog_ms" },
         { "{\"robots\":[{\"name\":\"r1\",\"colour\":\"red\",\"backend\":{\"type\":\"standin\","
-          "\"address\":\"127.0.0.1:7000\"}}]}", "$.robots[0].colour" },
+          "\"address\":\"127.0.0.1:7000\"}}]}",
+          "$.robots[0].colour" },
         { "{\"robots\":[{\"name\":\"r1\",\"backend\":{\"type\":\"usarsym\"}}]}",
           "$.robots[0].backend.type" },
         { "{\"robots\":[{\"name\":\"r1\",\"listen\":\"127.0.0.1:70000\",\"backend\":"
-          "{\"type\":\"standin\",\"address\":\"127.0.0.1:7000\"}}]}", "$.robots[0].listen" },
+          "{\"type\":\"standin\",\"address\":\"127.0.0.1:7000\"}}]}",
+          "$.robots[0].listen" },
         { "{\"robots\":[{\"name\":\"r1\"", "bad.json" },
     };
     /* h_path returns a shared buffer that the next spawn reuses: copy it */
@@ -273,7 +281,8 @@ START_TEST(check_config_cli)
         char *a2[] = { "--check-config", "--config", (char *)badp, NULL };
         ck_assert_int_eq(run_simd(a2, out, sizeof out, err, sizeof err), 1);
         ck_assert_msg(strstr(err, badp) != NULL, "case %zu: no file name in: %s", i, err);
-        ck_assert_msg(strstr(err, bad[i].want) != NULL, "case %zu: no %s in: %s", i, bad[i].want, err);
+        ck_assert_msg(strstr(err, bad[i].want) != NULL, "case %zu: no %s in: %s", i, bad[i].want,
+                      err);
         ck_assert_str_eq(out, "");
     }
     /* every backend kind the config knows is built into this kenaf-simd */
@@ -316,7 +325,8 @@ START_TEST(bind_failure_exits_1)
     char text[512];
     snprintf(text, sizeof text,
              "{\"robots\":[{\"name\":\"r1\",\"listen\":\"127.0.0.1:%d\",\"backend\":"
-             "{\"type\":\"standin\",\"address\":\"127.0.0.1:9\"}}]}", port);
+             "{\"type\":\"standin\",\"address\":\"127.0.0.1:9\"}}]}",
+             port);
     const char *cfg = h_path("busy.json");
     h_write_file(cfg, text);
     char *args[] = { "--config", (char *)cfg, NULL };
@@ -339,8 +349,10 @@ START_TEST(stats_client_mode)
     ck_assert_int_eq(run_simd(a1, out, sizeof out, err, sizeof err), 0);
     cJSON *j = cJSON_Parse(out);
     ck_assert_msg(j != NULL, "not JSON: %.200s", out);
-    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "robots"), 0),
-                                         "name")->valuestring, "kenaf");
+    ck_assert_str_eq(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "robots"), 0), "name")
+            ->valuestring,
+        "kenaf");
     cJSON_Delete(j);
     char *a2[] = { "--stats", "--socket", d.stats, NULL };
     ck_assert_int_eq(run_simd(a2, out, sizeof out, err, sizeof err), 0);
@@ -429,7 +441,8 @@ START_TEST(simulator_not_draining)
         cJSON *b = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(js, "robots"), 0),
                                        "backend");
         cJSON *stall = cJSON_GetObjectItem(b, "stall");
-        double coalesced = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "commands"), "coalesced")->valuedouble;
+        double coalesced =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(b, "commands"), "coalesced")->valuedouble;
         if (cJSON_IsTrue(cJSON_GetObjectItem(stall, "stalled")) && coalesced >= 10) {
             stalled = true;
             ck_assert_double_gt(cJSON_GetObjectItem(stall, "queued_bytes")->valuedouble, 0);
@@ -512,8 +525,9 @@ START_TEST(peer_flood_bounded)
     uint32_t seq = h_subscribe(&u[N - 1], KN_KRP_F_ACK_REQ, 100);
     h_expect_error(&u[N - 1], KN_KRP_ERR_BUSY, seq, KN_KRP_SUBSCRIBE);
     cJSON *s = h_stats(&d);
-    cJSON *recent = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
-        cJSON_GetObjectItem(s, "robots"), 0), "peers"), "recent");
+    cJSON *recent = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(s, "robots"), 0), "peers"),
+        "recent");
     ck_assert_int_le(cJSON_GetArraySize(recent), 32);
     cJSON_Delete(s);
     for (int i = 0; i < N; i++)

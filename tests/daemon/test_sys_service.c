@@ -19,8 +19,8 @@
 #include "harness.h"
 
 #define OPERATOR_GID 4242
-#define OPERATOR_UID 4243   /* in group OPERATOR_GID */
-#define STRANGER_UID 4244   /* in no group of ours */
+#define OPERATOR_UID 4243 /* in group OPERATOR_GID */
+#define STRANGER_UID 4244 /* in no group of ours */
 
 static char out[65536], err[65536];
 
@@ -162,8 +162,10 @@ START_TEST(capture_path_rules)
 {
     char top[600], caps[256], p[512], line[600];
     snprintf(caps, sizeof caps, "%s", h_path("captures"));
-    snprintf(top, sizeof top, "\"ready_timeout_s\": 0, \"capture_dir\": \"%s\", "
-             "\"capture_max_mb\": 8", caps);
+    snprintf(top, sizeof top,
+             "\"ready_timeout_s\": 0, \"capture_dir\": \"%s\", "
+             "\"capture_max_mb\": 8",
+             caps);
     static struct h_daemon d;
     h_daemon_spawn(&d, "kenaf-simd", top, robots_at(idle_port()), NULL, NULL, true);
     h_daemon_ready(&d);
@@ -242,8 +244,10 @@ START_TEST(group_access)
     ck_assert_int_eq(chmod(h_path(""), 0755), 0);
     const char *op[] = { "--reuid", "4243", "--regid", "4243", "--groups", "4242", NULL };
     const char *stranger[] = { "--reuid", "4244", "--regid", "4244", "--clear-groups", NULL };
-    char *version[] = { (char *)setpriv(), "--reuid", "4244", "--regid", "4244", "--clear-groups", "--",
-                        getenv("KN_SIMD"), "--version", NULL };
+    char *version[] = {
+        (char *)setpriv(), "--reuid",   "4244", "--regid", "4244", "--clear-groups", "--",
+        getenv("KN_SIMD"), "--version", NULL
+    };
     ck_assert_msg(h_run(version, out, sizeof out, err, sizeof err, H_LONG_MS) == 0,
                   "uid 4244 cannot run %s (a build tree others cannot enter?): %s",
                   getenv("KN_SIMD"), err);
@@ -252,8 +256,10 @@ START_TEST(group_access)
     snprintf(caps, sizeof caps, "%s", h_path("captures"));
     snprintf(sock, sizeof sock, "%s", h_path("sock/stats.sock"));
     ck_assert_int_eq(mkdir(h_path("sock"), 0755), 0);
-    snprintf(top, sizeof top, "\"ready_timeout_s\": 0, \"stats_socket_group\": %d, "
-             "\"capture_dir\": \"%s\"", OPERATOR_GID, caps);
+    snprintf(top, sizeof top,
+             "\"ready_timeout_s\": 0, \"stats_socket_group\": %d, "
+             "\"capture_dir\": \"%s\"",
+             OPERATOR_GID, caps);
     static struct h_daemon d;
     h_daemon_spawn_at(&d, "kenaf-simd", sock, top, robots_at(idle_port()), NULL, NULL, true);
     h_daemon_ready(&d);
@@ -289,15 +295,26 @@ START_TEST(group_access)
     ck_assert_int_eq(mkdir(h_path("sock2"), 0755), 0);
     ck_assert_int_eq(chown(h_path("sock2"), OPERATOR_UID, OPERATOR_UID), 0);
     char cfg[2048];
-    snprintf(cfg, sizeof cfg, "{\"stats_socket\": \"%s\", \"stats_socket_group\": \"%d\", "
-             "\"ready_timeout_s\": 0, \"robots\": %s}", h_path("sock2/stats.sock"), OPERATOR_GID,
-             robots_at(idle_port()));
+    snprintf(cfg, sizeof cfg,
+             "{\"stats_socket\": \"%s\", \"stats_socket_group\": \"%d\", "
+             "\"ready_timeout_s\": 0, \"robots\": %s}",
+             h_path("sock2/stats.sock"), OPERATOR_GID, robots_at(idle_port()));
     h_write_file(h_path("notmember.json"), cfg);
     ck_assert_int_eq(chmod(h_path("notmember.json"), 0644), 0);
-    char *daemon[] = { (char *)setpriv(), "--reuid", "4243", "--regid", "4243", "--clear-groups", "--",
-                       getenv("KN_SIMD"), "--config", (char *)h_path("notmember.json"), NULL };
+    char *daemon[] = { (char *)setpriv(),
+                       "--reuid",
+                       "4243",
+                       "--regid",
+                       "4243",
+                       "--clear-groups",
+                       "--",
+                       getenv("KN_SIMD"),
+                       "--config",
+                       (char *)h_path("notmember.json"),
+                       NULL };
     ck_assert_int_eq(h_run(daemon, out, sizeof out, err, sizeof err, H_LONG_MS), 1);
-    ck_assert_msg(strstr(err, "Operation not permitted") && strstr(err, "not a member of group 4242"),
+    ck_assert_msg(strstr(err, "Operation not permitted") &&
+                      strstr(err, "not a member of group 4242"),
                   "expected EPERM and why: %s", err);
     ck_assert_msg(strstr(err, h_path("sock2/stats.sock")), "expected the path: %s", err);
     ck_assert(!exists(h_path("sock2/stats.sock")));
@@ -364,7 +381,8 @@ int main(void)
         /* group-access switches to other users (setpriv), which needs root */
         const char *only = getenv("CK_RUN_CASE");
         printf("daemon-service: group-access skipped: needs root to run clients as uids %d and "
-               "%d\n", OPERATOR_UID, STRANGER_UID);
+               "%d\n",
+               OPERATOR_UID, STRANGER_UID);
         if (only && !strcmp(only, "group-access"))
             return 77;
         n--; /* the last one */

@@ -63,8 +63,8 @@ static bool no_driver(void)
 {
     cJSON *st = h_stats(&simd);
     cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(st, "robots"), 0);
-    cJSON *d = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "sessions"),
-                                                "driver");
+    cJSON *d =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "sessions"), "driver");
     bool null = cJSON_IsNull(d);
     cJSON_Delete(st);
     return null;

@@ -31,7 +31,7 @@
 
 #include "harness.h"
 
-#define KRP_PORT 9750   /* config/kenaf-simd.json */
+#define KRP_PORT 9750 /* config/kenaf-simd.json */
 #define NOBODY 65534
 
 /* The checkout's layout: ./config is the source tree's. */
@@ -90,9 +90,10 @@ static void start_simd(struct h_proc *p, const char *dir, const char *fresh, boo
     argv[n++] = (char *)dir;
     argv[n++] = "--";
     argv[n++] = "env";
-    static const char *const unset[] = { "HOME", "XDG_RUNTIME_DIR", "RUNTIME_DIRECTORY",
-                                         "KENAF_CONFIG_DIR", "NOTIFY_SOCKET", "JOURNAL_STREAM",
-                                         "LISTEN_FDS" };
+    static const char *const unset[] = {
+        "HOME",          "XDG_RUNTIME_DIR", "RUNTIME_DIRECTORY", "KENAF_CONFIG_DIR",
+        "NOTIFY_SOCKET", "JOURNAL_STREAM",  "LISTEN_FDS"
+    };
     for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++) {
         argv[n++] = "-u";
         argv[n++] = (char *)unset[i];
@@ -163,8 +164,8 @@ static cJSON *read_stats(const char *sock, struct h_proc *p)
 static int run_wait_ready(const char *sock)
 {
     static struct h_proc w;
-    char *argv[] = { getenv("KN_SIMD"), "--wait-ready", "--timeout", "10", "--socket",
-                     (char *)sock, NULL };
+    char *argv[] = { getenv("KN_SIMD"), "--wait-ready", "--timeout", "10",
+                     "--socket",        (char *)sock,   NULL };
     h_spawn(&w, argv, NULL, "wait-ready.stderr");
     int st = h_wait_exit(&w, 15000);
     ck_assert_msg(st != -1 && WIFEXITED(st), "kenaf-simd --wait-ready did not finish");
@@ -203,11 +204,12 @@ static void defaults_run(bool as_root)
     ck_assert_msg(h_wait_exit(&p, 0) == -1, "kenaf-simd did not stay up:\n%s", h_stderr(&p));
     cJSON *doc = read_stats(sock, &p);
     const cJSON *cfgpath = cJSON_GetObjectItemCaseSensitive(doc, "config");
-    ck_assert_msg(cJSON_IsString(cfgpath) && strcmp(cfgpath->valuestring, "config/kenaf-simd.json") == 0,
+    ck_assert_msg(cJSON_IsString(cfgpath) &&
+                      strcmp(cfgpath->valuestring, "config/kenaf-simd.json") == 0,
                   "not the checkout's config");
     const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "robots"), 0);
-    const cJSON *up = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r0, "flags"),
-                                                       "BACKEND_UP");
+    const cJSON *up = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r0, "flags"), "BACKEND_UP");
     ck_assert_msg(cJSON_IsTrue(up), "robot kenaf's simulator link is not up:\n%s", h_stderr(&p));
     cJSON_Delete(doc);
     expect_hello_ack(&p); /* still answering */
@@ -244,8 +246,10 @@ static const char *cannot_run(void)
         }
     const char *installed = getenv("KN_INSTALLED_CONFIG");
     if (installed && access(installed, F_OK) == 0) {
-        snprintf(why, sizeof why, "%s exists: kenaf-simd without flags would read it instead of "
-                 "./config", installed);
+        snprintf(why, sizeof why,
+                 "%s exists: kenaf-simd without flags would read it instead of "
+                 "./config",
+                 installed);
         return why;
     }
     pid_t pid = fork();

@@ -59,34 +59,41 @@ START_TEST(failing_engine_backs_off)
     ck_assert_msg(strstr(le, "failed at start-up (exited with status 2") && strstr(le, ENGINE_LINE),
                   "%s", le);
     const char *log = h_stderr(&d.proc);
-    ck_assert_msg(strstr(log, "start-up failure 3 in a row") && strstr(log, ENGINE_LINE), "%s", log);
+    ck_assert_msg(strstr(log, "start-up failure 3 in a row") && strstr(log, ENGINE_LINE), "%s",
+                  log);
 
     /* --wait-ready: not up, and says why */
     static struct h_proc w;
-    char *argv[] = { getenv("KN_SIMD"), "--wait-ready", "--timeout", "0.5", "--socket", d.stats,
-                     NULL };
+    char *argv[] = { getenv("KN_SIMD"), "--wait-ready", "--timeout", "0.5",
+                     "--socket",        d.stats,        NULL };
     h_spawn(&w, argv, NULL, "wait.stderr");
     int st = h_wait_exit(&w, H_LONG_MS);
     ck_assert(st != -1 && WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 1);
     ck_assert_msg(strstr(h_stderr(&w), "not ready after 0.5 s: robot e: simulator link ") &&
-                  strstr(h_stderr(&w), ENGINE_LINE), "%s", h_stderr(&w));
+                      strstr(h_stderr(&w), ENGINE_LINE),
+                  "%s", h_stderr(&w));
 }
 END_TEST
 
 START_TEST(wait_ready_without_a_daemon)
 {
     static struct h_proc w;
-    char *argv[] = { getenv("KN_SIMD"), "--wait-ready", "--timeout", "0.3", "--socket",
-                     (char *)h_path("none.sock"), NULL };
+    char *argv[] = { getenv("KN_SIMD"),
+                     "--wait-ready",
+                     "--timeout",
+                     "0.3",
+                     "--socket",
+                     (char *)h_path("none.sock"),
+                     NULL };
     h_spawn(&w, argv, NULL, "wait.stderr");
     int st = h_wait_exit(&w, H_LONG_MS);
     ck_assert(st != -1 && WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 1);
     ck_assert_msg(strstr(h_stderr(&w), "not ready after 0.3 s: no daemon answers: cannot connect "
                                        "to the stats socket ") &&
-                  strstr(h_stderr(&w), "none.sock: No such file or directory"), "%s",
-                  h_stderr(&w));
+                      strstr(h_stderr(&w), "none.sock: No such file or directory"),
+                  "%s", h_stderr(&w));
 }
 END_TEST
 

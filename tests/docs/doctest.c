@@ -22,13 +22,13 @@ struct line {
  * indentation counts: this reader only has to know what is code. */
 struct fence {
     char ch;
-    size_t n;          /* how many fence characters */
-    const char *info;  /* after them, blanks trimmed */
+    size_t n;         /* how many fence characters */
+    const char *info; /* after them, blanks trimmed */
     size_t info_len;
 };
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+                                                      ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -89,8 +89,8 @@ static int parse_options(const char *name, int lineno, const char *s, size_t len
             snprintf(num, sizeof num, "%.*s", olen - 8, opt + 8);
             long t = strtol(num, &end, 10);
             if (*end || olen - 8 >= (int)sizeof num || t < 1 || t > MAX_TIMEOUT_S)
-                return fail(err, errlen, "%s:%d: doctest option %.*s: expected seconds 1..%d",
-                            name, lineno, olen, opt, MAX_TIMEOUT_S);
+                return fail(err, errlen, "%s:%d: doctest option %.*s: expected seconds 1..%d", name,
+                            lineno, olen, opt, MAX_TIMEOUT_S);
             b->timeout_s = (int)t;
         } else {
             return fail(err, errlen,
@@ -103,24 +103,28 @@ static int parse_options(const char *name, int lineno, const char *s, size_t len
 
 /* Whether l is a marker; -1 (with err) when it starts like one but is not
  * well-formed, so a typo cannot turn a block off unseen. */
-static int read_marker(const char *name, int lineno, struct line l,
-                       struct kn_doctest_block *b, char *err, size_t errlen)
+static int read_marker(const char *name, int lineno, struct line l, struct kn_doctest_block *b,
+                       char *err, size_t errlen)
 {
     l = trimmed(l);
     size_t m = strlen(MARKER);
     if (l.len < m || strncmp(l.s, MARKER, m) != 0)
         return 0;
     if (l.len < m + 3 || strncmp(l.s + l.len - 3, "-->", 3) != 0)
-        return fail(err, errlen, "%s:%d: malformed doctest marker (expected \"%s -->\" or "
-                    "\"%s: OPTIONS -->\")", name, lineno, MARKER, MARKER);
+        return fail(err, errlen,
+                    "%s:%d: malformed doctest marker (expected \"%s -->\" or "
+                    "\"%s: OPTIONS -->\")",
+                    name, lineno, MARKER, MARKER);
     const char *rest = l.s + m;
     size_t rlen = l.len - m - 3;
     if (rlen && rest[0] == ':')
         return parse_options(name, lineno, rest + 1, rlen - 1, b, err, errlen) < 0 ? -1 : 1;
     if (trimmed((struct line){ rest, rlen }).len == 0)
         return 1;
-    return fail(err, errlen, "%s:%d: malformed doctest marker (expected \"%s -->\" or "
-                "\"%s: OPTIONS -->\")", name, lineno, MARKER, MARKER);
+    return fail(err, errlen,
+                "%s:%d: malformed doctest marker (expected \"%s -->\" or "
+                "\"%s: OPTIONS -->\")",
+                name, lineno, MARKER, MARKER);
 }
 
 /* The next line of text at *pos, or false at the end. */
@@ -165,8 +169,8 @@ static int append(char **buf, size_t *len, struct line l)
     return 0;
 }
 
-int kn_doctest_extract(const char *name, const char *text, struct kn_doctest_list *out,
-                       char *err, size_t errlen)
+int kn_doctest_extract(const char *name, const char *text, struct kn_doctest_list *out, char *err,
+                       size_t errlen)
 {
     size_t pos = 0;
     int lineno = 0;
@@ -193,10 +197,12 @@ int kn_doctest_extract(const char *name, const char *text, struct kn_doctest_lis
         if (m == 0)
             continue;
         int marker_line = lineno;
-        if (!next_line(text, &pos, &l) || (lineno++, !is_fence(l, &open)) ||
-            open.ch != '`' || open.info_len != 2 || strncmp(open.info, "sh", 2) != 0)
-            return fail(err, errlen, "%s:%d: doctest marker not followed by a ```sh fence on the "
-                        "next line", name, marker_line);
+        if (!next_line(text, &pos, &l) || (lineno++, !is_fence(l, &open)) || open.ch != '`' ||
+            open.info_len != 2 || strncmp(open.info, "sh", 2) != 0)
+            return fail(err, errlen,
+                        "%s:%d: doctest marker not followed by a ```sh fence on the "
+                        "next line",
+                        name, marker_line);
         b.line = lineno;
         snprintf(b.file, sizeof b.file, "%s", name);
         size_t len = 0;
@@ -214,8 +220,7 @@ int kn_doctest_extract(const char *name, const char *text, struct kn_doctest_lis
         }
         if (!closed) {
             free(b.text);
-            return fail(err, errlen, "%s:%d: the fence opened here is never closed", name,
-                        b.line);
+            return fail(err, errlen, "%s:%d: the fence opened here is never closed", name, b.line);
         }
         if (!b.text) {
             return fail(err, errlen, "%s:%d: the doctest block is empty", name, b.line);

@@ -28,8 +28,8 @@ struct kn_doctest_list {
 /* Appends the runnable blocks of the document `text` (named `name` in
  * blocks and messages) to `out`. Returns 0, or -1 with "NAME:LINE: what is
  * wrong" in err (blocks found before the problem stay in `out`). */
-int kn_doctest_extract(const char *name, const char *text, struct kn_doctest_list *out,
-                       char *err, size_t errlen);
+int kn_doctest_extract(const char *name, const char *text, struct kn_doctest_list *out, char *err,
+                       size_t errlen);
 
 /* Reads the file at `path` and extracts its blocks as above, naming them
  * `name`. -1 with the reason in err when it cannot be read. */

@@ -51,10 +51,11 @@ static struct kn_doctest_list blocks;
 /* Environment a block must not inherit from whoever runs the tests: it
  * would point the documented commands somewhere else. */
 static const char *const unset_vars[] = {
-    "RUNTIME_DIRECTORY", "KENAF_ROBOT", "KENAF_TIMEOUT_MS", "KENAF_STATUS_MS", "KENAF_DEBUG",
-    "KENAF_CONFIG_DIR", "KENAF_BUILD_DIR", "KENAF_DEMO_PORT", "KENAF_DEMO_OUT",
-    "KENAF_GAZEBO_CONTROL_DIR", "GAZEBO_MASTER_URI", "GAZEBO_IP", "GAZEBO_HOSTNAME", "KN_WRAP",
-    NULL,
+    "RUNTIME_DIRECTORY",        "KENAF_ROBOT",       "KENAF_TIMEOUT_MS",
+    "KENAF_STATUS_MS",          "KENAF_DEBUG",       "KENAF_CONFIG_DIR",
+    "KENAF_BUILD_DIR",          "KENAF_DEMO_PORT",   "KENAF_DEMO_OUT",
+    "KENAF_GAZEBO_CONTROL_DIR", "GAZEBO_MASTER_URI", "GAZEBO_IP",
+    "GAZEBO_HOSTNAME",          "KN_WRAP",           NULL,
 };
 
 /* ---- the scratch checkout ------------------------------------------------ */
@@ -80,8 +81,7 @@ static void lay_out_checkout(const char *dir)
     while ((e = readdir(d))) {
         /* build/ and out/ are the user's own (made below); dot entries
          * (.git, .ci) are not what a block reads */
-        if (e->d_name[0] == '.' || strcmp(e->d_name, "build") == 0 ||
-            strcmp(e->d_name, "out") == 0)
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "build") == 0 || strcmp(e->d_name, "out") == 0)
             continue;
         snprintf(from, sizeof from, "%s/%s", src_root, e->d_name);
         snprintf(to, sizeof to, "%s/%s", dir, e->d_name);
@@ -279,8 +279,8 @@ START_TEST(run_block)
             end_group(group, kids, 3);
             show("kenaf-simd and --wait-ready", dlog);
             ck_abort_msg("%s:%d: needs=daemon: `kenaf-simd --wait-ready` %s; kenaf-simd's "
-                         "output ends:\n%s", b->file, b->line, describe(st, READY_TIMEOUT_S + 10),
-                         tail_of(dlog));
+                         "output ends:\n%s",
+                         b->file, b->line, describe(st, READY_TIMEOUT_S + 10), tail_of(dlog));
         }
         kids[1] = 0;
     }
@@ -367,9 +367,11 @@ int main(int argc, char **argv)
     }
     int e = h_private_net_errno();
     if (e) {
-        fprintf(stderr, "docs: SKIPPED: each block needs a network namespace of its own (the "
-                        "documented ports are fixed), and unshare(CLONE_NEWNET) failed: %s; "
-                        "run the tests as root\n", strerror(e));
+        fprintf(stderr,
+                "docs: SKIPPED: each block needs a network namespace of its own (the "
+                "documented ports are fixed), and unshare(CLONE_NEWNET) failed: %s; "
+                "run the tests as root\n",
+                strerror(e));
         return 77;
     }
     Suite *s = suite_create("docs");

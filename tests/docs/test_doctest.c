@@ -25,22 +25,21 @@ static void teardown(void)
 
 START_TEST(marked_blocks_only)
 {
-    const char *doc =
-        "# Title\n"                       /* 1 */
-        "\n"                              /* 2 */
-        "```sh\n"                         /* 3: not marked */
-        "echo not run\n"
-        "```\n"
-        "<!-- doctest -->\n"              /* 6 */
-        "```sh\n"                         /* 7 */
-        "echo one\n"
-        "echo two\n"
-        "```\n"
-        "text\n"
-        "<!-- doctest: needs=daemon timeout=120 -->\n" /* 12 */
-        "```sh\n"                         /* 13 */
-        "build/main/daemon/kenaf-simd --stats\n"
-        "```\n";
+    const char *doc = "# Title\n" /* 1 */
+                      "\n"        /* 2 */
+                      "```sh\n"   /* 3: not marked */
+                      "echo not run\n"
+                      "```\n"
+                      "<!-- doctest -->\n" /* 6 */
+                      "```sh\n"            /* 7 */
+                      "echo one\n"
+                      "echo two\n"
+                      "```\n"
+                      "text\n"
+                      "<!-- doctest: needs=daemon timeout=120 -->\n" /* 12 */
+                      "```sh\n"                                      /* 13 */
+                      "build/main/daemon/kenaf-simd --stats\n"
+                      "```\n";
     ck_assert_int_eq(extract(doc), 0);
     ck_assert_uint_eq(list.n, 2);
     ck_assert_str_eq(list.v[0].file, "doc.md");
@@ -59,22 +58,21 @@ START_TEST(fences_are_text)
 {
     /* A marker inside a fence is an example, not a marker; a longer fence
      * holds a shorter one; CR LF line ends; an indented fence in a list. */
-    const char *doc =
-        "````markdown\r\n"
-        "<!-- doctest -->\r\n"
-        "```sh\r\n"
-        "echo inside\r\n"
-        "```\r\n"
-        "````\r\n"
-        "- item\r\n"
-        "\r\n"
-        "  ```sh\r\n"
-        "  <!-- doctest -->\r\n"
-        "  ```\r\n"
-        "<!-- doctest -->\r\n"
-        "```sh\r\n"
-        "echo outside\r\n"
-        "```\r\n";
+    const char *doc = "````markdown\r\n"
+                      "<!-- doctest -->\r\n"
+                      "```sh\r\n"
+                      "echo inside\r\n"
+                      "```\r\n"
+                      "````\r\n"
+                      "- item\r\n"
+                      "\r\n"
+                      "  ```sh\r\n"
+                      "  <!-- doctest -->\r\n"
+                      "  ```\r\n"
+                      "<!-- doctest -->\r\n"
+                      "```sh\r\n"
+                      "echo outside\r\n"
+                      "```\r\n";
     ck_assert_int_eq(extract(doc), 0);
     ck_assert_uint_eq(list.n, 1);
     ck_assert_int_eq(list.v[0].line, 13);
@@ -104,11 +102,14 @@ END_TEST
 START_TEST(marker_without_sh_fence)
 {
     ck_assert_int_eq(extract("<!-- doctest -->\n\n```sh\necho x\n```\n"), -1);
-    ck_assert_str_eq(err, "doc.md:1: doctest marker not followed by a ```sh fence on the next line");
+    ck_assert_str_eq(err,
+                     "doc.md:1: doctest marker not followed by a ```sh fence on the next line");
     ck_assert_int_eq(extract("a\n<!-- doctest -->\n```bash\necho x\n```\n"), -1);
-    ck_assert_str_eq(err, "doc.md:2: doctest marker not followed by a ```sh fence on the next line");
+    ck_assert_str_eq(err,
+                     "doc.md:2: doctest marker not followed by a ```sh fence on the next line");
     ck_assert_int_eq(extract("<!-- doctest -->\n"), -1);
-    ck_assert_str_eq(err, "doc.md:1: doctest marker not followed by a ```sh fence on the next line");
+    ck_assert_str_eq(err,
+                     "doc.md:1: doctest marker not followed by a ```sh fence on the next line");
 }
 END_TEST
 

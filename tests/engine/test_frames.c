@@ -15,7 +15,7 @@
 
 static const char *g_path;
 
-static const double TURN = 137.5 * M_PI / 180, SHIFT[2] = {5.0, -3.0};
+static const double TURN = 137.5 * M_PI / 180, SHIFT[2] = { 5.0, -3.0 };
 
 static void swap(double *a, double *b)
 {
@@ -64,8 +64,7 @@ START_TEST(rotated_mirrored)
         struct kn_scenario sc, mv;
         ck_assert_msg(kn_scenario_load(g_path, v, &sc, err, sizeof err) == 0, "%s", err);
         ck_assert_msg(kn_scenario_load(g_path, v, &mv, err, sizeof err) == 0, "%s", err);
-        ck_assert_msg(mv.terrain.pose[2] == 0 && mv.terrain.pose[0] == 0 &&
-                          mv.terrain.pose[1] == 0,
+        ck_assert_msg(mv.terrain.pose[2] == 0 && mv.terrain.pose[0] == 0 && mv.terrain.pose[1] == 0,
                       "%s: a terrain with its own pose is not covered here", g_path);
         transform(&mv);
         struct kn_result a, b;
@@ -74,8 +73,8 @@ START_TEST(rotated_mirrored)
         printf("%s[%d]: as written %s (%s)\n    mirrored, turned, moved %s (%s)\n", sc.name, v,
                a.passed ? "pass" : "fail", a.why, b.passed ? "pass" : "fail", b.why);
         fflush(stdout);
-        ck_assert_msg(a.passed == b.passed, "%s[%d]: outcome changes with the world frame",
-                      sc.name, v);
+        ck_assert_msg(a.passed == b.passed, "%s[%d]: outcome changes with the world frame", sc.name,
+                      v);
         kn_result_free(&a);
         kn_result_free(&b);
         kn_scenario_free(&sc);

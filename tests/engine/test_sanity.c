@@ -17,8 +17,9 @@ static void run_check(const char *name)
 {
     struct kn_robot_params rp;
     char err[512];
-    ck_assert_msg(kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0,
-                  "%s", err);
+    ck_assert_msg(
+        kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0, "%s",
+        err);
     struct kn_sanity_result r;
     ck_assert_msg(kn_sanity_run(name, &rp, &r) == 0, "%s: could not run", name);
     printf("sanity-%s: %s; %s (%.1f s simulated, %.2f s CPU)\n", name, r.passed ? "pass" : "FAIL",
@@ -27,24 +28,45 @@ static void run_check(const char *name)
     ck_assert_double_gt(r.sim_s, 0);
 }
 
-START_TEST(drop_settle) { run_check("drop-settle"); }
+START_TEST(drop_settle)
+{
+    run_check("drop-settle");
+}
 END_TEST
-START_TEST(static_slope) { run_check("static-slope"); }
+START_TEST(static_slope)
+{
+    run_check("static-slope");
+}
 END_TEST
-START_TEST(frame_invariance) { run_check("frame-invariance"); }
+START_TEST(frame_invariance)
+{
+    run_check("frame-invariance");
+}
 END_TEST
-START_TEST(symmetry) { run_check("symmetry"); }
+START_TEST(symmetry)
+{
+    run_check("symmetry");
+}
 END_TEST
-START_TEST(energy) { run_check("energy"); }
+START_TEST(energy)
+{
+    run_check("energy");
+}
 END_TEST
-START_TEST(servo) { run_check("servo"); }
+START_TEST(servo)
+{
+    run_check("servo");
+}
 END_TEST
-START_TEST(determinism) { run_check("determinism"); }
+START_TEST(determinism)
+{
+    run_check("determinism");
+}
 END_TEST
 
 START_TEST(unknown_check)
 {
-    struct kn_robot_params rp = {0};
+    struct kn_robot_params rp = { 0 };
     struct kn_sanity_result r;
     ck_assert_int_eq(kn_sanity_run("no-such-check", &rp, &r), -1);
 }

@@ -35,8 +35,10 @@ START_TEST(scenario_file)
         ck_assert_msg(res.max_depth < 0.010, "%s[%d]: penetration %.4f m", sc.name, v,
                       res.max_depth);
         if (g_disagree & (1u << v))
-            ck_assert_msg(!res.matches, "%s[%d]: now matches the reference (%s): take it off "
-                          "--disagree", sc.name, v, res.why);
+            ck_assert_msg(!res.matches,
+                          "%s[%d]: now matches the reference (%s): take it off "
+                          "--disagree",
+                          sc.name, v, res.why);
         else
             ck_assert_msg(res.matches, "%s[%d]: expected %s, got %s (%s)", sc.name, v,
                           kn_expect_name(sc.expect), res.passed ? "pass" : "fail", res.why);

@@ -23,12 +23,14 @@ static void setup(void)
 {
     char err[512];
     ck_assert_msg(
-        kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0,
-        "%s", err);
+        kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0, "%s",
+        err);
 }
 
 /* belts (vl, vr) at low speed: left/right turns, forward and reversing */
-static const double turns[][2] = {{0.05, 0.15}, {0.15, 0.05}, {-0.05, -0.15}, {-0.15, -0.05}};
+static const double turns[][2] = {
+    { 0.05, 0.15 }, { 0.15, 0.05 }, { -0.05, -0.15 }, { -0.15, -0.05 }
+};
 
 /* 3 s to reach the steady turn, then 6 s measured */
 static const double *measure(int i, struct kn_turn *t)
@@ -65,7 +67,8 @@ START_TEST(circle_radius)
      * at the mean belt speed, so R = R_kin / chi */
     double chi = kn_world_chi(&rp, KN_FDIR_AXLE), want = t.radius_kin / chi;
     printf("belts %+.2f %+.2f: R %.4f m, skid-steer R %.4f m (R_kin %.4f, chi %.2f), "
-           "chi_eff %.3f\n", b[0], b[1], t.radius, want, t.radius_kin, chi, t.chi_eff);
+           "chi_eff %.3f\n",
+           b[0], b[1], t.radius, want, t.radius_kin, chi, t.chi_eff);
     fflush(stdout);
     ck_assert_msg(fabs(t.radius - want) <= 0.10 * want, "R %.4f m vs %.4f m (10 %%)", t.radius,
                   want);
@@ -78,8 +81,8 @@ static void monotone(enum kn_fdir_mode mode)
     struct kn_physics_params pp;
     kn_physics_defaults(&pp);
     pp.fdir_mode = mode;
-    const double means[] = {0.1, 0.225, 0.35};
-    const double diffs[] = {0.03, 0.06, 0.1, 0.15, 0.2, 0.25, 0.3};
+    const double means[] = { 0.1, 0.225, 0.35 };
+    const double diffs[] = { 0.03, 0.06, 0.1, 0.15, 0.2, 0.25, 0.3 };
     for (size_t i = 0; i < sizeof means / sizeof means[0]; i++) {
         double prev = 0;
         for (size_t j = 0; j < sizeof diffs / sizeof diffs[0]; j++) {
@@ -91,7 +94,8 @@ static void monotone(enum kn_fdir_mode mode)
             fflush(stdout);
             ck_assert_msg(t.yaw_rate > prev,
                           "mean %.3f: vR - vL %.2f turns at %.4f rad/s, not faster than %.4f at "
-                          "the gentler command", m, d, t.yaw_rate, prev);
+                          "the gentler command",
+                          m, d, t.yaw_rate, prev);
             prev = t.yaw_rate;
         }
     }
@@ -116,10 +120,10 @@ int main(void)
         const char *name;
         const TTest *test;
         int loops;
-    } cases[] = {{"turning-centre", turning_centre, 4},
-                 {"circle-radius", circle_radius, 4},
-                 {"monotone-axle", icr_monotone_axle, 1},
-                 {"monotone-icr", icr_monotone_icr, 1}};
+    } cases[] = { { "turning-centre", turning_centre, 4 },
+                  { "circle-radius", circle_radius, 4 },
+                  { "monotone-axle", icr_monotone_axle, 1 },
+                  { "monotone-icr", icr_monotone_icr, 1 } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);
         tcase_add_checked_fixture(tc, setup, NULL);

@@ -52,15 +52,16 @@ START_TEST(rows_that_disagree)
     ck_assert_msg(cJSON_IsArray(rows) && cJSON_GetArraySize(rows) > 0, "no rows");
     int disagree = 0, found = 0;
     const cJSON *r;
-    cJSON_ArrayForEach(r, rows) {
+    cJSON_ArrayForEach(r, rows)
+    {
         const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "scenario"));
         const char *detail = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "detail"));
         bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok"));
         ck_assert_ptr_nonnull(name);
         if (named(name)) {
             found++;
-            ck_assert_msg(!ok, "%s now agrees with the reference (%s): take it off the list",
-                          name, detail ? detail : "");
+            ck_assert_msg(!ok, "%s now agrees with the reference (%s): take it off the list", name,
+                          detail ? detail : "");
         } else {
             ck_assert_msg(ok, "%s disagrees with the reference: %s", name, detail ? detail : "");
         }

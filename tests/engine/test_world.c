@@ -25,8 +25,8 @@ static void load_robot(void)
 {
     char err[512];
     ck_assert_msg(
-        kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0,
-        "%s", err);
+        kn_robotfile_load(KN_TEST_CONFIG_DIR "/robots/kenaf.json", &rp, err, sizeof err) == 0, "%s",
+        err);
 }
 
 static struct kn_world *flat_world(struct kn_physics_params *pp_out)
@@ -48,7 +48,7 @@ static struct kn_world *flat_world(struct kn_physics_params *pp_out)
 
 static int spawn_at(struct kn_world *w, double x, double y, double yaw)
 {
-    struct kn_pose p = {x, y, NAN, 0, 0, yaw};
+    struct kn_pose p = { x, y, NAN, 0, 0, yaw };
     int id = kn_world_spawn(w, &rp, &p, NULL);
     ck_assert_int_ge(id, 0);
     return id;
@@ -139,8 +139,8 @@ END_TEST
 
 START_TEST(terrain_shipped_files)
 {
-    static const char *const names[] = {"flat", "step", "trench", "stairs",
-                                        "ramp", "pallet", "bumps"};
+    static const char *const names[] = { "flat", "step",   "trench", "stairs",
+                                         "ramp", "pallet", "bumps" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[512], err[512];
         snprintf(path, sizeof path, "%s/terrains/%s.json", KN_TEST_CONFIG_DIR, names[i]);
@@ -177,11 +177,12 @@ START_TEST(scenario_file_errors)
     ck_assert_int_eq(kn_scenario_load(p, 0, &sc, err, sizeof err), -1);
     /* the robot file is resolved relative to the scenario: point it at the real one */
     char text[1024];
-    snprintf(text, sizeof text,
-             "{\"name\": \"x\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": {\"type\": "
-             "\"flat\"}, \"controller\": {\"type\": \"script\", \"script\": [{\"t\": 1}, {\"t\": 0}]},"
-             " \"criterion\": {\"type\": \"straight\"}}",
-             KN_TEST_CONFIG_DIR);
+    snprintf(
+        text, sizeof text,
+        "{\"name\": \"x\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": {\"type\": "
+        "\"flat\"}, \"controller\": {\"type\": \"script\", \"script\": [{\"t\": 1}, {\"t\": 0}]},"
+        " \"criterion\": {\"type\": \"straight\"}}",
+        KN_TEST_CONFIG_DIR);
     p = write_tmp("s2.json", text);
     ck_assert_int_eq(kn_scenario_load(p, 0, &sc, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "time order"), "%s", err);
@@ -206,7 +207,7 @@ START_TEST(flipper_sign_convention)
     kn_world_step(w, 300);
     struct kn_outline o0, o1;
     kn_world_outline(w, id, &o0);
-    double f[4] = {0.5, 0.5, 0.5, 0.5};
+    double f[4] = { 0.5, 0.5, 0.5, 0.5 };
     ck_assert_int_eq(kn_world_set_flippers(w, id, f, 0xF), 0);
     kn_world_step(w, 1500);
     kn_world_outline(w, id, &o1);
@@ -218,12 +219,12 @@ START_TEST(flipper_sign_convention)
         ck_assert_double_eq_tol(s.flipper_rad[k], 0.5, 0.01);
         /* holding the flippers up against gravity takes a tip-up torque of
          * about m g (L/2) cos(0.5) */
-        double want = rp.flipper_mass * 9.81 * 0.5 * (rp.flipper_length + rp.flipper_tip_radius) *
-                      cos(0.5);
+        double want =
+            rp.flipper_mass * 9.81 * 0.5 * (rp.flipper_length + rp.flipper_tip_radius) * cos(0.5);
         ck_assert_double_eq_tol(s.flipper_torque_nm[k], want, 0.1 * want);
     }
     /* mask: only RR moves; limits clamp */
-    double g[4] = {-3, -3, -3, -3};
+    double g[4] = { -3, -3, -3, -3 };
     kn_world_set_flippers(w, id, g, 1u << KN_RR);
     kn_world_step(w, 3000);
     kn_world_state(w, id, &s);
@@ -237,7 +238,7 @@ END_TEST
 START_TEST(sensors_at_rest)
 {
     struct kn_world *w = flat_world(NULL);
-    struct kn_pose p = {1.0, -2.0, NAN, 0, 0, 0.7};
+    struct kn_pose p = { 1.0, -2.0, NAN, 0, 0, 0.7 };
     int id = kn_world_spawn(w, &rp, &p, NULL);
     kn_world_step(w, 1000);
     struct kn_state s;
@@ -271,7 +272,7 @@ START_TEST(attitude_convention)
 {
     /* pitch + lowers the nose, roll + lifts the left side (KRP/1) */
     struct kn_world *w = flat_world(NULL);
-    struct kn_pose p = {0, 0, 1.0, 0.1, 0.2, -0.4};
+    struct kn_pose p = { 0, 0, 1.0, 0.1, 0.2, -0.4 };
     int id = kn_world_spawn(w, &rp, &p, NULL);
     struct kn_state s;
     kn_world_state(w, id, &s);
@@ -315,7 +316,7 @@ START_TEST(belts_and_battery)
     /* left forward, right back: turns right (clockwise, yaw rate < 0) */
     ck_assert_double_lt(s1.rate_rad_s[2], -1.0);
     ck_assert_int_eq(kn_world_set_belts(w, id, NAN, 0), -1);
-    double bad[4] = {INFINITY, 0, 0, 0};
+    double bad[4] = { INFINITY, 0, 0, 0 };
     ck_assert_int_eq(kn_world_set_flippers(w, id, bad, 1), -1);
     kn_world_destroy(w);
 }
@@ -346,14 +347,14 @@ START_TEST(bad_ids_and_limits)
     ck_assert_int_eq(kn_world_truth(w, -1, &t), -1);
     ck_assert_int_eq(kn_world_set_belts(w, 99, 0, 0), -1);
     ck_assert_int_eq(kn_world_remove(w, 3), -1);
-    struct kn_pose bad = {NAN, 0, 0, 0, 0, 0};
+    struct kn_pose bad = { NAN, 0, 0, 0, 0, 0 };
     ck_assert_int_eq(kn_world_spawn(w, &rp, &bad, NULL), -1);
     int ids[KN_WORLD_MAX_ROBOTS];
     for (int i = 0; i < KN_WORLD_MAX_ROBOTS; i++) {
         ids[i] = spawn_at(w, 2.0 * i, 0, 0);
         ck_assert_int_eq(ids[i], i);
     }
-    struct kn_pose p = {50, 0, NAN, 0, 0, 0};
+    struct kn_pose p = { 50, 0, NAN, 0, 0, 0 };
     ck_assert_int_eq(kn_world_spawn(w, &rp, &p, NULL), -1);
     ck_assert_int_eq(kn_world_remove(w, 5), 0);
     ck_assert_int_eq(kn_world_robot_valid(w, 5), 0);
@@ -396,7 +397,7 @@ START_TEST(reset_replays)
     struct kn_world *w = flat_world(NULL);
     int id = spawn_at(w, 0, 0, 0.2);
     kn_world_set_belts(w, id, 0.2, 0.3);
-    double f[4] = {0.6, 0.6, -0.3, -0.3};
+    double f[4] = { 0.6, 0.6, -0.3, -0.3 };
     kn_world_set_flippers(w, id, f, 0xF);
     kn_world_step(w, 1500);
     uint64_t h1 = kn_world_hash(w);
@@ -465,9 +466,9 @@ int main(void)
     suite_add_tcase(s, tc);
     int rc = h_run_suite(s);
     /* the test cases ran in forked children: remove whatever any of them wrote */
-    static const char *const all[] = {"t1.json", "t2.json", "t3.json", "t4.json", "t5.json",
-                                      "t6.json", "ragged.hf", "nan.hf", "s1.json", "s2.json",
-                                      "s3.json"};
+    static const char *const all[] = { "t1.json", "t2.json", "t3.json",   "t4.json",
+                                       "t5.json", "t6.json", "ragged.hf", "nan.hf",
+                                       "s1.json", "s2.json", "s3.json" };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         char path[300];
         snprintf(path, sizeof path, "%s/%s", tmpdir, all[i]);

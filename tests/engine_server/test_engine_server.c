@@ -21,7 +21,7 @@
 static struct ec_conn ca, cb, cc;
 static struct ec_engine eng;
 
-static const char *const FAST[] = {"--pace", "fast", NULL};
+static const char *const FAST[] = { "--pace", "fast", NULL };
 
 static void start(const char *const extra[])
 {
@@ -31,8 +31,9 @@ static void start(const char *const extra[])
 
 static void init_robot(struct ec_conn *c, const char *name, double x, double y, double yaw)
 {
-    ec_send(c, "INIT {ClassName USARBot.Kenaf} {Name %s} {Location %.4f,%.4f,0.0000} "
-               "{Rotation 0.0000,0.0000,%.4f}\r\n",
+    ec_send(c,
+            "INIT {ClassName USARBot.Kenaf} {Name %s} {Location %.4f,%.4f,0.0000} "
+            "{Rotation 0.0000,0.0000,%.4f}\r\n",
             name, x, y, yaw);
 }
 
@@ -56,7 +57,7 @@ START_TEST(stdin_watch_not_a_pipe)
     ck_assert_int_ge(null_fd, 0);
     ck_assert_int_eq(dup2(null_fd, 0), 0); /* this test's own process: Check forked it */
     close(null_fd);
-    static const char *const extra[] = {"--stdin-watch", NULL};
+    static const char *const extra[] = { "--stdin-watch", NULL };
     start(extra);
     ck_assert_msg(ec_line(&ca, H_LONG_MS), "no banner: %s", h_stderr(&eng.proc));
     ck_assert_msg(kn_usar_kind(&ca.tl) == KN_USAR_K_NFO, "first line: %s", ca.last);
@@ -174,7 +175,7 @@ START_TEST(drive_forward)
     ck_assert_int_eq(enc.n_ticks, 2);
     ck_assert(kn_usar_str_is(enc.ticks[0].name, "ECLeft"));
     ck_assert(kn_usar_str_is(enc.ticks[1].name, "ECRight"));
-    int64_t tick0[2] = {enc.ticks[0].tick, enc.ticks[1].tick};
+    int64_t tick0[2] = { enc.ticks[0].tick, enc.ticks[1].tick };
     double x0 = gt.location[0], t0 = enc.time;
     /* 5 rad/s on 0.08 m pulleys: 0.4 m/s */
     ec_send(&ca, "DRIVE {Left 5} {Right 5}\r\n");
@@ -182,9 +183,8 @@ START_TEST(drive_forward)
     double t1 = enc.time;
     ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t1, &gt, H_LONG_MS));
     double dx = gt.location[0] - x0;
-    printf("3 s at 0.4 m/s: +%.3f m along x, y %.3f m; ticks +%lld / +%lld\n", dx,
-           gt.location[1], (long long)(enc.ticks[0].tick - tick0[0]),
-           (long long)(enc.ticks[1].tick - tick0[1]));
+    printf("3 s at 0.4 m/s: +%.3f m along x, y %.3f m; ticks +%lld / +%lld\n", dx, gt.location[1],
+           (long long)(enc.ticks[0].tick - tick0[0]), (long long)(enc.ticks[1].tick - tick0[1]));
     ck_assert_msg(dx > 0.8 && dx < 1.3, "moved %.3f m", dx);
     ck_assert_double_lt(fabs(gt.location[1]), 0.1);
     for (int i = 0; i < 2; i++) {
@@ -204,8 +204,7 @@ START_TEST(drive_forward)
     int64_t a = enc.ticks[0].tick;
     double ta = enc.time;
     ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_ENCODER, ta + 1.0, &enc, H_LONG_MS));
-    double v = kn_conv_ticks_to_m(ec_table(), 0, (double)(enc.ticks[0].tick - a)) /
-               (enc.time - ta);
+    double v = kn_conv_ticks_to_m(ec_table(), 0, (double)(enc.ticks[0].tick - a)) / (enc.time - ta);
     ck_assert_double_eq_tol(v, -0.2, 0.01);
     stop_clean();
 }
@@ -255,8 +254,8 @@ START_TEST(flippers_sign)
     ec_send(&ca, "SET {Type Joint} {Name AllJoints} {Opcode Angle} {Params 3.0}\r\n");
     ck_assert(ec_wait_sta(&ca, sta.time + 6.0, &sta, H_LONG_MS));
     for (int k = 0; k < KN_NFLIPPERS; k++)
-        ck_assert_msg(fabs(sta.flipper[k]) < 2.09 && fabs(sta.flipper[k]) > 1.5,
-                      "joint %d at %.3f", k, sta.flipper[k]);
+        ck_assert_msg(fabs(sta.flipper[k]) < 2.09 && fabs(sta.flipper[k]) > 1.5, "joint %d at %.3f",
+                      k, sta.flipper[k]);
     ck_assert_int_eq(ec_stat_now(&ca, "BadValue"), 0);
     /* unknown joint: counted */
     ec_send(&ca, "SET {Type Joint} {Name Arm} {Opcode Angle} {Params 1}\r\n");
@@ -286,8 +285,8 @@ START_TEST(two_robots_collide)
     ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t0 + 6.0, &ga, H_LONG_MS));
     ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, ga.time, &gb, H_LONG_MS));
     double gap = gb.location[0] - ga.location[0];
-    printf("after 6 s head-on: A at x %.3f, B at x %.3f, centres %.3f m apart\n",
-           ga.location[0], gb.location[0], gap);
+    printf("after 6 s head-on: A at x %.3f, B at x %.3f, centres %.3f m apart\n", ga.location[0],
+           gb.location[0], gap);
     ck_assert_msg(gap > 0.45, "robots passed through each other: gap %.3f m", gap);
     ck_assert_double_lt(ga.location[0], 1.0);
     ck_assert_double_gt(gb.location[0], 0.6);
@@ -411,11 +410,11 @@ START_TEST(malformed_counted)
     ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
     ec_send(&ca, "{{{\r\n"
                  "DRIVE {Left\r\n"
-                 "INIT {Location 1,2,3}\r\n"          /* no ClassName */
+                 "INIT {Location 1,2,3}\r\n" /* no ClassName */
                  "INIT {ClassName USARBot.Kenaf} {Location 1;2;3}\r\n"
                  "12345 }\r\n"
                  "\r\n"
-                 "TEST {Foo}\r\n"                     /* unknown head */
+                 "TEST {Foo}\r\n"                      /* unknown head */
                  "INIT {ClassName USARBot.P2AT}\r\n"); /* not a Kenaf */
     ec_send_raw(&ca, "DR\0IVE {Left 1}\r\n", 17);
     /* an over-long line: dropped by the line buffer, counted */
@@ -452,8 +451,7 @@ START_TEST(malformed_counted)
     ck_assert_int_gt(ec_stat(&ca, "OutDropped"), 0);
     ck_assert_int_eq(ec_stat(&ca, "Robots"), 2);
     stop_clean();
-    ck_assert_msg(strstr(h_stderr(&eng.proc), "malformed 6") != NULL, "%s",
-                  h_stderr(&eng.proc));
+    ck_assert_msg(strstr(h_stderr(&eng.proc), "malformed 6") != NULL, "%s", h_stderr(&eng.proc));
 }
 END_TEST
 
@@ -488,7 +486,7 @@ END_TEST
 
 START_TEST(lockstep)
 {
-    static const char *const STEP[] = {"--pace", "step", NULL};
+    static const char *const STEP[] = { "--pace", "step", NULL };
     start(STEP);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
@@ -548,8 +546,7 @@ END_TEST
 static bool kenaf_status_is(struct ec_conn *c, const char *want)
 {
     struct kn_usar_str status;
-    return kn_usar_get_str(&c->tl, "Status", &status) == KN_USAR_OK &&
-           kn_usar_str_is(status, want);
+    return kn_usar_get_str(&c->tl, "Status", &status) == KN_USAR_OK && kn_usar_str_is(status, want);
 }
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
@@ -562,20 +559,20 @@ static bool kenaf_status_is(struct ec_conn *c, const char *want)
 START_TEST(auth)
 {
     setenv("KN_TEST_ENGINE_TOKEN", TOKEN, 1);
-    static const char *const AUTH[] = {"--auth-token-env", "KN_TEST_ENGINE_TOKEN", NULL};
+    static const char *const AUTH[] = { "--auth-token-env", "KN_TEST_ENGINE_TOKEN", NULL };
     start(AUTH);
     unsetenv("KN_TEST_ENGINE_TOKEN");
     ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
     static const struct {
         const char *line, *cmd;
     } refused[] = {
-        {"KENAF {Cmd Reset}", "Reset"},
-        {"KENAF {Cmd Pace} {Mode step}", "Pace"},
-        {"KENAF {Cmd Pause}", "Pause"},
-        {"KENAF {Cmd Step} {Ms 10}", "Step"},
-        {"KENAF {Cmd Terrain} {Name step}", "Terrain"},
-        {"KENAF {Cmd Brake}", "Brake"},
-        {"INIT {ClassName USARBot.Kenaf} {Name Intruder}", "Init"},
+        { "KENAF {Cmd Reset}", "Reset" },
+        { "KENAF {Cmd Pace} {Mode step}", "Pace" },
+        { "KENAF {Cmd Pause}", "Pause" },
+        { "KENAF {Cmd Step} {Ms 10}", "Step" },
+        { "KENAF {Cmd Terrain} {Name step}", "Terrain" },
+        { "KENAF {Cmd Brake}", "Brake" },
+        { "INIT {ClassName USARBot.Kenaf} {Name Intruder}", "Init" },
     };
     int nref = (int)(sizeof refused / sizeof refused[0]);
     for (int i = 0; i < nref; i++) {
@@ -626,7 +623,7 @@ START_TEST(auth)
 
     /* neither ps nor /proc/PID/environ shows the token */
     char path[64], buf[65536];
-    const char *const files[] = {"cmdline", "environ"};
+    const char *const files[] = { "cmdline", "environ" };
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "/proc/%d/%s", (int)eng.proc.pid, files[i]);
         FILE *f = fopen(path, "rb");
@@ -670,7 +667,7 @@ static int64_t run_on_after(const char *stop, double *t)
  * lockstep, with the encoders every 10 ms. */
 START_TEST(brake)
 {
-    static const char *const STEP[] = {"--pace", "step", "--sen-rate", "Encoder=100", NULL};
+    static const char *const STEP[] = { "--pace", "step", "--sen-rate", "Encoder=100", NULL };
     start(STEP);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
@@ -717,7 +714,7 @@ static double arm_deadman(const char *seconds)
 
 START_TEST(deadman)
 {
-    static const char *const ENC[] = {"--sen-rate", "Encoder=100", NULL};
+    static const char *const ENC[] = { "--sen-rate", "Encoder=100", NULL };
     start(ENC);
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
@@ -787,7 +784,8 @@ START_TEST(conf_geo)
     ck_assert(kn_usar_str_is(rb.steering_type, "SkidSteered"));
     ck_assert_double_eq_tol(rb.mass, 20.0, 1e-3);
     ck_assert_msg(strstr(ca.last, "{Joint FRFlipper} {Sign -1} {MinAngle -2.0856} "
-                                  "{MaxAngle 2.0856}"), "%s", ca.last);
+                                  "{MaxAngle 2.0856}"),
+                  "%s", ca.last);
     /* nothing matches: no answer (like UDK), counted as ignored */
     ec_send(&ca, "GETCONF {Type Encoder}\r\n");
     ck_assert_int_eq(ec_stat_now(&ca, "Ignored"), 1);
@@ -798,23 +796,23 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"nfo", nfo_first, 30, NULL, NULL},
-        {"before-init", before_init_dropped, 30, NULL, NULL},
-        {"init-sta", init_then_sta, 30, NULL, NULL},
-        {"groundtruth", groundtruth_frame, 30, NULL, NULL},
-        {"drive", drive_forward, 40, NULL, NULL},
-        {"flippers", flippers_sign, 40, NULL, NULL},
-        {"two-robots", two_robots_collide, 40, NULL, NULL},
-        {"close", close_removes_robot, 30, NULL, NULL},
-        {"extensions", extensions, 40, NULL, NULL},
-        {"malformed", malformed_counted, 60, NULL, NULL},
-        {"drift", pacing_drift, 40, NULL, NULL},
-        {"lockstep", lockstep, 40, NULL, NULL},
-        {"conf-geo", conf_geo, 30, NULL, NULL},
-        {"stdin-not-pipe", stdin_watch_not_a_pipe, 30, NULL, NULL},
-        {"auth", auth, 30, NULL, NULL},
-        {"brake", brake, 30, NULL, NULL},
-        {"deadman", deadman, 40, NULL, NULL},
+        { "nfo", nfo_first, 30, NULL, NULL },
+        { "before-init", before_init_dropped, 30, NULL, NULL },
+        { "init-sta", init_then_sta, 30, NULL, NULL },
+        { "groundtruth", groundtruth_frame, 30, NULL, NULL },
+        { "drive", drive_forward, 40, NULL, NULL },
+        { "flippers", flippers_sign, 40, NULL, NULL },
+        { "two-robots", two_robots_collide, 40, NULL, NULL },
+        { "close", close_removes_robot, 30, NULL, NULL },
+        { "extensions", extensions, 40, NULL, NULL },
+        { "malformed", malformed_counted, 60, NULL, NULL },
+        { "drift", pacing_drift, 40, NULL, NULL },
+        { "lockstep", lockstep, 40, NULL, NULL },
+        { "conf-geo", conf_geo, 30, NULL, NULL },
+        { "stdin-not-pipe", stdin_watch_not_a_pipe, 30, NULL, NULL },
+        { "auth", auth, 30, NULL, NULL },
+        { "brake", brake, 30, NULL, NULL },
+        { "deadman", deadman, 40, NULL, NULL },
     };
     return h_run_cases("kenaf-engine server", cases, sizeof cases / sizeof cases[0]);
 }

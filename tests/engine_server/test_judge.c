@@ -64,8 +64,9 @@ static void start_judge(const char *scenario, const char *idle)
     char v[512], c[512];
     snprintf(v, sizeof v, "%s", h_path("verdict"));
     snprintf(c, sizeof c, "%s", h_path("run.csv"));
-    const char *extra[] = {"--pace",          "step", "--judge", scenario, "--judge-verdict", v,
-                           "--judge-csv",     c,      "--judge-idle", idle, NULL};
+    const char *extra[] = { "--pace",          "step", "--judge",     scenario,
+                            "--judge-verdict", v,      "--judge-csv", c,
+                            "--judge-idle",    idle,   NULL };
     ec_engine_start(&eng, extra);
     ec_connect(&ca, eng.port);
 }
@@ -193,7 +194,7 @@ START_TEST(refuses_internal_controller)
     char scen[1024];
     snprintf(scen, sizeof scen, "%s/scenarios/pecka-1-straight.json", getenv("KN_CONFIG_DIR"));
     const char *exe = getenv("KN_ENGINE");
-    char *argv[] = {(char *)exe, "--listen", "127.0.0.1:0", "--judge", scen, NULL};
+    char *argv[] = { (char *)exe, "--listen", "127.0.0.1:0", "--judge", scen, NULL };
     struct h_proc p;
     h_spawn(&p, argv, NULL, "judge.stderr");
     int st = h_wait_exit(&p, H_LONG_MS);
@@ -205,11 +206,11 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"spawn-verdict", spawn_at_start_and_verdict, 60, NULL, NULL},
-        {"time-limit", time_limit_stops_the_run, 60, NULL, NULL},
-        {"idle", idle_client_is_an_error, 60, NULL, NULL},
-        {"gone", robot_gone_is_an_error, 30, NULL, NULL},
-        {"refuse", refuses_internal_controller, 30, NULL, NULL},
+        { "spawn-verdict", spawn_at_start_and_verdict, 60, NULL, NULL },
+        { "time-limit", time_limit_stops_the_run, 60, NULL, NULL },
+        { "idle", idle_client_is_an_error, 60, NULL, NULL },
+        { "gone", robot_gone_is_an_error, 30, NULL, NULL },
+        { "refuse", refuses_internal_controller, 30, NULL, NULL },
     };
     return h_run_cases("kenaf-engine --judge", cases, sizeof cases / sizeof cases[0]);
 }

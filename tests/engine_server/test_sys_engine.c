@@ -17,8 +17,9 @@
 #include "eng_client.h"
 #include "harness.h"
 
-#define ROBOT "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"watchdog_ms\":500," \
-              "\"backend\":{\"type\":\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]"
+#define ROBOT                                                              \
+    "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"watchdog_ms\":500," \
+    "\"backend\":{\"type\":\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]"
 #define PROC "robots.0.backend.engine.process."
 
 static struct h_daemon d;
@@ -98,8 +99,7 @@ START_TEST(engine_killed_and_restarted)
     do {
         h_sleep_ms(50);
         s = h_status_any(&u);
-    } while ((s.crawler_speed_mm_s[0] != 0 || s.crawler_speed_mm_s[1] != 0) &&
-             h_now_us() < end);
+    } while ((s.crawler_speed_mm_s[0] != 0 || s.crawler_speed_mm_s[1] != 0) && h_now_us() < end);
     h_sleep_ms(300); /* the state settles into the daemon's last pose */
     struct kn_krp_status before = h_status_any(&u);
 
@@ -166,12 +166,12 @@ START_TEST(intruder_refused)
     static const struct {
         const char *line, *cmd;
     } tries[] = {
-        {"KENAF {Cmd Reset}", "Reset"},
-        {"KENAF {Cmd Pace} {Mode step}", "Pace"},
-        {"KENAF {Cmd Pause}", "Pause"},
-        {"KENAF {Cmd Terrain} {Name stairs}", "Terrain"},
-        {"INIT {ClassName USARBot.Kenaf} {Name Intruder} {Location 1,0,0}", "Init"},
-        {"KENAF {Cmd Auth} {Token guessed-guessed-guessed}", "Auth"},
+        { "KENAF {Cmd Reset}", "Reset" },
+        { "KENAF {Cmd Pace} {Mode step}", "Pace" },
+        { "KENAF {Cmd Pause}", "Pause" },
+        { "KENAF {Cmd Terrain} {Name stairs}", "Terrain" },
+        { "INIT {ClassName USARBot.Kenaf} {Name Intruder} {Location 1,0,0}", "Init" },
+        { "KENAF {Cmd Auth} {Token guessed-guessed-guessed}", "Auth" },
     };
     for (int i = 0; i < 5; i++) {
         ec_send(&c, "%s\r\n", tries[i].line);
@@ -182,7 +182,8 @@ START_TEST(intruder_refused)
     ck_assert_int_eq(ec_stat(&c, "Unauthorized"), 5);
     ck_assert_int_eq(ec_stat(&c, "Robots"), 1); /* the daemon's only */
     ck_assert_msg(strstr(c.last, "{Pace realtime}") && strstr(c.last, "{Paused false}") &&
-                      strstr(c.last, "{Level flat}"), "%s", c.last);
+                      strstr(c.last, "{Level flat}"),
+                  "%s", c.last);
     /* a guessed token closes the connection */
     ec_send(&c, "%s\r\n", tries[5].line);
     ck_assert(ec_wait_kenaf(&c, "Auth", H_LONG_MS));
@@ -229,18 +230,17 @@ START_TEST(reload_removes_engine)
     uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
     while (kill(pid, 0) == 0 && h_now_us() < end)
         h_sleep_ms(20);
-    ck_assert_msg(kill(pid, 0) != 0, "engine %d still running after its robots were removed",
-                  pid);
+    ck_assert_msg(kill(pid, 0) != 0, "engine %d still running after its robots were removed", pid);
 }
 END_TEST
 
 int main(void)
 {
     const struct h_case cases[] = {
-        {"square", square_in_engine, 100, NULL, NULL},
-        {"kill", engine_killed_and_restarted, 100, NULL, NULL},
-        {"reload", reload_removes_engine, 100, NULL, NULL},
-        {"intruder", intruder_refused, 100, NULL, NULL},
+        { "square", square_in_engine, 100, NULL, NULL },
+        { "kill", engine_killed_and_restarted, 100, NULL, NULL },
+        { "reload", reload_removes_engine, 100, NULL, NULL },
+        { "intruder", intruder_refused, 100, NULL, NULL },
     };
     return h_run_cases("kenaf-simd with the built-in engine", cases,
                        sizeof cases / sizeof cases[0]);

@@ -30,8 +30,8 @@ static struct kn_cfg_faults params(double drop, double dup, double reorder, doub
 static void assert_binomial(unsigned k, unsigned n, double p, const char *what)
 {
     double mean = n * p, sd = sqrt(n * p * (1 - p));
-    ck_assert_msg(fabs(k - mean) <= 5 * sd + 1e-9, "%s: %u of %u, expected %.1f +- %.1f", what, k, n,
-                  mean, 5 * sd);
+    ck_assert_msg(fabs(k - mean) <= 5 * sd + 1e-9, "%s: %u of %u, expected %.1f +- %.1f", what, k,
+                  n, mean, 5 * sd);
 }
 
 START_TEST(splitmix64_reference)
@@ -394,9 +394,19 @@ START_TEST(run_time_command)
     cJSON_Delete(j);
 
     static const char *const bad[] = {
-        "", "unit", "unit tcp drop=1", "nobody krp drop=1", "unit krp drop", "unit krp drop=2",
-        "unit krp drop=-0.1", "unit krp drop=x", "unit krp color=1", "unit krp seed=1.5",
-        "unit krp delay_ms=70000", "unit krp seed=-1", "unit krp drop=nan",
+        "",
+        "unit",
+        "unit tcp drop=1",
+        "nobody krp drop=1",
+        "unit krp drop",
+        "unit krp drop=2",
+        "unit krp drop=-0.1",
+        "unit krp drop=x",
+        "unit krp color=1",
+        "unit krp seed=1.5",
+        "unit krp delay_ms=70000",
+        "unit krp seed=-1",
+        "unit krp drop=nan",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         j = command(bad[i]);

@@ -24,8 +24,8 @@
 static void assert_binomial(double k, double n, double p, const char *what)
 {
     double sd = sqrt(n * p * (1 - p));
-    ck_assert_msg(fabs(k - n * p) <= 5 * sd + 1e-9, "%s: %.0f of %.0f, expected %.1f +- %.1f", what, k,
-                  n, n * p, 5 * sd);
+    ck_assert_msg(fabs(k - n * p) <= 5 * sd + 1e-9, "%s: %.0f of %.0f, expected %.1f +- %.1f", what,
+                  k, n, n * p, 5 * sd);
 }
 
 START_TEST(square_completes_with_krp_drop)
@@ -34,9 +34,9 @@ START_TEST(square_completes_with_krp_drop)
     static struct h_daemon d;
     h_standin_start(&sim, 0, "standin", NULL);
     char robots[1200];
-    snprintf(robots, sizeof robots, "[%s]",
-             h_standin_robot("kenaf", sim.port,
-                             ",\"faults\":{\"krp\":{\"drop\":0.1,\"seed\":42}}"));
+    snprintf(
+        robots, sizeof robots, "[%s]",
+        h_standin_robot("kenaf", sim.port, ",\"faults\":{\"krp\":{\"drop\":0.1,\"seed\":42}}"));
     c_daemon_start(&d, "d", robots, NULL);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.drop"), 0.1);
@@ -208,20 +208,22 @@ START_TEST(bad_fault_commands_and_config)
     c_daemon_start(&d, "d", robots, NULL);
     static char out[8192];
     static const char *const bad[] = {
-        "faults nosuch krp drop=1", "faults kenaf udp drop=1", "faults kenaf krp drop=1.5",
-        "faults kenaf krp drop", "faults kenaf sim latency=3",
+        "faults nosuch krp drop=1", "faults kenaf udp drop=1",    "faults kenaf krp drop=1.5",
+        "faults kenaf krp drop",    "faults kenaf sim latency=3",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char *argv[] = { getenv("KN_SIMD"), "--command", (char *)bad[i], "--socket", d.stats, NULL };
+        char *argv[] = {
+            getenv("KN_SIMD"), "--command", (char *)bad[i], "--socket", d.stats, NULL
+        };
         ck_assert_msg(c_run(argv, out, sizeof out, H_LONG_MS) == 1, "accepted: %s", bad[i]);
         ck_assert_ptr_nonnull(strstr(out, "\"ok\":false"));
     }
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.active"), 0);
     /* the config is checked too */
-    const char *e = check_config_fails("bad.json",
-        "{\"robots\":[{\"name\":\"r\",\"faults\":{\"krp\":{\"drop\":2,\"seed\":-1},"
-        "\"sim\":{\"jitter\":5}},\"backend\":{\"type\":\"standin\","
-        "\"address\":\"127.0.0.1:7000\"}}]}");
+    const char *e = check_config_fails(
+        "bad.json", "{\"robots\":[{\"name\":\"r\",\"faults\":{\"krp\":{\"drop\":2,\"seed\":-1},"
+                    "\"sim\":{\"jitter\":5}},\"backend\":{\"type\":\"standin\","
+                    "\"address\":\"127.0.0.1:7000\"}}]}");
     ck_assert_msg(strstr(e, "$.robots[0].faults.krp.drop") != NULL, "%s", e);
     ck_assert_msg(strstr(e, "$.robots[0].faults.krp.seed") != NULL, "%s", e);
     ck_assert_msg(strstr(e, "$.robots[0].faults.sim.jitter") != NULL, "%s", e);
@@ -238,15 +240,17 @@ START_TEST(fault_injection_disabled)
     h_standin_start(&sim, 0, "standin", NULL);
     char robots[1200], top[600];
     snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, NULL));
-    snprintf(top, sizeof top, "\"ready_timeout_s\": 0, \"capture_dir\": \"%s\", "
-             "\"fault_injection\": false", h_path(""));
+    snprintf(top, sizeof top,
+             "\"ready_timeout_s\": 0, \"capture_dir\": \"%s\", "
+             "\"fault_injection\": false",
+             h_path(""));
     h_daemon_spawn(&d, "off", top, robots, NULL, NULL, true);
     h_daemon_ready(&d);
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.enabled"), 0);
     static char out[8192];
     for (int i = 0; i < 2; i++) {
-        char *argv[] = { getenv("KN_SIMD"), "--command", "faults kenaf krp drop=1", "--socket",
-                         d.stats, NULL };
+        char *argv[] = { getenv("KN_SIMD"), "--command", "faults kenaf krp drop=1",
+                         "--socket",        d.stats,     NULL };
         ck_assert_int_eq(c_run(argv, out, sizeof out, H_LONG_MS), 1);
         ck_assert_msg(strstr(out, "\"ok\":false") && strstr(out, "fault injection is disabled"),
                       "%s", out);
@@ -259,12 +263,13 @@ START_TEST(fault_injection_disabled)
     (void)h_status(&u);
     h_udp_close(&u);
 
-    const char *e = check_config_fails("off.json",
-        "{\"fault_injection\": false, \"robots\":[{\"name\":\"r\",\"faults\":"
-        "{\"krp\":{\"drop\":0.1}},\"backend\":{\"type\":\"standin\","
-        "\"address\":\"127.0.0.1:7000\"}}]}");
+    const char *e = check_config_fails(
+        "off.json", "{\"fault_injection\": false, \"robots\":[{\"name\":\"r\",\"faults\":"
+                    "{\"krp\":{\"drop\":0.1}},\"backend\":{\"type\":\"standin\","
+                    "\"address\":\"127.0.0.1:7000\"}}]}");
     ck_assert_msg(strstr(e, "$.robots[0].faults: expected no faults section, since "
-                            "\"fault_injection\" is false, got one"), "%s", e);
+                            "\"fault_injection\" is false, got one"),
+                  "%s", e);
 }
 END_TEST
 

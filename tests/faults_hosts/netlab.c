@@ -15,11 +15,11 @@
 
 extern char **environ;
 
-static const char *const host_tag[NL_HOSTS] = {"ctl", "daemon", "sim"};
+static const char *const host_tag[NL_HOSTS] = { "ctl", "daemon", "sim" };
 static char ns_name[NL_HOSTS][64];
-static pid_t owner;       /* only the process that built the lab takes it down */
+static pid_t owner; /* only the process that built the lab takes it down */
 static bool built;
-static int home_fd = -1;  /* the namespace the test started in */
+static int home_fd = -1; /* the namespace the test started in */
 
 const char *nl_ns(enum nl_host h)
 {
@@ -28,7 +28,7 @@ const char *nl_ns(enum nl_host h)
 
 int nl_cmd(char *const argv[], char *out, size_t outlen)
 {
-    int pipefd[2] = {-1, -1};
+    int pipefd[2] = { -1, -1 };
     if (out != NULL && pipe(pipefd) != 0)
         return -1;
     posix_spawn_file_actions_t fa;
@@ -98,7 +98,7 @@ static bool ip_in(enum nl_host h, const char *words)
 
 static bool tool_runs(const char *tool)
 {
-    char *argv[] = {(char *)tool, "-V", NULL};
+    char *argv[] = { (char *)tool, "-V", NULL };
     char out[256];
     return nl_cmd(argv, out, sizeof out) == 0;
 }
@@ -119,28 +119,35 @@ const char *nl_unavailable(void)
  * errors a closed port answers with) to the one OTHER_Q above it, both
  * under the same model. Separate queues keep the shaper's UDP counts
  * exact for the datagram accounting without its parsing a packet. */
-static const struct { enum nl_host h; const char *ifname; int queue; } ends[] = {
-    {NL_CTL, NL_CTL_IF, 0}, {NL_DAEMON, NL_DC_IF, 1}, {NL_DAEMON, NL_DS_IF, 2}, {NL_SIM, NL_SIM_IF, 3},
+static const struct {
+    enum nl_host h;
+    const char *ifname;
+    int queue;
+} ends[] = {
+    { NL_CTL, NL_CTL_IF, 0 },
+    { NL_DAEMON, NL_DC_IF, 1 },
+    { NL_DAEMON, NL_DS_IF, 2 },
+    { NL_SIM, NL_SIM_IF, 3 },
 };
 #define NENDS (sizeof ends / sizeof ends[0])
 #define OTHER_Q 4
 
 static enum nl_shaper shaped;
 static pid_t shaper_pid[NL_HOSTS];
-static pid_t shaper_owner;       /* the process whose children the shapers are */
+static pid_t shaper_owner; /* the process whose children the shapers are */
 static char shaper_base[NL_HOSTS][128];
 
 /* A throw-away namespace for a probe. */
 static bool probe_ns(char *name, size_t len)
 {
     snprintf(name, len, "kn-lab-%d-probe", (int)getpid());
-    char *add[] = {"ip", "netns", "add", name, NULL};
+    char *add[] = { "ip", "netns", "add", name, NULL };
     return nl_cmd(add, NULL, 0) == 0;
 }
 
 static void probe_del(char *name)
 {
-    char *del[] = {"ip", "netns", "del", name, NULL};
+    char *del[] = { "ip", "netns", "del", name, NULL };
     nl_cmd(del, NULL, 0);
 }
 
@@ -198,13 +205,13 @@ static pid_t shaper_start(const char *ns, const char *base, const char *queues, 
         return -1;
     char buf[4096];
     long report;
-    for (int i = 0; i < 500; i++) {   /* 5 s */
+    for (int i = 0; i < 500; i++) { /* 5 s */
         if (read_stats(stats, buf, sizeof buf, &report))
             return pid;
         int st;
         if (waitpid(pid, &st, WNOHANG) == pid) {
             fprintf(stderr, "netlab: nfq_shaper in %s exited:\n", ns);
-            char *cat[] = {"cat", err, NULL};
+            char *cat[] = { "cat", err, NULL };
             nl_cmd(cat, NULL, 0);
             return -1;
         }
@@ -244,7 +251,7 @@ static bool shaper_stop(pid_t pid, const char *base)
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && c == EOF)
         return true;
     fprintf(stderr, "netlab: nfq_shaper (%s) ended with status 0x%x:\n", base, (unsigned)st);
-    char *cat[] = {"cat", err, NULL};
+    char *cat[] = { "cat", err, NULL };
     nl_cmd(cat, NULL, 0);
     return false;
 }
@@ -255,8 +262,8 @@ static bool nfqueue_rule(const char *ns, const char *ifname, const char *proto, 
 {
     char q[16];
     snprintf(q, sizeof q, "%d", queue);
-    char *argv[24] = {"ip", "netns", "exec", (char *)ns, "iptables-legacy", "-w", "-t", "mangle",
-                      "-A", "POSTROUTING", "-o", (char *)ifname};
+    char *argv[24] = { "ip",     "netns", "exec",        (char *)ns, "iptables-legacy", "-w", "-t",
+                       "mangle", "-A",    "POSTROUTING", "-o",       (char *)ifname };
     int n = 12;
     if (proto != NULL) {
         argv[n++] = "-p";
@@ -269,9 +276,10 @@ static bool nfqueue_rule(const char *ns, const char *ifname, const char *proto, 
     argv[n] = NULL;
     if (nl_cmd(argv, NULL, 0) == 0)
         return true;
-    fprintf(stderr, "netlab: failed: ip netns exec %s iptables-legacy -t mangle -A POSTROUTING -o %s "
-            "%s%s-j NFQUEUE --queue-num %d\n", ns, ifname, proto ? "-p " : "", proto ? proto : "",
-            queue);
+    fprintf(stderr,
+            "netlab: failed: ip netns exec %s iptables-legacy -t mangle -A POSTROUTING -o %s "
+            "%s%s-j NFQUEUE --queue-num %d\n",
+            ns, ifname, proto ? "-p " : "", proto ? proto : "", queue);
     return false;
 }
 
@@ -286,7 +294,8 @@ enum nl_shaper nl_shaper_probe(char *why, size_t whylen)
         return NL_SHAPE_NONE;
     } else {
         /* netem itself: a netem qdisc on a throw-away namespace's lo */
-        char *tc[] = {"tc", "-n", name, "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms", NULL};
+        char *tc[] = { "tc", "-n",   name,    "qdisc", "add", "dev",
+                       "lo", "root", "netem", "delay", "1ms", NULL };
         bool netem = nl_cmd(tc, NULL, 0) == 0;
         probe_del(name);
         if (netem) {
@@ -340,7 +349,7 @@ static void remove_stale(void)
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
-        char *del[] = {"ip", "netns", "del", e->d_name, NULL};
+        char *del[] = { "ip", "netns", "del", e->d_name, NULL };
         nl_cmd(del, NULL, 0);
     }
     closedir(d);
@@ -376,7 +385,7 @@ void nl_down(void)
         return;
     built = false;
     for (int h = 0; h < NL_HOSTS; h++) {
-        char *del[] = {"ip", "netns", "del", ns_name[h], NULL};
+        char *del[] = { "ip", "netns", "del", ns_name[h], NULL };
         nl_cmd(del, NULL, 0);
         /* the files of a shaper whose test case ended without stopping it
          * (a failed check ends the case's process at once; the shaper goes
@@ -418,11 +427,14 @@ bool nl_up(void)
     /* Fixed MAC addresses and permanent neighbour entries: no ARP, so a
      * datagram sent while a link is down is dropped by the veth (and
      * counted there), not queued for an address resolution that fails. */
-    struct { enum nl_host a, b; const char *ia, *ib, *aa, *ab, *ma, *mb; } l[2] = {
-        {NL_CTL, NL_DAEMON, NL_CTL_IF, NL_DC_IF, NL_CTL_ADDR, NL_DAEMON_CTL_ADDR,
-         "02:00:0a:c9:01:01", "02:00:0a:c9:01:02"},
-        {NL_DAEMON, NL_SIM, NL_DS_IF, NL_SIM_IF, NL_DAEMON_SIM_ADDR, NL_SIM_ADDR,
-         "02:00:0a:c9:02:01", "02:00:0a:c9:02:02"},
+    struct {
+        enum nl_host a, b;
+        const char *ia, *ib, *aa, *ab, *ma, *mb;
+    } l[2] = {
+        { NL_CTL, NL_DAEMON, NL_CTL_IF, NL_DC_IF, NL_CTL_ADDR, NL_DAEMON_CTL_ADDR,
+          "02:00:0a:c9:01:01", "02:00:0a:c9:01:02" },
+        { NL_DAEMON, NL_SIM, NL_DS_IF, NL_SIM_IF, NL_DAEMON_SIM_ADDR, NL_SIM_ADDR,
+          "02:00:0a:c9:02:01", "02:00:0a:c9:02:02" },
     };
     for (int i = 0; i < 2; i++) {
         snprintf(w, sizeof w, "link add %s address %s type veth peer name %s address %s netns %s",
@@ -511,7 +523,7 @@ bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed)
     /* one shaper per namespace, bound to the queues of its ends, before
      * the rules that feed them (a queue nobody has bound drops) */
     shaper_owner = getpid();
-    atexit(shapers_down);   /* also in a forked test case that started them */
+    atexit(shapers_down); /* also in a forked test case that started them */
     for (int h = 0; h < NL_HOSTS; h++) {
         char queues[128] = "";
         for (size_t i = 0; i < NENDS; i++)
@@ -520,7 +532,8 @@ bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed)
                          "%s%d=%s/udp %d=%s/other", queues[0] ? " " : "", ends[i].queue,
                          ends[i].ifname, ends[i].queue + OTHER_Q, ends[i].ifname);
         snprintf(shaper_base[h], sizeof shaper_base[h], "/tmp/%s-shaper", ns_name[h]);
-        shaper_pid[h] = shaper_start(ns_name[h], shaper_base[h], queues, spec, seed + (unsigned long)h);
+        shaper_pid[h] =
+            shaper_start(ns_name[h], shaper_base[h], queues, spec, seed + (unsigned long)h);
         if (shaper_pid[h] < 0)
             return false;
     }
@@ -529,8 +542,21 @@ bool nl_shape(enum nl_shaper how, const char *spec, unsigned long seed)
             !nfqueue_rule(ns_name[ends[i].h], ends[i].ifname, NULL, ends[i].queue + OTHER_Q))
             return false;
         /* and a rule with no target on the way in: it only counts (nl_udp_arrived) */
-        char *count[] = {"ip", "netns", "exec", ns_name[ends[i].h], "iptables-legacy", "-w", "-t",
-                         "mangle", "-A", "INPUT", "-i", (char *)ends[i].ifname, "-p", "udp", NULL};
+        char *count[] = { "ip",
+                          "netns",
+                          "exec",
+                          ns_name[ends[i].h],
+                          "iptables-legacy",
+                          "-w",
+                          "-t",
+                          "mangle",
+                          "-A",
+                          "INPUT",
+                          "-i",
+                          (char *)ends[i].ifname,
+                          "-p",
+                          "udp",
+                          NULL };
         if (nl_cmd(count, NULL, 0) != 0) {
             fprintf(stderr, "netlab: failed: iptables-legacy -t mangle -A INPUT -i %s -p udp\n",
                     ends[i].ifname);
@@ -579,9 +605,10 @@ bool nl_shaper_counts(enum nl_host h, const char *ifname, bool udp, struct nl_sh
     if (!shaper_line(h, ifname, udp, line, sizeof line))
         return false;
     *c = (struct nl_shaper_counts){
-        field(line, "seen"), field(line, "lost"), field(line, "delayed"), field(line, "reordered"),
-        field(line, "overlimit"), field(line, "gone"), field(line, "refused"), field(line, "max_held"),
-        field(line, "kernel_dropped"), field(line, "user_dropped"),
+        field(line, "seen"),         field(line, "lost"),      field(line, "delayed"),
+        field(line, "reordered"),    field(line, "overlimit"), field(line, "gone"),
+        field(line, "refused"),      field(line, "max_held"),  field(line, "kernel_dropped"),
+        field(line, "user_dropped"),
     };
     return c->seen >= 0 && c->kernel_dropped >= 0 && c->user_dropped >= 0;
 }
@@ -590,8 +617,8 @@ long nl_udp_arrived(enum nl_host h, const char *ifname)
 {
     if (shaped != NL_SHAPE_NFQUEUE)
         return -1;
-    char *argv[] = {"ip", "netns", "exec", ns_name[h], "iptables-legacy", "-w", "-t", "mangle",
-                    "-S", "INPUT", "-v", NULL};
+    char *argv[] = { "ip", "netns", "exec", ns_name[h], "iptables-legacy", "-w", "-t", "mangle",
+                     "-S", "INPUT", "-v",   NULL };
     char out[4096], key[64];
     if (nl_cmd(argv, out, sizeof out) != 0)
         return -1;
@@ -610,7 +637,7 @@ long nl_shape_dropped(enum nl_host h, const char *ifname)
             return -1;
         return c.lost + c.overlimit + c.gone + c.refused + c.kernel_dropped + c.user_dropped;
     }
-    char *argv[] = {"tc", "-n", ns_name[h], "-s", "qdisc", "show", "dev", (char *)ifname, NULL};
+    char *argv[] = { "tc", "-n", ns_name[h], "-s", "qdisc", "show", "dev", (char *)ifname, NULL };
     char out[4096];
     if (nl_cmd(argv, out, sizeof out) != 0)
         return -1;

@@ -17,8 +17,8 @@ enum nl_host { NL_CTL = 0, NL_DAEMON, NL_SIM, NL_HOSTS };
 
 /* The addresses (no prefix length). */
 #define NL_CTL_ADDR "10.201.1.1"
-#define NL_DAEMON_CTL_ADDR "10.201.1.2"   /* the daemon on the controller's link */
-#define NL_DAEMON_SIM_ADDR "10.201.2.1"   /* the daemon on the simulator's link */
+#define NL_DAEMON_CTL_ADDR "10.201.1.2" /* the daemon on the controller's link */
+#define NL_DAEMON_SIM_ADDR "10.201.2.1" /* the daemon on the simulator's link */
 #define NL_SIM_ADDR "10.201.2.2"
 
 /* The links' ends: the controller's link is NL_CTL_IF (controller) --

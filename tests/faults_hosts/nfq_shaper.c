@@ -64,18 +64,18 @@ struct queue {
     uint16_t num;
     const char *name;
     uint64_t seen, lost, delayed, reordered, overlimit, gone, refused, held, max_held;
-    uint32_t counter;   /* packets delayed since the last one sent at once (netem's gap) */
+    uint32_t counter; /* packets delayed since the last one sent at once (netem's gap) */
     struct crand delay_c, loss_c, reorder_c;
 };
 
 struct held {
     int64_t due_ns;
-    uint64_t order;     /* arrival order: equal due times stay FIFO */
+    uint64_t order; /* arrival order: equal due times stay FIFO */
     uint32_t id;
     int q;
 };
 
-static struct model m = {.limit = 1000, .gap = 0};
+static struct model m = { .limit = 1000, .gap = 0 };
 static struct queue qs[MAX_QUEUES];
 static int nq;
 static struct held *heap;
@@ -84,7 +84,7 @@ static uint64_t arrivals, reports, verdicts, recv_enobufs;
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static struct mnl_socket *nl;
 static const char *stats_path;
-static bool stopping;   /* after SIGTERM: whatever still comes goes out at once */
+static bool stopping; /* after SIGTERM: whatever still comes goes out at once */
 
 /* xorshift64*: fast, seedable, good enough to draw loss and delays */
 static uint32_t rnd32(void)
@@ -97,7 +97,7 @@ static uint32_t rnd32(void)
 
 static void seed_rng(unsigned long long seed)
 {
-    rng_state = seed * 0x9e3779b97f4a7c15ull + 1;   /* never 0: xorshift would stay there */
+    rng_state = seed * 0x9e3779b97f4a7c15ull + 1; /* never 0: xorshift would stay there */
 }
 
 static uint32_t crandom(struct crand *c)
@@ -126,9 +126,12 @@ static void die(const char *what)
 
 static void usage(const char *why)
 {
-    fprintf(stderr, "nfq_shaper: %s\nusage: nfq_shaper [--seed N] [--stats FILE] [--with-parent] QUEUE[=NAME]... -- "
-            "[delay TIME [JITTER [CORR%%]]] [loss [random] PCT%% [CORR%%]] "
-            "[reorder PCT%% [CORR%%] [gap N]] [limit N] [seed N]\n", why);
+    fprintf(
+        stderr,
+        "nfq_shaper: %s\nusage: nfq_shaper [--seed N] [--stats FILE] [--with-parent] QUEUE[=NAME]... -- "
+        "[delay TIME [JITTER [CORR%%]]] [loss [random] PCT%% [CORR%%]] "
+        "[reorder PCT%% [CORR%%] [gap N]] [limit N] [seed N]\n",
+        why);
     exit(2);
 }
 
@@ -140,12 +143,12 @@ static bool parse_time(const char *s, int64_t *ns)
     double v = strtod(s, &end);
     if (end == s || v < 0)
         return false;
-    double mult = strcmp(end, "s") == 0 || strcmp(end, "sec") == 0 ? 1e9
-                : strcmp(end, "ms") == 0 || strcmp(end, "msec") == 0 ? 1e6
-                : strcmp(end, "us") == 0 || strcmp(end, "usec") == 0 ? 1e3
-                : strcmp(end, "ns") == 0 || strcmp(end, "nsec") == 0 ? 1
-                : *end == '\0' ? 1e3   /* tc's default unit is microseconds */
-                : -1;
+    double mult = strcmp(end, "s") == 0 || strcmp(end, "sec") == 0     ? 1e9
+                  : strcmp(end, "ms") == 0 || strcmp(end, "msec") == 0 ? 1e6
+                  : strcmp(end, "us") == 0 || strcmp(end, "usec") == 0 ? 1e3
+                  : strcmp(end, "ns") == 0 || strcmp(end, "nsec") == 0 ? 1
+                  : *end == '\0' ? 1e3 /* tc's default unit is microseconds */
+                                 : -1;
     if (mult < 0)
         return false;
     *ns = (int64_t)(v * mult + 0.5);
@@ -290,7 +293,8 @@ static void config(struct nlmsghdr *nlh, const char *what)
         die(what);
     char buf[MNL_SOCKET_BUFFER_SIZE];
     ssize_t n = mnl_socket_recvfrom(nl, buf, sizeof buf);
-    if (n < 0 || mnl_cb_run(buf, (size_t)n, nlh->nlmsg_seq, mnl_socket_get_portid(nl), NULL, NULL) < 0)
+    if (n < 0 ||
+        mnl_cb_run(buf, (size_t)n, nlh->nlmsg_seq, mnl_socket_get_portid(nl), NULL, NULL) < 0)
         die(what);
 }
 
@@ -301,7 +305,7 @@ static void bind_queue(const struct queue *q)
     nfq_nlmsg_cfg_put_cmd(nlh, AF_INET, NFQNL_CFG_CMD_BIND);
     config(nlh, "binding the queue (is another process bound to it?)");
     nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, q->num);
-    nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_META, 0);   /* no packet bytes */
+    nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_META, 0); /* no packet bytes */
     /* room for what we hold (limit) and a burst not read yet: over the
      * limit is ours to drop and count, as netem does; the kernel's own
      * queue-full drops only if we fall that far behind */
@@ -354,7 +358,7 @@ static void on_packet(int q, uint32_t id, int64_t now)
         x->held++;
         if (x->held > x->max_held)
             x->max_held = x->held;
-        heap_push((struct held){.due_ns = now + d, .order = arrivals++, .id = id, .q = q});
+        heap_push((struct held){ .due_ns = now + d, .order = arrivals++, .id = id, .q = q });
     } else {
         /* netem puts this one at the head of its queue: out at once, ahead
          * of the packets it holds */
@@ -383,7 +387,7 @@ static void on_message(const struct nlmsghdr *nlh, int64_t now)
     }
     if (nlh->nlmsg_type != ((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET))
         return;
-    struct nlattr *attr[NFQA_MAX + 1] = {0};
+    struct nlattr *attr[NFQA_MAX + 1] = { 0 };
     if (nfq_nlmsg_parse(nlh, attr) < 0 || attr[NFQA_PACKET_HDR] == NULL) {
         fprintf(stderr, "nfq_shaper: a packet message without its header, ignored\n");
         return;
@@ -404,7 +408,7 @@ static void receive(void)
     ssize_t n = recv(mnl_socket_get_fd(nl), buf, sizeof buf, MSG_DONTWAIT);
     if (n < 0) {
         if (errno == ENOBUFS) {
-            recv_enobufs++;   /* the socket overflowed: the kernel counts the packets as user_dropped */
+            recv_enobufs++; /* the socket overflowed: the kernel counts the packets as user_dropped */
             return;
         }
         if (errno == EAGAIN || errno == EINTR)
@@ -441,7 +445,8 @@ static void kernel_counts(uint16_t num, long *qdropped, long *udropped)
     unsigned qn, portid, total, mode, range, qd, ud;
     char line[256];
     while (fgets(line, sizeof line, f))
-        if (sscanf(line, "%u %u %u %u %u %u %u", &qn, &portid, &total, &mode, &range, &qd, &ud) == 7 &&
+        if (sscanf(line, "%u %u %u %u %u %u %u", &qn, &portid, &total, &mode, &range, &qd, &ud) ==
+                7 &&
             qn == num) {
             *qdropped = qd;
             *udropped = ud;
@@ -452,21 +457,25 @@ static void kernel_counts(uint16_t num, long *qdropped, long *udropped)
 static void print_counts(FILE *f)
 {
     fprintf(f, "report %llu\n", (unsigned long long)reports);
-    fprintf(f, "model delay_us %lld jitter_us %lld loss_ppm %.0f reorder_ppm %.0f gap %u limit %u "
-            "recv_enobufs %llu\n", (long long)(m.delay_ns / 1000), (long long)(m.jitter_ns / 1000),
+    fprintf(f,
+            "model delay_us %lld jitter_us %lld loss_ppm %.0f reorder_ppm %.0f gap %u limit %u "
+            "recv_enobufs %llu\n",
+            (long long)(m.delay_ns / 1000), (long long)(m.jitter_ns / 1000),
             m.loss / (double)UINT32_MAX * 1e6, m.reorder / (double)UINT32_MAX * 1e6, m.gap, m.limit,
             (unsigned long long)recv_enobufs);
     for (int i = 0; i < nq; i++) {
         const struct queue *x = &qs[i];
         long qd, ud;
         kernel_counts(x->num, &qd, &ud);
-        fprintf(f, "queue %u %s seen %llu lost %llu delayed %llu reordered %llu overlimit %llu "
-                "gone %llu refused %llu held %llu max_held %llu kernel_dropped %ld user_dropped %ld\n",
-                x->num, x->name, (unsigned long long)x->seen, (unsigned long long)x->lost,
-                (unsigned long long)x->delayed, (unsigned long long)x->reordered,
-                (unsigned long long)x->overlimit, (unsigned long long)x->gone,
-                (unsigned long long)x->refused, (unsigned long long)x->held,
-                (unsigned long long)x->max_held, qd, ud);
+        fprintf(
+            f,
+            "queue %u %s seen %llu lost %llu delayed %llu reordered %llu overlimit %llu "
+            "gone %llu refused %llu held %llu max_held %llu kernel_dropped %ld user_dropped %ld\n",
+            x->num, x->name, (unsigned long long)x->seen, (unsigned long long)x->lost,
+            (unsigned long long)x->delayed, (unsigned long long)x->reordered,
+            (unsigned long long)x->overlimit, (unsigned long long)x->gone,
+            (unsigned long long)x->refused, (unsigned long long)x->held,
+            (unsigned long long)x->max_held, qd, ud);
     }
 }
 
@@ -541,9 +550,10 @@ int main(int argc, char **argv)
     setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     for (int k = 0; k < nq; k++)
         bind_queue(&qs[k]);
-    write_stats();   /* ready */
+    write_stats(); /* ready */
 
-    struct pollfd pfd[2] = {{.fd = mnl_socket_get_fd(nl), .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+    struct pollfd pfd[2] = { { .fd = mnl_socket_get_fd(nl), .events = POLLIN },
+                             { .fd = sfd, .events = POLLIN } };
     for (;;) {
         int64_t now = now_ns();
         release_due(now, false);
@@ -559,7 +569,7 @@ int main(int argc, char **argv)
         if (pfd[0].revents & POLLIN)
             receive();
         else if (pfd[0].revents & (POLLERR | POLLHUP))
-            receive();   /* ENOBUFS arrives as POLLERR: counted there */
+            receive(); /* ENOBUFS arrives as POLLERR: counted there */
         if (pfd[1].revents & POLLIN) {
             struct signalfd_siginfo si;
             while (read(sfd, &si, sizeof si) == sizeof si) {
@@ -573,7 +583,7 @@ int main(int argc, char **argv)
                 stopping = true;
                 release_due(0, true);
                 for (int64_t end = now_ns() + 100000000; now_ns() < end;) {
-                    struct pollfd p = {.fd = mnl_socket_get_fd(nl), .events = POLLIN};
+                    struct pollfd p = { .fd = mnl_socket_get_fd(nl), .events = POLLIN };
                     if (poll(&p, 1, 20) > 0)
                         receive();
                 }

@@ -30,24 +30,24 @@
 #include "netlab.h"
 
 #define KRP_PORT 9750
-#define SPEED 200               /* mm/s of the long drive */
-#define PERIOD_MS 50            /* the drive client's command period */
+#define SPEED 200    /* mm/s of the long drive */
+#define PERIOD_MS 50 /* the drive client's command period */
 #define OUTAGE_MS 5000
-#define DRIVING_BEFORE_MS 1000  /* the robot drove this shortly before an outage */
+#define DRIVING_BEFORE_MS 1000 /* the robot drove this shortly before an outage */
 #define NETEM "delay 20ms 5ms reorder 10% 50% loss 2%"
 /* Bounds, times slow() under valgrind or the sanitizers */
-#define WATCHDOG_BOUND_MS (1000.0 * slow())  /* watchdog_ms 500 plus the link's delay, a period */
-#define RECOVER_BOUND_MS (3000.0 * slow())   /* the controller's link back -> driving again */
-#define STALE_BOUND_MS (1000.0 * slow())     /* stale_ms 500 plus a STATUS period */
+#define WATCHDOG_BOUND_MS (1000.0 * slow()) /* watchdog_ms 500 plus the link's delay, a period */
+#define RECOVER_BOUND_MS (3000.0 * slow())  /* the controller's link back -> driving again */
+#define STALE_BOUND_MS (1000.0 * slow())    /* stale_ms 500 plus a STATUS period */
 #define SIM_RECOVER_BOUND_MS (20000.0 * slow()) /* TCP's retransmission back-off after 5 s */
 
 static struct h_daemon d;
 static struct h_proc engine;
 static struct h_udp u;
-static enum nl_shaper shaper;  /* what shapes the links */
-static char why[256];          /* why netem (or all shaping) is not available */
-static unsigned long seed;     /* the shaper's (KN_SHAPER_SEED, else the clock) */
-static char shaping[512];      /* what the links are, for the figures */
+static enum nl_shaper shaper; /* what shapes the links */
+static char why[256];         /* why netem (or all shaping) is not available */
+static unsigned long seed;    /* the shaper's (KN_SHAPER_SEED, else the clock) */
+static char shaping[512];     /* what the links are, for the figures */
 
 static double slow(void)
 {
@@ -63,7 +63,7 @@ static void ctl_open(void)
     u.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     nl_enter(NL_HOSTS);
     ck_assert_int_ge(u.fd, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(KRP_PORT)};
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(KRP_PORT) };
     inet_pton(AF_INET, NL_DAEMON_CTL_ADDR, &a.sin_addr);
     ck_assert_int_eq(connect(u.fd, (struct sockaddr *)&a, sizeof a), 0);
 }
@@ -112,9 +112,9 @@ static void hello_retry(void)
 
 struct sample {
     uint64_t t_us;
-    bool answered;             /* a STATUS came back this period */
+    bool answered; /* a STATUS came back this period */
     struct kn_krp_status s;
-    bool wd, up, stale;        /* the daemon's flags, from its stats socket */
+    bool wd, up, stale; /* the daemon's flags, from its stats socket */
 };
 #define MAX_SAMPLES 1200
 static struct sample smp[MAX_SAMPLES];
@@ -137,8 +137,8 @@ static void drive(int ms)
         if (x->answered)
             stale = (x->s.flags & KN_KRP_ST_STALE) != 0;
         cJSON *st = h_stats(&d);
-        const cJSON *fl = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "robots"), 0),
-                                              "flags");
+        const cJSON *fl =
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(st, "robots"), 0), "flags");
         x->wd = cJSON_IsTrue(cJSON_GetObjectItem(fl, "WATCHDOG"));
         x->up = cJSON_IsTrue(cJSON_GetObjectItem(fl, "BACKEND_UP"));
         x->stale = cJSON_IsTrue(cJSON_GetObjectItem(fl, "STALE"));
@@ -200,7 +200,7 @@ static void start_processes(void)
 {
     const char *exe = getenv("KN_ENGINE");
     ck_assert_msg(exe != NULL, "KN_ENGINE not set");
-    char *argv[] = {(char *)exe, "--listen", NL_SIM_ADDR ":0", "--quiet", NULL};
+    char *argv[] = { (char *)exe, "--listen", NL_SIM_ADDR ":0", "--quiet", NULL };
     nl_enter(NL_SIM);
     h_spawn_wrapped(&engine, argv, NULL, "kenaf-engine.stderr");
     nl_enter(NL_HOSTS);
@@ -221,16 +221,12 @@ static void start_processes(void)
 static void shape_links(void)
 {
     switch (shaper) {
-    case NL_SHAPE_NETEM:
-        snprintf(shaping, sizeof shaping, "netem %s", NETEM);
-        break;
+    case NL_SHAPE_NETEM: snprintf(shaping, sizeof shaping, "netem %s", NETEM); break;
     case NL_SHAPE_NFQUEUE:
-        snprintf(shaping, sizeof shaping, "user-space NFQUEUE shaper %s (seed %lu; %s)", NETEM, seed,
-                 why);
+        snprintf(shaping, sizeof shaping, "user-space NFQUEUE shaper %s (seed %lu; %s)", NETEM,
+                 seed, why);
         break;
-    default:
-        snprintf(shaping, sizeof shaping, "unshaped (%s)", why);
-        return;
+    default: snprintf(shaping, sizeof shaping, "unshaped (%s)", why); return;
     }
     ck_assert_msg(nl_shape(shaper, NETEM, seed), "shaping the links failed (see above)");
 }
@@ -242,7 +238,7 @@ static void run_square(void)
     ck_assert_msg(run && square, "KN_SIM_RUN / KN_SQUARE not set");
     struct kn_krp_status before = status_retry();
     setenv("KENAF_ROBOT", NL_DAEMON_CTL_ADDR ":9750", 1);
-    char *argv[] = {"/bin/sh", (char *)run, "--", (char *)square, NULL};
+    char *argv[] = { "/bin/sh", (char *)run, "--", (char *)square, NULL };
     static char out[65536], err[8192];
     uint64_t t0 = h_now_us();
     nl_enter(NL_CTL);
@@ -257,11 +253,13 @@ static void run_square(void)
     double yaw = fmod(fabs((after.rpy_cdeg[2] - before.rpy_cdeg[2]) / 100.0), 360.0);
     if (yaw > 180)
         yaw = 360 - yaw;
-    f_figure("hosts-square", "examples/square (100 mm sides) through kenaf-sim-run, links %s: "
+    f_figure("hosts-square",
+             "examples/square (100 mm sides) through kenaf-sim-run, links %s: "
              "done in %.1f s, ends %.1f mm and %.2f deg from where it started",
              shaping, secs, dist_mm(&before, &after), yaw);
     /* the motions stop within a few mm and a degree each (docs/api.md) */
-    ck_assert_msg(dist_mm(&before, &after) < 40, "square ends %.1f mm off", dist_mm(&before, &after));
+    ck_assert_msg(dist_mm(&before, &after) < 40, "square ends %.1f mm off",
+                  dist_mm(&before, &after));
 }
 
 /* How many samples from index from on got their STATUS (for a failure message). */
@@ -309,9 +307,9 @@ static struct outage outage(const char *ifname, int after_ms, bool (*sign)(const
     int drove = last_before(*down, driving);
     ck_assert_msg(drove >= from && *down - smp[drove].t_us <= DRIVING_BEFORE_MS * 1000u,
                   "not driving in the %d ms before the outage: last STATUS flags 0x%x, belts %d "
-                  "mm/s (%d samples before, %d answered)", DRIVING_BEFORE_MS,
-                  (unsigned)smp[o.before].s.flags, (int)smp[o.before].s.crawler_speed_mm_s[0],
-                  nsmp - from, answered_since(from));
+                  "mm/s (%d samples before, %d answered)",
+                  DRIVING_BEFORE_MS, (unsigned)smp[o.before].s.flags,
+                  (int)smp[o.before].s.crawler_speed_mm_s[0], nsmp - from, answered_since(from));
     o.sign = first_after(*down, sign);
     ck_assert_msg(o.sign >= 0 && smp[o.sign].t_us < *up, "%s never showed during the outage", what);
     return o;
@@ -325,7 +323,8 @@ static void ctl_outage(void)
     double wd_ms = f_ms(down, smp[wd].t_us);
     /* stopped all along: WATCHDOG stays set until the link is back */
     for (int i = wd; i < nsmp && smp[i].t_us < up; i++)
-        ck_assert_msg(smp[i].wd, "WATCHDOG cleared %.0f ms into the outage", f_ms(down, smp[i].t_us));
+        ck_assert_msg(smp[i].wd, "WATCHDOG cleared %.0f ms into the outage",
+                      f_ms(down, smp[i].t_us));
     int back = -1;
     for (int i = 0; i < nsmp; i++)
         if (smp[i].t_us >= up && smp[i].answered) {
@@ -338,11 +337,13 @@ static void ctl_outage(void)
      * watchdog's 0.5 s at SPEED, the link's delay, a period; not 5 s */
     double moved = dist_mm(&smp[before].s, &smp[back].s);
     double rec_ms = f_ms(up, smp[moving].t_us);
-    f_figure("hosts-ctl-link-down", "controller's link down %d ms at the daemon's end while "
+    f_figure("hosts-ctl-link-down",
+             "controller's link down %d ms at the daemon's end while "
              "driving at %d mm/s: WATCHDOG in the stats %.0f ms after (bound %.0f), set until the "
              "link was back; the robot moved %.0f mm over the outage (%.0f mm if it had not "
              "stopped); STATUS answered again %.0f ms and driving at speed %.0f ms after the link "
-             "came back (bound %.0f)", OUTAGE_MS, SPEED, wd_ms, WATCHDOG_BOUND_MS, moved,
+             "came back (bound %.0f)",
+             OUTAGE_MS, SPEED, wd_ms, WATCHDOG_BOUND_MS, moved,
              SPEED * f_ms(smp[before].t_us, smp[back].t_us) / 1000.0, f_ms(up, smp[back].t_us),
              rec_ms, RECOVER_BOUND_MS);
     ck_assert_msg(wd_ms <= WATCHDOG_BOUND_MS, "watchdog only after %.0f ms", wd_ms);
@@ -370,9 +371,11 @@ static void sim_outage(void)
             break;
         }
     int moving = first_after(up, driving);
-    ck_assert_msg(fresh >= 0 && moving >= 0, "never fresh and driving again after the link came back");
+    ck_assert_msg(fresh >= 0 && moving >= 0,
+                  "never fresh and driving again after the link came back");
     double moved = dist_mm(&smp[before].s, &smp[fresh].s);
-    f_figure("hosts-sim-link-down", "simulator's link down %d ms at the daemon's end while "
+    f_figure("hosts-sim-link-down",
+             "simulator's link down %d ms at the daemon's end while "
              "driving at %d mm/s: STALE in STATUS %.0f ms after (bound %.0f), in the stats for "
              "%d of %d samples; BACKEND_UP %s during it (simulator link: %.0f disconnects, %.0f "
              "connects in all); the controller sent belts 0 on STALE; %.0f mm between the last "
@@ -398,15 +401,20 @@ static long if_counter(enum nl_host h, const char *ifname, const char *name)
 {
     char path[160], out[64];
     snprintf(path, sizeof path, "/sys/class/net/%s/statistics/%s", ifname, name);
-    char *argv[] = {"ip", "netns", "exec", (char *)nl_ns(h), "cat", path, NULL};
+    char *argv[] = { "ip", "netns", "exec", (char *)nl_ns(h), "cat", path, NULL };
     return nl_cmd(argv, out, sizeof out) == 0 ? strtol(out, NULL, 10) : -1;
 }
 
 /* The shaper's counters on each end: what the model did to the packets. */
 static void shaper_figure(void)
 {
-    static const struct { enum nl_host h; const char *ifname; } e[] = {
-        {NL_CTL, NL_CTL_IF}, {NL_DAEMON, NL_DC_IF}, {NL_DAEMON, NL_DS_IF}, {NL_SIM, NL_SIM_IF}};
+    static const struct {
+        enum nl_host h;
+        const char *ifname;
+    } e[] = { { NL_CTL, NL_CTL_IF },
+              { NL_DAEMON, NL_DC_IF },
+              { NL_DAEMON, NL_DS_IF },
+              { NL_SIM, NL_SIM_IF } };
     char text[2048];
     size_t used = 0;
     for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
@@ -438,21 +446,24 @@ static void shaper_figure(void)
 static void check_counters(void)
 {
     h_crawler(&u, 0, 0, 0, 0);
-    h_sleep_ms(1500);   /* whatever the shaping still holds arrives */
+    h_sleep_ms(1500); /* whatever the shaping still holds arrives */
     /* the kernel counts a datagram in InDatagrams when a program reads it:
      * read what is left (a STATUS answered after status_try gave up on it,
      * late on a delayed link), so that none waits uncounted in the queue */
     struct kn_krp_msg left;
     while (h_udp_recv(&u, &left, 100))
         ;
-    long c_out = nl_udp_counter(NL_CTL, "OutDatagrams"), c_in = nl_udp_counter(NL_CTL, "InDatagrams");
+    long c_out = nl_udp_counter(NL_CTL, "OutDatagrams"),
+         c_in = nl_udp_counter(NL_CTL, "InDatagrams");
     long c_inerr = nl_udp_counter(NL_CTL, "InErrors");
     /* answers that reach the controller's host after the socket that asked
      * is gone (the square's process has exited; on a delayed link its last
      * STATUS answers arrive after that) */
     long c_noport = nl_udp_counter(NL_CTL, "NoPorts");
-    long d_in = nl_udp_counter(NL_DAEMON, "InDatagrams"), d_out = nl_udp_counter(NL_DAEMON, "OutDatagrams");
-    long d_inerr = nl_udp_counter(NL_DAEMON, "InErrors"), d_noport = nl_udp_counter(NL_DAEMON, "NoPorts");
+    long d_in = nl_udp_counter(NL_DAEMON, "InDatagrams"),
+         d_out = nl_udp_counter(NL_DAEMON, "OutDatagrams");
+    long d_inerr = nl_udp_counter(NL_DAEMON, "InErrors"),
+         d_noport = nl_udp_counter(NL_DAEMON, "NoPorts");
     /* with the shaper, iptables also counts the UDP datagrams that came in
      * on each end of the controller's link (-1 otherwise) */
     long c_arr = nl_udp_arrived(NL_CTL, NL_CTL_IF), d_arr = nl_udp_arrived(NL_DAEMON, NL_DC_IF);
@@ -460,19 +471,22 @@ static void check_counters(void)
     long netem_d = nl_shape_dropped(NL_DAEMON, NL_DC_IF);
     long veth_c = if_counter(NL_CTL, NL_CTL_IF, "tx_dropped");
     long veth_d = if_counter(NL_DAEMON, NL_DC_IF, "tx_dropped");
-    double in = h_stat(&d, "robots.0.datagrams_in.total"), out = h_stat(&d, "robots.0.datagrams_out.total");
+    double in = h_stat(&d, "robots.0.datagrams_in.total"),
+           out = h_stat(&d, "robots.0.datagrams_out.total");
     double send_failed = h_stat(&d, "robots.0.drops.udp_send_failed");
     double recv_err = h_stat(&d, "robots.0.drops.udp_recv_errors");
     double stale_seq = h_stat(&d, "robots.0.drops.stale_seq");
     double trips = h_stat(&d, "robots.0.rules.watchdog_trips");
     double reconnects = h_stat(&d, "robots.0.backend.reconnects");
     double while_down = h_stat(&d, "robots.0.rules.while_backend_down");
-    ck_assert(c_out >= 0 && d_in >= 0 && netem_c >= 0 && netem_d >= 0 && veth_c >= 0 && veth_d >= 0);
+    ck_assert(c_out >= 0 && d_in >= 0 && netem_c >= 0 && netem_d >= 0 && veth_c >= 0 &&
+              veth_d >= 0);
 
     if (shaper == NL_SHAPE_NFQUEUE)
         shaper_figure();
-    const char *by = shaper == NL_SHAPE_NFQUEUE ? "the shaper" : shaper == NL_SHAPE_NETEM ? "netem"
-                                                               : "shaping (none)";
+    const char *by = shaper == NL_SHAPE_NFQUEUE ? "the shaper"
+                     : shaper == NL_SHAPE_NETEM ? "netem"
+                                                : "shaping (none)";
     /* A datagram that came in and waits in a socket's queue is in no UDP
      * counter yet, and if the socket is closed first, never will be: the
      * square's process can exit with an answer it no longer read (late on
@@ -482,12 +496,14 @@ static void check_counters(void)
     long c_unread = c_arr >= 0 ? c_arr - (c_in + c_inerr + c_noport) : 0;
     long lost_up = c_out - (d_in + d_inerr + d_noport);
     long lost_down = d_out - (c_in + c_inerr + c_noport + c_unread);
-    f_figure("hosts-counters", "controller -> daemon: %ld datagrams sent; %ld reached kenaf-simd's "
+    f_figure("hosts-counters",
+             "controller -> daemon: %ld datagrams sent; %ld reached kenaf-simd's "
              "socket, which counted %.0f (datagrams_in.total); %ld lost on the way = %ld dropped "
              "by %s + %ld dropped by the veth while its peer was down (+ %ld unaccounted); "
              "%.0f older than one already taken (drops.stale_seq, reordering)",
              c_out, d_in, in, lost_up, netem_c, by, veth_c, lost_up - netem_c - veth_c, stale_seq);
-    f_figure("hosts-counters-back", "daemon -> controller: kenaf-simd counted %.0f sent "
+    f_figure("hosts-counters-back",
+             "daemon -> controller: kenaf-simd counted %.0f sent "
              "(datagrams_out.total) and %.0f failed sends (drops.udp_send_failed); the kernel %ld "
              "sent; %ld arrived, %ld of them at a closed port (NoPorts: answers after the asking "
              "process had exited), %ld%s into a socket closed before it read them; %ld lost = %ld "
@@ -495,16 +511,19 @@ static void check_counters(void)
              out, send_failed, d_out, c_in + c_inerr + c_noport + c_unread, c_noport, c_unread,
              c_arr >= 0 ? "" : " (not counted here)", lost_down, netem_d, by, veth_d,
              lost_down - netem_d - veth_d);
-    f_figure("hosts-counters-rules", "watchdog_trips %.0f, commands while the backend was down "
-             "%.0f, simulator reconnects %.0f, udp_recv_errors %.0f", trips, while_down,
-             reconnects, recv_err);
+    f_figure("hosts-counters-rules",
+             "watchdog_trips %.0f, commands while the backend was down "
+             "%.0f, simulator reconnects %.0f, udp_recv_errors %.0f",
+             trips, while_down, reconnects, recv_err);
     /* nothing lost silently: the daemon counted every datagram its kernel
      * delivered, and every one the wire lost is in a drop counter */
     ck_assert_msg((double)d_in == in, "kernel delivered %ld, kenaf-simd counted %.0f", d_in, in);
-    ck_assert_msg(c_unread >= 0, "the controller's kernel counted %ld more than came in", -c_unread);
+    ck_assert_msg(c_unread >= 0, "the controller's kernel counted %ld more than came in",
+                  -c_unread);
     /* kenaf-simd reads every datagram that comes in: none left unread */
     ck_assert_msg(d_arr < 0 || d_arr == d_in + d_inerr + d_noport,
-                  "%ld came in to the daemon, its kernel counted %ld", d_arr, d_in + d_inerr + d_noport);
+                  "%ld came in to the daemon, its kernel counted %ld", d_arr,
+                  d_in + d_inerr + d_noport);
     ck_assert_msg(lost_up == netem_c + veth_c, "controller -> daemon: %ld lost, %ld counted",
                   lost_up, netem_c + veth_c);
     ck_assert_msg(lost_down == netem_d + veth_d, "daemon -> controller: %ld lost, %ld counted",
@@ -519,7 +538,7 @@ START_TEST(netem_outages)
     ctl_open();
     shape_links();
     run_square();
-    hello_retry();   /* after square: one driver at a time */
+    hello_retry(); /* after square: one driver at a time */
     ctl_outage();
     sim_outage();
     check_counters();
@@ -541,12 +560,13 @@ int main(void)
         printf("faults-hosts: links not shaped: %s; the outages run on plain links\n", why);
     else if (shaper == NL_SHAPE_NFQUEUE)
         printf("faults-hosts: %s: the links are shaped by nfq_shaper on NFQUEUE (seed %lu, "
-               "KN_SHAPER_SEED=%lu repeats its draws)\n", why, seed, seed);
+               "KN_SHAPER_SEED=%lu repeats its draws)\n",
+               why, seed, seed);
     if (!nl_up()) {
         nl_down();
         return EXIT_FAILURE;
     }
-    const struct h_case cases[] = {{"netem", netem_outages, 240, NULL, NULL}};
+    const struct h_case cases[] = { { "netem", netem_outages, 240, NULL, NULL } };
     int rc = h_run_cases("faults-hosts", cases, 1);
     nl_down();
     return rc;

@@ -49,7 +49,7 @@ static uint64_t now_us(void)
 
 static void sleep_ms(int ms)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
     }
 }
@@ -101,13 +101,14 @@ static bool flippers_at(double deg)
 
 static int step_flip(double deg)
 {
-    const double all[4] = {deg, deg, deg, deg};
+    const double all[4] = { deg, deg, deg, deg };
     int rc = hrt_set_flipper_angles(all);
     uint64_t end = now_us() + 10000000u;
     while (!flippers_at(deg) && now_us() < end)
         sleep_ms(10);
     bool there = flippers_at(deg);
-    say("RESULT %llu flip %d %s\n", (unsigned long long)now_us(), rc, there ? "there" : "not-there");
+    say("RESULT %llu flip %d %s\n", (unsigned long long)now_us(), rc,
+        there ? "there" : "not-there");
     return there ? 0 : 1;
 }
 
@@ -192,12 +193,14 @@ int main(int argc, char **argv)
             hrt_get_status(&b);
             double dyaw = remainder(b.yaw - a.yaw, 360.0);
             say("RESULT %llu %s %d %.3f %d %d %.2f\n", (unsigned long long)t1, s, r,
-                (double)(t1 - t0) / 1e6, (int)((uint32_t)b.crawler_count[0] - (uint32_t)a.crawler_count[0]),
+                (double)(t1 - t0) / 1e6,
+                (int)((uint32_t)b.crawler_count[0] - (uint32_t)a.crawler_count[0]),
                 (int)((uint32_t)b.crawler_count[1] - (uint32_t)a.crawler_count[1]), dyaw);
         } else if (strcmp(s, "speed") == 0) {
             double l = num(argc, argv, i + 1), r = num(argc, argv, i + 2);
             i += 2;
-            say("RESULT %llu speed %d\n", (unsigned long long)now_us(), hrt_set_crawler_speed(l, r));
+            say("RESULT %llu speed %d\n", (unsigned long long)now_us(),
+                hrt_set_crawler_speed(l, r));
         } else if (strcmp(s, "waitok") == 0) {
             status |= step_waitok(num(argc, argv, ++i));
         } else if (strcmp(s, "sleep") == 0) {

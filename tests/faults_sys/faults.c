@@ -49,7 +49,7 @@ void f_ctl_start(struct f_ctl *c, int port, const char *const steps[], char *con
     argv[n] = NULL;
     static char robot[64];
     snprintf(robot, sizeof robot, "KENAF_ROBOT=127.0.0.1:%d", port);
-    char *full_env[16] = {robot, NULL};
+    char *full_env[16] = { robot, NULL };
     for (int i = 0; env && env[i] && i < 14; i++) {
         full_env[i + 1] = env[i];
         full_env[i + 2] = NULL;

@@ -19,9 +19,9 @@
 /* ---- fault_ctl ---- */
 #define F_CTL_LINES 1024
 struct f_line {
-    char kind[8];       /* INIT, ST, RESULT, RC, DONE */
-    uint64_t t_us;      /* CLOCK_MONOTONIC, as h_now_us */
-    char rest[120];     /* what follows the time stamp */
+    char kind[8];   /* INIT, ST, RESULT, RC, DONE */
+    uint64_t t_us;  /* CLOCK_MONOTONIC, as h_now_us */
+    char rest[120]; /* what follows the time stamp */
 };
 struct f_ctl {
     struct h_proc proc;
@@ -35,7 +35,8 @@ void f_ctl_start(struct f_ctl *c, int port, const char *const steps[], char *con
 /* Index of the first line at or after `from` whose kind is `kind` (and,
  * if rest_prefix is not NULL, whose rest starts with it), reading more
  * lines as needed; -1 on timeout. */
-int f_ctl_wait(struct f_ctl *c, int from, const char *kind, const char *rest_prefix, int timeout_ms);
+int f_ctl_wait(struct f_ctl *c, int from, const char *kind, const char *rest_prefix,
+               int timeout_ms);
 /* Reads whatever the controller printed so far without waiting long. */
 void f_ctl_drain(struct f_ctl *c);
 /* The rc of a line "ST <t> <rc> <flags>" / "RESULT <t> <step> <rc> ...". */
@@ -45,7 +46,7 @@ unsigned f_line_flags(const struct f_line *l);
 /* ---- STATUS ---- */
 struct f_st {
     struct kn_krp_status s;
-    uint64_t t_us;      /* when the answer arrived */
+    uint64_t t_us; /* when the answer arrived */
 };
 /* One STATUS_REQ round trip, skipping pushes and other answers. */
 struct f_st f_status(struct h_udp *u);

@@ -119,7 +119,7 @@ int main(int argc, char **argv)
     int sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
     int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t al = sizeof a;
     if (sfd < 0 || ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof a) < 0 || listen(ls, 4) < 0 ||
@@ -152,7 +152,8 @@ int main(int argc, char **argv)
     bool reading = false;
     uint64_t t0 = mono_us(), next = t0 + 10000;
     for (;;) {
-        struct pollfd p[2] = {{.fd = sfd, .events = POLLIN}, {.fd = c, .events = reading ? POLLIN : 0}};
+        struct pollfd p[2] = { { .fd = sfd, .events = POLLIN },
+                               { .fd = c, .events = reading ? POLLIN : 0 } };
         int wait = -1;
         if (stream) {
             uint64_t now = mono_us();

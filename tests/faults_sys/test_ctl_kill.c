@@ -15,8 +15,8 @@
 
 #include "faults.h"
 
-#define STOP_BOUND_MS 600.0     /* issue: robot stopped within 600 ms */
-#define STANDIN_DECEL_M_S2 4.0  /* standin_sim's belt acceleration limit */
+#define STOP_BOUND_MS 600.0    /* issue: robot stopped within 600 ms */
+#define STANDIN_DECEL_M_S2 4.0 /* standin_sim's belt acceleration limit */
 
 static struct h_daemon d;
 static struct h_standin sim;
@@ -40,9 +40,9 @@ static bool watchdog(const struct kn_krp_status *s, void *arg)
     return (s->flags & KN_KRP_ST_WATCHDOG) != 0;
 }
 
-static const char *const steps[] = {"fwd", "5000", NULL};
+static const char *const steps[] = { "fwd", "5000", NULL };
 /* full speed, repeated every 50 ms as a teleoperation loop would */
-static const char *const steps_full[] = {"loop", "50", "800", "800", NULL};
+static const char *const steps_full[] = { "loop", "50", "800", "800", NULL };
 
 /* Starts the controller, waits until the robot drives (at min_mm_s or
  * more; NULL: 150), kills the controller; returns the kill time and the
@@ -74,7 +74,8 @@ START_TEST(standin)
     char robots[512];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"standin\","
-             "\"address\":\"127.0.0.1:%d\"}}]", sim.port);
+             "\"address\":\"127.0.0.1:%d\"}}]",
+             sim.port);
     h_daemon_start(&d, robots);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     struct h_udp u;
@@ -99,12 +100,14 @@ START_TEST(standin)
     double t_cmd = f_ms(t_kill, cmds[z].t_us), t_st = f_ms(t_kill, st.t_us);
     /* the belts then run down at the simulator's acceleration limit */
     double decel_ms = v / 1000.0 / STANDIN_DECEL_M_S2 * 1000.0;
-    f_figure("ctl-kill-standin", "controller killed at %.0f mm/s: belts-0 command at the "
+    f_figure("ctl-kill-standin",
+             "controller killed at %.0f mm/s: belts-0 command at the "
              "simulator %.0f ms after the kill (bound %.0f ms), STATUS belt speed 0 after %.0f ms "
-             "(bound + %.0f ms run-down)", v, t_cmd, STOP_BOUND_MS, t_st, decel_ms);
+             "(bound + %.0f ms run-down)",
+             v, t_cmd, STOP_BOUND_MS, t_st, decel_ms);
     ck_assert_msg(t_cmd <= STOP_BOUND_MS, "belts 0 only %.0f ms after the kill", t_cmd);
-    ck_assert_msg(t_st <= STOP_BOUND_MS + decel_ms + 20, "STATUS speed 0 only %.0f ms after the kill",
-                  t_st);
+    ck_assert_msg(t_st <= STOP_BOUND_MS + decel_ms + 20,
+                  "STATUS speed 0 only %.0f ms after the kill", t_st);
     ck_assert_double_eq(h_stat(&d, "robots.0.rules.watchdog_trips"), 1);
     h_udp_close(&u);
 }
@@ -135,7 +138,8 @@ START_TEST(engine)
     double t_wd = f_ms(t_kill, wd.t_us), t_st = f_ms(t_kill, st.t_us);
     /* the measured speed then follows the engine's physics and its
      * encoder stream (derived from successive counts): reported only */
-    f_figure("ctl-kill-engine", "controller killed at %.0f mm/s: WATCHDOG (belts 0 sent to the "
+    f_figure("ctl-kill-engine",
+             "controller killed at %.0f mm/s: WATCHDOG (belts 0 sent to the "
              "engine) %.0f ms after the kill (bound %.0f ms), STATUS belt speed 0 after %.0f ms",
              v, t_wd, STOP_BOUND_MS, t_st);
     ck_assert_msg(t_wd <= STOP_BOUND_MS, "watchdog only %.0f ms after the kill", t_wd);
@@ -163,7 +167,8 @@ START_TEST(engine_full_speed)
     ck_assert_msg(f_status_until(&u, watchdog, NULL, 1, H_LONG_MS, &wd), "watchdog never tripped");
     ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
     double t_wd = f_ms(t_kill, wd.t_us), t_st = f_ms(t_kill, st.t_us);
-    f_figure("ctl-kill-engine-800", "controller killed at %.0f mm/s: WATCHDOG %.0f ms after the "
+    f_figure("ctl-kill-engine-800",
+             "controller killed at %.0f mm/s: WATCHDOG %.0f ms after the "
              "kill, STATUS belt speed 0 after %.0f ms (bound %.0f ms; emergency braking)",
              v, t_wd, t_st, STOP_BOUND_MS);
     ck_assert_msg(t_st <= STOP_BOUND_MS, "belts at 0 in STATUS only %.0f ms after the kill", t_st);
@@ -204,9 +209,11 @@ START_TEST(engine_estop_full_speed)
     h_estop(&u, 0, 1);
     ck_assert_msg(f_status_until(&u, estopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
     double t_st = f_ms(t, st.t_us);
-    f_figure("estop-engine-800", "ESTOP from another client at %.0f mm/s: STATUS belt speed 0 "
+    f_figure("estop-engine-800",
+             "ESTOP from another client at %.0f mm/s: STATUS belt speed 0 "
              "after %.0f ms (bound %.0f ms; emergency braking, a 2 m/s^2 ramp would take "
-             "%.0f ms)", v, t_st, ESTOP_BOUND_MS, v / 2.0);
+             "%.0f ms)",
+             v, t_st, ESTOP_BOUND_MS, v / 2.0);
     ck_assert_msg(t_st <= ESTOP_BOUND_MS, "belts at 0 in STATUS only %.0f ms after ESTOP", t_st);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.brakes_sent"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
@@ -224,10 +231,10 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"standin", standin, 60, NULL, NULL},
-        {"engine", engine, 90, NULL, NULL},
-        {"engine-800", engine_full_speed, 90, NULL, NULL},
-        {"engine-estop-800", engine_estop_full_speed, 90, NULL, NULL},
+        { "standin", standin, 60, NULL, NULL },
+        { "engine", engine, 90, NULL, NULL },
+        { "engine-800", engine_full_speed, 90, NULL, NULL },
+        { "engine-estop-800", engine_estop_full_speed, 90, NULL, NULL },
     };
     return h_run_cases("controller killed mid-motion", cases, sizeof cases / sizeof cases[0]);
 }

@@ -15,7 +15,7 @@
 
 #include "faults.h"
 
-#define SPEED 200                 /* mm/s the controller holds */
+#define SPEED 200                                       /* mm/s the controller holds */
 #define DRIVE_LINE "DRIVE {Left 2.5000} {Right 2.5000}" /* 0.2 m/s / 0.08 m */
 
 static struct h_daemon d1, d2;
@@ -27,7 +27,8 @@ static const char *robots(int udp_port)
     static char buf[512];
     snprintf(buf, sizeof buf,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:%d\",\"backend\":{\"type\":\"usarsim\","
-             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]", udp_port, sim.port);
+             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]",
+             udp_port, sim.port);
     return buf;
 }
 
@@ -103,20 +104,22 @@ static void restart_under_controller(const char *name, int sig, const char *cons
     /* the new connection's robot got the speed from the new daemon */
     ck_assert_int_eq(h_log_count(sim.log, "#connect"), 2);
     ck_assert_msg(h_log_count(sim.log, DRIVE_LINE) >= 2, "no %s after the restart", DRIVE_LINE);
-    f_figure(name, "daemon %s: the controller saw HRT_ETIMEOUT %.0f ms later (KENAF_TIMEOUT_MS "
+    f_figure(name,
+             "daemon %s: the controller saw HRT_ETIMEOUT %.0f ms later (KENAF_TIMEOUT_MS "
              "1000); new daemon started %.0f ms after the kill, READY after %.0f ms; the "
              "controller saw 0 again %.0f ms after READY, the held %d mm/s showed in STATUS %.0f "
-             "ms after READY", sig == SIGKILL ? "SIGKILL" : "SIGTERM", t_lost,
-             f_ms(t_kill, t_start), f_ms(t_start, t_ready), f_ms(t_ready, ctl.line[back].t_us),
-             SPEED, f_ms(t_ready, st.t_us));
+             "ms after READY",
+             sig == SIGKILL ? "SIGKILL" : "SIGTERM", t_lost, f_ms(t_kill, t_start),
+             f_ms(t_start, t_ready), f_ms(t_ready, ctl.line[back].t_us), SPEED,
+             f_ms(t_ready, st.t_us));
     ck_assert_double_ge(h_stat(&d2, "robots.0.datagrams_in.HELLO"), 1); /* the library's */
     h_udp_close(&u);
 }
 
 /* Calls hrt_set_crawler_speed and hrt_get_status every 20 ms. */
-static const char *const loop_steps[] = {"loop", "20", "200", "200", NULL};
+static const char *const loop_steps[] = { "loop", "20", "200", "200", NULL };
 /* Sets the speed once, then only reads (the library repeats it). */
-static const char *const hold_steps[] = {"speed", "200", "200", "watch", NULL};
+static const char *const hold_steps[] = { "speed", "200", "200", "watch", NULL };
 
 START_TEST(killed)
 {
@@ -132,6 +135,7 @@ END_TEST
 
 int main(void)
 {
-    const struct h_case cases[] = {{"kill", killed, 120, NULL, NULL}, {"term", restarted, 120, NULL, NULL}};
+    const struct h_case cases[] = { { "kill", killed, 120, NULL, NULL },
+                                    { "term", restarted, 120, NULL, NULL } };
     return h_run_cases("daemon restarted under a controller", cases, 2);
 }

@@ -28,8 +28,8 @@
 #include "harness_net.h"
 
 #define PROC "robots.0.backend.engine.process."
-#define STALL_MS 5000     /* the daemon's stall: longer than silent_restart_s */
-#define CUT_MS 4500       /* the link cut: longer than silent_restart_s */
+#define STALL_MS 5000 /* the daemon's stall: longer than silent_restart_s */
+#define CUT_MS 4500   /* the link cut: longer than silent_restart_s */
 #define SPEED_MM_S 200
 
 static struct h_daemon d;
@@ -148,8 +148,10 @@ START_TEST(log_full)
         else
             h_sleep_ms(1);
     }
-    ck_assert_msg(after_full == 20, "the log pipe (%d bytes) never filled: %d bytes after %d "
-                  "connections", cap, pipe_fill(err[0]), conns);
+    ck_assert_msg(after_full == 20,
+                  "the log pipe (%d bytes) never filled: %d bytes after %d "
+                  "connections",
+                  cap, pipe_fill(err[0]), conns);
     int full = pipe_fill(err[0]);
 
     /* still serving, and the world's clock runs */
@@ -160,9 +162,11 @@ START_TEST(log_full)
     ck_assert_msg(engine_stats(port, b, sizeof b, H_LONG_MS), "no second answer to Stats");
     double t0 = kenaf_num(a, "Time"), t1 = kenaf_num(b, "Time");
     double dropped = kenaf_num(b, "LogDropped"), bytes = kenaf_num(b, "LogDroppedBytes");
-    f_figure("engine-super-log-full", "log pipe of %d bytes full after %d connections; the "
+    f_figure("engine-super-log-full",
+             "log pipe of %d bytes full after %d connections; the "
              "engine answered Stats and its clock ran %.3f s in 0.5 s; %.0f log lines (%.0f "
-             "bytes) dropped and counted", cap, conns, t1 - t0, dropped, bytes);
+             "bytes) dropped and counted",
+             cap, conns, t1 - t0, dropped, bytes);
     ck_assert_msg(t1 - t0 >= 0.2, "simulation time went from %.4f to %.4f in 0.5 s", t0, t1);
     ck_assert_msg(dropped >= 20, "only %.0f log lines counted as dropped", dropped);
     ck_assert_double_gt(bytes, dropped);
@@ -200,8 +204,9 @@ END_TEST
 
 static void start_daemon(struct h_udp *u)
 {
-    h_daemon_start(&d, "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{"
-                       "\"type\":\"engine\",\"stale_ms\":500,\"engine\":{\"silent_restart_s\":3}}}]");
+    h_daemon_start(&d,
+                   "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{"
+                   "\"type\":\"engine\",\"stale_ms\":500,\"engine\":{\"silent_restart_s\":3}}}]");
     h_wait_backend_fresh(&d, 0, 3 * H_LONG_MS);
     engine_pid = (pid_t)h_stat(&d, PROC "pid");
     ck_assert_int_gt(engine_pid, 0);
@@ -248,8 +253,8 @@ static struct kn_krp_status at_rest(struct h_udp *u)
         if ((b.flags & KN_KRP_ST_BACKEND_UP) && abs(b.pos_mm[0] - a.pos_mm[0]) <= 1 &&
             abs(b.pos_mm[1] - a.pos_mm[1]) <= 1)
             return b;
-        ck_assert_msg(h_now_us() < end, "the robot never came to rest (%d -> %d mm)",
-                      a.pos_mm[0], b.pos_mm[0]);
+        ck_assert_msg(h_now_us() < end, "the robot never came to rest (%d -> %d mm)", a.pos_mm[0],
+                      b.pos_mm[0]);
         a = b;
     }
 }
@@ -294,10 +299,12 @@ START_TEST(daemon_stall)
     /* and it drives */
     struct kn_krp_status after = drive(&u, 100);
     h_crawler(&u, 0, 0, 0, 0);
-    f_figure("engine-super-daemon-stall", "kenaf-simd stopped %d ms: loop lag %.0f ms seen, "
+    f_figure("engine-super-daemon-stall",
+             "kenaf-simd stopped %d ms: loop lag %.0f ms seen, "
              "engine pid %d kept (0 silent kills, 0 restarts, 0 reconnects, 0 link silences; "
              "%.0f engine and %.0f link silence checks found lines waiting unread); drove %d mm "
-             "after", STALL_MS, lag, pid, h_stat(&d, PROC "unread_saves"),
+             "after",
+             STALL_MS, lag, pid, h_stat(&d, PROC "unread_saves"),
              h_stat(&d, "robots.0.backend.unread_saves"), after.pos_mm[0] - before.pos_mm[0]);
     h_udp_close(&u);
 }
@@ -310,9 +317,9 @@ static int iptables(const char *op, const char *dir, int port)
     char p[16], lock[300];
     snprintf(p, sizeof p, "%d", port);
     snprintf(lock, sizeof lock, "XTABLES_LOCKFILE=%s", h_path("xtables.lock"));
-    char *argv[] = {"iptables-legacy", (char *)op, "INPUT", "-p", "tcp", (char *)dir, p,
-                    "-j", "DROP", NULL};
-    char *env[] = {lock, "PATH=/usr/sbin:/sbin:/usr/bin:/bin", NULL};
+    char *argv[] = { "iptables-legacy", (char *)op, "INPUT", "-p",   "tcp",
+                     (char *)dir,       p,          "-j",    "DROP", NULL };
+    char *env[] = { lock, "PATH=/usr/sbin:/sbin:/usr/bin:/bin", NULL };
     pid_t pid = fork();
     if (pid == 0) {
         execve(h_which("iptables-legacy"), argv, env);
@@ -344,16 +351,17 @@ START_TEST(link_cut)
     uint64_t t_cut = h_now_us();
     cut("-A", port);
     last = h_status_any(&u); /* the last pose kenaf-simd heard before the cut */
-    h_sleep_ms(CUT_MS); /* the fault itself: the cut's length */
+    h_sleep_ms(CUT_MS);      /* the fault itself: the cut's length */
     cut("-D", port);
     double t_cut_ms = f_ms(t_cut, h_now_us());
 
     struct kn_krp_status after = at_rest(&u);
     double moved = after.pos_mm[0] - last.pos_mm[0];
-    f_figure("engine-super-link-cut", "link cut %.0f ms at %d mm/s: engine pid %d before, %d "
+    f_figure("engine-super-link-cut",
+             "link cut %.0f ms at %d mm/s: engine pid %d before, %d "
              "after; robot at rest %.0f mm past the last pose heard before the cut (re-spawned "
-             "there it would be 0 mm)", t_cut_ms, SPEED_MM_S, pid, (int)h_stat(&d, PROC "pid"),
-             moved);
+             "there it would be 0 mm)",
+             t_cut_ms, SPEED_MM_S, pid, (int)h_stat(&d, PROC "pid"), moved);
     same_engine(pid);
     char st[4096];
     ck_assert_msg(engine_stats(port, st, sizeof st, H_LONG_MS), "the engine does not answer");
@@ -361,8 +369,10 @@ START_TEST(link_cut)
     ck_assert_double_ge(deadman, 1);
     /* the engine's pose: the robot ran on until its dead-man braked it
      * (watchdog_ms 500 at 200 mm/s: about 100 mm), and it is still there */
-    ck_assert_msg(moved >= 30 && moved <= 400, "robot at %d mm after the cut, %d mm before: "
-                  "not where the engine braked it", after.pos_mm[0], last.pos_mm[0]);
+    ck_assert_msg(moved >= 30 && moved <= 400,
+                  "robot at %d mm after the cut, %d mm before: "
+                  "not where the engine braked it",
+                  after.pos_mm[0], last.pos_mm[0]);
     ck_assert_int_le(abs(after.pos_mm[1] - last.pos_mm[1]), 30);
     h_udp_close(&u);
 }
@@ -371,9 +381,9 @@ END_TEST
 int main(void)
 {
     struct h_case cases[] = {
-        {"log-full", log_full, 60, h_setup, teardown},
-        {"daemon-stall", daemon_stall, 90, h_setup, teardown},
-        {"link-cut", link_cut, 90, h_setup, teardown},
+        { "log-full", log_full, 60, h_setup, teardown },
+        { "daemon-stall", daemon_stall, 90, h_setup, teardown },
+        { "link-cut", link_cut, 90, h_setup, teardown },
     };
     size_t n = 3;
     /* the cut needs a network namespace and iptables: without them the
@@ -382,8 +392,10 @@ int main(void)
     const char *why = e ? strerror(e) : !h_which("iptables-legacy") ? "no iptables-legacy" : NULL;
     if (why) {
         const char *only = getenv("CK_RUN_CASE");
-        fprintf(stderr, "engine-super: link-cut SKIPPED: it cuts the link with iptables in a "
-                        "network namespace of its own: %s; run the tests as root\n", why);
+        fprintf(stderr,
+                "engine-super: link-cut SKIPPED: it cuts the link with iptables in a "
+                "network namespace of its own: %s; run the tests as root\n",
+                why);
         if (only && strcmp(only, "link-cut") == 0)
             return 77;
         n = 2;

@@ -28,13 +28,23 @@
 #define N_SOCK_BAD 800
 #define N_SOCK_GOOD 200
 #define BATCH 48
-#define ERR_RATE 10.0           /* KRP/1: ERROR answers per second per peer, */
-#define ERR_BURST 10.0          /* with this burst */
+#define ERR_RATE 10.0  /* KRP/1: ERROR answers per second per peer, */
+#define ERR_BURST 10.0 /* with this burst */
 
-enum kind { K_MAGIC, K_SHORT, K_TOOBIG, K_VERSION, K_LENGTH, K_TYPE, K_PAYLOAD, K_NOT_TO_ROBOT, NK };
+enum kind {
+    K_MAGIC,
+    K_SHORT,
+    K_TOOBIG,
+    K_VERSION,
+    K_LENGTH,
+    K_TYPE,
+    K_PAYLOAD,
+    K_NOT_TO_ROBOT,
+    NK
+};
 static const char *const kind_stat[NK] = {
-    "envelope.bad_magic", "envelope.short",        "envelope.too_big",
-    "envelope.bad_version", "envelope.bad_length", "envelope.unknown_type",
+    "envelope.bad_magic",          "envelope.short",        "envelope.too_big",
+    "envelope.bad_version",        "envelope.bad_length",   "envelope.unknown_type",
     "envelope.bad_payload_length", "envelope.not_to_robot",
 };
 
@@ -75,12 +85,8 @@ static size_t make_bad(enum kind k, uint8_t *buf)
         if (len >= 1)
             buf[0] = (uint8_t)(0x4B + 1 + rnd() % 200);
         break;
-    case K_SHORT:
-        len = 2 + rnd() % 10;
-        break;
-    case K_TOOBIG:
-        len = 513 + rnd() % 900;
-        break;
+    case K_SHORT: len = 2 + rnd() % 10; break;
+    case K_TOOBIG: len = 513 + rnd() % 900; break;
     case K_VERSION:
         buf[2] = (uint8_t)(2 + rnd() % 250);
         buf[3] = 0x05;
@@ -91,7 +97,7 @@ static size_t make_bad(enum kind k, uint8_t *buf)
         put16(buf + 8, (uint16_t)(len - 12 + 1 + rnd() % 100));
         break;
     case K_TYPE: {
-        static const uint8_t types[] = {0x00, 0x0c, 0x10, 0x42, 0x7f, 0x82, 0x84, 0xfe};
+        static const uint8_t types[] = { 0x00, 0x0c, 0x10, 0x42, 0x7f, 0x82, 0x84, 0xfe };
         buf[3] = types[rnd() % sizeof types];
         put16(buf + 8, (uint16_t)(len - 12));
         break;
@@ -102,14 +108,13 @@ static size_t make_bad(enum kind k, uint8_t *buf)
         put16(buf + 8, (uint16_t)(len - 12));
         break;
     case K_NOT_TO_ROBOT: {
-        static const uint8_t types[] = {0x80, 0x81, 0x85, 0xff};
+        static const uint8_t types[] = { 0x80, 0x81, 0x85, 0xff };
         buf[3] = types[rnd() % sizeof types];
         len = 12 + (size_t)kn_krp_payload_len(buf[3]);
         put16(buf + 8, (uint16_t)(len - 12));
         break;
     }
-    case NK:
-        break;
+    case NK: break;
     }
     return len;
 }
@@ -142,15 +147,15 @@ static void *probe_main(void *arg)
         /* an answer within 1 s counts; an older one arriving later is skipped */
         bool got = false;
         while (!got) {
-            struct pollfd pf = {.fd = u.fd, .events = POLLIN};
+            struct pollfd pf = { .fd = u.fd, .events = POLLIN };
             int left = 1000 - (int)((h_now_us() - t0) / 1000);
             if (left <= 0 || poll(&pf, 1, left) <= 0)
                 break;
             uint8_t in[600];
             ssize_t k = recv(u.fd, in, sizeof in, 0);
             struct kn_krp_msg a;
-            if (k > 0 && kn_krp_decode(in, (size_t)k, &a) == KN_KRP_OK && a.h.type == KN_KRP_STATUS &&
-                a.u.status.req_seq == u.seq)
+            if (k > 0 && kn_krp_decode(in, (size_t)k, &a) == KN_KRP_OK &&
+                a.h.type == KN_KRP_STATUS && a.u.status.req_seq == u.seq)
                 got = true;
         }
         if (got) {
@@ -207,7 +212,8 @@ START_TEST(flood)
     char robots[512];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"standin\","
-             "\"address\":\"127.0.0.1:%d\"}}]", sim.port);
+             "\"address\":\"127.0.0.1:%d\"}}]",
+             sim.port);
     h_daemon_start(&d, robots);
     ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
     struct h_udp pacer;
@@ -221,7 +227,7 @@ START_TEST(flood)
         h_udp_open(&good[i], d.port[0]);
 
     static uint8_t buf[1500];
-    unsigned sent[NK] = {0}, pacer_reqs = 0, good_req = 0, good_hello = 0;
+    unsigned sent[NK] = { 0 }, pacer_reqs = 0, good_req = 0, good_hello = 0;
     unsigned nb = 0, ng = 0, in_batch = 0;
     long rss0 = -1, rss_max = 0;
     uint64_t t0 = h_now_us(), t_warm = 0;
@@ -291,13 +297,14 @@ START_TEST(flood)
     ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_in.STATUS_REQ"),
                         good_req + pacer_reqs + probe.sent);
     ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_in.HELLO"), good_hello);
-    ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_out.STATUS"), good_req + pacer_reqs + probe.sent);
+    ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_out.STATUS"),
+                        good_req + pacer_reqs + probe.sent);
     ck_assert_double_eq(h_stat(&d, "robots.0.datagrams_out.HELLO_ACK"), good_hello);
 
     /* every eligible one answered with ERROR or counted as rate-limited */
     double errs = 0;
-    static const char *const codes[] = {"BAD_VERSION", "BAD_LENGTH", "UNKNOWN_TYPE", "RANGE",
-                                        "ESTOP", "BACKEND_DOWN", "BUSY"};
+    static const char *const codes[] = { "BAD_VERSION", "BAD_LENGTH",   "UNKNOWN_TYPE", "RANGE",
+                                         "ESTOP",       "BACKEND_DOWN", "BUSY" };
     for (size_t c = 0; c < sizeof codes / sizeof codes[0]; c++) {
         snprintf(path, sizeof path, "robots.0.errors.%s", codes[c]);
         errs += h_stat(&d, path);
@@ -336,15 +343,20 @@ START_TEST(flood)
                   probe.sent);
 
     long grow = rss1 - rss0;
-    f_figure("flood", "%u malformed + %u valid datagrams from %d ports in %.2f s (%.0f/s, paced "
+    f_figure("flood",
+             "%u malformed + %u valid datagrams from %d ports in %.2f s (%.0f/s, paced "
              "in batches of %d): all counted by rule, %.0f ERRORs sent (%.0f rate-limited, at most "
              "%u to one peer, %.0f peers in the table, %.0f datagrams from peers beyond it)",
              N_BAD, N_GOOD, N_SOCK_BAD + N_SOCK_GOOD, secs, (N_BAD + N_GOOD) / secs, BATCH, errs,
              limited, max_peer, in_table, overflow);
-    f_figure("flood-probe", "well-behaved controller during the flood: %u/%u STATUS_REQ answered, "
-             "RTT p50 %.2f ms, p99 %.2f ms, max %.2f ms", probe.answered, probe.sent, p50, p99, pmax);
-    f_figure("flood-rss", "kenaf-simd VmRSS %ld KiB after warm-up, %ld KiB at the end (%+ld KiB over "
-             "%.1f s), peak %ld KiB", rss0, rss1, grow, (double)(t1 - t_warm) / 1e6, rss_max);
+    f_figure("flood-probe",
+             "well-behaved controller during the flood: %u/%u STATUS_REQ answered, "
+             "RTT p50 %.2f ms, p99 %.2f ms, max %.2f ms",
+             probe.answered, probe.sent, p50, p99, pmax);
+    f_figure("flood-rss",
+             "kenaf-simd VmRSS %ld KiB after warm-up, %ld KiB at the end (%+ld KiB over "
+             "%.1f s), peak %ld KiB",
+             rss0, rss1, grow, (double)(t1 - t_warm) / 1e6, rss_max);
     /* flat: no growth with the datagram count. ASan keeps freed memory
      * in quarantine for a while; under a wrapper (valgrind) VmRSS is
      * mostly the tool's own, which checks the heap itself. */
@@ -361,6 +373,6 @@ END_TEST
 
 int main(void)
 {
-    const struct h_case cases[] = {{"flood", flood, 280, NULL, NULL}};
+    const struct h_case cases[] = { { "flood", flood, 280, NULL, NULL } };
     return h_run_cases("datagram flood", cases, 1);
 }

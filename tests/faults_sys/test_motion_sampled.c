@@ -104,13 +104,13 @@ static enum kn_motion_result run(struct plant *p, enum kn_motion_kind kind, doub
     return r;
 }
 
-static const double enc_rates[] = {50, 10, 5, 3};
-static const double accels[] = {1000, 4000};
-static const double phases[] = {0.0, 0.37, 0.81};
+static const double enc_rates[] = { 50, 10, 5, 3 };
+static const double accels[] = { 1000, 4000 };
+static const double phases[] = { 0.0, 0.37, 0.81 };
 
 START_TEST(forward_settles_at_slow_encoder_rates)
 {
-    const double targets[] = {100, -250, 30, 10, 3, 1000, -1.5};
+    const double targets[] = { 100, -250, 30, 10, 3, 1000, -1.5 };
     for (size_t e = 0; e < sizeof enc_rates / sizeof enc_rates[0]; e++) {
         double slowest = 0, worst = 0;
         for (size_t a = 0; a < sizeof accels / sizeof accels[0]; a++)
@@ -123,8 +123,8 @@ START_TEST(forward_settles_at_slow_encoder_rates)
                     double travel = (p.pos[0] + p.pos[1]) / 2;
                     ck_assert_msg(r == KN_MOTION_DONE && fabs(travel - targets[i]) <= 2.0,
                                   "encoder %g Hz, belt %g mm/s^2, phase %g: go_forward(%g) gave "
-                                  "%d after %.2f s, travelled %.2f mm", enc_rates[e], accels[a],
-                                  phases[ph], targets[i], r, took, travel);
+                                  "%d after %.2f s, travelled %.2f mm",
+                                  enc_rates[e], accels[a], phases[ph], targets[i], r, took, travel);
                     /* as long as the slowest honest motion: cruise plus one
                      * sensor interval per remaining halving, roughly */
                     double bound = fabs(targets[i]) / 200.0 + 1.0 + 12.0 / enc_rates[e];
@@ -136,14 +136,15 @@ START_TEST(forward_settles_at_slow_encoder_rates)
                         worst = fabs(travel - targets[i]);
                 }
         printf("FIGURE motion-model-%g-hz: go_forward(100) at most %.2f s; worst end error %.2f mm "
-               "over all targets\n", enc_rates[e], slowest, worst);
+               "over all targets\n",
+               enc_rates[e], slowest, worst);
     }
 }
 END_TEST
 
 START_TEST(turn_settles_at_slow_attitude_rates)
 {
-    const double targets[] = {90, -90, 15, 2, 270};
+    const double targets[] = { 90, -90, 15, 2, 270 };
     for (size_t e = 0; e < sizeof enc_rates / sizeof enc_rates[0]; e++)
         for (size_t a = 0; a < sizeof accels / sizeof accels[0]; a++)
             for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
@@ -153,8 +154,8 @@ START_TEST(turn_settles_at_slow_attitude_rates)
                 enum kn_motion_result r = run(&p, KN_MOTION_TURN, targets[i], &took);
                 ck_assert_msg(r == KN_MOTION_DONE && fabs(p.yaw_deg - y0 - targets[i]) <= 1.0,
                               "yaw %g Hz, belt %g mm/s^2: turning(%g) gave %d after %.2f s, "
-                              "turned %.2f deg", enc_rates[e], accels[a], targets[i], r, took,
-                              p.yaw_deg - y0);
+                              "turned %.2f deg",
+                              enc_rates[e], accels[a], targets[i], r, took, p.yaw_deg - y0);
             }
 }
 END_TEST

@@ -68,8 +68,7 @@ static struct kn_krp_status start_and_drive(struct h_udp *u, double silent_resta
     do {
         h_sleep_ms(50);
         s = h_status_any(u);
-    } while ((s.crawler_speed_mm_s[0] != 0 || s.crawler_speed_mm_s[1] != 0) &&
-             h_now_us() < end);
+    } while ((s.crawler_speed_mm_s[0] != 0 || s.crawler_speed_mm_s[1] != 0) && h_now_us() < end);
     h_sleep_ms(300); /* the last pose settles into the daemon's state */
     return h_status_any(u);
 }
@@ -118,9 +117,10 @@ START_TEST(restart)
     h_sleep_ms(300);
     struct kn_krp_status after = h_status_any(&u);
     double off = hypot(after.pos_mm[0] - before.pos_mm[0], after.pos_mm[1] - before.pos_mm[1]);
-    f_figure("sim-hang-restart", "engine killed %.0f ms after the stop (silent_restart_s %.1f), "
-             "up again at %.0f ms, robot %.0f mm from its last pose", t_kill, SILENT_RESTART_S,
-             t_up, off);
+    f_figure("sim-hang-restart",
+             "engine killed %.0f ms after the stop (silent_restart_s %.1f), "
+             "up again at %.0f ms, robot %.0f mm from its last pose",
+             t_kill, SILENT_RESTART_S, t_up, off);
     ck_assert_msg(t_kill >= SILENT_RESTART_S * 1000 - 100, "killed after only %.0f ms", t_kill);
     ck_assert_msg(off < 30, "re-spawned at (%d, %d) mm instead of (%d, %d) mm", after.pos_mm[0],
                   after.pos_mm[1], before.pos_mm[0], before.pos_mm[1]);
@@ -147,8 +147,10 @@ START_TEST(resume)
     struct f_st st;
     ck_assert_msg(f_status_until(&u, backend_up_fresh, NULL, 5, 3 * H_LONG_MS, &st),
                   "BACKEND_UP never came back");
-    f_figure("sim-hang-resume", "engine continued (SIGCONT) %.0f ms after the stop: BACKEND_UP "
-             "back %.0f ms later, nothing restarted", f_ms(t_stop, t_cont), f_ms(t_cont, st.t_us));
+    f_figure("sim-hang-resume",
+             "engine continued (SIGCONT) %.0f ms after the stop: BACKEND_UP "
+             "back %.0f ms later, nothing restarted",
+             f_ms(t_stop, t_cont), f_ms(t_cont, st.t_us));
     ck_assert(h_wait_stat_eq(&d, "robots.0.backend.silent", 0, H_LONG_MS));
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.silences"), 1);
     ck_assert_double_eq(h_stat(&d, PROC "silent_kills"), 0);
@@ -163,8 +165,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"restart", restart, 90, h_setup, teardown},
-        {"resume", resume, 90, h_setup, teardown},
+        { "restart", restart, 90, h_setup, teardown },
+        { "resume", resume, 90, h_setup, teardown },
     };
     return h_run_cases("simulator silent", cases, 2);
 }

@@ -19,9 +19,9 @@
 
 #define FLIP_DEG 30
 #define FLIP_CDEG (FLIP_DEG * 100)
-#define DOWN_BOUND_MS 1000.0   /* issue: HRT_EBACKEND and BACKEND_UP cleared within 1 s */
-#define BACK_BOUND_MS 2000.0   /* issue: re-spawned with flippers restored within 2 s */
-#define POSE_TOL_MM 30         /* a re-spawn drops the body onto the ground */
+#define DOWN_BOUND_MS 1000.0 /* issue: HRT_EBACKEND and BACKEND_UP cleared within 1 s */
+#define BACK_BOUND_MS 2000.0 /* issue: re-spawned with flippers restored within 2 s */
+#define POSE_TOL_MM 30       /* a re-spawn drops the body onto the ground */
 #define YAW_TOL_CDEG 200
 
 static struct h_daemon d;
@@ -63,7 +63,7 @@ static bool up(const struct kn_krp_status *s, void *arg)
 
 struct kill_times {
     uint64_t kill, status_down, ctl_result, ctl_status;
-    struct kn_krp_status last;   /* the daemon's last state of the dead simulator */
+    struct kn_krp_status last; /* the daemon's last state of the dead simulator */
 };
 
 /* The controller is driving: note where, kill the simulator with `kill_fn`
@@ -98,7 +98,8 @@ static void report_down(const char *what, const struct kill_times *k)
 {
     double st = f_ms(k->kill, k->status_down), res = f_ms(k->kill, k->ctl_result),
            gs = f_ms(k->kill, k->ctl_status);
-    f_figure(what, "BACKEND_UP cleared in STATUS %.1f ms after SIGKILL; hrt_go_forward returned "
+    f_figure(what,
+             "BACKEND_UP cleared in STATUS %.1f ms after SIGKILL; hrt_go_forward returned "
              "HRT_EBACKEND after %.1f ms, hrt_get_status after %.1f ms (bound %.0f ms)",
              st, res, gs, DOWN_BOUND_MS);
     ck_assert_msg(st <= DOWN_BOUND_MS, "BACKEND_UP cleared only after %.0f ms", st);
@@ -112,10 +113,9 @@ static void report_down(const char *what, const struct kill_times *k)
  * counts from the first STATUS of a run that stays restored for
  * STABLE_MS, several sensor updates of the new simulator. */
 #define STABLE_MS 400
-static void check_back(const char *what, struct h_udp *u, const struct kill_times *k,
-                       uint64_t back)
+static void check_back(const char *what, struct h_udp *u, const struct kill_times *k, uint64_t back)
 {
-    struct f_st first, st, run = {0};
+    struct f_st first, st, run = { 0 };
     ck_assert_msg(f_status_until(u, up, NULL, 1, 3 * H_LONG_MS, &first), "never up again: %s",
                   h_stderr(&d.proc));
     const struct kn_krp_status *was = &k->last;
@@ -133,19 +133,21 @@ static void check_back(const char *what, struct h_udp *u, const struct kill_time
         }
         ck_assert_msg(h_now_us() < end,
                       "not restored: at (%d, %d) mm yaw %d, flippers %d %d %d %d cdeg, t %llu us; "
-                      "was at (%d, %d) yaw %d, t %llu us", st.s.pos_mm[0], st.s.pos_mm[1],
-                      st.s.rpy_cdeg[2], st.s.flipper_cdeg[0], st.s.flipper_cdeg[1],
-                      st.s.flipper_cdeg[2], st.s.flipper_cdeg[3], (unsigned long long)st.s.time_us,
-                      was->pos_mm[0], was->pos_mm[1], was->rpy_cdeg[2],
-                      (unsigned long long)was->time_us);
+                      "was at (%d, %d) yaw %d, t %llu us",
+                      st.s.pos_mm[0], st.s.pos_mm[1], st.s.rpy_cdeg[2], st.s.flipper_cdeg[0],
+                      st.s.flipper_cdeg[1], st.s.flipper_cdeg[2], st.s.flipper_cdeg[3],
+                      (unsigned long long)st.s.time_us, was->pos_mm[0], was->pos_mm[1],
+                      was->rpy_cdeg[2], (unsigned long long)was->time_us);
         h_sleep_ms(2);
     }
     double t_up = f_ms(back, first.t_us), t_rest = f_ms(back, run.t_us);
-    f_figure(what, "simulator back -> BACKEND_UP %.0f ms; -> at its last pose (%+d, %+d mm, yaw "
-             "%+.2f deg off) with flippers at %d deg %.0f ms (bound %.0f ms); %.0f ms from the kill",
-             t_up, run.s.pos_mm[0] - was->pos_mm[0], run.s.pos_mm[1] - was->pos_mm[1],
-             (run.s.rpy_cdeg[2] - was->rpy_cdeg[2]) / 100.0, FLIP_DEG, t_rest, BACK_BOUND_MS,
-             f_ms(k->kill, run.t_us));
+    f_figure(
+        what,
+        "simulator back -> BACKEND_UP %.0f ms; -> at its last pose (%+d, %+d mm, yaw "
+        "%+.2f deg off) with flippers at %d deg %.0f ms (bound %.0f ms); %.0f ms from the kill",
+        t_up, run.s.pos_mm[0] - was->pos_mm[0], run.s.pos_mm[1] - was->pos_mm[1],
+        (run.s.rpy_cdeg[2] - was->rpy_cdeg[2]) / 100.0, FLIP_DEG, t_rest, BACK_BOUND_MS,
+        f_ms(k->kill, run.t_us));
     ck_assert_msg(t_rest <= BACK_BOUND_MS, "restored only %.0f ms after the simulator returned",
                   t_rest);
     /* the controller waited for the simulator and drives again */
@@ -161,8 +163,8 @@ static void check_back(const char *what, struct h_udp *u, const struct kill_time
 
 /* The controller waits for the link, then holds still long enough for
  * the checks above before its next motion. */
-static const char *const steps[] = {"flip", "30",    "fwd",   "3000", "waitok", "30",
-                                    "sleep", "4000", "fwd",   "100",  NULL};
+static const char *const steps[] = { "flip",  "30",   "fwd", "3000", "waitok", "30",
+                                     "sleep", "4000", "fwd", "100",  NULL };
 
 /* ---- the spawned engine ---- */
 
@@ -194,8 +196,12 @@ START_TEST(engine_killed)
     uint64_t end = h_now_us() + 3ull * H_LONG_MS * 1000u, back = 0;
     while (!back && h_now_us() < end) {
         cJSON *s = h_stats(&d);
-        const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
-            cJSON_GetArrayItem(cJSON_GetObjectItem(s, "robots"), 0), "backend"), "engine"), "process");
+        const cJSON *p = cJSON_GetObjectItem(
+            cJSON_GetObjectItem(
+                cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(s, "robots"), 0),
+                                    "backend"),
+                "engine"),
+            "process");
         const cJSON *pid = cJSON_GetObjectItem(p, "pid"), *port = cJSON_GetObjectItem(p, "port");
         if (cJSON_IsNumber(pid) && pid->valueint > 0 && pid->valueint != engine_pid &&
             cJSON_IsNumber(port) && port->valueint > 0)
@@ -223,13 +229,14 @@ static void kill_server(void)
 START_TEST(usarsim_killed)
 {
     setenv("KN_STANDIN", getenv("KN_USARSIM_SERVER"), 1);
-    const char *const extra[] = {"--asta", NULL};
+    const char *const extra[] = { "--asta", NULL };
     h_standin_start(&sim, 0, "usarsim-1", extra);
     int port = sim.port;
     char robots[512];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"usarsim\","
-             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]", port);
+             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]",
+             port);
     h_daemon_start(&d, robots);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     struct h_udp u;
@@ -276,18 +283,19 @@ static bool flippers_set(const struct kn_krp_status *s, void *arg)
 START_TEST(stop_while_restoring)
 {
     setenv("KN_STANDIN", getenv("KN_USARSIM_SERVER"), 1);
-    const char *const extra[] = {"--asta", NULL};
+    const char *const extra[] = { "--asta", NULL };
     h_standin_start(&sim, 0, "usarsim-1", extra);
     int port = sim.port;
     char robots[512];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"usarsim\","
-             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2,\"reconnect_max_s\":0.1}}]", port);
+             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2,\"reconnect_max_s\":0.1}}]",
+             port);
     h_daemon_start(&d, robots);
     ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));
     struct h_udp u;
     h_udp_open(&u, d.port[0]);
-    const int32_t fl[4] = {FLIP_CDEG, FLIP_CDEG, FLIP_CDEG, FLIP_CDEG};
+    const int32_t fl[4] = { FLIP_CDEG, FLIP_CDEG, FLIP_CDEG, FLIP_CDEG };
     h_flipper(&u, 0, 0, 0x0F, fl);
     struct f_st st;
     ck_assert_msg(f_status_until(&u, flippers_set, NULL, 5, H_LONG_MS, &st), "flippers not set");
@@ -316,8 +324,10 @@ START_TEST(stop_while_restoring)
                       st.s.flipper_cdeg[3]);
         h_sleep_ms(5);
     }
-    f_figure("stop-while-restoring", "STOP with the new robot's flippers at %.1f deg: restored to %d "
-             "deg %.0f ms after the simulator returned", at_stop / 100.0, FLIP_DEG, f_ms(back, run));
+    f_figure("stop-while-restoring",
+             "STOP with the new robot's flippers at %.1f deg: restored to %d "
+             "deg %.0f ms after the simulator returned",
+             at_stop / 100.0, FLIP_DEG, f_ms(back, run));
     ck_assert_msg(f_ms(back, run) <= BACK_BOUND_MS, "restored only after %.0f ms", f_ms(back, run));
     /* a STOP once restored holds them where they are, as KRP/1 says */
     h_simple(&u, 0, KN_KRP_STOP, 0);
@@ -331,9 +341,9 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"engine", engine_killed, 120, NULL, NULL},
-        {"usarsim", usarsim_killed, 120, NULL, NULL},
-        {"stop-restoring", stop_while_restoring, 120, NULL, NULL},
+        { "engine", engine_killed, 120, NULL, NULL },
+        { "usarsim", usarsim_killed, 120, NULL, NULL },
+        { "stop-restoring", stop_while_restoring, 120, NULL, NULL },
     };
     return h_run_cases("simulator killed mid-motion", cases, 3);
 }

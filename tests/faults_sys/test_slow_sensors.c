@@ -13,7 +13,7 @@
 
 #include "faults.h"
 
-#define COUNTS_PER_MM 4.0     /* kenaf-simd's default counts_per_m / 1000 */
+#define COUNTS_PER_MM 4.0 /* kenaf-simd's default counts_per_m / 1000 */
 
 static struct h_daemon d;
 static struct h_standin sim;
@@ -22,10 +22,10 @@ static struct f_ctl ctl;
 
 /* Lengths and order vary where the motion starts within the encoder's
  * 0.2 s cycle. */
-static const char *const steps[] = {
-    "fwd", "100", "fwd", "250",  "fwd", "-250", "fwd",  "30", "fwd",  "5",   "fwd", "500",
-    "fwd", "-60", "fwd", "150",  "fwd", "12",   "fwd", "-400", "turn", "90", "turn", "-45",
-    "turn", "180", NULL};
+static const char *const steps[] = { "fwd", "100",  "fwd", "250",  "fwd", "-250", "fwd",
+                                     "30",  "fwd",  "5",   "fwd",  "500", "fwd",  "-60",
+                                     "fwd", "150",  "fwd", "12",   "fwd", "-400", "turn",
+                                     "90",  "turn", "-45", "turn", "180", NULL };
 
 /* Runs the steps; each motion must return 0 within tol_mm of its target
  * (belt travel from the encoders) or 1.5 deg (yaw). */
@@ -43,8 +43,9 @@ static void run_motions(const char *name, double tol_mm)
         char step[16];
         int rc, dl, dr;
         double secs, dyaw;
-        ck_assert_int_eq(sscanf(ctl.line[i].rest, "%15s %d %lf %d %d %lf", step, &rc, &secs, &dl,
-                                &dr, &dyaw), 6);
+        ck_assert_int_eq(
+            sscanf(ctl.line[i].rest, "%15s %d %lf %d %d %lf", step, &rc, &secs, &dl, &dr, &dyaw),
+            6);
         double target = atof(steps[k + 1]);
         ck_assert_msg(rc == 0, "%s %s gave %d after %.2f s", step, steps[k + 1], rc, secs);
         size_t l = strlen(figure);
@@ -70,12 +71,13 @@ static void run_motions(const char *name, double tol_mm)
 
 START_TEST(engine_encoder_5hz)
 {
-    const char *const extra[] = {"--sen-rate", "Encoder=5", NULL};
+    const char *const extra[] = { "--sen-rate", "Encoder=5", NULL };
     int port = f_engine_start(&engine, extra);
     char robots[512];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"engine\","
-             "\"address\":\"127.0.0.1:%d\"}}]", port);
+             "\"address\":\"127.0.0.1:%d\"}}]",
+             port);
     h_daemon_start(&d, robots);
     ck_assert_msg(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, 3 * H_LONG_MS),
                   "engine link not up: %s", h_stderr(&d.proc));
@@ -90,13 +92,14 @@ END_TEST
 START_TEST(usarsim_sensors_5hz)
 {
     setenv("KN_STANDIN", getenv("KN_USARSIM_SERVER"), 1);
-    const char *const extra[] = {"--sen-ms", "200", NULL};
+    const char *const extra[] = { "--sen-ms", "200", NULL };
     h_standin_start(&sim, 0, "usarsim", extra);
     char robots[512];
     /* the stand-in's encoder: 0.01 rad per tick on a 0.08 m wheel */
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"usarsim\","
-             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]", sim.port);
+             "\"address\":\"127.0.0.1:%d\",\"counts_per_tick\":3.2}}]",
+             sim.port);
     h_daemon_start(&d, robots);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     /* one encoder tick is 0.8 mm of belt */
@@ -107,8 +110,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"engine", engine_encoder_5hz, 240, NULL, NULL},
-        {"usarsim", usarsim_sensors_5hz, 240, NULL, NULL},
+        { "engine", engine_encoder_5hz, 240, NULL, NULL },
+        { "usarsim", usarsim_sensors_5hz, 240, NULL, NULL },
     };
     return h_run_cases("motions with slow sensors", cases, 2);
 }

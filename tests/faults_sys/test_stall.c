@@ -24,10 +24,10 @@
 
 #include "faults.h"
 
-#define STALL_S 6                 /* CRAWLER at 1 kHz this long at least, */
-#define COALESCE_S 3              /* and this long after kenaf-simd started to coalesce */
-#define STALL_MAX_S 40            /* however large the kernel's socket buffers */
-#define CMD_LINE_MAX 512          /* the stand-in backend's command buffer */
+#define STALL_S 6        /* CRAWLER at 1 kHz this long at least, */
+#define COALESCE_S 3     /* and this long after kenaf-simd started to coalesce */
+#define STALL_MAX_S 40   /* however large the kernel's socket buffers */
+#define CMD_LINE_MAX 512 /* the stand-in backend's command buffer */
 
 static struct h_daemon d;
 static struct h_standin sim;
@@ -48,9 +48,9 @@ static long index_of(double l_m_s, double r_m_s)
 }
 
 struct sender {
-    struct h_udp u;     /* the driver: opened before the thread, kept after it */
+    struct h_udp u; /* the driver: opened before the thread, kept after it */
     atomic_bool stop;
-    atomic_uint sent;   /* commands sent; the last one is sent - 1 */
+    atomic_uint sent; /* commands sent; the last one is sent - 1 */
 };
 static struct sender snd;
 
@@ -87,7 +87,8 @@ static const cJSON *get(const cJSON *j, const char *path)
     snprintf(buf, sizeof buf, "%s", path);
     char *save = NULL;
     for (char *t = strtok_r(buf, ".", &save); t && j; t = strtok_r(NULL, ".", &save))
-        j = cJSON_IsArray(j) ? cJSON_GetArrayItem(j, atoi(t)) : cJSON_GetObjectItemCaseSensitive(j, t);
+        j = cJSON_IsArray(j) ? cJSON_GetArrayItem(j, atoi(t))
+                             : cJSON_GetObjectItemCaseSensitive(j, t);
     return j;
 }
 
@@ -138,7 +139,7 @@ static bool cmd_belts(const char *text, double *l, double *r)
 static void stall(bool stream)
 {
     setenv("KN_STANDIN", getenv("KN_STALL_SIM"), 1);
-    const char *const extra[] = {"--stream", NULL};
+    const char *const extra[] = { "--stream", NULL };
     h_standin_start(&sim, 0, "stall", stream ? extra : NULL);
     char robots[512];
     /* a simulator that sends nothing for stale_ms is reported down
@@ -147,7 +148,8 @@ static void stall(bool stream)
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"watchdog_ms\":10000,"
              "\"backend\":{\"type\":\"standin\",\"address\":\"127.0.0.1:%d\","
-             "\"stale_ms\":60000}}]", sim.port);
+             "\"stale_ms\":60000}}]",
+             sim.port);
     /* the watchdog (longest setting) must not add its belts 0 behind the
      * latest set-point while the test reads the backlog after the resume,
      * which takes longer than 500 ms on a loaded machine */
@@ -261,7 +263,8 @@ static void stall(bool stream)
         if (!cmd_belts(rx[i].text, &l, &r))
             continue;
         long k = index_of(l, r);
-        ck_assert_msg(k > prev, "command #%ld after #%ld: %s (watchdog trips %.0f)", k, prev, rx[i].text, h_stat(&d, "robots.0.rules.watchdog_trips"));
+        ck_assert_msg(k > prev, "command #%ld after #%ld: %s (watchdog trips %.0f)", k, prev,
+                      rx[i].text, h_stat(&d, "robots.0.rules.watchdog_trips"));
         prev = k;
         ncmd++;
         if (first_after < 0 && rx[i].end_byte > bytes_out)
@@ -270,8 +273,10 @@ static void stall(bool stream)
     ck_assert_msg(prev == (long)last, "the last command is #%ld, not the latest #%u", prev, last);
     qsort(rtt, nrtt, sizeof rtt[0], cmp_double);
     snprintf(fig, sizeof fig, "%s-status", name);
-    f_figure(fig, "STATUS_REQ during the stall: %u round trips, p50 %.2f ms, p99 %.2f ms, max "
-             "%.2f ms", nrtt, rtt[nrtt / 2], rtt[nrtt * 99 / 100], rtt[nrtt - 1]);
+    f_figure(fig,
+             "STATUS_REQ during the stall: %u round trips, p50 %.2f ms, p99 %.2f ms, max "
+             "%.2f ms",
+             nrtt, rtt[nrtt / 2], rtt[nrtt * 99 / 100], rtt[nrtt - 1]);
     snprintf(fig, sizeof fig, "%s-rss", name);
     f_figure(fig, "kenaf-simd VmRSS %ld KiB before the stall, peak %ld, %ld KiB at its end", rss0,
              rss_max, rss1);
@@ -286,32 +291,40 @@ static void stall(bool stream)
                   "VmRSS grew %ld KiB (peak +%ld)", rss1 - rss0, rss_max - rss0);
     if (stream) {
         /* the kernel took every command: nothing for the daemon to drop */
-        f_figure(name, "simulator not reading for %.1f s under CRAWLER at 1 kHz while it streams: "
-                 "the kernel accepted all %.0f commands (%.0f bytes, nothing coalesced: %.0f); after "
-                 "the resume the latest arrived %.0f ms later, behind %d stale ones",
-                 f_ms(t_pause, t_end) / 1000, in_crawler, bytes_out, coalesced,
-                 f_ms(t_resume, latest.t_us), ncmd - 1);
+        f_figure(
+            name,
+            "simulator not reading for %.1f s under CRAWLER at 1 kHz while it streams: "
+            "the kernel accepted all %.0f commands (%.0f bytes, nothing coalesced: %.0f); after "
+            "the resume the latest arrived %.0f ms later, behind %d stale ones",
+            f_ms(t_pause, t_end) / 1000, in_crawler, bytes_out, coalesced,
+            f_ms(t_resume, latest.t_us), ncmd - 1);
         h_udp_close(&u);
         h_udp_close(&snd.u);
         return;
     }
     /* hung: the socket buffers filled, then the latest set-point waited
      * alone, and it is what came right after the backlog */
-    ck_assert_msg(stalled && seen_pending, "no stall in the stats (stalled %d, pending seen %d, "
-                  "queued %.0f bytes, %.0f coalesced, %.0f bytes out)", stalled, seen_pending,
-                  q_end, coalesced, bytes_out);
+    ck_assert_msg(stalled && seen_pending,
+                  "no stall in the stats (stalled %d, pending seen %d, "
+                  "queued %.0f bytes, %.0f coalesced, %.0f bytes out)",
+                  stalled, seen_pending, q_end, coalesced, bytes_out);
     ck_assert_msg(first_after >= 0, "nothing beyond the %.0f bytes queued before the resume",
                   bytes_out);
-    ck_assert_msg(cmd_belts(rx[first_after].text, &l, &r), "not a command: %s", rx[first_after].text);
+    ck_assert_msg(cmd_belts(rx[first_after].text, &l, &r), "not a command: %s",
+                  rx[first_after].text);
     long got = index_of(l, r);
-    ck_assert_msg(got == (long)last, "first command after the backlog is #%ld, the latest was #%u "
-                  "(%s)", got, last, rx[first_after].text);
-    f_figure(name, "simulator hung %.1f s under CRAWLER at 1 kHz (%.0f commands): %d commands (%.0f "
-             "bytes) filled the socket buffers, then %.0f were coalesced in kenaf-simd, write queue "
-             "at most %.0f bytes; after the resume the latest (#%u) came right after the backlog, "
-             "%.0f ms later; stall reported as %.0f ms", f_ms(t_pause, t_end) / 1000, in_crawler,
-             ncmd - 1, bytes_out,
-             coalesced, q_max, last, f_ms(t_resume, latest.t_us), stalled_ms);
+    ck_assert_msg(got == (long)last,
+                  "first command after the backlog is #%ld, the latest was #%u "
+                  "(%s)",
+                  got, last, rx[first_after].text);
+    f_figure(
+        name,
+        "simulator hung %.1f s under CRAWLER at 1 kHz (%.0f commands): %d commands (%.0f "
+        "bytes) filled the socket buffers, then %.0f were coalesced in kenaf-simd, write queue "
+        "at most %.0f bytes; after the resume the latest (#%u) came right after the backlog, "
+        "%.0f ms later; stall reported as %.0f ms",
+        f_ms(t_pause, t_end) / 1000, in_crawler, ncmd - 1, bytes_out, coalesced, q_max, last,
+        f_ms(t_resume, latest.t_us), stalled_ms);
     /* COALESCE_S at 1 kHz: all but the one waiting were coalesced */
     ck_assert_msg(coalesced >= COALESCE_S * 1000 / 2, "only %.0f of %.0f commands coalesced",
                   coalesced, in_crawler);
@@ -338,6 +351,7 @@ END_TEST
 
 int main(void)
 {
-    const struct h_case cases[] = {{"hung", hung, 120, NULL, NULL}, {"streaming", streaming, 120, NULL, NULL}};
+    const struct h_case cases[] = { { "hung", hung, 120, NULL, NULL },
+                                    { "streaming", streaming, 120, NULL, NULL } };
     return h_run_cases("stalled simulator", cases, 2);
 }

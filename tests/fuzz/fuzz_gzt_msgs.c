@@ -53,8 +53,7 @@ static void messages(const uint8_t *p, size_t n)
     struct kn_gzt_world_ctl c, c2;
     if (kn_gzt_dec_world_control(&arena, p, n, &c) == 0) {
         size_t m = kn_gzt_enc_world_control(enc, sizeof enc, &c);
-        if (kn_gzt_dec_world_control(&arena, enc, m, &c2) != 0 ||
-            memcmp(&c, &c2, sizeof c) != 0)
+        if (kn_gzt_dec_world_control(&arena, enc, m, &c2) != 0 || memcmp(&c, &c2, sizeof c) != 0)
             abort();
     }
     bool b;

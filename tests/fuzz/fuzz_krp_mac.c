@@ -153,8 +153,7 @@ static void filter_steps(const uint8_t *data, size_t size)
             if (c > kn_krpreplay_floor(f))
                 abort();
             break;
-        default:
-            abort();
+        default: abort();
         }
     }
     kn_krpreplay_free(f);

@@ -146,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (all != pieces || sum_all != sum_step)
         abort();
     /* every link type the decoder knows, on the raw bytes */
-    static const uint16_t links[] = { KN_PCAP_LINK_NULL, KN_PCAP_LINK_ETHERNET, KN_PCAP_LINK_RAW,
+    static const uint16_t links[] = { KN_PCAP_LINK_NULL, KN_PCAP_LINK_ETHERNET,  KN_PCAP_LINK_RAW,
                                       KN_PCAP_LINK_LOOP, KN_PCAP_LINK_LINUX_SLL, KN_PCAP_LINK_IPV4,
                                       KN_PCAP_LINK_IPV6, KN_PCAP_LINK_LINUX_SLL2 };
     for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {

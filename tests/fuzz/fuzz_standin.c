@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct kn_state s, merged = {0};
+    struct kn_state s, merged = { 0 };
     const char *why = NULL;
     enum kn_standin_kind k = kn_standin_parse((const char *)data, size, &s, &why);
     if (k == KN_STANDIN_MALFORMED && (why == NULL || why[0] == '\0'))

@@ -34,8 +34,8 @@ static bool same(struct kn_usar_str a, struct kn_usar_str b)
 static void near(double a, double b, int dec, bool trunc)
 {
     double unit = pow(10.0, -dec);
-    double tol = trunc ? unit * (1 + 1e-9) + fabs(a) * 1.2e-7
-                       : 0.5 * unit * (1 + 1e-9) + fabs(a) * 4e-16;
+    double tol =
+        trunc ? unit * (1 + 1e-9) + fabs(a) * 1.2e-7 : 0.5 * unit * (1 + 1e-9) + fabs(a) * 4e-16;
     tol += 1e-300;
     if (!(fabs(a - b) <= tol))
         abort();
@@ -150,7 +150,7 @@ static void check_numbers(void)
                     abort();
                 continue;
             }
-            if (n <= 0 || kn_usar_parse_double((struct kn_usar_str){buf, (size_t)n}, &back))
+            if (n <= 0 || kn_usar_parse_double((struct kn_usar_str){ buf, (size_t)n }, &back))
                 abort();
             near(v, back, 9, mode == KN_USAR_TRUNC);
         }
@@ -212,9 +212,7 @@ static void check_sen(void)
             near3(a.orientation, b.orientation, dec, false);
             break;
         }
-        case KN_USAR_SEN_ODOMETRY:
-            near3(a.pose, b.pose, 4, false);
-            break;
+        case KN_USAR_SEN_ODOMETRY: near3(a.pose, b.pose, 4, false); break;
         case KN_USAR_SEN_ENCODER:
             if (b.n_ticks != a.n_ticks)
                 abort();
@@ -229,8 +227,7 @@ static void check_sen(void)
                 if (b.touches[i].touch != a.touches[i].touch)
                     abort();
             break;
-        case KN_USAR_SEN_OTHER:
-            break;
+        case KN_USAR_SEN_OTHER: break;
         }
     }
 }
@@ -253,8 +250,8 @@ static void check_links(void)
         near(a.time, b.time, k == KN_USAR_K_MISSTA ? 2 : 4, false);
     for (int i = 0; i < a.n; i++) {
         const struct kn_usar_link *x = &a.link[i], *y = &b.link[i];
-        if (x->link != y->link || x->has_value != y->has_value ||
-            x->has_torque != y->has_torque || x->has_order != y->has_order)
+        if (x->link != y->link || x->has_value != y->has_value || x->has_torque != y->has_torque ||
+            x->has_order != y->has_order)
             abort();
         if (x->has_value)
             near(x->value, y->value, 4, false);
@@ -322,9 +319,9 @@ static void check_commands(void)
         const char *cls = cstr(in.class_name, c1, sizeof c1);
         const char *name = cstr(in.name, c2, sizeof c2);
         if (cls && name) {
-            int n = kn_usar_fmt_init(out, sizeof out, cls, name,
-                                     in.has_location ? in.location : NULL,
-                                     in.has_rotation ? in.rotation : NULL);
+            int n =
+                kn_usar_fmt_init(out, sizeof out, cls, name, in.has_location ? in.location : NULL,
+                                 in.has_rotation ? in.rotation : NULL);
             if (formatted(n)) {
                 retokenize(n);
                 if (kn_usar_parse_init(&again, &in2) != KN_USAR_OK ||

@@ -32,9 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A piece starting with one of these bytes also does this (the byte is
  * fed as well: the server may send anything). */
-#define BYTE_RECONNECT 0xFF  /* after the piece: disconnect, connect (re-INIT) */
-#define BYTE_LONG_LINE 0xFE  /* before the piece: KN_USAR_MAX_LINE more bytes of a word */
-#define BYTE_COMMAND 0xFD    /* after the piece: a command made from the next byte */
+#define BYTE_RECONNECT 0xFF /* after the piece: disconnect, connect (re-INIT) */
+#define BYTE_LONG_LINE 0xFE /* before the piece: KN_USAR_MAX_LINE more bytes of a word */
+#define BYTE_COMMAND 0xFD   /* after the piece: a command made from the next byte */
 
 /* At most this many reconnects and commands per input; past them the
  * bytes are only data. 0xFF and 0xFD are bytes mutations like to make, and
@@ -167,7 +167,11 @@ static const char *long_run(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct kn_usarsim_io io = {
-        .ctx = NULL, .write = on_write, .ready = on_ready, .state = on_state, .fail = on_fail,
+        .ctx = NULL,
+        .write = on_write,
+        .ready = on_ready,
+        .state = on_state,
+        .fail = on_fail,
     };
     char err[128];
     struct kn_usarsim *u = kn_usarsim_new(robot(), &io, err, sizeof err);
@@ -197,7 +201,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 c.flipper_rad[k] = (b + k) / 40.0;
             kn_usarsim_command(u, &c, reapply, now);
         }
-        if (data[off] == BYTE_RECONNECT && reconnects++ < MAX_RECONNECTS) { /* a reconnect: re-INIT at whatever pose was read */
+        if (data[off] == BYTE_RECONNECT &&
+            reconnects++ < MAX_RECONNECTS) { /* a reconnect: re-INIT at whatever pose was read */
             kn_usarsim_disconnected(u);
             kn_usarsim_connected(u, now);
         }

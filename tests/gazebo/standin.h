@@ -39,8 +39,8 @@ struct sconn {
     uv_connect_t creq;
     struct kn_gz_framer fr;
     uint8_t *buf;
-    sconn_frame_fn on_frame;    /* each complete frame */
-    sconn_event_fn on_close;    /* once, when the handle has closed; then freed */
+    sconn_frame_fn on_frame; /* each complete frame */
+    sconn_event_fn on_close; /* once, when the handle has closed; then freed */
     sconn_connect_fn on_connect;
     void *owner;
     void *user;
@@ -55,7 +55,7 @@ struct sconn {
 
 /* A connection object with a frame cap; NULL when out of memory. */
 struct sconn *sconn_new(uv_loop_t *loop, void *owner, size_t cap);
-int sconn_accept(struct sconn *c, uv_stream_t *server);       /* and starts reading */
+int sconn_accept(struct sconn *c, uv_stream_t *server);         /* and starts reading */
 int sconn_connect(struct sconn *c, const char *host, int port); /* on_connect follows */
 void sconn_write(struct sconn *c, const uint8_t *p, size_t n);
 void sconn_close(struct sconn *c);
@@ -63,7 +63,7 @@ void sconn_close(struct sconn *c);
 /* ---- the master ------------------------------------------------------------ */
 
 struct master_opts {
-    const char *version;  /* sent in version_init */
+    const char *version; /* sent in version_init */
 };
 /* Listens on 127.0.0.1:port (0: any); returns the port or -1. */
 int master_start(uv_loop_t *loop, int port, const struct master_opts *o);
@@ -94,16 +94,16 @@ uint64_t node_bad_subs(void);
 struct world_opts {
     const char *world;
     const char *model;
-    const char *joints[4];        /* FL, FR, RL, RR joint names (unscoped) */
-    const char *links[4];         /* their links; NULL: the joint name without "_joint" */
+    const char *joints[4]; /* FL, FR, RL, RR joint names (unscoped) */
+    const char *links[4];  /* their links; NULL: the joint name without "_joint" */
     double tracks_separation;
     double steering_efficiency;
     double max_linear;
     double max_angular;
-    double step_s;                /* physics step */
-    double flipper_rate;          /* rad/s toward the target */
-    bool no_joint_cmd;            /* nobody subscribes to joint_cmd (stock Gazebo 9 to 11) */
-    bool no_drive;                /* the model without its tracked-vehicle plugin */
+    double step_s;       /* physics step */
+    double flipper_rate; /* rad/s toward the target */
+    bool no_joint_cmd;   /* nobody subscribes to joint_cmd (stock Gazebo 9 to 11) */
+    bool no_drive;       /* the model without its tracked-vehicle plugin */
 };
 void world_start(uv_loop_t *loop, int master_port, const struct world_opts *o);
 /* The tracked-vehicle plugin loads now (the model spawned again with it):

@@ -110,50 +110,21 @@ int main(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'p':
-            port = atoi(optarg);
-            break;
-        case 'l':
-            sl_open(optarg);
-            break;
-        case 'w':
-            w.world = optarg;
-            break;
-        case 'm':
-            w.model = optarg;
-            break;
-        case 'j':
-            four_names(optarg, joints_buf, sizeof joints_buf, w.joints);
-            break;
-        case 'k':
-            four_names(optarg, links_buf, sizeof links_buf, w.links);
-            break;
-        case 's':
-            w.tracks_separation = number(optarg);
-            break;
-        case 'e':
-            w.steering_efficiency = number(optarg);
-            break;
-        case 'L':
-            w.max_linear = number(optarg);
-            break;
-        case 'A':
-            w.max_angular = number(optarg);
-            break;
-        case 'v':
-            m.version = optarg;
-            break;
-        case 'n':
-            no_world = true;
-            break;
-        case 'J':
-            w.no_joint_cmd = true;
-            break;
-        case 'D':
-            w.no_drive = true;
-            break;
-        default:
-            usage();
+        case 'p': port = atoi(optarg); break;
+        case 'l': sl_open(optarg); break;
+        case 'w': w.world = optarg; break;
+        case 'm': w.model = optarg; break;
+        case 'j': four_names(optarg, joints_buf, sizeof joints_buf, w.joints); break;
+        case 'k': four_names(optarg, links_buf, sizeof links_buf, w.links); break;
+        case 's': w.tracks_separation = number(optarg); break;
+        case 'e': w.steering_efficiency = number(optarg); break;
+        case 'L': w.max_linear = number(optarg); break;
+        case 'A': w.max_angular = number(optarg); break;
+        case 'v': m.version = optarg; break;
+        case 'n': no_world = true; break;
+        case 'J': w.no_joint_cmd = true; break;
+        case 'D': w.no_drive = true; break;
+        default: usage();
         }
     }
     if (optind != argc || port < 0 || port > 65535)

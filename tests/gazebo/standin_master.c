@@ -277,8 +277,8 @@ static void on_frame(struct sconn *c, const uint8_t *p, size_t n)
             on_advertise(c, m);
         } else {
             for (int i = M.npubs - 1; i >= 0; i--)
-                if (strcmp(M.pubs[i].topic, m->topic) == 0 && strcmp(M.pubs[i].host, m->host) == 0 &&
-                    M.pubs[i].port == m->port)
+                if (strcmp(M.pubs[i].topic, m->topic) == 0 &&
+                    strcmp(M.pubs[i].host, m->host) == 0 && M.pubs[i].port == m->port)
                     remove_pub(i);
         }
     } else if (strcmp(t, KN_GZ_PKT_SUBSCRIBE) == 0 || strcmp(t, KN_GZ_PKT_UNSUBSCRIBE) == 0) {
@@ -289,8 +289,8 @@ static void on_frame(struct sconn *c, const uint8_t *p, size_t n)
             on_subscribe(c, m);
         } else {
             for (int i = M.nsubs - 1; i >= 0; i--)
-                if (strcmp(M.subs[i].topic, m->topic) == 0 && strcmp(M.subs[i].host, m->host) == 0 &&
-                    M.subs[i].port == m->port)
+                if (strcmp(M.subs[i].topic, m->topic) == 0 &&
+                    strcmp(M.subs[i].host, m->host) == 0 && M.subs[i].port == m->port)
                     remove_sub(i);
         }
     } else if (strcmp(t, KN_GZ_PKT_REQUEST) == 0) {
@@ -341,8 +341,8 @@ static void on_accept(uv_stream_t *server, int status)
     }
     sl_log("M connect conn=%d peer=%s", c->id, c->peer);
     /* Master::OnAccept: three frames, unprompted, in this order */
-    size_t n = kn_gz_enc_string(M.out, sizeof M.out, sl_wall_stamp(), KN_GZ_PKT_VERSION_INIT,
-                                M.o.version);
+    size_t n =
+        kn_gz_enc_string(M.out, sizeof M.out, sl_wall_stamp(), KN_GZ_PKT_VERSION_INIT, M.o.version);
     sconn_write(c, M.out, n);
     const char *v[MAX_NS];
     for (int i = 0; i < M.nns; i++)

@@ -22,7 +22,7 @@
 
 struct publication {
     char topic[KN_GZ_TOPIC_MAX], type[128];
-    uint8_t last[4096];   /* the last message, replayed to latching subscribers */
+    uint8_t last[4096]; /* the last message, replayed to latching subscribers */
     size_t last_len;
 };
 
@@ -45,8 +45,8 @@ struct node {
     int npubs;
     struct subscription subs[MAX_TOPICS];
     int nsubs;
-    struct sconn *out_links;   /* subscribers connected to us (user_i = publication) */
-    struct sconn *in_links;    /* our links to publishers (user_i = subscription) */
+    struct sconn *out_links; /* subscribers connected to us (user_i = publication) */
+    struct sconn *in_links;  /* our links to publishers (user_i = subscription) */
     struct kn_gz_arena arena;
     uint8_t *arena_mem;
     uint8_t out[8192];

@@ -58,7 +58,9 @@ static struct {
     uint8_t out[16384];
 } W;
 
-static const double flipper_xy[4][2] = { { 0.2, 0.2 }, { 0.2, -0.2 }, { -0.2, 0.2 }, { -0.2, -0.2 } };
+static const double flipper_xy[4][2] = {
+    { 0.2, 0.2 }, { 0.2, -0.2 }, { -0.2, 0.2 }, { -0.2, -0.2 }
+};
 
 static void publish_tracks(void)
 {

@@ -86,9 +86,9 @@ END_TEST
 
 START_TEST(sub_golden)
 {
-    size_t n = kn_gz_enc_subscribe(out, sizeof out, STAMP, KN_GZ_PKT_SUB,
-                                   "/gazebo/default/world_stats", "127.0.0.1", 51234,
-                                   KN_GZ_TYPE_WORLD_STATS, false);
+    size_t n =
+        kn_gz_enc_subscribe(out, sizeof out, STAMP, KN_GZ_PKT_SUB, "/gazebo/default/world_stats",
+                            "127.0.0.1", 51234, KN_GZ_TYPE_WORLD_STATS, false);
     check_golden(out, n,
                  "\"0000005c\" 0a 08 08 80 e2 cf aa 06 10 00 12 03 \"sub\" 1a 4b 0a 1b "
                  "\"/gazebo/default/world_stats\" 12 09 \"127.0.0.1\" 18 a2 90 03 22 1b "
@@ -242,7 +242,8 @@ START_TEST(required_fields_enforced)
     Gazebo__Msgs__JointCmd j = GAZEBO__MSGS__JOINT_CMD__INIT;
     ck_assert_uint_eq(kn_gz_encode_msg(out, sizeof out, &j.base), 0); /* no name */
     /* every encoder used on the wire passes the check */
-    ck_assert_uint_gt(kn_gz_enc_publish(out, sizeof out, STAMP, "advertise", NULL, NULL, NULL, 0), 0);
+    ck_assert_uint_gt(kn_gz_enc_publish(out, sizeof out, STAMP, "advertise", NULL, NULL, NULL, 0),
+                      0);
     double pos[3] = { 1, 2, 3 }, q[4] = { 0, 0, 0, 1 };
     ck_assert_uint_gt(kn_gz_enc_pose(out, sizeof out, NULL, pos, q), 0);
 }
@@ -252,9 +253,8 @@ START_TEST(buffer_too_small)
 {
     uint8_t small[20];
     ck_assert_uint_eq(kn_gz_enc_twist(small, sizeof small, 1, 2), 0);
-    ck_assert_uint_eq(kn_gz_enc_publish(small, sizeof small, STAMP, "advertise", "/t", "x",
-                                        "127.0.0.1", 1),
-                      0);
+    ck_assert_uint_eq(
+        kn_gz_enc_publish(small, sizeof small, STAMP, "advertise", "/t", "x", "127.0.0.1", 1), 0);
     ck_assert_uint_eq(kn_gz_enc_twist(small, 7, 1, 2), 0);
     size_t need = kn_gz_enc_joint_cmd(out, sizeof out, "m::j", 1.0);
     ck_assert_uint_eq(kn_gz_enc_joint_cmd(out, need, "m::j", 1.0), need);
@@ -461,12 +461,10 @@ START_TEST(master_uri)
 {
     char h[64];
     uint16_t p;
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://localhost:11345", h, sizeof h, &p, NULL, 0),
-                     0);
+    ck_assert_int_eq(kn_gz_parse_master_uri("http://localhost:11345", h, sizeof h, &p, NULL, 0), 0);
     ck_assert_str_eq(h, "localhost");
     ck_assert_uint_eq(p, 11345);
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://10.0.0.2:12000/", h, sizeof h, &p, NULL, 0),
-                     0);
+    ck_assert_int_eq(kn_gz_parse_master_uri("http://10.0.0.2:12000/", h, sizeof h, &p, NULL, 0), 0);
     ck_assert_str_eq(h, "10.0.0.2");
     ck_assert_uint_eq(p, 12000);
     ck_assert_int_eq(kn_gz_parse_master_uri("192.168.1.5", h, sizeof h, &p, NULL, 0), 0);
@@ -474,8 +472,9 @@ START_TEST(master_uri)
     ck_assert_int_eq(kn_gz_parse_master_uri("[::1]:4000", h, sizeof h, &p, NULL, 0), 0);
     ck_assert_str_eq(h, "::1");
     ck_assert_uint_eq(p, 4000);
-    const char *bad[] = { "", "http://", "http://:11345", "host:", "host:0", "host:65536",
-                          "host:12a", "::1", "[::1", "[]:1", "[::1]x", "a b:1", "host:123456" };
+    const char *bad[] = { "",           "http://",  "http://:11345", "host:", "host:0",
+                          "host:65536", "host:12a", "::1",           "[::1",  "[]:1",
+                          "[::1]x",     "a b:1",    "host:123456" };
     char err[200];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(kn_gz_parse_master_uri(bad[i], h, sizeof h, &p, err, sizeof err) == -1,

@@ -15,8 +15,9 @@
 static struct kn_gazebo_fb fb;
 static struct kn_conv_table conv;
 
-static const char *const joints[4] = { "front_left_flipper_joint", "kenaf::front_right_flipper_joint",
-                                       "RLFlipper", "rear_right_j" };
+static const char *const joints[4] = { "front_left_flipper_joint",
+                                       "kenaf::front_right_flipper_joint", "RLFlipper",
+                                       "rear_right_j" };
 
 static void setup(void)
 {
@@ -121,12 +122,12 @@ START_TEST(time_and_belt_travel)
     stats(10.0, false, 10000);
     ck_assert(fb.st.have & KN_HAVE_TIME);
     ck_assert_double_eq_tol(fb.st.time_s, 10.0, 1e-9);
-    tracks(0.3, 0.1);                 /* from t = 10 s */
+    tracks(0.3, 0.1); /* from t = 10 s */
     stats(11.0, false, 11000);
     ck_assert_double_eq_tol(fb.st.belt_pos_m[0], 0.3, 1e-12);
     ck_assert_double_eq_tol(fb.st.belt_pos_m[1], 0.1, 1e-12);
     ck_assert_double_eq(fb.st.belt_speed_m_s[0], 0.3);
-    tracks(-0.2, -0.2);               /* at t = 11 s */
+    tracks(-0.2, -0.2); /* at t = 11 s */
     stats(13.5, false, 13500);
     ck_assert_double_eq_tol(fb.st.belt_pos_m[0], 0.3 - 0.5, 1e-12);
     ck_assert_double_eq_tol(fb.st.belt_pos_m[1], 0.1 - 0.5, 1e-12);
@@ -156,7 +157,7 @@ START_TEST(world_reset)
     stats(21.0, false, 21000);
     ck_assert_double_eq_tol(fb.st.belt_pos_m[0], 0.5, 1e-12);
     tracks(0, 0);
-    stats(0.2, false, 200);           /* reset: time and iterations go back */
+    stats(0.2, false, 200); /* reset: time and iterations go back */
     ck_assert_uint_eq(fb.resets, 1);
     ck_assert_double_eq_tol(fb.st.time_s, 0.2, 1e-9);
     ck_assert_double_eq_tol(fb.st.belt_pos_m[0], 0.5, 1e-12); /* encoders do not jump */

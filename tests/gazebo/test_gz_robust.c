@@ -187,10 +187,12 @@ static void read_announcements(int fd, struct daemon_view *v)
     ck_assert(!v->latch_stats);
 }
 
-static void send_publish(int fd, const char *type, const char *topic, const char *msg_type, int port)
+static void send_publish(int fd, const char *type, const char *topic, const char *msg_type,
+                         int port)
 {
     uint8_t f[1024];
-    size_t n = kn_gz_enc_publish(f, sizeof f, ST, type, topic, msg_type, "127.0.0.1", (uint32_t)port);
+    size_t n =
+        kn_gz_enc_publish(f, sizeof f, ST, type, topic, msg_type, "127.0.0.1", (uint32_t)port);
     h_write_all(fd, f, n);
 }
 
@@ -241,14 +243,16 @@ START_TEST(protocol_master_and_bad_publishers)
     ck_assert_int_ge(pfd, 0);
     expect_sub(pfd, "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS);
     send_stats(pfd, 5, 5000);
-    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 5000, H_LONG_MS));
+    ck_assert(
+        h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 5000, H_LONG_MS));
     ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS));
 
     /* a well-framed message that is no WorldStatistics: counted, link kept */
     h_write_all(pfd, "00000002\xff\xff", 10);
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.data.bad_messages", 1, H_LONG_MS));
     send_stats(pfd, 6, 6000);
-    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 6000, H_LONG_MS));
+    ck_assert(
+        h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 6000, H_LONG_MS));
 
     /* a bad frame: counted, the link is reset and opened again */
     h_write_all(pfd, "xyz12345", 8);
@@ -259,23 +263,27 @@ START_TEST(protocol_master_and_bad_publishers)
     ck_assert_msg(pfd >= 0, "data link not opened again");
     expect_sub(pfd, "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS);
     send_stats(pfd, 7, 7000);
-    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 7000, H_LONG_MS));
+    ck_assert(
+        h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 7000, H_LONG_MS));
 
     /* publishers the daemon must never "sub": a topic it did not subscribe
      * to, and its topic under another type */
     int oport = 0, olfd = h_tcp_listen(&oport);
-    send_publish(fd, KN_GZ_PKT_PUBLISHER_ADVERTISE, "/gazebo/default/secret", "gazebo.msgs.Any", oport);
+    send_publish(fd, KN_GZ_PKT_PUBLISHER_ADVERTISE, "/gazebo/default/secret", "gazebo.msgs.Any",
+                 oport);
     send_publish(fd, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/default/world_stats", KN_GZ_TYPE_TWIST,
                  oport);
-    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.master.publishers_refused", 1, H_LONG_MS));
+    ck_assert(
+        h_wait_stat(&simd, "robots.0.backend.gazebo.master.publishers_refused", 1, H_LONG_MS));
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.master.type_mismatch", 1, H_LONG_MS));
     ck_assert_int_eq(h_tcp_accept(olfd, 300), -1);
 
     /* a subscriber on the daemon's data server gets exact Twists */
     int sfd = h_tcp_connect(v.data_port);
     uint8_t f[1024];
-    size_t n = kn_gz_enc_subscribe(f, sizeof f, ST, KN_GZ_PKT_SUB, "/gazebo/default/kenaf/cmd_vel_twist",
-                                   "127.0.0.1", (uint32_t)h_local_port(sfd), KN_GZ_TYPE_TWIST, false);
+    size_t n =
+        kn_gz_enc_subscribe(f, sizeof f, ST, KN_GZ_PKT_SUB, "/gazebo/default/kenaf/cmd_vel_twist",
+                            "127.0.0.1", (uint32_t)h_local_port(sfd), KN_GZ_TYPE_TWIST, false);
     h_write_all(sfd, f, n);
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.topics.cmd.subscribers", 1, H_LONG_MS));
     h_crawler(&ctl, 0, 0, 400, -200);

@@ -102,8 +102,8 @@ START_TEST(master_routes_like_gazebo)
     struct kn_gz_packet pk;
     expect(a, KN_GZ_PKT_NAMESPACE_ADD, &pk);
     /* A subscribes before anyone publishes: nothing comes back yet */
-    send(a, kn_gz_enc_subscribe(buf, sizeof buf, ST, KN_GZ_PKT_SUBSCRIBE, "/gazebo/w/t", "127.0.0.1",
-                                1111, "gazebo.msgs.Vector2d", false));
+    send(a, kn_gz_enc_subscribe(buf, sizeof buf, ST, KN_GZ_PKT_SUBSCRIBE, "/gazebo/w/t",
+                                "127.0.0.1", 1111, "gazebo.msgs.Vector2d", false));
     ck_assert(silent(a, 200));
 
     const char *ns[] = { "w" };
@@ -118,8 +118,8 @@ START_TEST(master_routes_like_gazebo)
     /* C sees the publisher in its greeting and gets publisher_subscribe */
     int c = client(&np, ns, 1);
     ck_assert_uint_eq(np, 1);
-    send(c, kn_gz_enc_subscribe(buf, sizeof buf, ST, KN_GZ_PKT_SUBSCRIBE, "/gazebo/w/t", "127.0.0.1",
-                                3333, "gazebo.msgs.Vector2d", true));
+    send(c, kn_gz_enc_subscribe(buf, sizeof buf, ST, KN_GZ_PKT_SUBSCRIBE, "/gazebo/w/t",
+                                "127.0.0.1", 3333, "gazebo.msgs.Vector2d", true));
     expect_publish(c, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/w/t", 2222);
 
     /* requests */
@@ -151,7 +151,8 @@ START_TEST(master_routes_like_gazebo)
     close(b);
     expect_publish(a, KN_GZ_PKT_UNADVERTISE, "/gazebo/w/t", 2222);
     expect_publish(a, KN_GZ_PKT_PUBLISHER_DEL, "/gazebo/w/t", 2222);
-    ck_assert(gz_expect_packet(c, &arena, buf, sizeof buf, KN_GZ_PKT_PUBLISHER_DEL, &pk, H_LONG_MS));
+    ck_assert(
+        gz_expect_packet(c, &arena, buf, sizeof buf, KN_GZ_PKT_PUBLISHER_DEL, &pk, H_LONG_MS));
     ck_assert(silent(c, 200)); /* C no longer subscribes: no unadvertise */
     int d = client(&np, ns, 1);
     ck_assert_uint_eq(np, 0);
@@ -171,8 +172,8 @@ START_TEST(world_serves_and_subscribes)
 
     /* subscribe to world_stats; open the data link the master names */
     send(m, kn_gz_enc_subscribe(buf, sizeof buf, ST, KN_GZ_PKT_SUBSCRIBE,
-                                "/gazebo/default/world_stats", "127.0.0.1", 1, KN_GZ_TYPE_WORLD_STATS,
-                                false));
+                                "/gazebo/default/world_stats", "127.0.0.1", 1,
+                                KN_GZ_TYPE_WORLD_STATS, false));
     struct kn_gz_packet pk;
     expect(m, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, &pk);
     Gazebo__Msgs__Publish *p = kn_gz_dec_publish(&arena, pk.data, pk.len);

@@ -111,10 +111,10 @@ static void wait_status_flippers(const int32_t want[4])
                   s.flipper_cdeg[2], s.flipper_cdeg[3]);
 }
 
-static const char *const joint_names[4] = {
-    "kenaf::front_left_flipper_joint", "kenaf::front_right_flipper_joint",
-    "kenaf::rear_left_flipper_joint", "kenaf::rear_right_flipper_joint"
-};
+static const char *const joint_names[4] = { "kenaf::front_left_flipper_joint",
+                                            "kenaf::front_right_flipper_joint",
+                                            "kenaf::rear_left_flipper_joint",
+                                            "kenaf::rear_right_flipper_joint" };
 
 START_TEST(hello_names_gazebo)
 {
@@ -123,9 +123,8 @@ START_TEST(hello_names_gazebo)
     ck_assert(h_udp_recv(&ctl, &m, H_LONG_MS));
     ck_assert_uint_eq(m.h.type, KN_KRP_HELLO_ACK);
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_GAZEBO);
-    ck_assert_uint_eq(m.u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
-                          KN_KRP_CAP_ESTOP_INFO);
+    ck_assert_uint_eq(m.u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD |
+                                                      KN_KRP_CAP_SESSIONS | KN_KRP_CAP_ESTOP_INFO);
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.world"), "default");
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.gazebo.version"), "gazebo 11.14");
     ck_assert_double_eq(STAT("gazebo.topics.cmd.subscribers"), 1);
@@ -138,20 +137,24 @@ START_TEST(hello_names_gazebo)
                      "/gazebo/default/kenaf/cmd_vel_twist");
     /* the master saw exactly the daemon's advertisements and subscriptions */
     ck_assert_int_eq(h_log_count(sim.log, "M advertise /gazebo/default/kenaf/cmd_vel_twist "
-                                          "gazebo.msgs.Twist "), 1);
+                                          "gazebo.msgs.Twist "),
+                     1);
     ck_assert_int_eq(h_log_count(sim.log, "M advertise /gazebo/default/kenaf/joint_cmd "
-                                          "gazebo.msgs.JointCmd "), 1);
+                                          "gazebo.msgs.JointCmd "),
+                     1);
     ck_assert_int_eq(h_log_count(sim.log, "M advertise /gazebo/default/world_control "
-                                          "gazebo.msgs.WorldControl "), 1);
+                                          "gazebo.msgs.WorldControl "),
+                     1);
     ck_assert_int_eq(h_log_count(sim.log, "M subscribe /gazebo/default/pose/info "
-                                          "gazebo.msgs.PosesStamped "), 1);
+                                          "gazebo.msgs.PosesStamped "),
+                     1);
 }
 END_TEST
 
 START_TEST(crawler_becomes_exact_twist)
 {
-    static const int32_t cases[][2] = { { 300, 100 }, { -250, 400 }, { 800, -800 }, { 123, 123 },
-                                        { -1, 0 }, { 0, 0 } };
+    static const int32_t cases[][2] = { { 300, 100 }, { -250, 400 }, { 800, -800 },
+                                        { 123, 123 }, { -1, 0 },     { 0, 0 } };
     int from = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         h_crawler(&ctl, 0, 0, cases[i][0], cases[i][1]);
@@ -188,7 +191,8 @@ START_TEST(flipper_becomes_exact_joint_cmd)
     int before = gz_log_joints(sim.log, joints, MAXLOG);
     int32_t one[4] = { 0, 0, 0, 1234 };
     h_flipper(&ctl, 0, 0, 0x08, one);
-    wait_joint(before, joint_names[3], kn_conv_flipper_to_joint(&conv, 3, kn_conv_cdeg_to_rad(1234)));
+    wait_joint(before, joint_names[3],
+               kn_conv_flipper_to_joint(&conv, 3, kn_conv_cdeg_to_rad(1234)));
     h_sleep_ms(100);
     int n = gz_log_joints(sim.log, joints, MAXLOG);
     for (int i = before; i < n; i++)
@@ -234,7 +238,7 @@ START_TEST(status_shows_the_world_pose)
                   s.pos_mm[1], s.rpy_cdeg[2], v[0], v[1], v[2]);
     ck_assert_int_gt(s.pos_mm[0], 100); /* it really moved */
     ck_assert_int_lt(s.rpy_cdeg[2], -100);
-    ck_assert_int_eq(s.pos_mm[2], 100);  /* the model's z */
+    ck_assert_int_eq(s.pos_mm[2], 100); /* the model's z */
     ck_assert_int_eq(s.rpy_cdeg[0], 0);
     ck_assert_int_eq(s.rpy_cdeg[1], 0);
     /* belt travel: the integral of the track speeds over sim time */
@@ -354,21 +358,24 @@ START_TEST(world_control_pause_step_reset)
     const char *r = ask("status");
     ck_assert_msg(strncmp(r, "ok up=1 world=default paused=0", 30) == 0, "status: %s", r);
     ck_assert_str_eq(ask("pause"), "ok 1");
-    ck_assert(gz_wait_lines(sim.log, "control pause=1 step=0 multi_step=0 reset=none", 1, H_LONG_MS));
+    ck_assert(
+        gz_wait_lines(sim.log, "control pause=1 step=0 multi_step=0 reset=none", 1, H_LONG_MS));
     ck_assert(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.world_stats.paused", 1, H_LONG_MS));
     /* paused: the iteration count stands (wait for two stats messages) */
     double i0 = ws("iterations");
     double f0 = STAT("gazebo.feedback.world_stats");
-    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.feedback.world_stats", f0 + 2, H_LONG_MS));
+    ck_assert(
+        h_wait_stat(&simd, "robots.0.backend.gazebo.feedback.world_stats", f0 + 2, H_LONG_MS));
     ck_assert_double_eq(ws("iterations"), i0);
     ck_assert_double_eq_tol(ws("sim_time_s"), i0 * 0.001, 1e-6);
 
     ck_assert_str_eq(ask("step 250"), "ok 1");
-    ck_assert(gz_wait_lines(sim.log, "control pause=- step=0 multi_step=250 reset=none", 1,
-                            H_LONG_MS));
+    ck_assert(
+        gz_wait_lines(sim.log, "control pause=- step=0 multi_step=250 reset=none", 1, H_LONG_MS));
     ck_assert(wait_iterations(i0 + 250, H_LONG_MS));
     f0 = STAT("gazebo.feedback.world_stats");
-    ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.feedback.world_stats", f0 + 2, H_LONG_MS));
+    ck_assert(
+        h_wait_stat(&simd, "robots.0.backend.gazebo.feedback.world_stats", f0 + 2, H_LONG_MS));
     ck_assert_double_eq(ws("iterations"), i0 + 250); /* exactly that many, still paused */
     ck_assert_double_eq(ws("paused"), 1);
     ck_assert_double_eq_tol(ws("sim_time_s"), (i0 + 250) * 0.001, 1e-6);
@@ -382,13 +389,15 @@ START_TEST(world_control_pause_step_reset)
     double before = ws("sim_time_s");
     ck_assert_double_gt(before, 0.5);
     ck_assert_str_eq(ask("reset"), "ok 1");
-    ck_assert(gz_wait_lines(sim.log, "control pause=- step=0 multi_step=0 reset=all", 1, H_LONG_MS));
+    ck_assert(
+        gz_wait_lines(sim.log, "control pause=- step=0 multi_step=0 reset=all", 1, H_LONG_MS));
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.resets_seen", 1, H_LONG_MS));
     ck_assert_double_lt(ws("sim_time_s"), before);
     ck_assert_str_eq(ask("reset time"), "ok 1");
     ck_assert(gz_wait_lines(sim.log, "reset=time", 1, H_LONG_MS));
 
-    ck_assert_str_eq(ask("reset sideways"), "error reset takes all, time or model, got \"sideways\"");
+    ck_assert_str_eq(ask("reset sideways"),
+                     "error reset takes all, time or model, got \"sideways\"");
     ck_assert_str_eq(ask("step 0"), "error step count must be 1..1000000, got \"0\"");
     ck_assert_int_eq(strncmp(ask("fly"), "error unknown command", 21), 0);
     ck_assert_double_ge(STAT("gazebo.commands.world_control"), 6);
@@ -544,8 +553,8 @@ START_TEST(wrong_model_is_refused)
                   "STALE never set: %s", h_stderr(&simd.proc));
     /* STALE may come first (no pose of the model within stale_ms); the
      * verdict on the world comes when the backend has looked at it */
-    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_model", 1,
-                                 H_LONG_MS), "no_model never set: %s", h_stderr(&simd.proc));
+    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_model", 1, H_LONG_MS),
+                  "no_model never set: %s", h_stderr(&simd.proc));
     struct kn_krp_status st = h_status(&ctl);
     ck_assert_uint_eq(st.flags & KN_KRP_ST_BACKEND_UP, KN_KRP_ST_BACKEND_UP);
     ck_assert_uint_eq(st.flags & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
@@ -608,11 +617,13 @@ START_TEST(flippers_without_subscriber_are_refused)
         h_expect_error(&ctl, KN_KRP_ERR_NO_ACTUATOR, seq, KN_KRP_FLIPPER);
         h_expect_silence(&ctl);
     }
-    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.feedback.no_joint_cmd_subscriber"), 1);
+    ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.feedback.no_joint_cmd_subscriber"),
+                        1);
     ck_assert_double_eq(h_stat(&simd, "robots.0.rules.no_actuator"), 3);
     ck_assert_double_eq(h_stat(&simd, "robots.0.errors.NO_ACTUATOR"), 3);
     ck_assert_double_eq(h_stat(&simd, "robots.0.backend.no_flippers"), 1);
-    const char *err = h_stderr(&simd.proc), *w = "nobody subscribes to /gazebo/default/kenaf/joint_cmd";
+    const char *err = h_stderr(&simd.proc),
+               *w = "nobody subscribes to /gazebo/default/kenaf/joint_cmd";
     const char *first = strstr(err, w);
     ck_assert_msg(first != NULL, "no warning: %s", err);
     ck_assert_ptr_null(strstr(first + 1, w)); /* once */
@@ -674,16 +685,17 @@ START_TEST(crawler_without_drive_is_refused)
 
     /* the plugin loads: fresh again, and CRAWLER drives */
     h_signal(&sim.proc, SIGUSR1);
-    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_drive_subscriber", 0,
-                                 H_LONG_MS),
-                  "the plugin's subscription was never seen: %s", h_stderr(&simd.proc));
+    ck_assert_msg(
+        h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_drive_subscriber", 0, H_LONG_MS),
+        "the plugin's subscription was never seen: %s", h_stderr(&simd.proc));
     ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS));
     uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 100, 100);
     h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
     double belts[2] = { 0.1, 0.1 }, lin, ang;
     kn_conv_belts_to_twist(&conv, belts, &lin, &ang);
     wait_twist(0, lin, ang);
-    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc), "has a subscriber now: the belts are driven"));
+    ck_assert_ptr_nonnull(
+        strstr(h_stderr(&simd.proc), "has a subscriber now: the belts are driven"));
     ck_assert_double_eq(STAT("gazebo.feedback.no_drive_subscriber_episodes"), 1);
 }
 END_TEST
@@ -705,8 +717,8 @@ START_TEST(master_from_environment)
     char want[32];
     snprintf(want, sizeof want, "127.0.0.1:%d", sim.port);
     ck_assert_str_eq(h_stat_str(&simd, "robots.0.backend.address"), want);
-    ck_assert_int_eq(strncmp(h_stat_str(&simd, "robots.0.backend.gazebo.data_server"),
-                             "127.0.0.1:", 10), 0);
+    ck_assert_int_eq(
+        strncmp(h_stat_str(&simd, "robots.0.backend.gazebo.data_server"), "127.0.0.1:", 10), 0);
     h_udp_open(&ctl, simd.port[0]);
 }
 END_TEST

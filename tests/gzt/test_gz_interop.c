@@ -40,7 +40,8 @@ static void netns_setup(void)
     h_setup();
     ck_assert_msg(unshare(CLONE_NEWNET) == 0, "unshare(CLONE_NEWNET) failed");
     ck_assert_int_eq(sh("ip link set lo up && ip link set lo multicast on && "
-                        "ip route add 224.0.0.0/4 dev lo"), 0);
+                        "ip route add 224.0.0.0/4 dev lo"),
+                     0);
     char part[64];
     snprintf(part, sizeof part, "kn-test-%d", (int)getpid());
     setenv("IGN_IP", "127.0.0.1", 1);
@@ -52,8 +53,8 @@ static void netns_setup(void)
 /* gz_world with model `model` and one more option (may be NULL). */
 static void world_start_opt(struct h_proc *p, const char *model, const char *opt)
 {
-    char *argv[] = { getenv("KN_GZ_WORLD"), "--world", "default", "--model", (char *)model,
-                     (char *)opt, NULL };
+    char *argv[] = { getenv("KN_GZ_WORLD"), "--world",   "default", "--model",
+                     (char *)model,         (char *)opt, NULL };
     h_spawn(p, argv, NULL, "world.stderr");
     char line[128];
     ck_assert_msg(h_read_line(p, line, sizeof line, H_LONG_MS) && strcmp(line, "READY") == 0,
@@ -143,7 +144,12 @@ START_TEST(cli_feeds_pose)
     world_start(&world);
     daemon_start(", \"pose_topic\": \"/model/kenaf/pose\"");
     h_wait_backend_fresh(&simd, 0, H_LONG_MS);
-    char *argv[] = { CLI, "-t", "/model/kenaf/pose", "-m", "ignition.msgs.Pose", "-p",
+    char *argv[] = { CLI,
+                     "-t",
+                     "/model/kenaf/pose",
+                     "-m",
+                     "ignition.msgs.Pose",
+                     "-p",
                      "name: \"kenaf\" position { x: 2.5 y: -1.25 z: 0.1 } "
                      "orientation { z: 0.7071067811865476 w: 0.7071067811865476 }",
                      NULL };
@@ -177,8 +183,8 @@ START_TEST(square_closes)
     h_run_square(simd.port[0], 90000, h_stderr(&simd.proc));
     struct kn_krp_status s = h_status(&ctl);
     /* back where it started, give or take the controller's own tolerance */
-    ck_assert_msg(abs(s.pos_mm[0]) < 60 && abs(s.pos_mm[1]) < 60, "ended at %d %d mm",
-                  s.pos_mm[0], s.pos_mm[1]);
+    ck_assert_msg(abs(s.pos_mm[0]) < 60 && abs(s.pos_mm[1]) < 60, "ended at %d %d mm", s.pos_mm[0],
+                  s.pos_mm[1]);
     ck_assert(STAT("gz.topics./model/kenaf/cmd_vel.sent") > 10);
 }
 END_TEST
@@ -215,9 +221,9 @@ START_TEST(flippers_reapplied)
     daemon_start("");
     h_wait_backend_fresh(&simd, 0, H_LONG_MS);
     /* front joints turn the other way (sign -1): 30 deg is -0.5236 rad */
-    ck_assert_msg(cli_echo_sees("/model/kenaf/joint/FLFlipper/0/cmd_pos", "data: -0.52359",
-                                poke_flipper),
-                  "ign-transport-topic -e never showed FLFlipper's target");
+    ck_assert_msg(
+        cli_echo_sees("/model/kenaf/joint/FLFlipper/0/cmd_pos", "data: -0.52359", poke_flipper),
+        "ign-transport-topic -e never showed FLFlipper's target");
     wait_flippers(target, H_LONG_MS);
     /* the world goes away (the library says BYE) and another comes */
     h_signal(&world, SIGTERM);
@@ -399,8 +405,8 @@ START_TEST(wrong_model_refused)
     ck_assert(STAT("gz.poses_without_model") > 0);
     struct kn_krp_status st = h_status(&ctl);
     ck_assert_uint_eq(st.flags & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
-    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
-                                 "model \"kenaf\" is not in gz world \"default\""));
+    ck_assert_ptr_nonnull(
+        strstr(h_stderr(&simd.proc), "model \"kenaf\" is not in gz world \"default\""));
     uint32_t seq = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 200, 200);
     h_expect_error(&ctl, KN_KRP_ERR_NO_MODEL, seq, KN_KRP_CRAWLER);
     h_expect_ack(&ctl, seq, KN_KRP_CRAWLER);
@@ -428,8 +434,8 @@ static void load_missing(const char *flag)
     ck_assert(world_saw(&world, "LOADED", H_LONG_MS));
     char path[96];
     snprintf(path, sizeof path, "robots.0.backend.gz.%s", flag);
-    ck_assert_msg(h_wait_stat_eq(&simd, path, 0, H_LONG_MS), "%s still set after loading: %s",
-                  flag, h_stderr(&simd.proc));
+    ck_assert_msg(h_wait_stat_eq(&simd, path, 0, H_LONG_MS), "%s still set after loading: %s", flag,
+                  h_stderr(&simd.proc));
     h_wait_backend_fresh(&simd, 0, H_LONG_MS);
 }
 
@@ -453,8 +459,8 @@ START_TEST(listener_without_pose_refused)
     ck_assert_double_eq(STAT("gz.no_drive_subscriber"), 0);
 
     load_missing("no_model");
-    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
-                                 "model \"kenaf\" is in gz world \"default\" now"));
+    ck_assert_ptr_nonnull(
+        strstr(h_stderr(&simd.proc), "model \"kenaf\" is in gz world \"default\" now"));
     uint32_t seq2 = h_crawler(&ctl, 0, KN_KRP_F_ACK_REQ, 150, 150);
     h_expect_ack(&ctl, seq2, KN_KRP_CRAWLER);
     ck_assert(world_saw(&world, "cmd_vel 0.15", H_LONG_MS));
@@ -502,7 +508,8 @@ int main(void)
     }
     if (access(CLI, X_OK) != 0) {
         printf("gz-interop: skipped: %s not found (Debian package ignition-transport-cli; "
-               "tools/install-deps installs it)\n", CLI);
+               "tools/install-deps installs it)\n",
+               CLI);
         return 77;
     }
     const char *w = getenv("KN_GZ_WORLD");

@@ -43,7 +43,7 @@ END_TEST
 
 /* SUBSCRIBE to "@@/t": ... type 2, sub (field 6) { topic (1) }. */
 static const uint8_t subscribe[] = { 0x0f, 0x00, 0x10, 0x0a, 0x1a, 0x01, 'p', 0x20, 0x02,
-                                     0x32, 0x06, 0x0a, 0x04, '@', '@', '/', 't' };
+                                     0x32, 0x06, 0x0a, 0x04, '@',  '@',  '/', 't' };
 
 START_TEST(subscribe_golden)
 {
@@ -68,9 +68,9 @@ END_TEST
  * "p", node_uuid (4) "n", scope (5) ALL = 2, msg_pub (6) { ctrl (1) "c",
  * msg_type (2) "T" } }. */
 static const uint8_t advertise[] = {
-    0x22, 0x00, 0x10, 0x0a, 0x1a, 0x01, 'p', 0x20, 0x01, 0x3a, 0x19,
-    0x0a, 0x04, '@', '@', '/', 't', 0x12, 0x01, 'a', 0x1a, 0x01, 'p', 0x22, 0x01, 'n',
-    0x28, 0x02, 0x32, 0x06, 0x0a, 0x01, 'c', 0x12, 0x01, 'T',
+    0x22, 0x00, 0x10, 0x0a, 0x1a, 0x01, 'p',  0x20, 0x01, 0x3a, 0x19, 0x0a,
+    0x04, '@',  '@',  '/',  't',  0x12, 0x01, 'a',  0x1a, 0x01, 'p',  0x22,
+    0x01, 'n',  0x28, 0x02, 0x32, 0x06, 0x0a, 0x01, 'c',  0x12, 0x01, 'T',
 };
 
 START_TEST(advertise_golden)
@@ -218,21 +218,25 @@ START_TEST(multipart_layouts)
     f[4] = kn_gzt_str("66");
     ck_assert_int_eq(kn_gzt_ctlmsg_parse(f, n, &cb), KN_GZT_WIRE_EVALUE);
 
-    struct kn_gzt_reqmsg rq = { kn_gzt_str("@@/world/w/control"), kn_gzt_str("tcp://a:1"),
-                                kn_gzt_str("ID"), kn_gzt_str("N"), kn_gzt_str("R"),
-                                kn_gzt_str("X"), kn_gzt_str("gz.msgs.WorldControl"),
+    struct kn_gzt_reqmsg rq = { kn_gzt_str("@@/world/w/control"),
+                                kn_gzt_str("tcp://a:1"),
+                                kn_gzt_str("ID"),
+                                kn_gzt_str("N"),
+                                kn_gzt_str("R"),
+                                kn_gzt_str("X"),
+                                kn_gzt_str("gz.msgs.WorldControl"),
                                 kn_gzt_str("gz.msgs.Boolean") };
     n = kn_gzt_reqmsg_build(&rq, f);
     ck_assert_uint_eq(n, 8);
     struct kn_gzt_reqmsg rqb;
     ck_assert_int_eq(kn_gzt_reqmsg_parse(f, n, &rqb), 0);
-    ck_assert(kn_gzt_frame_is(rqb.reply_id, "ID") && kn_gzt_frame_is(rqb.rep_type,
-                                                                        "gz.msgs.Boolean"));
+    ck_assert(kn_gzt_frame_is(rqb.reply_id, "ID") &&
+              kn_gzt_frame_is(rqb.rep_type, "gz.msgs.Boolean"));
     f[1] = kn_gzt_str("");
     ck_assert_int_eq(kn_gzt_reqmsg_parse(f, n, &rqb), KN_GZT_WIRE_EEMPTY);
 
-    struct kn_gzt_repmsg rp = { kn_gzt_str("@@/world/w/control"), kn_gzt_str("N"),
-                                kn_gzt_str("R"), kn_gzt_str("Y"), true };
+    struct kn_gzt_repmsg rp = { kn_gzt_str("@@/world/w/control"), kn_gzt_str("N"), kn_gzt_str("R"),
+                                kn_gzt_str("Y"), true };
     n = kn_gzt_repmsg_build(&rp, f);
     ck_assert(kn_gzt_frame_is(f[4], "1"));
     struct kn_gzt_repmsg rpb;
@@ -280,8 +284,8 @@ END_TEST
 START_TEST(poses_clock_joints)
 {
     uint8_t b[512];
-    const double pos[3] = { 1.5, -2.0, 0.1 }, q[4] = { 0, 0, 0.7071067811865476,
-                                                      0.7071067811865476 };
+    const double pos[3] = { 1.5, -2.0, 0.1 },
+                 q[4] = { 0, 0, 0.7071067811865476, 0.7071067811865476 };
     size_t n = kn_gzt_enc_pose(b, sizeof b, true, "kenaf", pos, q);
     ck_assert_uint_gt(n, 0);
     double p2[3], q2[4];
@@ -292,8 +296,7 @@ START_TEST(poses_clock_joints)
     n = kn_gzt_enc_pose(b, sizeof b, false, "kenaf", pos, q);
     ck_assert_int_eq(kn_gzt_dec_pose_of(&arena, b, n, false, "kenaf", p2, q2, &st), 1);
     const uint8_t bad[] = { 0x12, 0x7f };
-    ck_assert_int_eq(kn_gzt_dec_pose_of(&arena, bad, sizeof bad, true, "kenaf", p2, q2, &st),
-                     -1);
+    ck_assert_int_eq(kn_gzt_dec_pose_of(&arena, bad, sizeof bad, true, "kenaf", p2, q2, &st), -1);
 
     n = kn_gzt_enc_clock(b, sizeof b, 12500000000LL);
     int64_t t;

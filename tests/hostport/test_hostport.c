@@ -185,18 +185,20 @@ START_TEST(long_hosts)
     ck_assert_msg(strstr(err, ": bad host name") != NULL, "%s", err);
     /* a valid host longer than the caller's buffer */
     char small[10];
-    ck_assert_int_eq(kn_hostport_parse("robot.example:1", 9, small, sizeof small, &p, err,
-                                       sizeof err), -1);
+    ck_assert_int_eq(
+        kn_hostport_parse("robot.example:1", 9, small, sizeof small, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "\"robot.example:1\": host too long");
     ck_assert_int_eq(kn_hostport_parse("robot.ex:1", 9, small, sizeof small, &p, err, sizeof err),
                      0);
     ck_assert_str_eq(small, "robot.ex");
-    ck_assert_int_eq(kn_hostport_parse("[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]", 9,
-                                       small, sizeof small, &p, err, sizeof err), -1);
+    ck_assert_int_eq(kn_hostport_parse("[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]", 9, small,
+                                       sizeof small, &p, err, sizeof err),
+                     -1);
     ck_assert_msg(strstr(err, ": host too long") != NULL, "%s", err);
     /* IPv6 literal longer than any address */
     ck_assert_int_eq(kn_hostport_parse("[0000:0000:0000:0000:0000:0000:0000:0000:0000:0000]", 9, h,
-                                       sizeof h, &p, err, sizeof err), -1);
+                                       sizeof h, &p, err, sizeof err),
+                     -1);
     ck_assert_msg(strstr(err, ": bad IPv6 address") != NULL, "%s", err);
 }
 END_TEST
@@ -206,7 +208,7 @@ END_TEST
 START_TEST(format_round_trip)
 {
     const char *hosts[] = { "127.0.0.1", "::1", "fe80::1%eth0", "kenaf.local", "0.0.0.0", "::" };
-    const char *want[] = { "127.0.0.1:9750", "[::1]:9750", "[fe80::1%eth0]:9750",
+    const char *want[] = { "127.0.0.1:9750",   "[::1]:9750",   "[fe80::1%eth0]:9750",
                            "kenaf.local:9750", "0.0.0.0:9750", "[::]:9750" };
     for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
         char buf[128], host[64], err[256];
@@ -249,8 +251,8 @@ START_TEST(resolve_numeric)
     ck_assert_uint_ne(in6->sin6_scope_id, 0);
 
     /* a zone naming no interface: the lookup's own words */
-    ck_assert_int_eq(kn_hostport_resolve("fe80::1%nosuchif9", 5, SOCK_DGRAM, &ss, &len, err,
-                                         sizeof err), -1);
+    ck_assert_int_eq(
+        kn_hostport_resolve("fe80::1%nosuchif9", 5, SOCK_DGRAM, &ss, &len, err, sizeof err), -1);
     ck_assert_msg(strncmp(err, "\"fe80::1%nosuchif9\": ", 21) == 0 && strlen(err) > 21, "%s", err);
 }
 END_TEST
@@ -264,17 +266,18 @@ START_TEST(lookup_parses_then_resolves)
                      0);
     ck_assert_int_eq(ss.ss_family, AF_INET6);
     ck_assert_uint_eq(ntohs(((const struct sockaddr_in6 *)&ss)->sin6_port), 4000);
-    ck_assert_int_eq(kn_hostport_lookup("127.0.0.2", 9750, 0, SOCK_STREAM, &ss, &len, err,
-                                        sizeof err), 0);
+    ck_assert_int_eq(
+        kn_hostport_lookup("127.0.0.2", 9750, 0, SOCK_STREAM, &ss, &len, err, sizeof err), 0);
     ck_assert_int_eq(ss.ss_family, AF_INET);
     ck_assert_uint_eq(ntohs(((const struct sockaddr_in *)&ss)->sin_port), 9750);
     /* either step's refusal names the spec as written */
     ck_assert_int_eq(kn_hostport_lookup("[::1", 9, 0, SOCK_DGRAM, &ss, &len, err, sizeof err), -1);
     ck_assert_str_eq(err, "\"[::1\": missing ']'");
-    ck_assert_int_eq(kn_hostport_lookup("[fe80::1%nosuchif9]:5", 9, 0, SOCK_DGRAM, &ss, &len, err,
-                                        sizeof err), -1);
-    ck_assert_msg(strncmp(err, "\"[fe80::1%nosuchif9]:5\": ", 25) == 0 && strlen(err) > 25,
-                  "%s", err);
+    ck_assert_int_eq(
+        kn_hostport_lookup("[fe80::1%nosuchif9]:5", 9, 0, SOCK_DGRAM, &ss, &len, err, sizeof err),
+        -1);
+    ck_assert_msg(strncmp(err, "\"[fe80::1%nosuchif9]:5\": ", 25) == 0 && strlen(err) > 25, "%s",
+                  err);
 }
 END_TEST
 

@@ -30,8 +30,7 @@ START_TEST(window_edges)
     ck_assert_int_eq(check(f, NOW - KN_KRPREPLAY_PAST_US, tag_a, NOW), KN_KRPREPLAY_TOO_OLD);
     ck_assert_int_eq(check(f, NOW - KN_KRPREPLAY_PAST_US + 1, tag_a, NOW), KN_KRPREPLAY_OK);
     ck_assert_int_eq(check(f, NOW + KN_KRPREPLAY_FUTURE_US, tag_a, NOW), KN_KRPREPLAY_OK);
-    ck_assert_int_eq(check(f, NOW + KN_KRPREPLAY_FUTURE_US + 1, tag_a, NOW),
-                     KN_KRPREPLAY_TOO_NEW);
+    ck_assert_int_eq(check(f, NOW + KN_KRPREPLAY_FUTURE_US + 1, tag_a, NOW), KN_KRPREPLAY_TOO_NEW);
     ck_assert_int_eq(check(f, UINT64_MAX, tag_a, NOW), KN_KRPREPLAY_TOO_NEW);
     ck_assert_int_eq(check(f, 0, tag_a, NOW), KN_KRPREPLAY_TOO_OLD);
     ck_assert_uint_eq(kn_krpreplay_held(f), 2);
@@ -94,8 +93,8 @@ START_TEST(floor_after_eviction)
     ck_assert_uint_eq(kn_krpreplay_evicted(f), 1);
     ck_assert_uint_eq(kn_krpreplay_floor(f), NOW);
     ck_assert_uint_eq(kn_krpreplay_held(f), 4);
-    ck_assert_int_eq(check(f, NOW, tag_a, NOW), KN_KRPREPLAY_FLOOR);   /* the evicted one */
-    ck_assert_int_eq(check(f, NOW, tag_b, NOW), KN_KRPREPLAY_FLOOR);   /* at the floor */
+    ck_assert_int_eq(check(f, NOW, tag_a, NOW), KN_KRPREPLAY_FLOOR);         /* the evicted one */
+    ck_assert_int_eq(check(f, NOW, tag_b, NOW), KN_KRPREPLAY_FLOOR);         /* at the floor */
     ck_assert_int_eq(check(f, NOW + 10, tag_a, NOW), KN_KRPREPLAY_REPLAYED); /* still held */
     /* one in the middle: the smallest (NOW + 10) leaves for it */
     ck_assert_int_eq(check(f, NOW + 15, tag_a, NOW), KN_KRPREPLAY_OK);

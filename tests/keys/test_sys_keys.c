@@ -239,8 +239,9 @@ START_TEST(replayed_datagram_not_applied)
     ck_assert(strstr(c_command(&d, "capture stop"), "\"ok\":true"));
     ck_assert(c_capture_closed(&d, H_LONG_MS));
     size_t kept_len = 0;
-    ck_assert_int_eq(captured_with_note(h_path("replayed.pcapng"),
-                                        "shared key: replayed, dropped", buf, &kept_len), 1);
+    ck_assert_int_eq(captured_with_note(h_path("replayed.pcapng"), "shared key: replayed, dropped",
+                                        buf, &kept_len),
+                     1);
     ck_assert_uint_eq(kept_len, first_len);
     ck_assert_mem_eq(buf, first, first_len);
     expect_silence(&u);
@@ -347,7 +348,7 @@ START_TEST(replay_refused_across_reload)
     ck_assert_ptr_nonnull(strstr(h_stderr(&d.proc), "config changed, restarting"));
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     int port = robot_port(&d);
-    ck_assert_double_eq(h_stat(&d, "robots.0.keys.accepted"), 0); /* a new robot */
+    ck_assert_double_eq(h_stat(&d, "robots.0.keys.accepted"), 0);     /* a new robot */
     ck_assert_double_eq(h_stat(&d, "robots.0.keys.floor_us"), floor); /* the same filter */
     replay_refused(port, rec, rec_len, stop, "replayed");
     struct h_udp u;

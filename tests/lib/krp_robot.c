@@ -52,7 +52,7 @@ struct opts {
     int port;
     const char *log;
     double time_scale;
-    double mute_after; /* wall seconds; < 0: never */
+    double mute_after;         /* wall seconds; < 0: never */
     double backend_down_after; /* wall seconds; < 0: never */
     int32_t counts_per_m;
     int32_t max_speed;
@@ -122,7 +122,8 @@ static void status_now(struct kn_krp_status *st, uint32_t req_seq)
 }
 
 /* One log line: "EVENT t=<simulated s> <details>". */
-static void log_event(const char *event, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_event(const char *event, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void log_event(const char *event, const char *fmt, ...)
 {
     va_list ap;
@@ -266,7 +267,7 @@ static void on_crawler(struct peer *p, struct kn_krp_msg *m, int64_t now)
     R.wd_tripped = false;
     R.last_crawler = now;
     log_event("CRAWLER", " seq=%u left=%d right=%d%s", m->h.seq, c->left_mm_s, c->right_mm_s,
-          clamped ? " clamped" : "");
+              clamped ? " clamped" : "");
     if (clamped)
         send_error(p, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
     send_ack(p, &m->h);
@@ -296,8 +297,9 @@ static void on_flipper(struct peer *p, struct kn_krp_msg *m, int64_t now)
     p->mark = m->h.seq;
     p->have_mark = true;
     R.clamped = clamped;
-    log_event("FLIPPER", " seq=%u mask=0x%x cdeg=%d,%d,%d,%d%s", m->h.seq, f->mask, f->target_cdeg[0],
-          f->target_cdeg[1], f->target_cdeg[2], f->target_cdeg[3], clamped ? " clamped" : "");
+    log_event("FLIPPER", " seq=%u mask=0x%x cdeg=%d,%d,%d,%d%s", m->h.seq, f->mask,
+              f->target_cdeg[0], f->target_cdeg[1], f->target_cdeg[2], f->target_cdeg[3],
+              clamped ? " clamped" : "");
     if (clamped)
         send_error(p, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
     send_ack(p, &m->h);
@@ -362,12 +364,8 @@ static void on_datagram(const uint8_t *buf, size_t n, const struct sockaddr_in *
         send_to(p, &a);
         break;
     }
-    case KN_KRP_CRAWLER:
-        on_crawler(p, &m, now);
-        break;
-    case KN_KRP_FLIPPER:
-        on_flipper(p, &m, now);
-        break;
+    case KN_KRP_CRAWLER: on_crawler(p, &m, now); break;
+    case KN_KRP_FLIPPER: on_flipper(p, &m, now); break;
     case KN_KRP_STOP:
         if (!p->have_mark || kn_krp_seq_newer(m.h.seq, p->mark))
             p->mark = m.h.seq;
@@ -379,9 +377,7 @@ static void on_datagram(const uint8_t *buf, size_t n, const struct sockaddr_in *
         log_event("STOP", " seq=%u", m.h.seq);
         send_ack(p, &m.h);
         break;
-    case KN_KRP_STATUS_REQ:
-        send_status(p, m.h.seq);
-        break;
+    case KN_KRP_STATUS_REQ: send_status(p, m.h.seq); break;
     case KN_KRP_SUBSCRIBE: {
         int period = m.u.subscribe.period_ms;
         if (period == 0) {
@@ -407,9 +403,7 @@ static void on_datagram(const uint8_t *buf, size_t n, const struct sockaddr_in *
         send_ack(p, &m.h);
         break;
     }
-    case KN_KRP_STEP:
-        on_step(p, &m, now);
-        break;
+    case KN_KRP_STEP: on_step(p, &m, now); break;
     case KN_KRP_ESTOP:
         if (m.u.estop.engage > 1) {
             send_error(p, m.h.seq, m.h.type, KN_KRP_ERR_RANGE, now);
@@ -424,8 +418,7 @@ static void on_datagram(const uint8_t *buf, size_t n, const struct sockaddr_in *
         log_event("ESTOP", " engage=%d", R.estop);
         send_ack(p, &m.h);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -440,8 +433,8 @@ static void step_model(void)
 {
     struct kn_state *s = &R.s;
     for (int i = 0; i < 2; i++) {
-        s->belt_speed_m_s[i] = approach(s->belt_speed_m_s[i], R.belt_cmd[i],
-                                        R.o.belt_accel * STEP_S);
+        s->belt_speed_m_s[i] =
+            approach(s->belt_speed_m_s[i], R.belt_cmd[i], R.o.belt_accel * STEP_S);
         s->belt_pos_m[i] += s->belt_speed_m_s[i] * STEP_S;
     }
     double v = (s->belt_speed_m_s[0] + s->belt_speed_m_s[1]) / 2;
@@ -453,8 +446,8 @@ static void step_model(void)
     R.turned_rad += w * STEP_S;
     s->rate_rad_s[2] = w;
     for (int k = 0; k < 4; k++)
-        s->flipper_rad[k] = approach(s->flipper_rad[k], R.flip_target[k],
-                                     FLIPPER_RATE_RAD_S * STEP_S);
+        s->flipper_rad[k] =
+            approach(s->flipper_rad[k], R.flip_target[k], FLIPPER_RATE_RAD_S * STEP_S);
     s->time_s += STEP_S;
 
     bool moving = s->belt_speed_m_s[0] != 0 || s->belt_speed_m_s[1] != 0;
@@ -515,9 +508,15 @@ static int64_t next_deadline(int64_t now)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){
-        .port = 0, .time_scale = 1.0, .mute_after = -1, .backend_down_after = -1,
+        .port = 0,
+        .time_scale = 1.0,
+        .mute_after = -1,
+        .backend_down_after = -1,
         .counts_per_m = 10000,
-        .max_speed = 800, .flip_min = -11950, .flip_max = 11950, .max_subs = 8,
+        .max_speed = 800,
+        .flip_min = -11950,
+        .flip_max = 11950,
+        .max_subs = 8,
         .belt_accel = 1.0,
     };
     for (int i = 1; i < argc; i++) {
@@ -574,7 +573,7 @@ int main(int argc, char **argv)
         return 2;
     }
     R.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)R.o.port)};
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)R.o.port) };
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t sl = sizeof sa;
     if (R.fd < 0 || bind(R.fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
@@ -590,7 +589,7 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &block, &during_poll);
     sigdelset(&during_poll, SIGTERM);
     sigdelset(&during_poll, SIGINT);
-    struct sigaction act = {.sa_handler = on_signal};
+    struct sigaction act = { .sa_handler = on_signal };
     sigaction(SIGTERM, &act, NULL);
     sigaction(SIGINT, &act, NULL);
     signal(SIGPIPE, SIG_IGN);
@@ -610,15 +609,15 @@ int main(int argc, char **argv)
         int64_t wait = next_deadline(now) - now;
         if (wait < 0)
             wait = 0;
-        struct timespec ts = {.tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000};
-        struct pollfd pfd = {.fd = R.fd, .events = POLLIN};
+        struct timespec ts = { .tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000 };
+        struct pollfd pfd = { .fd = R.fd, .events = POLLIN };
         if (ppoll(&pfd, 1, &ts, &during_poll) > 0) {
             uint8_t buf[KN_KRP_MAX_DGRAM + 1];
             struct sockaddr_in from;
             for (int i = 0; i < 64; i++) {
                 socklen_t fl = sizeof from;
-                ssize_t n = recvfrom(R.fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from,
-                                     &fl);
+                ssize_t n =
+                    recvfrom(R.fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
                 if (n < 0)
                     break;
                 on_datagram(buf, (size_t)n, &from, wall_ns());

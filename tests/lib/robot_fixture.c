@@ -53,7 +53,7 @@ void kn_testrobot_start(struct kn_testrobot *r, int port, const char *const *arg
 
     char portarg[16];
     snprintf(portarg, sizeof portarg, "%d", port);
-    const char *argv[32] = {exe, "--port", portarg, "--log", r->log};
+    const char *argv[32] = { exe, "--port", portarg, "--log", r->log };
     int n = 5;
     for (int i = 0; args != NULL && args[i] != NULL && n < 31; i++)
         argv[n++] = args[i];
@@ -76,7 +76,7 @@ void kn_testrobot_start(struct kn_testrobot *r, int port, const char *const *arg
     size_t len = 0;
     double deadline = kn_now_s() + 10.0;
     while (len < sizeof line - 1 && strchr(line, '\n') == NULL && kn_now_s() < deadline) {
-        struct pollfd p = {.fd = out[0], .events = POLLIN};
+        struct pollfd p = { .fd = out[0], .events = POLLIN };
         if (poll(&p, 1, 100) <= 0)
             continue;
         ssize_t got = read(out[0], line + len, sizeof line - 1 - len);
@@ -107,7 +107,7 @@ static void reap(struct kn_testrobot *r, int sig)
             waitpid(r->pid, &status, 0);
             break;
         }
-        struct timespec ts = {0, 10000000};
+        struct timespec ts = { 0, 10000000 };
         nanosleep(&ts, NULL);
     }
     r->pid = 0;
@@ -150,7 +150,7 @@ bool kn_testrobot_wait_for(const struct kn_testrobot *r, const char *event, cons
     do {
         if (kn_testrobot_count(r, event, contains) > 0)
             return true;
-        struct timespec ts = {0, 20000000};
+        struct timespec ts = { 0, 20000000 };
         nanosleep(&ts, NULL);
     } while (kn_now_s() < deadline);
     return kn_testrobot_count(r, event, contains) > 0;
@@ -174,8 +174,8 @@ bool kn_testrobot_pose(const struct kn_testrobot *r, const char *event, int n,
             snprintf(fmt, sizeof fmt,
                      "%s t=%%lf x=%%lf y=%%lf z=%%lf yaw=%%lf turned=%%lf left=%%d right=%%d",
                      event);
-            if (sscanf(line, fmt, &p.t, &p.x, &p.y, &p.z, &p.yaw, &p.turned, &p.left,
-                       &p.right) == 8) {
+            if (sscanf(line, fmt, &p.t, &p.x, &p.y, &p.z, &p.yaw, &p.turned, &p.left, &p.right) ==
+                8) {
                 *out = p;
                 found = true;
             }
@@ -217,7 +217,7 @@ void kn_testrobot_send_estop(const struct kn_testrobot *r, int engage)
 {
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     ck_assert(fd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)r->port)};
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)r->port) };
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     struct kn_krp_msg m;
     kn_krp_init(&m, KN_KRP_ESTOP, 1, 0);

@@ -11,7 +11,7 @@
 START_TEST(every_function_before_init)
 {
     hrt_status st;
-    const double four[4] = {0, 0, 0, 0};
+    const double four[4] = { 0, 0, 0, 0 };
     ck_assert_int_eq(hrt_go_forward(100), HRT_ENOTINIT);
     ck_assert_int_eq(hrt_turning(90), HRT_ENOTINIT);
     ck_assert_int_eq(hrt_stop(), HRT_ENOTINIT);
@@ -34,8 +34,8 @@ END_TEST
 
 START_TEST(strerror_covers_every_code)
 {
-    const int codes[] = {HRT_OK, HRT_ENOTINIT, HRT_ETIMEOUT, HRT_ERANGE,
-                         HRT_EESTOP, HRT_EBACKEND, HRT_EINVAL, HRT_ESYS};
+    const int codes[] = { HRT_OK,     HRT_ENOTINIT, HRT_ETIMEOUT, HRT_ERANGE,
+                          HRT_EESTOP, HRT_EBACKEND, HRT_EINVAL,   HRT_ESYS };
     const char *unknown = hrt_strerror(-999);
     ck_assert_ptr_nonnull(unknown);
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {

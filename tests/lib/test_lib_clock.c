@@ -12,7 +12,7 @@ START_TEST(sleep_follows_fast_robot_clock)
 {
     kn_test_env(1000);
     struct kn_testrobot r;
-    const char *args[] = {"--time-scale", "5", NULL};
+    const char *args[] = { "--time-scale", "5", NULL };
     kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_sleep(0.3), 0); /* let the rate estimate settle */
@@ -59,7 +59,7 @@ START_TEST(sleep_ends_with_timeout_when_robot_falls_silent)
 {
     kn_test_env(400);
     struct kn_testrobot r;
-    const char *args[] = {"--mute-after", "0.5", NULL};
+    const char *args[] = { "--mute-after", "0.5", NULL };
     kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     double w0 = kn_now_s();

@@ -150,8 +150,8 @@ END_TEST
  * command, one STATUS every 20 ms, the command applied one period late. */
 struct plant {
     struct kn_krp_status st;
-    double pos[2];     /* belt travel, mm */
-    double speed[2];   /* mm/s */
+    double pos[2];   /* belt travel, mm */
+    double speed[2]; /* mm/s */
     double cmd[2];
     double yaw_deg;
     double counts_per_mm;
@@ -218,13 +218,14 @@ static void plant_init(struct plant *p, double counts_per_mm, int32_t count0, do
 
 START_TEST(forward_reaches_target)
 {
-    const double targets[] = {100, -250, 1.5, 1000};
+    const double targets[] = { 100, -250, 1.5, 1000 };
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         struct plant p;
         plant_init(&p, 10.0, 0, 0);
         ck_assert_int_eq(run_plant(&p, KN_MOTION_FORWARD, targets[i], 30), KN_MOTION_DONE);
         double travel = (p.pos[0] + p.pos[1]) / 2;
-        ck_assert_msg(fabs(travel - targets[i]) < 2.0, "target %g: travelled %g", targets[i], travel);
+        ck_assert_msg(fabs(travel - targets[i]) < 2.0, "target %g: travelled %g", targets[i],
+                      travel);
     }
 }
 END_TEST
@@ -242,7 +243,8 @@ END_TEST
 
 START_TEST(turn_reaches_target)
 {
-    const double cases[][2] = {{0, 90}, {0, -90}, {0, 270}, {170, 20}, {-170, -20}, {179, 720}};
+    const double cases[][2] = { { 0, 90 },   { 0, -90 },    { 0, 270 },
+                                { 170, 20 }, { -170, -20 }, { 179, 720 } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct plant p;
         plant_init(&p, 10.0, 0, cases[i][0]);

@@ -25,7 +25,7 @@ static int udp_port(int *fd_out)
 {
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     ck_assert(fd >= 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET};
+    struct sockaddr_in sa = { .sin_family = AF_INET };
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof sa;
     ck_assert(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
@@ -74,7 +74,7 @@ END_TEST
  * signal mask untouched. */
 static void signal_state(struct sigaction act[3], sigset_t *mask)
 {
-    const int sigs[3] = {SIGINT, SIGTERM, SIGPIPE};
+    const int sigs[3] = { SIGINT, SIGTERM, SIGPIPE };
     for (int i = 0; i < 3; i++)
         sigaction(sigs[i], NULL, &act[i]);
     pthread_sigmask(SIG_SETMASK, NULL, mask);
@@ -127,7 +127,7 @@ START_TEST(busy_robot_is_polled)
 {
     kn_test_env(1000);
     struct kn_testrobot r;
-    const char *args[] = {"--max-subscribers", "0", NULL};
+    const char *args[] = { "--max-subscribers", "0", NULL };
     kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_ge(kn_testrobot_count(&r, "BUSY", NULL), 1);
@@ -147,7 +147,7 @@ START_TEST(crawler_clamp_and_bad_values)
 {
     kn_test_env(1000);
     struct kn_testrobot r;
-    const char *args[] = {"--max-speed", "500", NULL};
+    const char *args[] = { "--max-speed", "500", NULL };
     kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_set_crawler_speed(NAN, 0), HRT_EINVAL);
@@ -182,7 +182,7 @@ START_TEST(flipper_setpoints)
         hrt_sleep(0.05);
     ck_assert_int_eq(kn_testrobot_count(&r, "FLIPPER", "mask=0x2"), 3);
 
-    const double four[4] = {10, -20, 150, -150};
+    const double four[4] = { 10, -20, 150, -150 };
     ck_assert_int_eq(hrt_set_flipper_angles(four), HRT_ERANGE);
     ck_assert(kn_testrobot_wait_for(&r, "FLIPPER", "mask=0xf cdeg=1000,-2000,11950,-11950", 5));
 

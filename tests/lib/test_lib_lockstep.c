@@ -13,7 +13,7 @@
 #include "kenaf.h"
 #include "robot_fixture.h"
 
-static const char *const lockstep_args[] = {"--lockstep", "1", NULL};
+static const char *const lockstep_args[] = { "--lockstep", "1", NULL };
 
 START_TEST(time_passes_only_when_asked)
 {

@@ -62,7 +62,7 @@ END_TEST
 START_TEST(go_forward_across_encoder_wrap)
 {
     /* 214748.3 m of belt at 10000 counts/m is 647 counts below INT32_MAX */
-    const char *args[] = {"--belt0-m", "214748.3", NULL};
+    const char *args[] = { "--belt0-m", "214748.3", NULL };
     forward(150, args);
 }
 END_TEST
@@ -73,7 +73,7 @@ static void turn(double yaw0, double deg)
     struct kn_testrobot r;
     char y0[32];
     snprintf(y0, sizeof y0, "%g", yaw0);
-    const char *args[] = {"--yaw0", y0, NULL};
+    const char *args[] = { "--yaw0", y0, NULL };
     kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_turning(deg), 0);
@@ -166,7 +166,7 @@ START_TEST(silent_robot_ends_motion_with_timeout)
 {
     kn_test_env(500);
     struct kn_testrobot r;
-    const char *args[] = {"--mute-after", "1.0", NULL};
+    const char *args[] = { "--mute-after", "1.0", NULL };
     kn_testrobot_start(&r, 0, args);
     double t_start = kn_now_s();
     ck_assert_int_eq(hrt_kenaf_init(), 0);
@@ -194,7 +194,7 @@ START_TEST(backend_down_ends_motion)
 {
     kn_test_env(1000);
     struct kn_testrobot r;
-    const char *args[] = {"--backend-down-after", "1.0", NULL};
+    const char *args[] = { "--backend-down-after", "1.0", NULL };
     kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_go_forward(3000), HRT_EBACKEND);

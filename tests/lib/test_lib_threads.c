@@ -61,7 +61,7 @@ static void *flipper_writer(void *arg)
     double t0 = kn_now_s();
     for (int i = 0; kn_now_s() - t0 < RUN_S; i++) {
         count_if(hrt_set_flipper_angle(i % 4, (i % 90) - 45) != 0);
-        double four[4] = {i % 30, -(i % 30), 10, -10};
+        double four[4] = { i % 30, -(i % 30), 10, -10 };
         if (i % 10 == 0)
             count_if(hrt_set_flipper_angles(four) != 0);
         atomic_fetch_add(&calls, 1);
@@ -89,7 +89,7 @@ START_TEST(four_threads_hammer_the_library)
     struct kn_testrobot r;
     kn_testrobot_start(&r, 0, NULL);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
-    void *(*fns[4])(void *) = {status_reader, crawler_writer, flipper_writer, clock_reader};
+    void *(*fns[4])(void *) = { status_reader, crawler_writer, flipper_writer, clock_reader };
     pthread_t th[4];
     for (int i = 0; i < 4; i++)
         ck_assert_int_eq(pthread_create(&th[i], NULL, fns[i], NULL), 0);

@@ -11,7 +11,7 @@
 
 static int flippers(double front, double rear)
 {
-    const double a[4] = {front, front, rear, rear};
+    const double a[4] = { front, front, rear, rear };
     int rc = hrt_set_flipper_angles(a);
     return rc == HRT_ERANGE ? 0 : rc;
 }
@@ -21,11 +21,11 @@ int main(void)
     static const struct {
         double front, rear, belt, seconds;
     } plan[] = {
-        {70, 0, 150, 3.4},  /* to the edge */
-        {-30, 0, 150, 0.6}, /* lever the nose up */
-        {-30, -75, 150, 2.4}, /* push the tail up */
-        {0, 0, 150, 2.0},   /* in line on top */
-        {0, 0, 0, 1.0},     /* stand */
+        { 70, 0, 150, 3.4 },    /* to the edge */
+        { -30, 0, 150, 0.6 },   /* lever the nose up */
+        { -30, -75, 150, 2.4 }, /* push the tail up */
+        { 0, 0, 150, 2.0 },     /* in line on top */
+        { 0, 0, 0, 1.0 },       /* stand */
     };
     int rc = hrt_kenaf_init();
     if (rc < 0) {

@@ -70,11 +70,13 @@ static int points(const char *s, double (*pt)[2], int max)
 
 const char *pc_check_numbers(const struct x_doc *d)
 {
-    static const char *coord[] = { "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "width", "height" };
+    static const char *coord[] = { "x",  "y",  "x1", "y1",    "x2",    "y2",
+                                   "cx", "cy", "r",  "width", "height" };
     if (d->n == 0 || strcmp(d->e[0].name, "svg") != 0)
         return bad("the root is not <svg>");
     double v;
-    if (!number(x_attr(&d->e[0], "width"), &v, false) || !number(x_attr(&d->e[0], "height"), &v, false))
+    if (!number(x_attr(&d->e[0], "width"), &v, false) ||
+        !number(x_attr(&d->e[0], "height"), &v, false))
         return bad("<svg> has no numeric width and height");
     for (int i = 0; i < d->n; i++) {
         const struct x_elem *e = &d->e[i];
@@ -122,13 +124,15 @@ static const char *read_axis(const struct x_doc *d, const char *which, struct ax
         if (x_class(e, "tick") && a->n < 101 &&
             number(x_attr(e, which[0] == 'x' ? "x1" : "y1"), &a->pos[a->n], false))
             a->n++;
-        else if (x_class(e, "tick-label") && labels < 101 && number(e->text, &a->val[labels], false))
+        else if (x_class(e, "tick-label") && labels < 101 &&
+                 number(e->text, &a->val[labels], false))
             labels++;
         else if (x_class(e, "axis-title") && e->text && strstr(e->text, "[m]"))
             unit = true;
     }
     if (a->n < 3 || labels != a->n)
-        return bad("%s axis: %d ticks and %d numeric labels (want 3 or more, one each)", which, a->n, labels);
+        return bad("%s axis: %d ticks and %d numeric labels (want 3 or more, one each)", which,
+                   a->n, labels);
     if (!unit)
         return bad("%s axis: no title with the unit [m]", which);
     a->step = a->val[1] - a->val[0];
@@ -156,7 +160,8 @@ static const char *frame(const struct x_doc *d, struct area *f)
         const struct x_elem *e = &d->e[i];
         if (strcmp(e->name, "rect") == 0 && x_class(e, "frame") && !x_within(d, i, "side-panel"))
             if (number(x_attr(e, "x"), &f->l, false) && number(x_attr(e, "y"), &f->t, false) &&
-                number(x_attr(e, "width"), &f->w, false) && number(x_attr(e, "height"), &f->h, false))
+                number(x_attr(e, "width"), &f->w, false) &&
+                number(x_attr(e, "height"), &f->h, false))
                 return NULL;
     }
     return bad("no plot frame (a rect of class 'frame')");
@@ -336,8 +341,8 @@ const char *pc_check_plot(const struct x_doc *d, const struct pc_want *w)
         return bad("grid: %d lines for %d ticks", lines, ax.n + ay.n);
     if ((r = path_fills(d, &f, w)) || (r = markers(d)) || (r = time_labels(d)) || (r = words(d)))
         return r;
-    if (w->length > 0 && ((r = footprint(d, "start", w, ax.px_per_m)) ||
-                          (r = footprint(d, "end", w, ax.px_per_m))))
+    if (w->length > 0 &&
+        ((r = footprint(d, "start", w, ax.px_per_m)) || (r = footprint(d, "end", w, ax.px_per_m))))
         return r;
     return NULL;
 }

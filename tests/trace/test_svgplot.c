@@ -27,7 +27,8 @@ static char *render(const struct kn_svgplot_track *tr, const struct kn_svgplot_r
 {
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(kn_svgplot_trajectory(f, tr, robot, title, "a caption that says what it is"), 0);
+    ck_assert_int_eq(kn_svgplot_trajectory(f, tr, robot, title, "a caption that says what it is"),
+                     0);
     size_t len;
     char *buf = x_read_stream(f, &len);
     ck_assert_ptr_nonnull(buf);
@@ -158,7 +159,8 @@ static uint64_t next(void)
 /* A number a careless caller might pass. */
 static double wild(void)
 {
-    static const double odd[] = { NAN, INFINITY, -INFINITY, 1e300, -1e300, 1e-300, 0, -0.0, 1e15, 5e-324 };
+    static const double odd[] = { NAN,    INFINITY, -INFINITY, 1e300, -1e300,
+                                  1e-300, 0,        -0.0,      1e15,  5e-324 };
     uint64_t r = next() % 16;
     if (r < 10)
         return odd[r];

@@ -29,8 +29,8 @@ static void trace(struct h_proc *p, char *const env[], const char *a1, const cha
 {
     const char *exe = getenv("KN_TRACE");
     ck_assert_msg(exe != NULL, "KN_TRACE not set");
-    char *argv[8] = { (char *)exe, (char *)a1, (char *)a2, (char *)a3, (char *)a4, (char *)a5,
-                      (char *)a6, NULL };
+    char *argv[8] = { (char *)exe, (char *)a1, (char *)a2, (char *)a3,
+                      (char *)a4,  (char *)a5, (char *)a6, NULL };
     h_spawn(p, argv, env, "trace.stderr");
 }
 

@@ -10,11 +10,11 @@
 
 static void square(struct kn_trace *t, int per_side)
 {
-    static const int cx[5] = {0, 1000, 1000, 0, 0}, cy[5] = {0, 0, 1000, 1000, 0};
+    static const int cx[5] = { 0, 1000, 1000, 0, 0 }, cy[5] = { 0, 0, 1000, 1000, 0 };
     uint64_t us = 5000000;
     for (int side = 0; side < 4; side++) {
         for (int k = 0; k < per_side; k++) {
-            struct kn_krp_status s = {0};
+            struct kn_krp_status s = { 0 };
             s.time_us = us;
             us += 100000;
             s.pos_mm[0] = cx[side] + (cx[side + 1] - cx[side]) * k / per_side;
@@ -24,7 +24,7 @@ static void square(struct kn_trace *t, int per_side)
             ck_assert_int_eq(kn_trace_add(t, &s), 0);
         }
     }
-    struct kn_krp_status end = {0};
+    struct kn_krp_status end = { 0 };
     end.time_us = us;
     ck_assert_int_eq(kn_trace_add(t, &end), 0);
 }
@@ -96,7 +96,8 @@ START_TEST(summary_measures_the_path)
     kn_trace_init(&t, 1000);
     square(&t, 10);
     char *txt = capture(&t, 2);
-    ck_assert_msg(strstr(txt, "41 samples over 4.00 s of robot time, path 4.000 m, end 0.000 m") != NULL,
+    ck_assert_msg(strstr(txt, "41 samples over 4.00 s of robot time, path 4.000 m, end 0.000 m") !=
+                      NULL,
                   "%s", txt);
     free(txt);
     kn_trace_free(&t);
@@ -107,7 +108,7 @@ START_TEST(cap_counts_what_it_drops)
 {
     struct kn_trace t;
     kn_trace_init(&t, 3);
-    struct kn_krp_status s = {0};
+    struct kn_krp_status s = { 0 };
     for (int i = 0; i < 5; i++)
         kn_trace_add(&t, &s);
     ck_assert_uint_eq(t.n, 3);

@@ -46,7 +46,11 @@ static void skip_space(struct cursor *c)
 static size_t xml_char(const unsigned char *s, size_t n)
 {
     unsigned b = s[0];
-    size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    size_t len = b < 0x80             ? 1
+                 : (b & 0xE0) == 0xC0 ? 2
+                 : (b & 0xF0) == 0xE0 ? 3
+                 : (b & 0xF8) == 0xF0 ? 4
+                                      : 0;
     if (len == 0 || len > n)
         return 0;
     uint32_t cp = len == 1 ? b : len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
@@ -88,7 +92,9 @@ static int entity(struct cursor *c, struct str *out)
 {
     static const struct {
         const char *name, *ch;
-    } known[] = { { "amp;", "&" }, { "lt;", "<" }, { "gt;", ">" }, { "quot;", "\"" }, { "apos;", "'" } };
+    } known[] = {
+        { "amp;", "&" }, { "lt;", "<" }, { "gt;", ">" }, { "quot;", "\"" }, { "apos;", "'" }
+    };
     c->i++;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (at(c, known[k].name)) {
@@ -280,7 +286,8 @@ static int text(struct cursor *c, int cur)
         rc = fail(c, "text outside the root element");
     if (rc == 0 && cur >= 0) {
         struct x_elem *e = &c->d->e[cur];
-        struct str all = { e->text, e->text ? strlen(e->text) : 0, e->text ? strlen(e->text) + 1 : 0 };
+        struct str all = { e->text, e->text ? strlen(e->text) : 0,
+                           e->text ? strlen(e->text) + 1 : 0 };
         put(&all, t.p, t.n);
         e->text = all.p;
     }

@@ -18,8 +18,8 @@ struct x_elem {
     int nattr;
     char *attr_name[X_MAX_ATTR];
     char *attr_value[X_MAX_ATTR];
-    char *text;   /* the element's own character data, concatenated */
-    int parent;   /* index, -1 for the root */
+    char *text; /* the element's own character data, concatenated */
+    int parent; /* index, -1 for the root */
 };
 
 struct x_doc {

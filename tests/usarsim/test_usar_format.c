@@ -12,26 +12,26 @@
 static char out[KN_USAR_MAX_LINE + 3];
 
 /* The formatter's result must be exactly `want`, its length the return. */
-#define ck_line(call, want)                                                                        \
-    do {                                                                                           \
-        int n_ = (call);                                                                           \
-        ck_assert_msg(n_ >= 0, "%s: %s", #call, kn_usar_strerror((enum kn_usar_result)-n_));      \
-        ck_assert_str_eq(out, (want));                                                             \
-        ck_assert_int_eq(n_, (int)strlen(want));                                                   \
+#define ck_line(call, want)                                                                    \
+    do {                                                                                       \
+        int n_ = (call);                                                                       \
+        ck_assert_msg(n_ >= 0, "%s: %s", #call, kn_usar_strerror((enum kn_usar_result) - n_)); \
+        ck_assert_str_eq(out, (want));                                                         \
+        ck_assert_int_eq(n_, (int)strlen(want));                                               \
     } while (0)
 
-#define ck_fails(call, err)                                                                        \
-    do {                                                                                           \
-        int n_ = (call);                                                                           \
-        ck_assert_msg(n_ == -(int)(err), "%s: got %d, want -%d", #call, n_, (int)(err));           \
+#define ck_fails(call, err)                                                              \
+    do {                                                                                 \
+        int n_ = (call);                                                                 \
+        ck_assert_msg(n_ == -(int)(err), "%s: got %d, want -%d", #call, n_, (int)(err)); \
     } while (0)
 
 /* ---- client side ---- */
 
 START_TEST(client_init)
 {
-    const double loc[3] = {1.0, 2.0, -0.5};
-    const double rot[3] = {0.0, 0.0, 1.5707963267948966};
+    const double loc[3] = { 1.0, 2.0, -0.5 };
+    const double rot[3] = { 0.0, 0.0, 1.5707963267948966 };
     ck_line(kn_usar_fmt_init(out, sizeof out, "USARBot.Kenaf", "Kenaf1", loc, rot),
             "INIT {ClassName USARBot.Kenaf} {Name Kenaf1} {Location 1.0000,2.0000,-0.5000} "
             "{Rotation 0.0000,0.0000,1.5708}\r\n");
@@ -45,7 +45,7 @@ START_TEST(client_init)
     ck_fails(kn_usar_fmt_init(out, sizeof out, NULL, "K", NULL, NULL), KN_USAR_EARG);
     ck_fails(kn_usar_fmt_init(out, sizeof out, "USARBot.Kenaf", "K}", NULL, NULL), KN_USAR_EARG);
     ck_fails(kn_usar_fmt_init_start(out, sizeof out, "USARBot.Kenaf", "K", "a\tb"), KN_USAR_EARG);
-    const double bad[3] = {0.0, NAN, 0.0};
+    const double bad[3] = { 0.0, NAN, 0.0 };
     ck_fails(kn_usar_fmt_init(out, sizeof out, "USARBot.Kenaf", "K", bad, NULL), KN_USAR_ERANGE);
     ck_assert_str_eq(out, ""); /* nothing half-written is left to send */
 }
@@ -55,7 +55,8 @@ START_TEST(client_drive)
 {
     ck_line(kn_usar_fmt_drive(out, sizeof out, 1.25, -1.25),
             "DRIVE {Left 1.2500} {Right -1.2500}\r\n");
-    ck_line(kn_usar_fmt_drive(out, sizeof out, 0.0, -0.0), "DRIVE {Left 0.0000} {Right -0.0000}\r\n");
+    ck_line(kn_usar_fmt_drive(out, sizeof out, 0.0, -0.0),
+            "DRIVE {Left 0.0000} {Right -0.0000}\r\n");
     ck_line(kn_usar_fmt_drive(out, sizeof out, 6.283185307, 3.14159),
             "DRIVE {Left 6.2832} {Right 3.1416}\r\n");
     ck_fails(kn_usar_fmt_drive(out, sizeof out, INFINITY, 0.0), KN_USAR_ERANGE);
@@ -69,8 +70,9 @@ START_TEST(client_drive)
     d.has_normalized = d.normalized = true;
     d.has_light = true;
     d.has_flip = d.flip = true;
-    ck_line(kn_usar_fmt_drive_full(out, sizeof out, &d),
-            "DRIVE {Left 50.0000} {Right -50.0000} {Normalized true} {Light false} {Flip true}\r\n");
+    ck_line(
+        kn_usar_fmt_drive_full(out, sizeof out, &d),
+        "DRIVE {Left 50.0000} {Right -50.0000} {Normalized true} {Light false} {Flip true}\r\n");
     memset(&d, 0, sizeof d);
     d.n_joints = 1;
     d.joint[0].name = kn_usar_s("FRFlipper");
@@ -100,20 +102,20 @@ START_TEST(client_joints_and_queries)
     ck_fails(kn_usar_fmt_set(out, sizeof out, "INS", "I", "POSE", " 1"), KN_USAR_EARG);
     ck_fails(kn_usar_fmt_set(out, sizeof out, "INS", "I", "POSE", ""), KN_USAR_EARG);
 
-    const double rad[KN_NFLIPPERS] = {[KN_FL] = 0.1, [KN_FR] = 0.2, [KN_RL] = 0.3, [KN_RR] = 0.4};
+    const double rad[KN_NFLIPPERS] = { [KN_FL] = 0.1, [KN_FR] = 0.2, [KN_RL] = 0.3, [KN_RR] = 0.4 };
     ck_line(kn_usar_fmt_multidrive_flippers(out, sizeof out, rad, 0xF),
             "MULTIDRIVE {FRFlipper 0.2000} {FLFlipper 0.1000} {RRFlipper 0.4000} "
             "{RLFlipper 0.3000}\r\n");
     ck_line(kn_usar_fmt_multidrive_flippers(out, sizeof out, rad, 1u << KN_RL),
             "MULTIDRIVE {RLFlipper 0.3000}\r\n");
     ck_fails(kn_usar_fmt_multidrive_flippers(out, sizeof out, rad, 0), KN_USAR_EARG);
-    const char *names[] = {"FRFlipper", "FLFlipper", "RRFlipper", "RLFlipper"};
-    const double v[] = {0.78, 0.78, 0.78, 0.78};
+    const char *names[] = { "FRFlipper", "FLFlipper", "RRFlipper", "RLFlipper" };
+    const double v[] = { 0.78, 0.78, 0.78, 0.78 };
     ck_line(kn_usar_fmt_multidrive(out, sizeof out, names, v, 4),
             "MULTIDRIVE {FRFlipper 0.7800} {FLFlipper 0.7800} {RRFlipper 0.7800} "
             "{RLFlipper 0.7800}\r\n");
     ck_fails(kn_usar_fmt_multidrive(out, sizeof out, names, v, 0), KN_USAR_EARG);
-    const char *badnames[] = {"FR,Flipper"};
+    const char *badnames[] = { "FR,Flipper" };
     ck_fails(kn_usar_fmt_multidrive(out, sizeof out, badnames, v, 1), KN_USAR_EARG);
 
     ck_line(kn_usar_fmt_getconf(out, sizeof out, "Robot", NULL), "GETCONF {Type Robot}\r\n");
@@ -159,8 +161,8 @@ START_TEST(server_nfo)
     ck_fails(kn_usar_fmt_nfo(out, sizeof out, "Bot DeathMatch", "X", 0), KN_USAR_EARG);
 
     struct kn_usar_pose p[2] = {
-        {kn_usar_s("Start1"), {1.0, 2.0, 0.0}, {0.0, 0.0, 1.5707963}},
-        {kn_usar_s("Start2"), {-1.0, 0.5, 0.1}, {0.0, 0.0, 3.14159265}},
+        { kn_usar_s("Start1"), { 1.0, 2.0, 0.0 }, { 0.0, 0.0, 1.5707963 } },
+        { kn_usar_s("Start2"), { -1.0, 0.5, 0.1 }, { 0.0, 0.0, 3.14159265 } },
     };
     ck_line(kn_usar_fmt_startposes(out, sizeof out, p, 2),
             "NFO {StartPoses 2} {Start1 1.0000,2.0000,0.0000 0.0000,0.0000,1.5708 "
@@ -369,7 +371,7 @@ START_TEST(writer_builds_any_line)
     kn_usar_w_num(&w, 4.56041, 4, KN_USAR_ROUND);
     kn_usar_w_key(&w, "Flag");
     kn_usar_w_key(&w, "V");
-    kn_usar_w_vec3(&w, (const double[3]){1, 2, 3}, 1, KN_USAR_TRUNC);
+    kn_usar_w_vec3(&w, (const double[3]){ 1, 2, 3 }, 1, KN_USAR_TRUNC);
     kn_usar_w_key(&w, "B");
     kn_usar_w_bool(&w, true, KN_USAR_BOOL_LOWER);
     kn_usar_w_key(&w, "I");
@@ -391,13 +393,13 @@ START_TEST(writer_builds_any_line)
     kn_usar_w_init(&w, out, sizeof out, "STA");
     kn_usar_w_more(&w, "Time"); /* no open group */
     ck_fails(kn_usar_w_end(&w), KN_USAR_EARG);
-    const char *bad_text[] = {"a}", "{a", "a\tb", "a\r", " a", "a ", ""};
+    const char *bad_text[] = { "a}", "{a", "a\tb", "a\r", " a", "a ", "" };
     for (size_t i = 0; i < sizeof bad_text / sizeof bad_text[0]; i++) {
         kn_usar_w_init(&w, out, sizeof out, "STA");
         kn_usar_w_kv(&w, "Key", bad_text[i]);
         ck_fails(kn_usar_w_end(&w), KN_USAR_EARG);
     }
-    const char *bad_keys[] = {"a b", "a,b", "", "{", NULL};
+    const char *bad_keys[] = { "a b", "a,b", "", "{", NULL };
     for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
         kn_usar_w_init(&w, out, sizeof out, "STA");
         kn_usar_w_key(&w, bad_keys[i]);
@@ -408,7 +410,7 @@ END_TEST
 
 START_TEST(every_buffer_size)
 {
-    const double loc[3] = {1.0, 2.0, -0.5};
+    const double loc[3] = { 1.0, 2.0, -0.5 };
     char want[256];
     int n = kn_usar_fmt_init(want, sizeof want, "USARBot.Kenaf", "Kenaf1", loc, loc);
     ck_assert_int_gt(n, 0);
@@ -416,8 +418,8 @@ START_TEST(every_buffer_size)
     for (int cap = 0; cap <= n + 1; cap++) {
         char *b = malloc((size_t)cap + 1);
         ck_assert_ptr_nonnull(b);
-        int got = kn_usar_fmt_init(cap ? b : NULL, (size_t)cap, "USARBot.Kenaf", "Kenaf1", loc,
-                                   loc);
+        int got =
+            kn_usar_fmt_init(cap ? b : NULL, (size_t)cap, "USARBot.Kenaf", "Kenaf1", loc, loc);
         if (cap == n + 1) {
             ck_assert_int_eq(got, n);
             ck_assert_str_eq(b, want);
@@ -432,9 +434,31 @@ START_TEST(every_buffer_size)
 END_TEST
 
 static const char *const canonical_in[] = {
-    REAL_1,  REAL_2,  REAL_4,  REAL_6,  REAL_7,  REAL_12, REAL_13, REAL_18, REAL_19,
-    REAL_20, REAL_22, REAL_C1, REAL_C2, REAL_C3A, REAL_C3B, REAL_C4, REAL_C5A, REAL_C5B,
-    REAL_C7, REAL_C8, REAL_C9, REAL_C12, REAL_STA_FLIPPERS, REAL_POSES_UVA, REAL_GEO_SONAR,
+    REAL_1,
+    REAL_2,
+    REAL_4,
+    REAL_6,
+    REAL_7,
+    REAL_12,
+    REAL_13,
+    REAL_18,
+    REAL_19,
+    REAL_20,
+    REAL_22,
+    REAL_C1,
+    REAL_C2,
+    REAL_C3A,
+    REAL_C3B,
+    REAL_C4,
+    REAL_C5A,
+    REAL_C5B,
+    REAL_C7,
+    REAL_C8,
+    REAL_C9,
+    REAL_C12,
+    REAL_STA_FLIPPERS,
+    REAL_POSES_UVA,
+    REAL_GEO_SONAR,
 };
 
 START_TEST(canonical_lines_reemit_identically)
@@ -506,9 +530,9 @@ START_TEST(what_we_write_reads_back)
 
     /* server: our start poses, as the daemon reads them */
     struct kn_usar_pose p[3] = {
-        {kn_usar_s("A"), {1, 2, 3}, {0, 0, 1}},
-        {kn_usar_s("B"), {-1, -2, -3}, {0.1, 0.2, 0.3}},
-        {kn_usar_s("C"), {0, 0, 0}, {0, 0, 6.2831}},
+        { kn_usar_s("A"), { 1, 2, 3 }, { 0, 0, 1 } },
+        { kn_usar_s("B"), { -1, -2, -3 }, { 0.1, 0.2, 0.3 } },
+        { kn_usar_s("C"), { 0, 0, 0 }, { 0, 0, 6.2831 } },
     };
     ck_assert_int_gt(kn_usar_fmt_startposes(out, sizeof out, p, 3), 0);
     tok_ok(out);

@@ -108,8 +108,8 @@ START_TEST(nfo_start_poses_errors_and_caps)
     char buf[4096];
     size_t len = (size_t)snprintf(buf, sizeof buf, "NFO {StartPoses 20} {");
     for (int i = 0; i < 20; i++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%sP%d %d,0,0 0,0,0", i ? " " : "",
-                                i, i);
+        len +=
+            (size_t)snprintf(buf + len, sizeof buf - len, "%sP%d %d,0,0 0,0,0", i ? " " : "", i, i);
     snprintf(buf + len, sizeof buf - len, "}");
     tok_ok(buf);
     ck_assert_int_eq(kn_usar_parse_nfo(&L, &n), KN_USAR_OK);
@@ -221,7 +221,8 @@ START_TEST(sen_encoder_sequences)
     ck_assert_int_eq(s.n_ticks, 1);
     ck_assert_view(s.ticks[0].name, "W1");
     ck_assert(s.time == 477.7582);
-    tok_ok("SEN {Type Encoder} {Name ECLeft Tick 12} {Name ECRight Tick -5} {Name W3} {Tick 7.0000}");
+    tok_ok(
+        "SEN {Type Encoder} {Name ECLeft Tick 12} {Name ECRight Tick -5} {Name W3} {Tick 7.0000}");
     ck_assert_int_eq(kn_usar_parse_sen(&L, &s), KN_USAR_OK);
     ck_assert_int_eq(s.n_ticks, 3);
     ck_assert_int_eq(s.ticks[0].tick, 12);

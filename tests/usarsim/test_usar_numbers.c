@@ -27,7 +27,7 @@ static const char *fx(double v, int dec, enum kn_usar_round mode)
 {
     static char buf[64];
     int n = kn_usar_fmt_fixed(buf, sizeof buf, v, dec, mode);
-    ck_assert_msg(n > 0, "format %.17g: %s", v, kn_usar_strerror((enum kn_usar_result)-n));
+    ck_assert_msg(n > 0, "format %.17g: %s", v, kn_usar_strerror((enum kn_usar_result) - n));
     ck_assert_uint_eq(strlen(buf), (size_t)n);
     return buf;
 }
@@ -55,9 +55,9 @@ END_TEST
 START_TEST(parse_double_rejects)
 {
     const char *bad[] = {
-        "",    "-",    "+",    ".",    "1,00", "1.0.0", " 1",     "1 ",  "nan",   "NaN",
-        "inf", "-inf", "infinity", "0x10", "1e", "1e+", "1e999",  "-1e400", "--1", "1f",
-        "e5",  "1..2", "1e5.5", "true", "1.0,2.0", "\xef\xbc\x91",
+        "",    "-",   "+",    ".",        "1,00",  "1.0.0", " 1",      "1 ",           "nan",
+        "NaN", "inf", "-inf", "infinity", "0x10",  "1e",    "1e+",     "1e999",        "-1e400",
+        "--1", "1f",  "e5",   "1..2",     "1e5.5", "true",  "1.0,2.0", "\xef\xbc\x91",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double d = 7.0;
@@ -71,7 +71,7 @@ START_TEST(parse_double_rejects)
     double d;
     ck_assert_int_eq(kn_usar_parse_double(kn_usar_s(longnum), &d), KN_USAR_EVALUE);
     /* a view is not NUL-terminated: only its n bytes count */
-    struct kn_usar_str part = {"12.5xyz", 4};
+    struct kn_usar_str part = { "12.5xyz", 4 };
     ck_assert_int_eq(kn_usar_parse_double(part, &d), KN_USAR_OK);
     ck_assert(d == 12.5);
 }
@@ -90,14 +90,16 @@ START_TEST(parse_int_bool)
     ck_assert(i == INT64_MAX);
     ck_assert_int_eq(kn_usar_parse_int(kn_usar_s("-9223372036854775808"), &i), KN_USAR_OK);
     ck_assert(i == INT64_MIN);
-    const char *bad[] = {"9223372036854775808", "-9223372036854775809", "1.0", "", "+", "-",
-                         "1a", " 1", "99999999999999999999999"};
+    const char *bad[] = {
+        "9223372036854775808",    "-9223372036854775809", "1.0", "", "+", "-", "1a", " 1",
+        "99999999999999999999999"
+    };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         ck_assert_msg(kn_usar_parse_int(kn_usar_s(bad[k]), &i) == KN_USAR_EVALUE, "accepted %s",
                       bad[k]);
 
-    const char *yes[] = {"true", "True", "TRUE", "1"};
-    const char *no[] = {"false", "False", "FALSE", "0"};
+    const char *yes[] = { "true", "True", "TRUE", "1" };
+    const char *no[] = { "false", "False", "FALSE", "0" };
     for (int k = 0; k < 4; k++) {
         bool b = false;
         ck_assert_int_eq(kn_usar_parse_bool(kn_usar_s(yes[k]), &b), KN_USAR_OK);
@@ -105,7 +107,7 @@ START_TEST(parse_int_bool)
         ck_assert_int_eq(kn_usar_parse_bool(kn_usar_s(no[k]), &b), KN_USAR_OK);
         ck_assert(!b);
     }
-    const char *nb[] = {"yes", "", "2", "tru", "truee", "01"};
+    const char *nb[] = { "yes", "", "2", "tru", "truee", "01" };
     for (size_t k = 0; k < sizeof nb / sizeof nb[0]; k++) {
         bool b;
         ck_assert_int_eq(kn_usar_parse_bool(kn_usar_s(nb[k]), &b), KN_USAR_EVALUE);
@@ -120,15 +122,14 @@ START_TEST(parse_vectors_and_lists)
     ck_assert(v[0] == 4.5 && v[1] == 1.9 && v[2] == 1.85);
     ck_assert_int_eq(kn_usar_parse_vec3(kn_usar_s("-0.000,-0.000,0.017"), v), KN_USAR_OK);
     ck_assert(signbit(v[0]) && signbit(v[1]) && v[2] == 0.017);
-    const char *bad[] = {"1 2 3", "1,2", "1,2,3,4", "1,,3", "1,2,3,", ",1,2", "1, 2, 3",
-                         "", "1;2;3", "a,b,c"};
+    const char *bad[] = { "1 2 3", "1,2",     "1,2,3,4", "1,,3",  "1,2,3,",
+                          ",1,2",  "1, 2, 3", "",        "1;2;3", "a,b,c" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(kn_usar_parse_vec3(kn_usar_s(bad[i]), v) == KN_USAR_EVALUE, "accepted %s",
                       bad[i]);
     double list[3];
     size_t n = 99, dropped = 99;
-    ck_assert_int_eq(kn_usar_parse_list(kn_usar_s("1,2,3,4,5"), list, 3, &n, &dropped),
-                     KN_USAR_OK);
+    ck_assert_int_eq(kn_usar_parse_list(kn_usar_s("1,2,3,4,5"), list, 3, &n, &dropped), KN_USAR_OK);
     ck_assert_uint_eq(n, 3);
     ck_assert_uint_eq(dropped, 2);
     ck_assert(list[2] == 3.0);
@@ -202,8 +203,7 @@ START_TEST(format_refuses)
     ck_assert_int_eq(kn_usar_fmt_fixed(buf, sizeof buf, -INFINITY, 0, KN_USAR_TRUNC),
                      -KN_USAR_ERANGE);
     ck_assert_int_eq(kn_usar_fmt_fixed(buf, sizeof buf, 1e15, 0, KN_USAR_ROUND), -KN_USAR_ERANGE);
-    ck_assert_int_eq(kn_usar_fmt_fixed(buf, sizeof buf, -1e300, 0, KN_USAR_ROUND),
-                     -KN_USAR_ERANGE);
+    ck_assert_int_eq(kn_usar_fmt_fixed(buf, sizeof buf, -1e300, 0, KN_USAR_ROUND), -KN_USAR_ERANGE);
     ck_assert_int_eq(kn_usar_fmt_fixed(buf, sizeof buf, 1.0, 10, KN_USAR_ROUND), -KN_USAR_EARG);
     ck_assert_int_eq(kn_usar_fmt_fixed(buf, sizeof buf, 1.0, -1, KN_USAR_ROUND), -KN_USAR_EARG);
     /* "-1.50" needs 6 bytes with its NUL */
@@ -219,8 +219,8 @@ static double sample(uint64_t *state, int k)
 {
     *state = *state * 6364136223846793005ull + 1442695040888963407ull;
     uint64_t r = *state >> 11;
-    double unit = (double)r / 9007199254740992.0; /* [0, 1) */
-    double mag = pow(10.0, (double)(k % 20) - 6.0);  /* 1e-6 .. 1e13 */
+    double unit = (double)r / 9007199254740992.0;   /* [0, 1) */
+    double mag = pow(10.0, (double)(k % 20) - 6.0); /* 1e-6 .. 1e13 */
     double v = unit * mag;
     switch (k % 7) {
     case 0: return -v;
@@ -242,8 +242,8 @@ START_TEST(format_matches_c_printf)
         int dec = k % (KN_USAR_MAX_DECIMALS + 1);
         int n = kn_usar_fmt_fixed(mine, sizeof mine, v, dec, KN_USAR_ROUND);
         snprintf(ref, sizeof ref, "%.*f", dec, v);
-        ck_assert_msg(n > 0 && strcmp(mine, ref) == 0, "%.17g with %d: mine %s, printf %s", v,
-                      dec, mine, ref);
+        ck_assert_msg(n > 0 && strcmp(mine, ref) == 0, "%.17g with %d: mine %s, printf %s", v, dec,
+                      mine, ref);
         /* and it reads back to within half a unit of the last place */
         double back;
         ck_assert_int_eq(kn_usar_parse_double(kn_usar_s(mine), &back), KN_USAR_OK);

@@ -17,44 +17,44 @@ struct shape {
 };
 
 static const struct shape real_shapes[] = {
-    {REAL_1, "NFO", 3, 3, KN_USAR_K_NFO},
-    {REAL_2, "SEN", 5, 9, KN_USAR_K_SEN},
-    {REAL_4, "SEN", 5, 5, KN_USAR_K_SEN},
-    {REAL_6, "MISSTA", 8, 8, KN_USAR_K_MISSTA},
-    {REAL_7, "STA", 8, 8, KN_USAR_K_STA},
-    {REAL_12, "NFO", 3, 3, KN_USAR_K_NFO},
-    {REAL_13, "CONF", 8, 8, KN_USAR_K_CONF},
-    {REAL_14, "GEO", 7, 7, KN_USAR_K_GEO},
-    {REAL_16, "GEO", 5, 5, KN_USAR_K_GEO},
-    {REAL_18, "STA", 7, 7, KN_USAR_K_STA},
-    {REAL_19, "SEN", 5, 5, KN_USAR_K_SEN},
-    {REAL_20, "SEN", 4, 4, KN_USAR_K_SEN},
-    {REAL_21, "SEN", 2, 2, KN_USAR_K_SEN},
-    {REAL_22, "SEN", 4, 4, KN_USAR_K_SEN},
-    {REAL_STA_FLIPPERS, "STA", 12, 12, KN_USAR_K_STA},
-    {REAL_POSES_UVA, "NFO", 2, 2, KN_USAR_K_NFO},
-    {REAL_GPS, "SEN", 6, 6, KN_USAR_K_SEN},
-    {REAL_GPS_UT, "SEN", 4, 4, KN_USAR_K_SEN},
-    {REAL_GEO_SONAR, "GEO", 2, 5, KN_USAR_K_GEO},
-    {REAL_CONF_MISPKG, "CONF", 8, 8, KN_USAR_K_CONF},
-    {REAL_C1, "INIT", 3, 3, KN_USAR_K_INIT},
-    {REAL_C2, "DRIVE", 3, 3, KN_USAR_K_DRIVE},
-    {REAL_C3A, "GETSTARTPOSES", 0, 0, KN_USAR_K_GETSTARTPOSES},
-    {REAL_C3B, "INIT", 3, 3, KN_USAR_K_INIT},
-    {REAL_C4, "Drive", 2, 2, KN_USAR_K_DRIVE},
-    {REAL_C5A, "GETCONF", 2, 2, KN_USAR_K_GETCONF},
-    {REAL_C5B, "GETGEO", 2, 2, KN_USAR_K_GETGEO},
-    {REAL_C6, "MULTIDRIVE", 4, 4, KN_USAR_K_MULTIDRIVE},
-    {REAL_C7, "MULTIDRIVE", 4, 4, KN_USAR_K_MULTIDRIVE},
-    {REAL_C8, "DRIVE", 1, 1, KN_USAR_K_DRIVE},
-    {REAL_C9, "MISPKG", 5, 5, KN_USAR_K_MISPKG},
-    {REAL_C10, "SET", 3, 3, KN_USAR_K_SET},
-    {REAL_C11, "DRIVE", 3, 3, KN_USAR_K_DRIVE},
-    {REAL_C12, "INIT", 4, 4, KN_USAR_K_INIT},
-    {REAL_INIT_GAZEBO, "INIT", 4, 4, KN_USAR_K_INIT},
-    {REAL_DRIVE_UPPER, "DRIVE", 2, 2, KN_USAR_K_DRIVE},
-    {REAL_DRIVE_COMMA, "DRIVE", 2, 2, KN_USAR_K_DRIVE},
-    {REAL_MULTIDRIVE_15, "MULTIDRIVE", 4, 4, KN_USAR_K_MULTIDRIVE},
+    { REAL_1, "NFO", 3, 3, KN_USAR_K_NFO },
+    { REAL_2, "SEN", 5, 9, KN_USAR_K_SEN },
+    { REAL_4, "SEN", 5, 5, KN_USAR_K_SEN },
+    { REAL_6, "MISSTA", 8, 8, KN_USAR_K_MISSTA },
+    { REAL_7, "STA", 8, 8, KN_USAR_K_STA },
+    { REAL_12, "NFO", 3, 3, KN_USAR_K_NFO },
+    { REAL_13, "CONF", 8, 8, KN_USAR_K_CONF },
+    { REAL_14, "GEO", 7, 7, KN_USAR_K_GEO },
+    { REAL_16, "GEO", 5, 5, KN_USAR_K_GEO },
+    { REAL_18, "STA", 7, 7, KN_USAR_K_STA },
+    { REAL_19, "SEN", 5, 5, KN_USAR_K_SEN },
+    { REAL_20, "SEN", 4, 4, KN_USAR_K_SEN },
+    { REAL_21, "SEN", 2, 2, KN_USAR_K_SEN },
+    { REAL_22, "SEN", 4, 4, KN_USAR_K_SEN },
+    { REAL_STA_FLIPPERS, "STA", 12, 12, KN_USAR_K_STA },
+    { REAL_POSES_UVA, "NFO", 2, 2, KN_USAR_K_NFO },
+    { REAL_GPS, "SEN", 6, 6, KN_USAR_K_SEN },
+    { REAL_GPS_UT, "SEN", 4, 4, KN_USAR_K_SEN },
+    { REAL_GEO_SONAR, "GEO", 2, 5, KN_USAR_K_GEO },
+    { REAL_CONF_MISPKG, "CONF", 8, 8, KN_USAR_K_CONF },
+    { REAL_C1, "INIT", 3, 3, KN_USAR_K_INIT },
+    { REAL_C2, "DRIVE", 3, 3, KN_USAR_K_DRIVE },
+    { REAL_C3A, "GETSTARTPOSES", 0, 0, KN_USAR_K_GETSTARTPOSES },
+    { REAL_C3B, "INIT", 3, 3, KN_USAR_K_INIT },
+    { REAL_C4, "Drive", 2, 2, KN_USAR_K_DRIVE },
+    { REAL_C5A, "GETCONF", 2, 2, KN_USAR_K_GETCONF },
+    { REAL_C5B, "GETGEO", 2, 2, KN_USAR_K_GETGEO },
+    { REAL_C6, "MULTIDRIVE", 4, 4, KN_USAR_K_MULTIDRIVE },
+    { REAL_C7, "MULTIDRIVE", 4, 4, KN_USAR_K_MULTIDRIVE },
+    { REAL_C8, "DRIVE", 1, 1, KN_USAR_K_DRIVE },
+    { REAL_C9, "MISPKG", 5, 5, KN_USAR_K_MISPKG },
+    { REAL_C10, "SET", 3, 3, KN_USAR_K_SET },
+    { REAL_C11, "DRIVE", 3, 3, KN_USAR_K_DRIVE },
+    { REAL_C12, "INIT", 4, 4, KN_USAR_K_INIT },
+    { REAL_INIT_GAZEBO, "INIT", 4, 4, KN_USAR_K_INIT },
+    { REAL_DRIVE_UPPER, "DRIVE", 2, 2, KN_USAR_K_DRIVE },
+    { REAL_DRIVE_COMMA, "DRIVE", 2, 2, KN_USAR_K_DRIVE },
+    { REAL_MULTIDRIVE_15, "MULTIDRIVE", 4, 4, KN_USAR_K_MULTIDRIVE },
 };
 
 /* Every view must lie inside the bytes handed in. */
@@ -105,7 +105,7 @@ START_TEST(multi_pair_groups)
     tok_ok(REAL_2);
     ck_assert_view(L.pair[0].key, "Type");
     ck_assert_view(L.pair[0].value, "Encoder");
-    const char *names[] = {"ECLeft", "ECRight", "ECTilt", "ECPan"};
+    const char *names[] = { "ECLeft", "ECRight", "ECTilt", "ECPan" };
     for (int i = 0; i < 4; i++) {
         ck_assert_view(L.pair[1 + 2 * i].key, "Name");
         ck_assert_view(L.pair[1 + 2 * i].value, names[i]);
@@ -192,7 +192,7 @@ END_TEST
 START_TEST(line_endings)
 {
     /* CR LF, LF CR, bare LF, bare CR, none, and several of them */
-    const char *ends[] = {"\r\n", "\n\r", "\n", "\r", "", "\r\n\r\n", "\r\r\n"};
+    const char *ends[] = { "\r\n", "\n\r", "\n", "\r", "", "\r\n\r\n", "\r\r\n" };
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
         char buf[64];
         snprintf(buf, sizeof buf, "STA {Time 1}%s", ends[i]);
@@ -277,31 +277,31 @@ struct bad {
 };
 
 static const struct bad bad_lines[] = {
-    {"", KN_USAR_EEMPTY},
-    {"\r\n", KN_USAR_EEMPTY},
-    {"   \t \r\n", KN_USAR_EEMPTY},
-    {"{Time 1}", KN_USAR_EHEAD},
-    {"  {Time 1}", KN_USAR_EHEAD},
-    {"ST-A {Time 1}", KN_USAR_EHEAD},
-    {"STA, {Time 1}", KN_USAR_EHEAD},
-    {"}", KN_USAR_EHEAD},
-    {"\xc3\xa9T {a b}", KN_USAR_EHEAD},
-    {"STA {Time 1", KN_USAR_EBRACE},
-    {"STA {Time 1} {", KN_USAR_EBRACE},
-    {"STA {Time {1}}", KN_USAR_EBRACE},
-    {"STA {Time 1}}", KN_USAR_EBRACE},
-    {"STA }", KN_USAR_EBRACE},
-    {"STA {}", KN_USAR_EGROUP},
-    {"STA { \t }", KN_USAR_EGROUP},
-    {"STA {a,b 1}", KN_USAR_EGROUP},
-    {"STA {Time 1} x", KN_USAR_ESTRAY},
-    {"STA Time 1", KN_USAR_ESTRAY},
-    {"STA {Time 1} , {Type X}", KN_USAR_ESTRAY},
-    {"STA {Time\r1}", KN_USAR_ECTRL},
-    {"STA {Time 1}\x1b[0m", KN_USAR_ECTRL},
-    {"STA {Time 1\x7f}", KN_USAR_ECTRL},
-    {REAL_C3_WRITE, KN_USAR_ECTRL},
-    {"STA {Time 1}\nSTA {Time 2}", KN_USAR_ECTRL},
+    { "", KN_USAR_EEMPTY },
+    { "\r\n", KN_USAR_EEMPTY },
+    { "   \t \r\n", KN_USAR_EEMPTY },
+    { "{Time 1}", KN_USAR_EHEAD },
+    { "  {Time 1}", KN_USAR_EHEAD },
+    { "ST-A {Time 1}", KN_USAR_EHEAD },
+    { "STA, {Time 1}", KN_USAR_EHEAD },
+    { "}", KN_USAR_EHEAD },
+    { "\xc3\xa9T {a b}", KN_USAR_EHEAD },
+    { "STA {Time 1", KN_USAR_EBRACE },
+    { "STA {Time 1} {", KN_USAR_EBRACE },
+    { "STA {Time {1}}", KN_USAR_EBRACE },
+    { "STA {Time 1}}", KN_USAR_EBRACE },
+    { "STA }", KN_USAR_EBRACE },
+    { "STA {}", KN_USAR_EGROUP },
+    { "STA { \t }", KN_USAR_EGROUP },
+    { "STA {a,b 1}", KN_USAR_EGROUP },
+    { "STA {Time 1} x", KN_USAR_ESTRAY },
+    { "STA Time 1", KN_USAR_ESTRAY },
+    { "STA {Time 1} , {Type X}", KN_USAR_ESTRAY },
+    { "STA {Time\r1}", KN_USAR_ECTRL },
+    { "STA {Time 1}\x1b[0m", KN_USAR_ECTRL },
+    { "STA {Time 1\x7f}", KN_USAR_ECTRL },
+    { REAL_C3_WRITE, KN_USAR_ECTRL },
+    { "STA {Time 1}\nSTA {Time 2}", KN_USAR_ECTRL },
 };
 
 START_TEST(malformed_lines)

@@ -107,8 +107,8 @@ static void assert_lines(const char *log, const char *const want[], int nwant)
     }
     ck_assert_msg(n == nwant, "server got %d lines, want %d:\n%s", n, nwant, all);
     for (int i = 0; i < n; i++)
-        ck_assert_msg(strcmp(recs[i].text, want[i]) == 0, "line %d: got \"%s\", want \"%s\"\n%s",
-                      i, recs[i].text, want[i], all);
+        ck_assert_msg(strcmp(recs[i].text, want[i]) == 0, "line %d: got \"%s\", want \"%s\"\n%s", i,
+                      recs[i].text, want[i], all);
     ck_assert_int_eq(h_log_count(log, "#eol"), 0); /* every line ended in CR LF */
 }
 
@@ -119,8 +119,7 @@ START_TEST(udk_exact_lines)
     struct h_standin sim;
     struct h_daemon d;
     start_server(&sim, 0, "usarsim", NULL);
-    start_daemon(&d, sim.port,
-                 ",\"usarsim\":{\"location_m\":[1,2,0.5],\"rotation_deg\":[0,0,90]}",
+    start_daemon(&d, sim.port, ",\"usarsim\":{\"location_m\":[1,2,0.5],\"rotation_deg\":[0,0,90]}",
                  ",\"watchdog_ms\":10000");
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     ck_assert_int_ge(wait_line(sim.log, 0, "GETCONF {Type Encoder}", H_LONG_MS), 0);
@@ -133,15 +132,14 @@ START_TEST(udk_exact_lines)
     ck_assert(h_udp_recv_answer(&u, &m, H_LONG_MS));
     ck_assert_uint_eq(m.h.type, KN_KRP_HELLO_ACK);
     ck_assert_uint_eq(m.u.hello_ack.backend, KN_KRP_BACKEND_USARSIM);
-    ck_assert_uint_eq(m.u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
-                          KN_KRP_CAP_ESTOP_INFO);
+    ck_assert_uint_eq(m.u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD |
+                                                      KN_KRP_CAP_SESSIONS | KN_KRP_CAP_ESTOP_INFO);
 
     /* the configured KRP pose went out as USARSim's and came back */
     struct kn_krp_status st = h_status(&u);
     ck_assert_msg(abs(st.pos_mm[0] - 1000) <= 1 && abs(st.pos_mm[1] - 2000) <= 1 &&
-                  abs(st.pos_mm[2] - 500) <= 1, "pose (%d, %d, %d) mm", st.pos_mm[0],
-                  st.pos_mm[1], st.pos_mm[2]);
+                      abs(st.pos_mm[2] - 500) <= 1,
+                  "pose (%d, %d, %d) mm", st.pos_mm[0], st.pos_mm[1], st.pos_mm[2]);
     ck_assert_int_le(abs(st.rpy_cdeg[2] - 9000), 6);
     ck_assert(st.flags & KN_KRP_ST_BACKEND_UP);
 
@@ -151,7 +149,8 @@ START_TEST(udk_exact_lines)
     h_flipper(&u, 0, 0, (1u << KN_FL) | (1u << KN_RR), fl);
     ck_assert_int_ge(wait_line(sim.log, 0,
                                "SET {Type Joint} {Name RRFlipper} {Opcode Angle} {Params -0.7854}",
-                               H_LONG_MS), 0);
+                               H_LONG_MS),
+                     0);
     /* the same set-points again: nothing new on the wire */
     h_crawler(&u, 0, 0, 100, -50);
     h_flipper(&u, 0, 0, (1u << KN_FL) | (1u << KN_RR), fl);
@@ -195,7 +194,9 @@ START_TEST(ut2004_exact_lines)
     h_flipper(&u, 0, 0, 0x0F, fl);
     ck_assert_int_ge(wait_line(sim.log, 0,
                                "MULTIDRIVE {FRFlipper -0.3491} {FLFlipper -0.1745} "
-                               "{RRFlipper 0.6981} {RLFlipper 0.5236}", H_LONG_MS), 0);
+                               "{RRFlipper 0.6981} {RLFlipper 0.5236}",
+                               H_LONG_MS),
+                     0);
     /* UT2004 reports the joint angles in STA: wait until they arrived */
     uint64_t end = h_now_us() + (uint64_t)H_LONG_MS * 1000u;
     for (;;) {
@@ -237,10 +238,10 @@ START_TEST(fed_real_lines)
 {
     const char *feed_path = h_path("feed.txt");
     char feed[8192];
-    snprintf(feed, sizeof feed, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", REAL_12, REAL_1, REAL_7,
-             REAL_2, REAL_6, REAL_13, REAL_14, REAL_16, REAL_18, REAL_20, REAL_21, REAL_22,
-             REAL_19, "SEN {Type GroundTruth} {Location 1,2} {Orientation 0,0,0}\r\n",
-             REAL_STA_FLIPPERS, REAL_4);
+    snprintf(feed, sizeof feed, "%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s%s", REAL_12, REAL_1, REAL_7, REAL_2,
+             REAL_6, REAL_13, REAL_14, REAL_16, REAL_18, REAL_20, REAL_21, REAL_22, REAL_19,
+             "SEN {Type GroundTruth} {Location 1,2} {Orientation 0,0,0}\r\n", REAL_STA_FLIPPERS,
+             REAL_4);
     h_write_file(feed_path, feed);
     struct h_standin sim;
     struct h_daemon d;
@@ -349,13 +350,13 @@ START_TEST(server_restart_respawns_where_it_was)
     ck_assert(in.has_location && in.has_rotation);
     /* USARSim is z down: (x, -y, -z); yaw turns the other way */
     ck_assert_msg(fabs(in.location[0] * 1000 - s1.pos_mm[0]) <= 2 &&
-                  fabs(-in.location[1] * 1000 - s1.pos_mm[1]) <= 2 &&
-                  fabs(-in.location[2] * 1000 - s1.pos_mm[2]) <= 2,
+                      fabs(-in.location[1] * 1000 - s1.pos_mm[1]) <= 2 &&
+                      fabs(-in.location[2] * 1000 - s1.pos_mm[2]) <= 2,
                   "INIT at %s, robot was at (%d, %d, %d) mm", recs[0].text, s1.pos_mm[0],
                   s1.pos_mm[1], s1.pos_mm[2]);
     double yaw_cdeg = -kn_conv_wrap_pi(in.rotation[2]) * 18000.0 / KN_PI;
-    ck_assert_msg(fabs(yaw_cdeg - s1.rpy_cdeg[2]) <= 2, "INIT yaw %.1f cdeg, robot %d",
-                  yaw_cdeg, s1.rpy_cdeg[2]);
+    ck_assert_msg(fabs(yaw_cdeg - s1.rpy_cdeg[2]) <= 2, "INIT yaw %.1f cdeg, robot %d", yaw_cdeg,
+                  s1.rpy_cdeg[2]);
 
     /* flippers restored within 2 s of the server's return */
     const char *const sets[] = {
@@ -507,8 +508,11 @@ START_TEST(stray_sta_flippers_do_not_undo_a_command)
     const int32_t fl[4] = { 3000, 3000, 3000, 3000 };
     h_flipper(&u, 0, 0, 0x0F, fl);
     wait_flippers(&u, fl, 2, H_LONG_MS);
-    ck_assert_int_eq(wait_line(sim.log, 0, "SET {Type Joint} {Name RLFlipper} {Opcode Angle} "
-                                           "{Params 0.5236}", H_LONG_MS) >= 0, 1);
+    ck_assert_int_eq(wait_line(sim.log, 0,
+                               "SET {Type Joint} {Name RLFlipper} {Opcode Angle} "
+                               "{Params 0.5236}",
+                               H_LONG_MS) >= 0,
+                     1);
     h_simple(&u, 0, KN_KRP_STOP, 0);
     h_sleep_ms(500);
     /* the four SETs of the command, none after the STOP */
@@ -538,8 +542,8 @@ START_TEST(odometry_only_starts_at_the_spawn_pose)
     /* 0.2 m/s ahead for about a second: along +y (it faces +y) */
     st = drive_then_stop(&u, 1000, 200);
     ck_assert_msg(abs(st.pos_mm[0] - 3000) < 20 && st.pos_mm[1] > 4100,
-                  "at (%d, %d) mm after driving ahead from (3000, 4000) facing +y",
-                  st.pos_mm[0], st.pos_mm[1]);
+                  "at (%d, %d) mm after driving ahead from (3000, 4000) facing +y", st.pos_mm[0],
+                  st.pos_mm[1]);
     assert_daemon_alive(&d);
     h_udp_close(&u);
 }

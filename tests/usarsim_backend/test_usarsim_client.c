@@ -81,7 +81,11 @@ static void client_new(const char *backend_extra)
     memset(&C, 0, sizeof C);
     struct kn_cfg_robot r = robot_cfg(backend_extra);
     struct kn_usarsim_io io = {
-        .ctx = &C, .write = cap_write, .ready = cap_ready, .state = cap_state, .fail = cap_fail,
+        .ctx = &C,
+        .write = cap_write,
+        .ready = cap_ready,
+        .state = cap_state,
+        .fail = cap_fail,
     };
     char err[128];
     U = kn_usarsim_new(&r, &io, err, sizeof err);
@@ -377,9 +381,10 @@ START_TEST(real_conf_geo_nfo_camera)
 START_TEST(every_real_line_is_taken)
 {
     static const char *const lines[] = {
-        REAL_1, REAL_2, REAL_4, REAL_6, REAL_7, REAL_12, REAL_13, REAL_14, REAL_16,
-        REAL_18, REAL_19, REAL_20, REAL_21, REAL_22, REAL_STA_FLIPPERS, REAL_POSES_UVA,
-        REAL_GPS, REAL_GPS_UT, REAL_GEO_SONAR, REAL_CONF_MISPKG,
+        REAL_1,         REAL_2,   REAL_4,      REAL_6,         REAL_7,
+        REAL_12,        REAL_13,  REAL_14,     REAL_16,        REAL_18,
+        REAL_19,        REAL_20,  REAL_21,     REAL_22,        REAL_STA_FLIPPERS,
+        REAL_POSES_UVA, REAL_GPS, REAL_GPS_UT, REAL_GEO_SONAR, REAL_CONF_MISPKG,
     };
     client_ready(NULL);
     int states0 = C.states;
@@ -420,8 +425,10 @@ START_TEST(malformed_lines_counted_and_survived)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t before = kn_usarsim_malformed(U, bad[i].why);
         feed(bad[i].line);
-        ck_assert_msg(kn_usarsim_malformed(U, bad[i].why) == before + 1, "line %zu \"%s\" not "
-                      "counted as %s", i, bad[i].line, kn_usar_strerror(bad[i].why));
+        ck_assert_msg(kn_usarsim_malformed(U, bad[i].why) == before + 1,
+                      "line %zu \"%s\" not "
+                      "counted as %s",
+                      i, bad[i].line, kn_usar_strerror(bad[i].why));
     }
     ck_assert_uint_eq(kn_usarsim_malformed_total(U), sizeof bad / sizeof bad[0]);
     /* an over-long line is dropped whole, then lines flow again */
@@ -500,8 +507,9 @@ static void check_udk_commands(void)
     const double deg[4] = { 30, 0, 0, -45 };
     command(0.1, -0.05, (1u << KN_FL) | (1u << KN_RR), deg, false);
     /* FL sign -1, RR +1 */
-    ck_assert_str_eq(C.out, "SET {Type Joint} {Name FLFlipper} {Opcode Angle} {Params -0.5236}\r\n"
-                            "SET {Type Joint} {Name RRFlipper} {Opcode Angle} {Params -0.7854}\r\n");
+    ck_assert_str_eq(C.out,
+                     "SET {Type Joint} {Name FLFlipper} {Opcode Angle} {Params -0.5236}\r\n"
+                     "SET {Type Joint} {Name RRFlipper} {Opcode Angle} {Params -0.7854}\r\n");
     /* the target stands for the missing angle feedback */
     ck_assert_int_eq(status().flipper_cdeg[KN_FL], 3000);
     ck_assert_int_eq(status().flipper_cdeg[KN_RR], -4500);
@@ -517,11 +525,12 @@ static void check_udk_commands(void)
     out_clear();
     /* re-applied after a reconnect: everything */
     command(0.1, -0.05, 0x0F, deg, true);
-    ck_assert_str_eq(C.out, "DRIVE {Left 1.2500} {Right -0.6250}\r\n"
-                            "SET {Type Joint} {Name FLFlipper} {Opcode Angle} {Params -0.5236}\r\n"
-                            "SET {Type Joint} {Name FRFlipper} {Opcode Angle} {Params 0.0000}\r\n"
-                            "SET {Type Joint} {Name RLFlipper} {Opcode Angle} {Params 0.0000}\r\n"
-                            "SET {Type Joint} {Name RRFlipper} {Opcode Angle} {Params -0.7854}\r\n");
+    ck_assert_str_eq(C.out,
+                     "DRIVE {Left 1.2500} {Right -0.6250}\r\n"
+                     "SET {Type Joint} {Name FLFlipper} {Opcode Angle} {Params -0.5236}\r\n"
+                     "SET {Type Joint} {Name FRFlipper} {Opcode Angle} {Params 0.0000}\r\n"
+                     "SET {Type Joint} {Name RLFlipper} {Opcode Angle} {Params 0.0000}\r\n"
+                     "SET {Type Joint} {Name RRFlipper} {Opcode Angle} {Params -0.7854}\r\n");
     out_clear();
     /* STOP: belts 0, flippers held */
     command(0, 0, 0x0F, deg, false);
@@ -565,8 +574,9 @@ START_TEST(commands_custom_joints_and_offsets)
     client_ready(",\"wheel_radius_m\":0.1,\"flippers\":{\"FR\":{\"joint\":\"FrontRight\","
                  "\"sign\":1,\"offset_deg\":90}}");
     command(0.25, 0.05, 1u << KN_FR, (const double[4]){ 0, -90, 0, 0 }, false);
-    ck_assert_str_eq(C.out, "DRIVE {Left 2.5000} {Right 0.5000}\r\n"
-                            "SET {Type Joint} {Name FrontRight} {Opcode Angle} {Params 0.0000}\r\n");
+    ck_assert_str_eq(C.out,
+                     "DRIVE {Left 2.5000} {Right 0.5000}\r\n"
+                     "SET {Type Joint} {Name FrontRight} {Opcode Angle} {Params 0.0000}\r\n");
     /* and its angle comes back through the same mapping */
     feed("STA {Time 3.0} {Type GroundVehicle} {FrontRight 1.5708}\r\n");
     ck_assert_int_eq(status().flipper_cdeg[KN_FR], 0);
@@ -798,8 +808,8 @@ START_TEST(stats_shape)
     client_ready(NULL);
     cJSON *o = cJSON_CreateObject();
     kn_usarsim_stats(U, o);
-    const char *keys[] = { "dialect", "spawned", "last_init", "malformed", "received",
-                           "sources", "server", "sent" };
+    const char *keys[] = { "dialect",  "spawned", "last_init", "malformed",
+                           "received", "sources", "server",    "sent" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         ck_assert_msg(cJSON_GetObjectItemCaseSensitive(o, keys[i]) != NULL, "no %s", keys[i]);
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "malformed");

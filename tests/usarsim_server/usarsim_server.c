@@ -46,7 +46,7 @@
 
 #define STEP_MS 5
 #define FLIPPER_RATE_RAD_S 1.5
-#define FLIPPER_LIMIT_RAD 2.086     /* Kenaf.uc LimitLow/LimitHigh */
+#define FLIPPER_LIMIT_RAD 2.086 /* Kenaf.uc LimitLow/LimitHigh */
 #define MAX_STARTS 8
 
 enum { SEN_GT = 1, SEN_INS = 2, SEN_ENC = 4, SEN_ODO = 8, SEN_TOUCH = 16 };
@@ -54,21 +54,21 @@ enum { SEN_GT = 1, SEN_INS = 2, SEN_ENC = 4, SEN_ODO = 8, SEN_TOUCH = 16 };
 struct robot {
     bool spawned;
     char name[64];
-    struct kin_robot m;     /* USARSim frame: x forward, y right, z down */
-    double z, roll, pitch;  /* as spawned: the model is planar */
-    double wheel[2];        /* commanded spin L, R (rad/s) */
-    double spin[2];         /* accumulated wheel angle L, R (rad) */
-    struct kin_pose odo;    /* from the spawn pose */
+    struct kin_robot m;    /* USARSim frame: x forward, y right, z down */
+    double z, roll, pitch; /* as spawned: the model is planar */
+    double wheel[2];       /* commanded spin L, R (rad/s) */
+    double spin[2];        /* accumulated wheel angle L, R (rad) */
+    struct kin_pose odo;   /* from the spawn pose */
 };
 
 struct client {
     struct sim_client base;
-    bool after_cr;          /* EOL check across reads */
+    bool after_cr; /* EOL check across reads */
     struct robot r;
-    size_t feed_off;        /* bytes of the feed sent; feed_len: done */
+    size_t feed_off; /* bytes of the feed sent; feed_len: done */
     bool feeding;
-    bool sta_sent;          /* for --sta-flippers-once */
-    char *held;             /* own lines held while a fed line is half sent */
+    bool sta_sent; /* for --sta-flippers-once */
+    char *held;    /* own lines held while a fed line is half sent */
     size_t held_len, held_cap;
 };
 
@@ -87,11 +87,11 @@ static struct {
     unsigned sensors;
     unsigned sta_every, sen_every, step_no;
     double wheel_radius, max_wheel, enc_res;
-    double enc_sign[2];     /* L, R: -1 = an encoder mounted mirrored */
+    double enc_sign[2]; /* L, R: -1 = an encoder mounted mirrored */
     struct kin_params model;
     struct start starts[MAX_STARTS];
     int nstarts;
-    double t;               /* game time, s since the level started */
+    double t; /* game time, s since the level started */
     struct kn_usar_line line;
     uint64_t malformed, dropped, eol_violations;
 } S;
@@ -128,7 +128,8 @@ static void send_fmt(struct client *c, const char *buf, int n)
     } else if (n > 0)
         sim_send(&c->base, buf, (size_t)n);
     else
-        sim_log(&S.srv, c->base.id, "#format-error %s", kn_usar_strerror((enum kn_usar_result)-n));
+        sim_log(&S.srv, c->base.id, "#format-error %s",
+                kn_usar_strerror((enum kn_usar_result) - n));
 }
 
 static double wrap_2pi(double a)
@@ -259,8 +260,8 @@ static void send_links(struct client *c)
         l.link[0].value = c->r.m.flipper[k];
         l.link[0].has_torque = ut;
         char buf[256];
-        send_fmt(c, buf, kn_usar_fmt_links(buf, sizeof buf, ut ? KN_USAR_K_MISSTA : KN_USAR_K_ASTA,
-                                           &l));
+        send_fmt(c, buf,
+                 kn_usar_fmt_links(buf, sizeof buf, ut ? KN_USAR_K_MISSTA : KN_USAR_K_ASTA, &l));
     }
 }
 
@@ -348,8 +349,8 @@ static void do_init(struct client *c)
     c->r.z = pose[2];
     c->r.roll = pose[3];
     c->r.pitch = pose[4];
-    sim_log(&S.srv, c->base.id, "#spawn %.4f,%.4f,%.4f %.4f,%.4f,%.4f", pose[0], pose[1],
-            pose[2], pose[3], pose[4], pose[5]);
+    sim_log(&S.srv, c->base.id, "#spawn %.4f,%.4f,%.4f %.4f,%.4f,%.4f", pose[0], pose[1], pose[2],
+            pose[3], pose[4], pose[5]);
     c->feeding = S.feed_len > 0;
     c->feed_off = 0;
 }
@@ -393,8 +394,7 @@ static void do_set(struct client *c)
     bool ok = false;
     /* UDK: type == "Joint", opcode == "Angle" || "Target", case-sensitive */
     if (kn_usar_str_eq(s.type, "Joint") &&
-        (kn_usar_str_eq(s.opcode, "Angle") || kn_usar_str_eq(s.opcode, "Target")) &&
-        s.has_number) {
+        (kn_usar_str_eq(s.opcode, "Angle") || kn_usar_str_eq(s.opcode, "Target")) && s.has_number) {
         int k = kn_usar_flipper_index(s.name);
         if (k >= 0) {
             set_flipper_target(c, k, s.number);
@@ -661,8 +661,8 @@ static bool parse_sensors(const char *list)
         const char *name;
         unsigned bit;
     } names[] = {
-        { "groundtruth", SEN_GT }, { "ins", SEN_INS }, { "encoder", SEN_ENC },
-        { "odometry", SEN_ODO }, { "touch", SEN_TOUCH },
+        { "groundtruth", SEN_GT }, { "ins", SEN_INS },     { "encoder", SEN_ENC },
+        { "odometry", SEN_ODO },   { "touch", SEN_TOUCH },
     };
     S.sensors = 0;
     char buf[256];
@@ -711,8 +711,7 @@ static bool positive(const char *s, double *out)
 static bool parse_signs(const char *s)
 {
     int l, r, n = 0;
-    if (sscanf(s, "%d,%d%n", &l, &r, &n) != 2 || s[n] || (l != 1 && l != -1) ||
-        (r != 1 && r != -1))
+    if (sscanf(s, "%d,%d%n", &l, &r, &n) != 2 || s[n] || (l != 1 && l != -1) || (r != 1 && r != -1))
         return false;
     S.enc_sign[KN_LEFT] = l;
     S.enc_sign[KN_RIGHT] = r;
@@ -749,12 +748,12 @@ int main(int argc, char **argv)
     S.sensors = SEN_GT | SEN_INS | SEN_ENC;
     S.wheel_radius = 0.08;
     S.model = (struct kin_params){
-        .track_m = 0.22,     /* Kenaf.uc: wheels at y = +-0.11 (flippers) */
+        .track_m = 0.22, /* Kenaf.uc: wheels at y = +-0.11 (flippers) */
         .belt_accel_m_s2 = INFINITY,
         .flipper_rate_rad_s = FLIPPER_RATE_RAD_S,
         .z_down = true,
     };
-    S.max_wheel = 6.283;     /* WheelJoint MaxVelocity default */
+    S.max_wheel = 6.283; /* WheelJoint MaxVelocity default */
     S.enc_res = 0.01;
     S.enc_sign[KN_LEFT] = S.enc_sign[KN_RIGHT] = 1;
     bool ok = true;

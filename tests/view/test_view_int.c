@@ -33,8 +33,8 @@ static const char *robots1(const char *r)
 static void daemon_up(const char *const args[])
 {
     h_standin_start(&sim, 0, "sim", NULL);
-    h_daemon_launch(&d, "kenaf-simd", robots1(h_standin_robot("kenaf", sim.port, NULL)), args,
-                    NULL, true);
+    h_daemon_launch(&d, "kenaf-simd", robots1(h_standin_robot("kenaf", sim.port, NULL)), args, NULL,
+                    true);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
 }
 
@@ -104,19 +104,20 @@ START_TEST(pages)
     ck_assert_int_eq(vw_http_get(v.port, "/", body, sizeof body, ctype, sizeof ctype), 200);
     ck_assert_str_eq(ctype, "text/html; charset=utf-8");
     ck_assert_ptr_nonnull(strstr(body, "<html"));
-    ck_assert_int_eq(vw_http_get(v.port, "/app/main.js", body, sizeof body, ctype,
-                                 sizeof ctype), 200);
+    ck_assert_int_eq(vw_http_get(v.port, "/app/main.js", body, sizeof body, ctype, sizeof ctype),
+                     200);
     ck_assert_ptr_nonnull(strstr(ctype, "text/javascript"));
-    ck_assert_int_eq(vw_http_get(v.port, "/three/build/three.module.js", body, sizeof body,
-                                 ctype, sizeof ctype), 200);
+    ck_assert_int_eq(
+        vw_http_get(v.port, "/three/build/three.module.js", body, sizeof body, ctype, sizeof ctype),
+        200);
     ck_assert_ptr_nonnull(strstr(ctype, "text/javascript"));
     ck_assert_int_eq(vw_http_get(v.port, "/nothing", body, sizeof body, NULL, 0), 404);
     ck_assert_int_eq(vw_http_get(v.port, "/three/", body, sizeof body, NULL, 0), 404);
     ck_assert_int_eq(vw_http_get(v.port, "/app/.hidden", body, sizeof body, NULL, 0), 403);
     ck_assert_int_ne(vw_http_get(v.port, "/app/../../../etc/passwd", body, sizeof body, NULL, 0),
                      200);
-    ck_assert_int_ne(vw_http_get(v.port, "/three/%2e%2e/%2e%2e/passwd", body, sizeof body,
-                                 NULL, 0), 200);
+    ck_assert_int_ne(vw_http_get(v.port, "/three/%2e%2e/%2e%2e/passwd", body, sizeof body, NULL, 0),
+                     200);
     ck_assert_int_eq(vw_http_method(v.port, "POST", "/api/stats"), 405);
 
     /* two browsers at once, each gets the whole stream */
@@ -125,8 +126,8 @@ START_TEST(pages)
     vw_ws_open(&b, v.port);
     expect_stream(&a, 25);
     expect_stream(&b, 25);
-    ck_assert_int_eq(vw_http_get(v.port, "/api/robots", body, sizeof body, ctype,
-                                 sizeof ctype), 200);
+    ck_assert_int_eq(vw_http_get(v.port, "/api/robots", body, sizeof body, ctype, sizeof ctype),
+                     200);
     ck_assert_str_eq(ctype, "application/json");
     cJSON *r = cJSON_Parse(body);
     const cJSON *r0 = cJSON_GetArrayItem(get(r, "robots"), 0);
@@ -154,7 +155,7 @@ START_TEST(observer_only)
     /* a copy: h_path's buffers are reused by the daemon's start-up below */
     static char cap[300];
     snprintf(cap, sizeof cap, "%s", h_path("view.pcapng"));
-    const char *const args[] = {"--capture", cap, NULL};
+    const char *const args[] = { "--capture", cap, NULL };
     daemon_up(args);
     view_up(1, NULL);
     struct vw_ws a;
@@ -175,7 +176,7 @@ START_TEST(observer_only)
     struct kn_pcap_reader rd;
     kn_pcap_reader_init(&rd);
     size_t off = 0, used = 0;
-    unsigned count[256] = {0}, total = 0;
+    unsigned count[256] = { 0 }, total = 0;
     struct kn_pcap_packet pkt;
     enum kn_pcap_result res;
     while ((res = kn_pcap_next(&rd, buf + off, len - off, &used, &pkt)) == KN_PCAP_PACKET ||
@@ -195,7 +196,8 @@ START_TEST(observer_only)
     ck_assert_uint_ge(count[KN_KRP_SUBSCRIBE], 3);
     ck_assert_uint_ge(count[KN_KRP_WORLD_REQ], 1);
     ck_assert_uint_eq(count[KN_KRP_HELLO] + count[KN_KRP_SUBSCRIBE] + count[KN_KRP_STATUS_REQ] +
-                          count[KN_KRP_WORLD_REQ], total);
+                          count[KN_KRP_WORLD_REQ],
+                      total);
 }
 END_TEST
 
@@ -390,7 +392,7 @@ END_TEST
 START_TEST(client_limits)
 {
     daemon_up(NULL);
-    const char *const args[] = {"--max-clients", "2", NULL};
+    const char *const args[] = { "--max-clients", "2", NULL };
     view_up(1, args);
     struct vw_ws a, b, c;
     vw_ws_open(&a, v.port);
@@ -403,8 +405,7 @@ START_TEST(client_limits)
     ck_assert(vw_wait_stat(&v, "ws.closed_by_peer", 1, H_LONG_MS));
     ck_assert_int_ne(vw_ws_connect(&c, v.port, "/other", NULL, 0), 101);
     ck_assert_double_eq(vw_stat(&v, "ws.refused_path"), 1);
-    ck_assert_int_ne(vw_ws_connect(&c, v.port, "/ws", "Origin: http://evil.example\r\n", 0),
-                     101);
+    ck_assert_int_ne(vw_ws_connect(&c, v.port, "/ws", "Origin: http://evil.example\r\n", 0), 101);
     ck_assert_double_eq(vw_stat(&v, "ws.refused_origin"), 1);
     ck_assert_int_eq(vw_ws_connect(&c, v.port, "/ws", NULL, 0), 101);
     vw_ws_close(&c, true);
@@ -423,7 +424,7 @@ START_TEST(robot_without_world)
     h_sim_start(&robot, "KN_TEST_ROBOT", true, 0, "robot", NULL);
     char spec[64];
     snprintf(spec, sizeof spec, "left=127.0.0.1:%d", robot.port);
-    const char *const args[] = {"--robot", spec, NULL};
+    const char *const args[] = { "--robot", spec, NULL };
     vw_view_start(&v, args);
     struct vw_ws a;
     vw_ws_open(&a, v.port);
@@ -507,26 +508,26 @@ static int run_view(const char *const args[], const char *err_name)
 
 START_TEST(start_errors)
 {
-    const char *const bad_port[] = {"--listen", "127.0.0.1:99999", NULL};
+    const char *const bad_port[] = { "--listen", "127.0.0.1:99999", NULL };
     ck_assert_int_eq(run_view(bad_port, "a.stderr"), 2);
     ck_assert_ptr_nonnull(strstr(h_file_text(h_path("a.stderr")), "port out of range"));
-    const char *const bad_robot[] = {"--robot", "x=[::1", NULL};
+    const char *const bad_robot[] = { "--robot", "x=[::1", NULL };
     ck_assert_int_eq(run_view(bad_robot, "b.stderr"), 2);
     ck_assert_ptr_nonnull(strstr(h_file_text(h_path("b.stderr")), "missing ']'"));
-    const char *const bad_max[] = {"--max-clients", "0", NULL};
+    const char *const bad_max[] = { "--max-clients", "0", NULL };
     ck_assert_int_eq(run_view(bad_max, "c.stderr"), 2);
-    const char *const not_here[] = {"--listen", "192.0.2.1:8088", NULL};
+    const char *const not_here[] = { "--listen", "192.0.2.1:8088", NULL };
     ck_assert_int_eq(run_view(not_here, "d.stderr"), 1);
     ck_assert_ptr_nonnull(strstr(h_file_text(h_path("d.stderr")), "cannot listen on 192.0.2.1"));
     int port = 0;
     int lfd = h_tcp_listen(&port);
     char taken[32];
     snprintf(taken, sizeof taken, "127.0.0.1:%d", port);
-    const char *const in_use[] = {"--listen", taken, NULL};
+    const char *const in_use[] = { "--listen", taken, NULL };
     ck_assert_int_eq(run_view(in_use, "e.stderr"), 1);
     ck_assert_ptr_nonnull(strstr(h_file_text(h_path("e.stderr")), "in use"));
     close(lfd);
-    const char *const help[] = {"--help", NULL};
+    const char *const help[] = { "--help", NULL };
     ck_assert_int_eq(run_view(help, "f.stderr"), 0);
 }
 END_TEST
@@ -534,15 +535,15 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"pages", pages, 60, NULL, NULL},
-        {"observer", observer_only, 60, NULL, NULL},
-        {"malformed", malformed_frames, 60, NULL, NULL},
-        {"slow", slow_client, 240, NULL, NULL},
-        {"cycles", connect_cycles, 90, NULL, NULL},
-        {"limits", client_limits, 60, NULL, NULL},
-        {"no-world", robot_without_world, 60, NULL, NULL},
-        {"daemon-world", daemon_world_req, 60, NULL, NULL},
-        {"start-errors", start_errors, 60, NULL, NULL},
+        { "pages", pages, 60, NULL, NULL },
+        { "observer", observer_only, 60, NULL, NULL },
+        { "malformed", malformed_frames, 60, NULL, NULL },
+        { "slow", slow_client, 240, NULL, NULL },
+        { "cycles", connect_cycles, 90, NULL, NULL },
+        { "limits", client_limits, 60, NULL, NULL },
+        { "no-world", robot_without_world, 60, NULL, NULL },
+        { "daemon-world", daemon_world_req, 60, NULL, NULL },
+        { "start-errors", start_errors, 60, NULL, NULL },
     };
     return h_run_cases("view-integration", cases, sizeof cases / sizeof cases[0]);
 }

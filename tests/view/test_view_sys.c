@@ -52,7 +52,7 @@ static void view_on(int port)
 {
     char spec[64];
     snprintf(spec, sizeof spec, "127.0.0.1:%d", port);
-    const char *const args[] = {"--robot", spec, NULL};
+    const char *const args[] = { "--robot", spec, NULL };
     vw_view_start(&v, args);
 }
 
@@ -74,8 +74,8 @@ START_TEST(engine_world)
     ck_assert_str_eq(get(t, "type")->valuestring, "step");
     bool obstacle = false;
     const cJSON *p;
-    cJSON_ArrayForEach(p, get(t, "parts"))
-        obstacle |= strcmp(get(p, "tag")->valuestring, "obstacle") == 0;
+    cJSON_ArrayForEach(p, get(t, "parts")) obstacle |=
+        strcmp(get(p, "tag")->valuestring, "obstacle") == 0;
     ck_assert(obstacle);
     ck_assert(cJSON_IsObject(get(get(world, "robot"), "flipper")));
     ck_assert(get(world, "generation")->valuedouble > 0);
@@ -159,8 +159,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"engine-world", engine_world, 100, NULL, NULL},
-        {"restart", daemon_restart, 120, NULL, NULL},
+        { "engine-world", engine_world, 100, NULL, NULL },
+        { "restart", daemon_restart, 120, NULL, NULL },
     };
     return h_run_cases("view-system", cases, sizeof cases / sizeof cases[0]);
 }

@@ -37,9 +37,9 @@ START_TEST(state_units)
     s.pos_mm[0] = 1500;
     s.pos_mm[1] = -250;
     s.pos_mm[2] = 98;
-    s.rpy_cdeg[0] = 1000;   /* 10 deg */
+    s.rpy_cdeg[0] = 1000; /* 10 deg */
     s.rpy_cdeg[1] = -500;
-    s.rpy_cdeg[2] = 18000;  /* 180 deg */
+    s.rpy_cdeg[2] = 18000; /* 180 deg */
     s.crawler_speed_mm_s[0] = 200;
     s.crawler_speed_mm_s[1] = -150;
     s.flipper_cdeg[0] = 4500;
@@ -92,7 +92,7 @@ END_TEST
 
 START_TEST(hello_link_world)
 {
-    struct kn_vjson_robot r[2] = {{"kenaf", "127.0.0.1:9750"}, {"a\"b\\c", "[::1]:9751"}};
+    struct kn_vjson_robot r[2] = { { "kenaf", "127.0.0.1:9750" }, { "a\"b\\c", "[::1]:9751" } };
     char *h = kn_vjson_hello("1.2.3", r, 2);
     cJSON *o = cJSON_Parse(h);
     ck_assert_ptr_nonnull(o);
@@ -139,7 +139,7 @@ START_TEST(page_messages)
     ck_assert_int_eq(kn_vjson_classify("{\"type\":", 8), KN_VJSON_BAD_JSON);
     ck_assert_int_eq(kn_vjson_classify("", 0), KN_VJSON_BAD_JSON);
     /* not NUL-terminated: only len bytes are read */
-    char cut[8] = {'{', '}', 'x', 'x', 'x', 'x', 'x', 'x'};
+    char cut[8] = { '{', '}', 'x', 'x', 'x', 'x', 'x', 'x' };
     ck_assert_int_eq(kn_vjson_classify(cut, 2), KN_VJSON_BAD_TYPE);
 }
 END_TEST
@@ -171,14 +171,14 @@ START_TEST(http_paths)
     ck_assert_str_eq(kn_vfiles_mime("a/view.css"), "text/css; charset=utf-8");
     ck_assert_str_eq(kn_vfiles_mime("x.bin"), "application/octet-stream");
     static const char *const absent[] = {
-        "/main.js", "/api", "/api/", "/ws", "/app", "/app/", "/three/", "/apps/x.js",
-        "/favicon.ico", "", "/index.htm",
+        "/main.js", "/api",       "/api/",        "/ws", "/app",       "/app/",
+        "/three/",  "/apps/x.js", "/favicon.ico", "",    "/index.htm",
     };
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
         ck_assert_msg(map(absent[i], path, &dir) == KN_VFILES_NOT_FOUND, "%s", absent[i]);
     static const char *const refused[] = {
-        "/app/../etc/passwd", "/app/..", "/app/a/../../x", "/three/./x.js", "/app/.hidden",
-        "/app/a//b.js", "/app/a\\b.js", "/app/a\x01.js", "/app/x/", "/../etc/passwd",
+        "/app/../etc/passwd", "/app/..",      "/app/a/../../x", "/three/./x.js", "/app/.hidden",
+        "/app/a//b.js",       "/app/a\\b.js", "/app/a\x01.js",  "/app/x/",       "/../etc/passwd",
         "/app/a/.git/config", "/three/..%2f",
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
@@ -212,9 +212,9 @@ START_TEST(symlinks_stay_inside)
     ck_assert(kn_vfiles_inside(dir, file));
     ck_assert(kn_vfiles_inside(dir, in_link));
     ck_assert(!kn_vfiles_inside(dir, out_link));
-    ck_assert(!kn_vfiles_inside(dir, sub));          /* a folder is not served */
+    ck_assert(!kn_vfiles_inside(dir, sub)); /* a folder is not served */
     ck_assert(!kn_vfiles_inside(dir, outside));
-    ck_assert(!kn_vfiles_inside(sub, file));         /* ../ of the folder */
+    ck_assert(!kn_vfiles_inside(sub, file)); /* ../ of the folder */
     unlink(in_link);
     unlink(out_link);
     unlink(file);

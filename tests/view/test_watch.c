@@ -422,7 +422,7 @@ END_TEST
 
 START_TEST(bad_datagrams_counted)
 {
-    static const uint8_t junk[] = {0x4B, 0x4E, 0x01, 0x85, 0, 0, 0, 0, 0x70, 0, 0, 0};
+    static const uint8_t junk[] = { 0x4B, 0x4E, 0x01, 0x85, 0, 0, 0, 0, 0x70, 0, 0, 0 };
     kn_watch_datagram(W, junk, sizeof junk, now);
     kn_watch_datagram(W, junk, 1, now);
     struct kn_krp_msg m;

@@ -60,7 +60,8 @@ static void setup(void)
     R = kn_rules_new(&p, &io, now);
     ck_assert_ptr_nonnull(R);
     kn_rules_backend(R, true);
-    struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(40000),
+    struct sockaddr_in sin = { .sin_family = AF_INET,
+                               .sin_port = htons(40000),
                                .sin_addr.s_addr = htonl(0x7f000001) };
     ck_assert_int_eq(kn_addr_set(&peer, (struct sockaddr *)&sin), 0);
 }
@@ -110,9 +111,9 @@ START_TEST(rules_answer_chunks)
         doc[i] = (char)('a' + i % 26);
     ck_assert_int_eq(kn_rules_set_world(R, doc, sizeof doc), 0);
     send_type(KN_KRP_HELLO, 1, 0);
-    ck_assert_uint_eq(last()->u.hello_ack.capabilities,
-                      KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD | KN_KRP_CAP_SESSIONS |
-                          KN_KRP_CAP_ESTOP_INFO);
+    ck_assert_uint_eq(last()->u.hello_ack.capabilities, KN_KRP_CAP_GROUND_TRUTH | KN_KRP_CAP_WORLD |
+                                                            KN_KRP_CAP_SESSIONS |
+                                                            KN_KRP_CAP_ESTOP_INFO);
     char got[1000];
     uint32_t off = 0;
     for (int k = 0; off < sizeof doc; k++) {
@@ -219,7 +220,8 @@ END_TEST
 static const cJSON *find_part(const cJSON *parts, const char *kind, const char *tag)
 {
     const cJSON *p;
-    cJSON_ArrayForEach(p, parts) {
+    cJSON_ArrayForEach(p, parts)
+    {
         if (strcmp(cJSON_GetObjectItem(p, "kind")->valuestring, kind) == 0 &&
             strcmp(cJSON_GetObjectItem(p, "tag")->valuestring, tag) == 0)
             return p;
@@ -232,8 +234,8 @@ static const cJSON *find_part(const cJSON *parts, const char *kind, const char *
 START_TEST(doc_engine_step)
 {
     char note[512];
-    cJSON *o = build("engine", config_file("robots/kenaf.json"),
-                     config_file("terrains/step.json"), note, sizeof note, NULL);
+    cJSON *o = build("engine", config_file("robots/kenaf.json"), config_file("terrains/step.json"),
+                     note, sizeof note, NULL);
     ck_assert_str_eq(note, "");
     cJSON *t = cJSON_GetObjectItem(o, "terrain");
     ck_assert_str_eq(cJSON_GetObjectItem(t, "type")->valuestring, "step");
@@ -244,8 +246,8 @@ START_TEST(doc_engine_step)
     ck_assert_double_eq_tol(cJSON_GetArrayItem(c, 0)->valuedouble, 1.0, 1e-6);
     ck_assert_double_eq_tol(cJSON_GetArrayItem(h, 0)->valuedouble, 1.0, 1e-6);
     ck_assert_double_eq_tol(cJSON_GetArrayItem(h, 1)->valuedouble, 1.5, 1e-6);
-    ck_assert_double_eq_tol(cJSON_GetArrayItem(c, 2)->valuedouble +
-                            cJSON_GetArrayItem(h, 2)->valuedouble, 0.10, 1e-6);
+    ck_assert_double_eq_tol(
+        cJSON_GetArrayItem(c, 2)->valuedouble + cJSON_GetArrayItem(h, 2)->valuedouble, 0.10, 1e-6);
     ck_assert_ptr_null(cJSON_GetObjectItem(t, "heights"));
     cJSON_Delete(o);
 }
@@ -265,7 +267,8 @@ START_TEST(doc_engine_heightfield)
     ck_assert_int_eq(cJSON_GetArraySize(z), 31 * 21);
     double max = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, z) {
+    cJSON_ArrayForEach(e, z)
+    {
         if (e->valuedouble > max)
             max = e->valuedouble;
     }
@@ -280,8 +283,7 @@ START_TEST(doc_deterministic)
     char note[512], *a, *b, *c;
     cJSON_Delete(build("engine", NULL, config_file("terrains/step.json"), note, sizeof note, &a));
     cJSON_Delete(build("engine", NULL, config_file("terrains/step.json"), note, sizeof note, &b));
-    cJSON_Delete(build("engine", NULL, config_file("terrains/stairs.json"), note, sizeof note,
-                       &c));
+    cJSON_Delete(build("engine", NULL, config_file("terrains/stairs.json"), note, sizeof note, &c));
     ck_assert_str_eq(a, b);
     ck_assert_str_ne(a, c);
     ck_assert(strncmp(a, c, 24) != 0); /* the generation differs */

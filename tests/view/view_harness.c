@@ -24,7 +24,8 @@ static int connect_rcvbuf(int port, int rcvbuf)
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)port),
                              .sin_addr.s_addr = htonl(0x7f000001) };
     ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
     return fd;
@@ -129,7 +130,8 @@ int vw_http_method(int port, const char *method, const char *path)
     char req[512], head[4096];
     snprintf(req, sizeof req,
              "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 0\r\n"
-             "Connection: close\r\n\r\n", method, path, port);
+             "Connection: close\r\n\r\n",
+             method, path, port);
     h_write_all(w.fd, req, strlen(req));
     int status = read_head(&w, head, sizeof head, H_LONG_MS);
     close(w.fd);
@@ -147,7 +149,8 @@ int vw_ws_connect(struct vw_ws *w, int port, const char *path, const char *extra
     snprintf(req, sizeof req,
              "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
              "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-             "Sec-WebSocket-Version: 13\r\n%s\r\n", path, port, extra ? extra : "");
+             "Sec-WebSocket-Version: 13\r\n%s\r\n",
+             path, port, extra ? extra : "");
     h_write_all(w->fd, req, strlen(req));
     int status = read_head(w, head, sizeof head, H_LONG_MS);
     if (status == 101) {
@@ -173,7 +176,7 @@ void vw_ws_open(struct vw_ws *w, int port)
 void vw_ws_frame(struct vw_ws *w, uint8_t b0, bool mask, uint64_t declared, const void *payload,
                  size_t len)
 {
-    static const uint8_t key[4] = {0x37, 0xfa, 0x21, 0x3d};
+    static const uint8_t key[4] = { 0x37, 0xfa, 0x21, 0x3d };
     uint8_t *f = malloc(14 + len);
     ck_assert_ptr_nonnull(f);
     size_t n = 0;
@@ -337,7 +340,7 @@ void vw_ws_close(struct vw_ws *w, bool clean)
     if (w->fd < 0)
         return;
     if (clean) {
-        const uint8_t code[2] = {0x03, 0xE8};
+        const uint8_t code[2] = { 0x03, 0xE8 };
         vw_ws_frame(w, 0x80 | VW_OP_CLOSE, true, 2, code, 2);
         vw_ws_ended(w, H_LONG_MS);
     }

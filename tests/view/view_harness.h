@@ -35,10 +35,10 @@ int vw_http_method(int port, const char *method, const char *path);
 
 struct vw_ws {
     int fd;
-    uint8_t *buf;              /* received, not yet taken */
+    uint8_t *buf; /* received, not yet taken */
     size_t len, cap;
     bool eof;
-    int close_code;            /* from the server's close frame, or 0 */
+    int close_code; /* from the server's close frame, or 0 */
 };
 
 /* Handshake at path with extra header lines ("Name: value\r\n"..., may be

@@ -41,9 +41,11 @@ static void measure(int robots, const char *view)
     drive_all(&d, u, robots);
     snprintf(name, sizeof name, "bench-%d-robots", robots);
     vb_browser_start(&b, vb_shot_dir(name), W, H);
-    cJSON_Delete(vb_cmd(&b, 30000, "{\"cmd\":\"open\",\"url\":\"%s?view=%s&report=5\"}", url, view));
+    cJSON_Delete(
+        vb_cmd(&b, 30000, "{\"cmd\":\"open\",\"url\":\"%s?view=%s&report=5\"}", url, view));
     char expr[160];
-    snprintf(expr, sizeof expr, "window.kenafView.robots.filter(r => r.state).length === %d", robots);
+    snprintf(expr, sizeof expr, "window.kenafView.robots.filter(r => r.state).length === %d",
+             robots);
     cJSON_Delete(vb_cmd(&b, 30000, "{\"cmd\":\"until\",\"ms\":25000,\"expr\":\"%s\"}", expr));
     /* warm up (shaders, first frames, the drawing resolution settling:
      * tools/view/web/render_scale.js), driving all the while */
@@ -55,12 +57,14 @@ static void measure(int robots, const char *view)
     double lat0 = vb_num(l0, "value");
     cJSON_Delete(l0);
     /* frames counted by the page while this side keeps the robots driving */
-    cJSON *f0 = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"[window.kenafView.frames, performance.now()]\"}");
+    cJSON *f0 = vb_cmd(
+        &b, 5000, "{\"cmd\":\"eval\",\"expr\":\"[window.kenafView.frames, performance.now()]\"}");
     for (int t = 0; t < MEASURE_MS; t += 100) {
         keep_driving(u, robots);
         h_sleep_ms(100);
     }
-    cJSON *f1 = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"[window.kenafView.frames, performance.now()]\"}");
+    cJSON *f1 = vb_cmd(
+        &b, 5000, "{\"cmd\":\"eval\",\"expr\":\"[window.kenafView.frames, performance.now()]\"}");
     double fps = 1000 * (vb_num(f1, "value.0") - vb_num(f0, "value.0")) /
                  (vb_num(f1, "value.1") - vb_num(f0, "value.1"));
     cJSON_Delete(f0);
@@ -78,7 +82,8 @@ static void measure(int robots, const char *view)
 
     double n = vb_num(lat, "value.n");
     printf("FIGURE view_fps_%d_robots %.1f frames/s (%dx%d window drawn at %.0f %%, headless "
-           "Chromium, software WebGL)\n", robots, fps, W, H, 100 * vb_num(scale, "value"));
+           "Chromium, software WebGL)\n",
+           robots, fps, W, H, 100 * vb_num(scale, "value"));
     printf("FIGURE view_latency_p50_%d_robots %.1f ms (%.0f states)\n", robots,
            vb_num(lat, "value.p50"), n);
     printf("FIGURE view_latency_p95_%d_robots %.1f ms\n", robots, vb_num(lat, "value.p95"));
@@ -86,10 +91,12 @@ static void measure(int robots, const char *view)
     fflush(stdout);
     ck_assert_msg(fps > 1, "the page draws no frames");
     if (n <= 10 * robots) {
-        cJSON *st = vb_cmd(&b, 10000, "{\"cmd\":\"eval\",\"expr\":\"fetch('api/stats').then(r => r.text())\"}");
+        cJSON *st = vb_cmd(
+            &b, 10000, "{\"cmd\":\"eval\",\"expr\":\"fetch('api/stats').then(r => r.text())\"}");
         cJSON *v = cJSON_GetObjectItem(st, "value");
-        ck_abort_msg("the page measured only %.0f state frames; kenaf-view's counters: %s\nits stderr:\n%s",
-                     n, cJSON_IsString(v) ? v->valuestring : "?", h_stderr(&view_proc));
+        ck_abort_msg(
+            "the page measured only %.0f state frames; kenaf-view's counters: %s\nits stderr:\n%s",
+            n, cJSON_IsString(v) ? v->valuestring : "?", h_stderr(&view_proc));
     }
     cJSON_Delete(lat);
     cJSON_Delete(work);
@@ -114,8 +121,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"one_robot", one_robot, 300, NULL, NULL},
-        {"ten_robots", ten_robots, 300, NULL, NULL},
+        { "one_robot", one_robot, 300, NULL, NULL },
+        { "ten_robots", ten_robots, 300, NULL, NULL },
     };
     return vb_main("view-bench", cases, sizeof cases / sizeof cases[0]);
 }

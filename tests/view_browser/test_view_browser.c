@@ -79,25 +79,26 @@ static struct kn_krp_status settled(void)
  * 1 deg), then a little longer so the drawing has caught up with it. */
 static void page_has(const struct kn_krp_status *s)
 {
-    bool has = vb_try(&b, 15000,
-           "{\"cmd\":\"until\",\"ms\":10000,\"expr\":\"(() => { const r = window.kenafView.robots[0];"
-           " if (!r || !r.state) return false; const s = r.state;"
-           " return Math.abs(s.pos[0] - %.4f) < 0.005 && Math.abs(s.pos[1] - %.4f) < 0.005 &&"
-           " s.flippers.every((a, k) => Math.abs(a - [%.4f, %.4f, %.4f, %.4f][k]) < 0.02); })()\"}",
-           pos_m(s, 0), pos_m(s, 1), s->flipper_cdeg[0] * M_PI / 18000,
-           s->flipper_cdeg[1] * M_PI / 18000, s->flipper_cdeg[2] * M_PI / 18000,
-           s->flipper_cdeg[3] * M_PI / 18000);
+    bool has = vb_try(
+        &b, 15000,
+        "{\"cmd\":\"until\",\"ms\":10000,\"expr\":\"(() => { const r = window.kenafView.robots[0];"
+        " if (!r || !r.state) return false; const s = r.state;"
+        " return Math.abs(s.pos[0] - %.4f) < 0.005 && Math.abs(s.pos[1] - %.4f) < 0.005 &&"
+        " s.flippers.every((a, k) => Math.abs(a - [%.4f, %.4f, %.4f, %.4f][k]) < 0.02); })()\"}",
+        pos_m(s, 0), pos_m(s, 1), s->flipper_cdeg[0] * M_PI / 18000,
+        s->flipper_cdeg[1] * M_PI / 18000, s->flipper_cdeg[2] * M_PI / 18000,
+        s->flipper_cdeg[3] * M_PI / 18000);
     if (!has) {
-        cJSON *a = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":"
-                                    "\"JSON.stringify(window.kenafView.robots[0].state)\"}");
+        cJSON *a = vb_cmd(&b, 5000,
+                          "{\"cmd\":\"eval\",\"expr\":"
+                          "\"JSON.stringify(window.kenafView.robots[0].state)\"}");
         cJSON *v = cJSON_GetObjectItem(a, "value");
         struct kn_krp_status now = status();
         ck_abort_msg("the page never held the robot at (%.3f, %.3f) m, flippers (%d, %d, %d, "
                      "%d) cdeg in 10 s; its state: %s; STATUS now (%.3f, %.3f) m",
                      pos_m(s, 0), pos_m(s, 1), s->flipper_cdeg[0], s->flipper_cdeg[1],
                      s->flipper_cdeg[2], s->flipper_cdeg[3],
-                     cJSON_IsString(v) ? v->valuestring : "(none)", pos_m(&now, 0),
-                     pos_m(&now, 1));
+                     cJSON_IsString(v) ? v->valuestring : "(none)", pos_m(&now, 0), pos_m(&now, 1));
     }
     h_sleep_ms(300);
 }
@@ -120,9 +121,11 @@ static cJSON *shot(const char *name)
     cJSON *a = vb_cmd(&b, 20000, "{\"cmd\":\"shot\",\"name\":\"%s\"}", name);
     printf("%s: body %.0f px at (%.1f, %.1f), flippers %.0f px\n", name, vb_num(a, "body.n"),
            cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "body"), "cx"))
-               ? vb_num(a, "body.cx") : -1,
+               ? vb_num(a, "body.cx")
+               : -1,
            cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "body"), "cy"))
-               ? vb_num(a, "body.cy") : -1,
+               ? vb_num(a, "body.cy")
+               : -1,
            vb_num(a, "flipper.n"));
     fflush(stdout);
     return a;
@@ -133,8 +136,8 @@ static cJSON *shot(const char *name)
 static void assert_drawn(const cJSON *a, const char *name, double min_px)
 {
     double n = vb_num(a, "body.n") + vb_num(a, "flipper.n");
-    ck_assert_msg(n >= min_px, "%s: the robot is not drawn (%.0f robot pixels, want >= %.0f)",
-                  name, n, min_px);
+    ck_assert_msg(n >= min_px, "%s: the robot is not drawn (%.0f robot pixels, want >= %.0f)", name,
+                  n, min_px);
 }
 
 static void drive_until_moved(double metres, int left_mm_s, int right_mm_s)
@@ -154,7 +157,7 @@ static void drive_until_moved(double metres, int left_mm_s, int right_mm_s)
 
 static void set_flippers(int cdeg_front, int cdeg_rear)
 {
-    const int32_t t[4] = {cdeg_front, cdeg_front, cdeg_rear, cdeg_rear};
+    const int32_t t[4] = { cdeg_front, cdeg_front, cdeg_rear, cdeg_rear };
     h_flipper(&u, 0, 0, 0x0f, t);
     uint64_t end = h_now_us() + 10000000u;
     for (;;) {
@@ -191,9 +194,10 @@ START_TEST(robot_drawn_moves_flippers_ptz)
     cJSON *a = shot("top-start");
     assert_drawn(a, "top-start", 500);
     /* drawn where it is: the view is centred on the robot's start */
-    ck_assert_msg(fabs(vb_num(a, "body.cx") - W / 2.0) < 25 && fabs(vb_num(a, "body.cy") - H / 2.0) < 25,
-                  "top-start: robot drawn at (%.0f, %.0f), not at the centre",
-                  vb_num(a, "body.cx"), vb_num(a, "body.cy"));
+    ck_assert_msg(fabs(vb_num(a, "body.cx") - W / 2.0) < 25 &&
+                      fabs(vb_num(a, "body.cy") - H / 2.0) < 25,
+                  "top-start: robot drawn at (%.0f, %.0f), not at the centre", vb_num(a, "body.cx"),
+                  vb_num(a, "body.cy"));
 
     drive_until_moved(0.35, 200, 200);
     struct kn_krp_status s1 = settled();
@@ -213,14 +217,15 @@ START_TEST(robot_drawn_moves_flippers_ptz)
                   "the robot moved the wrong way on the picture (%.1f, %.1f) px for (%.1f, %.1f)",
                   mx, my, ex, ey);
     ck_assert_msg(fabs(hypot(mx, my) - elen) < 0.25 * elen + 5,
-                  "the robot moved %.1f px on the picture for %.1f px expected", hypot(mx, my), elen);
+                  "the robot moved %.1f px on the picture for %.1f px expected", hypot(mx, my),
+                  elen);
     cJSON_Delete(a);
     cJSON_Delete(m);
 
     /* side view from the right: raised flippers reach higher and shorter */
-    snprintf(q, sizeof q, "view=orbit&eye=%.3f,%.3f,%.3f&at=%.3f,%.3f,%.3f&aa=0",
-             pos_m(&s1, 0), pos_m(&s1, 1) - 2.0, pos_m(&s1, 2) + 0.25, pos_m(&s1, 0),
-             pos_m(&s1, 1), pos_m(&s1, 2));
+    snprintf(q, sizeof q, "view=orbit&eye=%.3f,%.3f,%.3f&at=%.3f,%.3f,%.3f&aa=0", pos_m(&s1, 0),
+             pos_m(&s1, 1) - 2.0, pos_m(&s1, 2) + 0.25, pos_m(&s1, 0), pos_m(&s1, 1),
+             pos_m(&s1, 2));
     open_page(q);
     page_has(&s1);
     cJSON *f0 = shot("side-flippers-0");
@@ -251,12 +256,15 @@ START_TEST(robot_drawn_moves_flippers_ptz)
     cJSON_Delete(shot("ptz-pan-0-again"));
     for (int i = 0; i < 6; i++)
         cJSON_Delete(vb_cmd(&b, 5000, "{\"cmd\":\"click\",\"selector\":\"#pan-left\"}"));
-    cJSON_Delete(vb_cmd(&b, 5000, "{\"cmd\":\"until\",\"ms\":3000,"
-                                  "\"expr\":\"window.kenafView.ptz.pan === 30\"}"));
+    cJSON_Delete(vb_cmd(&b, 5000,
+                        "{\"cmd\":\"until\",\"ms\":3000,"
+                        "\"expr\":\"window.kenafView.ptz.pan === 30\"}"));
     h_sleep_ms(300);
     cJSON_Delete(shot("ptz-pan-30"));
-    cJSON *same = vb_cmd(&b, 5000, "{\"cmd\":\"differ\",\"a\":\"ptz-pan-0\",\"b\":\"ptz-pan-0-again\"}");
-    cJSON *turned = vb_cmd(&b, 5000, "{\"cmd\":\"differ\",\"a\":\"ptz-pan-0\",\"b\":\"ptz-pan-30\"}");
+    cJSON *same =
+        vb_cmd(&b, 5000, "{\"cmd\":\"differ\",\"a\":\"ptz-pan-0\",\"b\":\"ptz-pan-0-again\"}");
+    cJSON *turned =
+        vb_cmd(&b, 5000, "{\"cmd\":\"differ\",\"a\":\"ptz-pan-0\",\"b\":\"ptz-pan-30\"}");
     printf("PTZ: %.3f of the picture changed standing still, %.3f after a 30 deg pan\n",
            vb_num(same, "fraction"), vb_num(turned, "fraction"));
     fflush(stdout);
@@ -290,20 +298,25 @@ START_TEST(no_signal_and_back)
     h_signal(&d.proc, SIGTERM);
     ck_assert_int_ge(h_wait_exit(&d.proc, H_LONG_MS), 0);
     ck_assert_msg(page_true("!window.kenafView.robots[0].linkUp && "
-                            "!document.getElementById('nosignal').hidden", 8000),
+                            "!document.getElementById('nosignal').hidden",
+                            8000),
                   "no \"no signal\" while the daemon is away");
     cJSON_Delete(shot("no-signal-daemon"));
-    cJSON *n = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.robots[0].states\"}");
+    cJSON *n =
+        vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.robots[0].states\"}");
     double states = vb_num(n, "value");
     cJSON_Delete(n);
     vb_daemon_restart(&d, "step", port);
     char expr[256];
-    snprintf(expr, sizeof expr, "window.kenafView.robots[0].linkUp && "
+    snprintf(expr, sizeof expr,
+             "window.kenafView.robots[0].linkUp && "
              "window.kenafView.robots[0].states > %.0f + 10 && "
-             "document.getElementById('nosignal').hidden", states);
+             "document.getElementById('nosignal').hidden",
+             states);
     ck_assert_msg(page_true(expr, 30000),
                   "the page did not come back with the daemon; kenaf-view's stderr:\n%s\n"
-                  "kenaf-simd's:\n%s", h_stderr(&view), h_stderr(&d.proc));
+                  "kenaf-simd's:\n%s",
+                  h_stderr(&view), h_stderr(&d.proc));
     cJSON_Delete(shot("daemon-back"));
 
     /* kenaf-view itself restarts on its port: the page reconnects alone */
@@ -312,17 +325,19 @@ START_TEST(no_signal_and_back)
     h_signal(&view, SIGTERM);
     ck_assert_int_ge(h_wait_exit(&view, H_LONG_MS), 0);
     ck_assert_msg(page_true("!window.kenafView.connected && "
-                            "!document.getElementById('nosignal').hidden", 8000),
+                            "!document.getElementById('nosignal').hidden",
+                            8000),
                   "no \"no signal\" while kenaf-view is away");
     cJSON_Delete(shot("no-signal-view"));
     char listen[64], robot[64];
     snprintf(listen, sizeof listen, "127.0.0.1:%d", vport);
     snprintf(robot, sizeof robot, "127.0.0.1:%d", port);
-    char *argv[] = {getenv("KN_VIEW"), "--listen", listen, "--robot", robot, NULL};
+    char *argv[] = { getenv("KN_VIEW"), "--listen", listen, "--robot", robot, NULL };
     h_spawn(&view, argv, NULL, "kenaf-view-2.stderr");
     ck_assert_msg(page_true("window.kenafView.connected && window.kenafView.connects >= 2 && "
                             "window.kenafView.robots[0].linkUp && "
-                            "document.getElementById('nosignal').hidden", 30000),
+                            "document.getElementById('nosignal').hidden",
+                            30000),
                   "the page did not reconnect to kenaf-view; its stderr:\n%s", h_stderr(&view));
     cJSON_Delete(shot("view-back"));
 }
@@ -331,8 +346,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        {"robot_drawn_moves_flippers_ptz", robot_drawn_moves_flippers_ptz, 240, setup, teardown},
-        {"no_signal_and_back", no_signal_and_back, 240, setup, teardown},
+        { "robot_drawn_moves_flippers_ptz", robot_drawn_moves_flippers_ptz, 240, setup, teardown },
+        { "no_signal_and_back", no_signal_and_back, 240, setup, teardown },
     };
     return vb_main("view-browser", cases, sizeof cases / sizeof cases[0]);
 }

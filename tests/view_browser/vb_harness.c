@@ -29,8 +29,10 @@ static bool tools_ready(char *why, size_t len)
 {
     const char *chromium = env_or("CHROMIUM", "/usr/bin/chromium");
     if (!executable(chromium)) {
-        snprintf(why, len, "no Chromium at %s (Debian package \"chromium\"; tools/install-deps "
-                 "installs it)", chromium);
+        snprintf(why, len,
+                 "no Chromium at %s (Debian package \"chromium\"; tools/install-deps "
+                 "installs it)",
+                 chromium);
         return false;
     }
     if (!h_which("node")) {
@@ -51,8 +53,10 @@ static bool tools_ready(char *why, size_t len)
     int rc = pclose(f);
     path[strcspn(path, "\n")] = '\0';
     if (rc != 0 || !path[0]) {
-        snprintf(why, len, "playwright-core is not installed and could not be (%s failed: "
-                 "no network and no cached copy?)", cmd);
+        snprintf(why, len,
+                 "playwright-core is not installed and could not be (%s failed: "
+                 "no network and no cached copy?)",
+                 cmd);
         return false;
     }
     setenv("NODE_PATH", path, 1);
@@ -100,8 +104,10 @@ void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
     } else {
         /* one engine for all: a spawned engine each would take the CPUs
          * the browser is measured on */
-        const char *extra[] = {"--terrain", "flat", "--sen-rate", "STA=50", "--sen-rate",
-                               "GroundTruth=50", "--sen-rate", "Encoder=50", "--quiet", NULL};
+        const char *extra[] = { "--terrain",  "flat",       "--sen-rate",
+                                "STA=50",     "--sen-rate", "GroundTruth=50",
+                                "--sen-rate", "Encoder=50", "--quiet",
+                                NULL };
         int eport = h_engine_start(&engine, extra, false);
         size_t n = (size_t)snprintf(json, sizeof json, "[");
         for (int i = 0; i < count && n < sizeof json; i++)
@@ -172,8 +178,8 @@ void vb_browser_start(struct vb_browser *b, const char *shot_dir, int w, int h)
     snprintf(profile, sizeof profile, "PROFILE_PARENT=%s", h_path(""));
     snprintf(ws, sizeof ws, "VIEW_W=%d", w);
     snprintf(hs, sizeof hs, "VIEW_H=%d", h);
-    char *argv[] = {(char *)h_which("node"), script, NULL};
-    char *env[] = {shots, profile, ws, hs, NULL};
+    char *argv[] = { (char *)h_which("node"), script, NULL };
+    char *env[] = { shots, profile, ws, hs, NULL };
     memset(b, 0, sizeof *b);
     h_spawn(&b->proc, argv, env, "browser.stderr");
     /* Chromium's start can take a while on a busy machine */

@@ -40,7 +40,7 @@ void vb_view_start(struct h_proc *p, struct h_daemon *d, char *url, size_t len);
 
 struct vb_browser {
     struct h_proc proc;
-    int fd;                 /* the command connection */
+    int fd; /* the command connection */
     char buf[1 << 16];
     size_t len;
 };

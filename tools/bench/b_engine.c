@@ -73,8 +73,7 @@ static cJSON *validate_once(const struct kn_bench_opts *o, const char *engine,
         int n = snprintf(q.scratch, sizeof q.scratch, "%.100s/%.20s", o->scratch, tag);
         if (n >= (int)sizeof q.scratch || mkdir(q.scratch, 0755) < 0 ||
             quick_dir(&q, dir, sizeof dir) < 0) {
-            fprintf(stderr, "kenaf-bench: engine: cannot set up %s (config %s)\n", dir,
-                    config_dir);
+            fprintf(stderr, "kenaf-bench: engine: cannot set up %s (config %s)\n", dir, config_dir);
             return NULL;
         }
         argv[a++] = "--dir";
@@ -99,8 +98,8 @@ static cJSON *validate_once(const struct kn_bench_opts *o, const char *engine,
     /* 0: every outcome as expected; 1: an outcome differed (reported, not
      * a benchmark failure); anything else is */
     if (!WIFEXITED(st) || WEXITSTATUS(st) > 1) {
-        fprintf(stderr, "kenaf-bench: engine: %s --validate failed (status %d): %s\n", engine,
-                st, kn_bench_log_tail(errlog));
+        fprintf(stderr, "kenaf-bench: engine: %s --validate failed (status %d): %s\n", engine, st,
+                kn_bench_log_tail(errlog));
         return NULL;
     }
     char *text = slurp(out);
@@ -126,7 +125,8 @@ static double row_rtf(const cJSON *v, const char *const *names)
 {
     for (; *names; names++) {
         const cJSON *r;
-        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(v, "rows")) {
+        cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(v, "rows"))
+        {
             const cJSON *n = cJSON_GetObjectItemCaseSensitive(r, "scenario");
             if (cJSON_IsString(n) && strcmp(n->valuestring, *names) == 0)
                 return num(r, "rtf");
@@ -196,7 +196,8 @@ int kn_bench_engine(const struct kn_bench_opts *o, cJSON *root)
     cJSON *list = cJSON_AddArrayToObject(j, "scenarios");
     const cJSON *r;
     int bad = 0;
-    cJSON_ArrayForEach(r, rows) {
+    cJSON_ArrayForEach(r, rows)
+    {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(r, "scenario");
         const cJSON *rtf = cJSON_GetObjectItemCaseSensitive(r, "rtf");
         const cJSON *ok = cJSON_GetObjectItemCaseSensitive(r, "ok");

@@ -99,7 +99,8 @@ int kn_bench_keycost(const struct kn_bench_opts *o, cJSON *root)
     return 0;
 #else
     (void)o, (void)root;
-    fprintf(stderr, "kenaf-bench: keycost: built without shared-key support (-Dkeys, nettle-dev)\n");
+    fprintf(stderr,
+            "kenaf-bench: keycost: built without shared-key support (-Dkeys, nettle-dev)\n");
     return -1;
 #endif
 }

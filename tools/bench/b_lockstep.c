@@ -48,8 +48,8 @@ static int scenario_run(const struct kn_bench_opts *o, const char *sim_run, cons
     char scen[512], log[300];
     snprintf(scen, sizeof scen, "%s/scenarios/ci/%s", o->config_dir, scenario);
     snprintf(log, sizeof log, "%s/lockstep-%s-%s.log", o->scratch, speed, scenario);
-    char *argv[] = {(char *)sim_run, "--scenario", scen, "--speed", (char *)speed, "--",
-                    (char *)prog, NULL};
+    char *argv[] = { (char *)sim_run, "--scenario", scen,         "--speed",
+                     (char *)speed,   "--",         (char *)prog, NULL };
     struct kn_bench_proc p;
     uint64_t t0 = kn_bench_now_ns();
     if (kn_bench_spawn(&p, argv, log, NULL, cpu) != 0) {
@@ -96,7 +96,7 @@ static int speedups(const struct kn_bench_opts *o, cJSON *j, cJSON *targets)
     }
     static const struct {
         const char *scenario, *prog;
-    } runs[] = {{"square.json", "square"}, {"climb-step.json", "climb_step"}};
+    } runs[] = { { "square.json", "square" }, { "climb-step.json", "climb_step" } };
     int n = o->quick ? 1 : 2;
     cJSON *list = cJSON_AddArrayToObject(j, "runs");
     for (int i = 0; i < n; i++) {
@@ -193,8 +193,8 @@ static int round_trips(const struct kn_bench_opts *o, cJSON *j)
     snprintf(cfg, sizeof cfg, "%s/lockstep-simd.json", o->scratch);
     snprintf(dlog, sizeof dlog, "%s/lockstep-simd.log", o->scratch);
     snprintf(sock, sizeof sock, "%s/lockstep.sock", o->scratch);
-    char *eargv[] = {(char *)o->engine, "--listen", "127.0.0.1:0", "--pace", "step",
-                     "--sen-rate", "GroundTruth=50", "--sen-rate", "Encoder=50", NULL};
+    char *eargv[] = { (char *)o->engine, "--listen",       "127.0.0.1:0", "--pace",     "step",
+                      "--sen-rate",      "GroundTruth=50", "--sen-rate",  "Encoder=50", NULL };
     struct kn_bench_proc eng, simd;
     if (kn_bench_spawn(&eng, eargv, elog, eerr, -1) != 0) {
         fprintf(stderr, "kenaf-bench: lockstep: cannot start %s\n", o->engine);
@@ -208,22 +208,23 @@ static int round_trips(const struct kn_bench_opts *o, cJSON *j)
         kn_bench_stop(&eng, 1000);
         return -1;
     }
-    fprintf(f, "{ \"log_level\": \"warn\", \"stats_socket\": \"%s\", \"robots\": [ { \"name\": "
-               "\"kenaf\", \"listen\": \"127.0.0.1:%d\", \"backend\": { \"type\": \"engine\", "
-               "\"address\": \"127.0.0.1:%d\", \"lockstep\": true } } ] }\n",
+    fprintf(f,
+            "{ \"log_level\": \"warn\", \"stats_socket\": \"%s\", \"robots\": [ { \"name\": "
+            "\"kenaf\", \"listen\": \"127.0.0.1:%d\", \"backend\": { \"type\": \"engine\", "
+            "\"address\": \"127.0.0.1:%d\", \"lockstep\": true } } ] }\n",
             sock, port, eport);
     fclose(f);
-    char *dargv[] = {(char *)o->simd, "--config", cfg, NULL};
+    char *dargv[] = { (char *)o->simd, "--config", cfg, NULL };
     if (kn_bench_spawn(&simd, dargv, dlog, NULL, -1) != 0) {
         kn_bench_stop(&eng, 1000);
         return -1;
     }
-    struct client c = {.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)};
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct client c = { .fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) };
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = {.tv_sec = 1};
+    struct timeval tv = { .tv_sec = 1 };
     int rc = -1;
-    struct kn_bench_samples s1 = {0}, s20 = {0}, sq = {0};
+    struct kn_bench_samples s1 = { 0 }, s20 = { 0 }, sq = { 0 };
     if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&a, sizeof a) < 0 ||
         setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
         goto out;

@@ -122,8 +122,8 @@ static void round_trip(struct client *c, bool record)
     if (c->key) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        c->counter = kn_krpmac_counter_next(c->counter,
-                                            (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+        c->counter =
+            kn_krpmac_counter_next(c->counter, (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
         len = kn_krpmac_sign(c->key, c->counter, buf, len, sizeof buf);
     }
 #endif
@@ -150,10 +150,10 @@ static void round_trip(struct client *c, bool record)
         bool match;
         if (c->krp)
             match = kn_krp_decode(buf, (size_t)n, &m) == KN_KRP_OK && m.h.type == KN_KRP_STATUS &&
-                m.u.status.req_seq == seq;
+                    m.u.status.req_seq == seq;
         else
             match = n >= 8 &&
-                (uint32_t)(buf[4] | buf[5] << 8 | buf[6] << 16 | (uint32_t)buf[7] << 24) == seq;
+                    (uint32_t)(buf[4] | buf[5] << 8 | buf[6] << 16 | (uint32_t)buf[7] << 24) == seq;
         if (!match)
             continue; /* a late answer to an earlier question */
         /* stopped once the answer is checked: decoding (and the key's
@@ -181,7 +181,8 @@ static int make_key(const struct kn_bench_opts *o, struct kn_krpmac_key *k, char
                     size_t pathlen, char *err, size_t errlen)
 {
     uint8_t raw[32];
-    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw || kn_krpmac_key_set(k, raw, sizeof raw)) {
+    if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw ||
+        kn_krpmac_key_set(k, raw, sizeof raw)) {
         snprintf(err, errlen, "cannot make a key: %s", strerror(errno));
         return -1;
     }

@@ -250,7 +250,7 @@ void kn_gen_step(struct kn_gen *g, struct kn_simd *d, double rate, double second
     out->cpu_us_per_dgram =
         cpu0 >= 0 && cpu1 >= 0 && handled > 0 ? (cpu1 - cpu0) / handled * 1e6 : NAN;
     out->zero_loss = out->stats_ok && out->sent > 0 && out->in == (double)out->sent &&
-        out->acked == (double)out->sent && out->relayed == out->sent;
+                     out->acked == (double)out->sent && out->relayed == out->sent;
 }
 
 cJSON *kn_gen_step_json(const struct kn_step *s)

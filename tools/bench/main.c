@@ -46,37 +46,35 @@ static const struct bench benches[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: kenaf-bench [--quick] [--only LIST] [--json FILE] [options]\n"
-            "\n"
-            "Measures kenaf-simd, libkenaf_sim and kenaf-engine against baselines run\n"
-            "in the same process, prints a table with the targets, writes JSON.\n"
-            "\n"
-            "  --quick            seconds instead of minutes (short durations, small ramp)\n"
-            "  --only LIST        comma-separated benchmarks (default: all):\n");
+    fprintf(f, "usage: kenaf-bench [--quick] [--only LIST] [--json FILE] [options]\n"
+               "\n"
+               "Measures kenaf-simd, libkenaf_sim and kenaf-engine against baselines run\n"
+               "in the same process, prints a table with the targets, writes JSON.\n"
+               "\n"
+               "  --quick            seconds instead of minutes (short durations, small ramp)\n"
+               "  --only LIST        comma-separated benchmarks (default: all):\n");
     for (size_t i = 0; i < NBENCH; i++)
         fprintf(f, "                       %-11s %s\n", benches[i].name, benches[i].what);
-    fprintf(f,
-            "  --json FILE        write the results as JSON\n"
-            "  --sink P           simulator protocol of the sink: usarsim (default) or standin\n"
-            "  --rate HZ          relay and round-trip rate per target (default 1000)\n"
-            "  --duration S       relay and round-trip duration (default 30, quick 2)\n"
-            "  --robots N         robots of the scaling and long runs (default 25)\n"
-            "  --step-s S         length of one throughput step (default 3, quick 0.3)\n"
-            "  --rss-long-s S     long RSS run (default 600, quick 3)\n"
-            "  --calls N          hrt_set_crawler_speed calls (default 20000, quick 2000);\n"
-            "                     keycost runs N/20 batches of 1000 datagrams each way\n"
-            "  --simd PATH        kenaf-simd (default: this build tree's, else PATH)\n"
-            "  --engine PATH      kenaf-engine (likewise)\n"
-            "  --socat PATH|none  socat (default: PATH); none: no relay baseline\n"
-            "  --config-dir DIR   config/ with robots, terrains, scenarios (engine)\n"
-            "  --engine-baseline PATH  engine: also time this kenaf-engine's validation\n"
-            "                     (another build, e.g. of an earlier commit), taking turns\n"
-            "  --config-baseline DIR   its config/ (default: --config-dir)\n"
-            "  --no-pin           do not pin kenaf-simd and the generator to CPUs\n"
-            "  --keep             keep the scratch directory (configs, logs)\n"
-            "  -v, --verbose      progress of long runs\n"
-            "  -h, --help         this text\n");
+    fprintf(f, "  --json FILE        write the results as JSON\n"
+               "  --sink P           simulator protocol of the sink: usarsim (default) or standin\n"
+               "  --rate HZ          relay and round-trip rate per target (default 1000)\n"
+               "  --duration S       relay and round-trip duration (default 30, quick 2)\n"
+               "  --robots N         robots of the scaling and long runs (default 25)\n"
+               "  --step-s S         length of one throughput step (default 3, quick 0.3)\n"
+               "  --rss-long-s S     long RSS run (default 600, quick 3)\n"
+               "  --calls N          hrt_set_crawler_speed calls (default 20000, quick 2000);\n"
+               "                     keycost runs N/20 batches of 1000 datagrams each way\n"
+               "  --simd PATH        kenaf-simd (default: this build tree's, else PATH)\n"
+               "  --engine PATH      kenaf-engine (likewise)\n"
+               "  --socat PATH|none  socat (default: PATH); none: no relay baseline\n"
+               "  --config-dir DIR   config/ with robots, terrains, scenarios (engine)\n"
+               "  --engine-baseline PATH  engine: also time this kenaf-engine's validation\n"
+               "                     (another build, e.g. of an earlier commit), taking turns\n"
+               "  --config-baseline DIR   its config/ (default: --config-dir)\n"
+               "  --no-pin           do not pin kenaf-simd and the generator to CPUs\n"
+               "  --keep             keep the scratch directory (configs, logs)\n"
+               "  -v, --verbose      progress of long runs\n"
+               "  -h, --help         this text\n");
 }
 
 static bool parse_num(const char *s, double lo, double hi, double *out)
@@ -101,10 +99,12 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
 static void count_targets(const cJSON *o, int *pass, int *fail)
 {
     const cJSON *c;
-    cJSON_ArrayForEach(c, o) {
+    cJSON_ArrayForEach(c, o)
+    {
         if (c->string && strcmp(c->string, "targets") == 0 && cJSON_IsArray(c)) {
             const cJSON *t;
-            cJSON_ArrayForEach(t, c) {
+            cJSON_ArrayForEach(t, c)
+            {
                 if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(t, "pass")))
                     (*pass)++;
                 else
@@ -171,8 +171,9 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
     memset(o, 0, sizeof *o);
     o->pin = true;
     o->proto = KN_SINK_USARSIM;
-    *a = (struct cli){ .rate = NAN, .dur = NAN, .robots = 25, .step = NAN, .rss = NAN,
-                       .calls = NAN };
+    *a = (struct cli){
+        .rate = NAN, .dur = NAN, .robots = 25, .step = NAN, .rss = NAN, .calls = NAN
+    };
     int c;
     while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
         bool ok = true;

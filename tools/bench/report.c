@@ -160,9 +160,9 @@ void kn_bench_table_print(FILE *f)
             ratio[0] = '\0';
         fprintf(f, "%-40.40s %-24s %12s %-24s %7s  %-16s %s\n", r->item, r->metric, ours, base,
                 ratio, r->target,
-                r->verdict < 0   ? ""
-                    : r->verdict ? "pass"
-                                 : "FAIL");
+                r->verdict < 0 ? ""
+                : r->verdict   ? "pass"
+                               : "FAIL");
     }
 }
 

@@ -137,7 +137,8 @@ double kn_bench_stats_sum(const cJSON *stats, const char *path)
         return NAN;
     double sum = 0;
     const cJSON *r;
-    cJSON_ArrayForEach(r, robots) {
+    cJSON_ArrayForEach(r, robots)
+    {
         const cJSON *v = kn_bench_json_path(r, path);
         if (cJSON_IsBool(v))
             sum += cJSON_IsTrue(v);

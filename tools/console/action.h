@@ -8,19 +8,19 @@
 
 enum kn_act {
     KN_ACT_NONE = 0,
-    KN_ACT_FORWARD,   /* keyboard drive: held while the key repeats */
+    KN_ACT_FORWARD, /* keyboard drive: held while the key repeats */
     KN_ACT_BACK,
     KN_ACT_LEFT,
     KN_ACT_RIGHT,
-    KN_ACT_STOP,      /* belts to 0 at once */
-    KN_ACT_ESTOP,     /* emergency stop toggle */
-    KN_ACT_QUIT,      /* stop, then leave */
-    KN_ACT_FASTER,    /* speed level up one step */
+    KN_ACT_STOP,   /* belts to 0 at once */
+    KN_ACT_ESTOP,  /* emergency stop toggle */
+    KN_ACT_QUIT,   /* stop, then leave */
+    KN_ACT_FASTER, /* speed level up one step */
     KN_ACT_SLOWER,
-    KN_ACT_FLIP_UP,   /* flippers in .mask tip up (a step per key, a rate while a button is held) */
+    KN_ACT_FLIP_UP, /* flippers in .mask tip up (a step per key, a rate while a button is held) */
     KN_ACT_FLIP_DOWN,
-    KN_ACT_PRESET,    /* flippers to preset .preset */
-    KN_ACT_HELP,      /* the help screen (keys, flags) until the next key */
+    KN_ACT_PRESET, /* flippers to preset .preset */
+    KN_ACT_HELP,   /* the help screen (keys, flags) until the next key */
 };
 
 /* Flipper masks: bit k is flipper k (HRT_FLIPPER_FL = 0 ... RR = 3). */
@@ -34,8 +34,8 @@ enum kn_act {
 
 struct kn_action {
     enum kn_act act;
-    uint8_t mask;   /* KN_ACT_FLIP_*: which flippers */
-    int preset;     /* KN_ACT_PRESET: index into the config's presets */
+    uint8_t mask; /* KN_ACT_FLIP_*: which flippers */
+    int preset;   /* KN_ACT_PRESET: index into the config's presets */
 };
 
 /* Flipper moves act while held; the others act once per press. */

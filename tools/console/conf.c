@@ -21,18 +21,10 @@ static bool parse_action(const struct kn_conf *c, const char *s, struct kn_actio
 static const struct {
     const char *source, *action;
 } default_map[] = {
-    { "BTN_SOUTH", "stop" },
-    { "BTN_EAST", "estop" },
-    { "BTN_WEST", "preset:flat" },
-    { "BTN_NORTH", "preset:stairs" },
-    { "BTN_START", "preset:turn" },
-    { "BTN_TL", "front_up" },
-    { "BTN_TL2", "front_down" },
-    { "ABS_Z+", "front_down" },
-    { "BTN_TR", "rear_up" },
-    { "BTN_TR2", "rear_down" },
-    { "ABS_RZ+", "rear_down" },
-    { "ABS_HAT0Y-", "faster" },
+    { "BTN_SOUTH", "stop" },          { "BTN_EAST", "estop" },        { "BTN_WEST", "preset:flat" },
+    { "BTN_NORTH", "preset:stairs" }, { "BTN_START", "preset:turn" }, { "BTN_TL", "front_up" },
+    { "BTN_TL2", "front_down" },      { "ABS_Z+", "front_down" },     { "BTN_TR", "rear_up" },
+    { "BTN_TR2", "rear_down" },       { "ABS_RZ+", "rear_down" },     { "ABS_HAT0Y-", "faster" },
     { "ABS_HAT0Y+", "slower" },
 };
 
@@ -44,7 +36,8 @@ static void default_bindings(struct kn_conf *c)
     for (size_t i = 0; i < sizeof default_map / sizeof default_map[0]; i++) {
         struct kn_binding b;
         memset(&b, 0, sizeof b);
-        if (parse_source(default_map[i].source, &b) && parse_action(c, default_map[i].action, &b.action))
+        if (parse_source(default_map[i].source, &b) &&
+            parse_action(c, default_map[i].action, &b.action))
             c->bindings[c->nbindings++] = b;
     }
 }
@@ -192,7 +185,8 @@ static void get_number(struct ctx *x, const cJSON *obj, const char *path, const 
         return;
     char p[256], g[64];
     sub(p, sizeof p, path, key);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
+        v->valuedouble > hi)
         problem(x, p, "expected number %g..%g, got %s", lo, hi, got(v, g, sizeof g));
     else
         *out = v->valuedouble;
@@ -231,7 +225,8 @@ static void get_bool(struct ctx *x, const cJSON *obj, const char *path, const ch
 static void load_drive(struct ctx *x, const cJSON *v)
 {
     static const char *const keys[] = { "speed_mm_s", "speed_step_mm_s", "max_speed_mm_s",
-                                        "turn_ratio", "accel_mm_s2", "decel_mm_s2", NULL };
+                                        "turn_ratio", "accel_mm_s2",     "decel_mm_s2",
+                                        NULL };
     const char *path = "$.drive";
     if (!check_object(x, v, path, keys))
         return;
@@ -333,7 +328,8 @@ static void load_stick(struct ctx *x, const cJSON *obj, const char *path, const 
         return;
     const cJSON *axis = cJSON_GetObjectItemCaseSensitive(v, "axis");
     if (axis) {
-        int code = cJSON_IsString(axis) ? libevdev_event_code_from_name(EV_ABS, axis->valuestring) : -1;
+        int code =
+            cJSON_IsString(axis) ? libevdev_event_code_from_name(EV_ABS, axis->valuestring) : -1;
         char pa[280];
         sub(pa, sizeof pa, p, "axis");
         if (code < 0)
@@ -353,8 +349,10 @@ static bool parse_action(const struct kn_conf *c, const char *s, struct kn_actio
     static const struct {
         const char *name;
         enum kn_act act;
-    } simple[] = { { "stop", KN_ACT_STOP }, { "estop", KN_ACT_ESTOP },
-                   { "faster", KN_ACT_FASTER }, { "slower", KN_ACT_SLOWER } };
+    } simple[] = { { "stop", KN_ACT_STOP },
+                   { "estop", KN_ACT_ESTOP },
+                   { "faster", KN_ACT_FASTER },
+                   { "slower", KN_ACT_SLOWER } };
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
         if (strcmp(s, simple[i].name) == 0) {
             a->act = simple[i].act;
@@ -372,8 +370,8 @@ static bool parse_action(const struct kn_conf *c, const char *s, struct kn_actio
     static const struct {
         const char *name;
         uint8_t mask;
-    } groups[] = { { "FL", KN_FLIP_FL },       { "FR", KN_FLIP_FR },     { "RL", KN_FLIP_RL },
-                   { "RR", KN_FLIP_RR },       { "front", KN_FLIP_FRONT }, { "rear", KN_FLIP_REAR },
+    } groups[] = { { "FL", KN_FLIP_FL },  { "FR", KN_FLIP_FR },       { "RL", KN_FLIP_RL },
+                   { "RR", KN_FLIP_RR },  { "front", KN_FLIP_FRONT }, { "rear", KN_FLIP_REAR },
                    { "all", KN_FLIP_ALL } };
     const char *us = strrchr(s, '_');
     if (!us)
@@ -386,7 +384,8 @@ static bool parse_action(const struct kn_conf *c, const char *s, struct kn_actio
     else
         return false;
     for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-        if (strlen(groups[i].name) == (size_t)(us - s) && strncmp(s, groups[i].name, (size_t)(us - s)) == 0) {
+        if (strlen(groups[i].name) == (size_t)(us - s) &&
+            strncmp(s, groups[i].name, (size_t)(us - s)) == 0) {
             a->act = act;
             a->mask = groups[i].mask;
             return true;
@@ -469,8 +468,9 @@ static void load_buttons(struct ctx *x, const cJSON *v, const char *path)
         memset(&b, 0, sizeof b);
         bool ok = true;
         if (!parse_source(it->string, &b)) {
-            problem(x, p, "expected a button name such as \"BTN_SOUTH\" or an axis direction "
-                          "such as \"ABS_HAT0Y-\"");
+            problem(x, p,
+                    "expected a button name such as \"BTN_SOUTH\" or an axis direction "
+                    "such as \"ABS_HAT0Y-\"");
             ok = false;
         }
         if (!cJSON_IsString(it) || !parse_action(x->c, it->valuestring, &b.action)) {
@@ -495,8 +495,8 @@ static void load_buttons(struct ctx *x, const cJSON *v, const char *path)
 
 static void load_joystick(struct ctx *x, const cJSON *v)
 {
-    static const char *const keys[] = { "device", "throttle", "turn", "deadzone", "turn_ratio",
-                                        "buttons", NULL };
+    static const char *const keys[] = { "device",     "throttle", "turn", "deadzone",
+                                        "turn_ratio", "buttons",  NULL };
     const char *path = "$.joystick";
     if (!check_object(x, v, path, keys))
         return;
@@ -510,7 +510,8 @@ static void load_joystick(struct ctx *x, const cJSON *v)
         if (!ok)
             problem(x, "$.joystick.device",
                     "expected \"auto\", \"none\", a device path such as \"/dev/input/event5\" or "
-                    "\"name:DEVICE NAME\", got %s", got(dev, g, sizeof g));
+                    "\"name:DEVICE NAME\", got %s",
+                    got(dev, g, sizeof g));
         else
             snprintf(x->c->joy_device, sizeof x->c->joy_device, "%s", s);
     }
@@ -563,7 +564,9 @@ int kn_conf_parse(struct kn_conf *c, const char *text, size_t len, const char *n
                 (int)(left > 24 ? 24 : left), at);
         return x.problems;
     }
-    static const char *const keys[] = { "drive", "keyboard", "flippers", "presets", "joystick", NULL };
+    static const char *const keys[] = {
+        "drive", "keyboard", "flippers", "presets", "joystick", NULL
+    };
     if (check_object(&x, root, "$", keys) || cJSON_IsObject(root)) {
         const cJSON *v;
         if ((v = cJSON_GetObjectItemCaseSensitive(root, "drive")))
@@ -577,7 +580,8 @@ int kn_conf_parse(struct kn_conf *c, const char *text, size_t len, const char *n
         const cJSON *joy = cJSON_GetObjectItemCaseSensitive(root, "joystick");
         if (joy) {
             load_joystick(&x, joy);
-            const cJSON *b = cJSON_IsObject(joy) ? cJSON_GetObjectItemCaseSensitive(joy, "buttons") : NULL;
+            const cJSON *b =
+                cJSON_IsObject(joy) ? cJSON_GetObjectItemCaseSensitive(joy, "buttons") : NULL;
             if (b)
                 load_buttons(&x, b, "$.joystick.buttons");
             else
@@ -602,14 +606,16 @@ int kn_conf_parse(struct kn_conf *c, const char *text, size_t len, const char *n
                 c->flipper_max_deg, c->flipper_min_deg);
     for (int k = 0; k < c->npresets; k++)
         for (int f = 0; f < 4; f++)
-            if (c->presets[k].deg[f] < c->flipper_min_deg || c->presets[k].deg[f] > c->flipper_max_deg) {
+            if (c->presets[k].deg[f] < c->flipper_min_deg ||
+                c->presets[k].deg[f] > c->flipper_max_deg) {
                 char p[64];
                 snprintf(p, sizeof p, "$.presets.%s[%d]", c->presets[k].name, f);
                 problem(&x, p, "expected an angle within the flipper limits %g..%g, got %g",
                         c->flipper_min_deg, c->flipper_max_deg, c->presets[k].deg[f]);
             }
     if (c->throttle.axis == c->turn.axis)
-        problem(&x, "$.joystick.turn.axis", "expected an axis other than the throttle's, got the same");
+        problem(&x, "$.joystick.turn.axis",
+                "expected an axis other than the throttle's, got the same");
     return x.problems;
 }
 
@@ -631,7 +637,8 @@ int kn_conf_load(struct kn_conf *c, const char *path, char *err, size_t errlen)
         return x.problems;
     }
     if (sb.st_size > KN_CONF_MAX_BYTES) {
-        problem(&x, "", "expected at most %d bytes, got %lld", KN_CONF_MAX_BYTES, (long long)sb.st_size);
+        problem(&x, "", "expected at most %d bytes, got %lld", KN_CONF_MAX_BYTES,
+                (long long)sb.st_size);
         fclose(f);
         return x.problems;
     }

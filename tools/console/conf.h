@@ -16,7 +16,7 @@
 #include "action.h"
 #include "drive.h"
 
-#define KN_CONF_MAX_PRESETS 9     /* keys 1..9 */
+#define KN_CONF_MAX_PRESETS 9 /* keys 1..9 */
 #define KN_CONF_PRESET_NAME 16
 #define KN_CONF_MAX_BINDINGS 32
 #define KN_CONF_DEVICE_LEN 256
@@ -24,7 +24,7 @@
 
 struct kn_preset {
     char name[KN_CONF_PRESET_NAME];
-    double deg[4];                /* FL, FR, RL, RR */
+    double deg[4]; /* FL, FR, RL, RR */
 };
 
 /* One joystick input bound to an action. source is the name as written:
@@ -32,28 +32,28 @@ struct kn_preset {
  * "ABS_Z+": pressed beyond three quarters of the axis range that way). */
 struct kn_binding {
     char source[32];
-    uint16_t type;                /* EV_KEY or EV_ABS */
+    uint16_t type; /* EV_KEY or EV_ABS */
     uint16_t code;
-    int8_t dir;                   /* EV_ABS: +1 or -1 */
+    int8_t dir; /* EV_ABS: +1 or -1 */
     struct kn_action action;
 };
 
 struct kn_stick {
-    uint16_t axis;                /* ABS_* code */
+    uint16_t axis; /* ABS_* code */
     bool invert;
 };
 
 struct kn_conf {
     struct kn_drive_conf drive;
     double flipper_min_deg, flipper_max_deg;
-    double flipper_step_deg;      /* one key press */
-    double flipper_rate_deg_s;    /* a held joystick button */
+    double flipper_step_deg;   /* one key press */
+    double flipper_rate_deg_s; /* a held joystick button */
     int npresets;
     struct kn_preset presets[KN_CONF_MAX_PRESETS];
     char joy_device[KN_CONF_DEVICE_LEN]; /* "auto", "none", "/dev/input/...", "name:..." */
     struct kn_stick throttle, turn;
-    double deadzone;              /* fraction of the half range */
-    double joy_turn_ratio;        /* full turn deflection, fraction of the speed level */
+    double deadzone;       /* fraction of the half range */
+    double joy_turn_ratio; /* full turn deflection, fraction of the speed level */
     int nbindings;
     struct kn_binding bindings[KN_CONF_MAX_BINDINGS];
 };
@@ -64,8 +64,8 @@ void kn_conf_defaults(struct kn_conf *c);
 /* Parses JSON text over the defaults. name labels the messages. Returns 0,
  * or the number of problems, with one line each in err (truncated to
  * errlen; *c is then unspecified). */
-int kn_conf_parse(struct kn_conf *c, const char *text, size_t len, const char *name,
-                  char *err, size_t errlen);
+int kn_conf_parse(struct kn_conf *c, const char *text, size_t len, const char *name, char *err,
+                  size_t errlen);
 /* Reads and parses a file; an unreadable, empty, too large (1 MiB) file is
  * one problem. */
 int kn_conf_load(struct kn_conf *c, const char *path, char *err, size_t errlen);

@@ -87,8 +87,8 @@ void kn_drive_step(struct kn_drive *d, double now, double dt, const double *joy)
     } else {
         double fwd = (d->held_until[KN_DIR_FORWARD] > now) - (d->held_until[KN_DIR_BACK] > now);
         double turn = (d->held_until[KN_DIR_LEFT] > now) - (d->held_until[KN_DIR_RIGHT] > now);
-        kn_drive_mix(fwd * d->speed, turn * d->speed * d->conf.turn_ratio,
-                     d->conf.max_speed_mm_s, d->target);
+        kn_drive_mix(fwd * d->speed, turn * d->speed * d->conf.turn_ratio, d->conf.max_speed_mm_s,
+                     d->target);
     }
     if (dt < 0)
         dt = 0;

@@ -27,10 +27,10 @@ enum { KN_DIR_FORWARD, KN_DIR_BACK, KN_DIR_LEFT, KN_DIR_RIGHT, KN_DIR_COUNT };
 
 struct kn_drive {
     struct kn_drive_conf conf;
-    double speed;                   /* current speed level, mm/s */
-    double held_until[KN_DIR_COUNT];/* monotonic seconds; 0 = not held */
-    double target[2];               /* wanted belt speeds L, R, mm/s */
-    double cmd[2];                  /* ramped set-point L, R, mm/s */
+    double speed;                    /* current speed level, mm/s */
+    double held_until[KN_DIR_COUNT]; /* monotonic seconds; 0 = not held */
+    double target[2];                /* wanted belt speeds L, R, mm/s */
+    double cmd[2];                   /* ramped set-point L, R, mm/s */
 };
 
 void kn_drive_init(struct kn_drive *d, const struct kn_drive_conf *c);

@@ -115,11 +115,13 @@ void kn_estop_readable(struct kn_estop *e)
         }
         /* an ACK settles it even after an ERROR for the same request (a
          * robot may send both, as for a clamped set-point) */
-        if ((e->state == KN_ESTOP_PENDING || e->state == KN_ESTOP_REFUSED) && m.h.type == KN_KRP_ACK && m.u.ack.acked_type == KN_KRP_ESTOP && ours(e, m.u.ack.acked_seq)) {
+        if ((e->state == KN_ESTOP_PENDING || e->state == KN_ESTOP_REFUSED) &&
+            m.h.type == KN_KRP_ACK && m.u.ack.acked_type == KN_KRP_ESTOP &&
+            ours(e, m.u.ack.acked_seq)) {
             e->acks++;
             e->state = KN_ESTOP_ACKED;
-        } else if (e->state == KN_ESTOP_PENDING && m.h.type == KN_KRP_ERROR && m.u.error.offending_type == KN_KRP_ESTOP &&
-                   ours(e, m.u.error.offending_seq)) {
+        } else if (e->state == KN_ESTOP_PENDING && m.h.type == KN_KRP_ERROR &&
+                   m.u.error.offending_type == KN_KRP_ESTOP && ours(e, m.u.error.offending_seq)) {
             e->errors++;
             e->error_code = m.u.error.code;
             e->state = KN_ESTOP_REFUSED;

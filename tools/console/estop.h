@@ -26,9 +26,9 @@
 
 #define KN_ESTOP_RESEND_S 0.1
 #define KN_ESTOP_TRIES 20
-#define KN_ESTOP_HELLO_S 1.0    /* HELLO again until the robot answers */
-#define KN_ESTOP_INFO_S 0.5     /* ESTOP_INFO_REQ while the robot is stopped */
-#define KN_ESTOP_INFO_MISSES 4  /* asks without an answer before the list is dropped */
+#define KN_ESTOP_HELLO_S 1.0   /* HELLO again until the robot answers */
+#define KN_ESTOP_INFO_S 0.5    /* ESTOP_INFO_REQ while the robot is stopped */
+#define KN_ESTOP_INFO_MISSES 4 /* asks without an answer before the list is dropped */
 
 enum kn_estop_state {
     KN_ESTOP_IDLE,      /* nothing sent yet */
@@ -41,20 +41,20 @@ enum kn_estop_state {
 struct kn_estop {
     int fd;
     uint32_t seq;
-    bool engage;            /* the last request */
-    uint32_t first_seq;     /* seq of its first send */
-    uint32_t sent_seq;      /* seq of its latest send */
+    bool engage;        /* the last request */
+    uint32_t first_seq; /* seq of its first send */
+    uint32_t sent_seq;  /* seq of its latest send */
     int tries;
     double next_send;
     enum kn_estop_state state;
-    int error_code;         /* KRP/1 error code when REFUSED */
+    int error_code; /* KRP/1 error code when REFUSED */
     unsigned long sent, acks, errors;
     /* the e-stop info extension */
-    bool hello_answered;    /* a HELLO_ACK came back ... */
-    bool info_capable;      /* ... with capability ESTOP_INFO */
+    bool hello_answered; /* a HELLO_ACK came back ... */
+    bool info_capable;   /* ... with capability ESTOP_INFO */
     double next_hello, next_info;
-    int info_misses;        /* ESTOP_INFO_REQs since the last answer */
-    bool info_valid;        /* info is the robot's latest answer */
+    int info_misses; /* ESTOP_INFO_REQs since the last answer */
+    bool info_valid; /* info is the robot's latest answer */
     struct kn_krp_estop_info info;
 };
 

@@ -18,7 +18,6 @@ void kn_joy_reset(struct kn_joy *j)
     kn_joy_init(j, c);
 }
 
-
 /* A binding's pressed state from the current values. An axis direction is
  * pressed beyond three quarters of the range that way (so a hat -1..1 at
  * its end, a trigger 0..1023 above 767, a stick pushed well over). */
@@ -52,7 +51,8 @@ static int update(struct kn_joy *j, unsigned type, unsigned code, int value,
         if (b->type != type || b->code != code)
             continue;
         bool now = binding_pressed(j, b);
-        if (edges && now && !j->pressed[i] && !kn_action_is_held(&b->action) && n < KN_JOY_MAX_EDGES)
+        if (edges && now && !j->pressed[i] && !kn_action_is_held(&b->action) &&
+            n < KN_JOY_MAX_EDGES)
             edges[n++] = b->action;
         j->pressed[i] = now;
     }

@@ -20,9 +20,9 @@ struct kn_joy_range {
 
 struct kn_joy {
     const struct kn_conf *conf;
-    int value[64];                 /* EV_ABS values by code (ABS_MAX is 0x3f) */
+    int value[64]; /* EV_ABS values by code (ABS_MAX is 0x3f) */
     struct kn_joy_range range[64];
-    bool key[0x300];               /* EV_KEY state by code (KEY_MAX is 0x2ff) */
+    bool key[0x300]; /* EV_KEY state by code (KEY_MAX is 0x2ff) */
     bool pressed[KN_CONF_MAX_BINDINGS];
 };
 

@@ -131,8 +131,10 @@ static bool scan(struct kn_joydev *d, const struct kn_conf *c)
         else
             snprintf(what, sizeof what, "no gamepad found");
         if (denied)
-            snprintf(d->why, sizeof d->why, "%s (%d input devices not readable: permission; "
-                     "join group \"input\")", what, denied);
+            snprintf(d->why, sizeof d->why,
+                     "%s (%d input devices not readable: permission; "
+                     "join group \"input\")",
+                     what, denied);
         else
             snprintf(d->why, sizeof d->why, "%s", what);
     }
@@ -154,7 +156,8 @@ bool kn_joydev_try_open(struct kn_joydev *d, struct kn_joy *j, double now)
                      d->spec, libevdev_event_code_get_name(EV_ABS, c->throttle.axis),
                      libevdev_event_code_get_name(EV_ABS, c->turn.axis));
         else if (rc == -EACCES || rc == -EPERM)
-            snprintf(d->why, sizeof d->why, "%s: %s (join group \"input\")", d->spec, strerror(-rc));
+            snprintf(d->why, sizeof d->why, "%s: %s (join group \"input\")", d->spec,
+                     strerror(-rc));
         else if (rc < 0)
             snprintf(d->why, sizeof d->why, "%s: %s", d->spec, strerror(-rc));
     } else {

@@ -21,7 +21,7 @@ struct kn_joydev {
     char path[256];
     char name[128];
     double next_try;
-    char why[640];                 /* why nothing is open */
+    char why[640]; /* why nothing is open */
     unsigned long opens, losses;
 };
 

@@ -57,16 +57,16 @@ struct app {
     struct kn_joy joy;
     struct kn_joydev joydev;
     struct kn_estop estop;
-    bool robot_estop;          /* the KRP/1 latch is in use */
-    bool latched;              /* the console's own e-stop */
-    bool pad_driving;          /* the sticks gave the belt targets last tick */
+    bool robot_estop; /* the KRP/1 latch is in use */
+    bool latched;     /* the console's own e-stop */
+    bool pad_driving; /* the sticks gave the belt targets last tick */
     bool quit;
-    bool help;                 /* the help screen covers the panel */
-    bool too_small;            /* the terminal cannot hold the panel */
+    bool help;      /* the help screen covers the panel */
+    bool too_small; /* the terminal cannot hold the panel */
     hrt_status st;
     int status_rc;
-    double sent[2];            /* last belt set-point given to the library */
-    int belt_rc;               /* its answer, to report changes only */
+    double sent[2]; /* last belt set-point given to the library */
+    int belt_rc;    /* its answer, to report changes only */
     double flip_target[4];
     bool flip_commanded[4];
     char msg[256];
@@ -122,7 +122,8 @@ static bool refuse_if_stopped(struct app *a, const char *what)
         return true;
     }
     if (a->st.flags & HRT_FLAG_ESTOP) {
-        say(a, "%s refused: the robot is in emergency stop (press e, then e again, to release)", what);
+        say(a, "%s refused: the robot is in emergency stop (press e, then e again, to release)",
+            what);
         return true;
     }
     return false;
@@ -160,8 +161,8 @@ static void step_flippers(struct app *a, unsigned mask, double delta, const char
         return;
     for (int k = 0; k < 4; k++)
         if (mask & (1u << k))
-            a->flip_target[k] = clampd(a->flip_target[k] + delta, a->conf.flipper_min_deg,
-                                       a->conf.flipper_max_deg);
+            a->flip_target[k] =
+                clampd(a->flip_target[k] + delta, a->conf.flipper_min_deg, a->conf.flipper_max_deg);
     send_flippers(a, mask, why);
 }
 
@@ -177,7 +178,8 @@ static void preset(struct app *a, int index)
     int rc = hrt_set_flipper_angles(a->flip_target);
     const char *note = setpoint_note(rc);
     say(a, "preset %s: FL %+.1f FR %+.1f RL %+.1f RR %+.1f deg%s%s", p->name, a->flip_target[0],
-        a->flip_target[1], a->flip_target[2], a->flip_target[3], note ? " - " : "", note ? note : "");
+        a->flip_target[1], a->flip_target[2], a->flip_target[3], note ? " - " : "",
+        note ? note : "");
 }
 
 /* ---- belts ---- */
@@ -252,12 +254,8 @@ static void act(struct app *a, const struct kn_action *ac, double now)
         stop_now(a);
         say(a, "STOP: belts to 0");
         break;
-    case KN_ACT_ESTOP:
-        estop_toggle(a, now);
-        break;
-    case KN_ACT_QUIT:
-        a->quit = true;
-        break;
+    case KN_ACT_ESTOP: estop_toggle(a, now); break;
+    case KN_ACT_QUIT: a->quit = true; break;
     case KN_ACT_FASTER:
         kn_drive_faster(&a->drive);
         say(a, "speed level %.0f mm/s", a->drive.speed);
@@ -269,17 +267,14 @@ static void act(struct app *a, const struct kn_action *ac, double now)
     case KN_ACT_FLIP_UP:
     case KN_ACT_FLIP_DOWN:
         kn_conf_action_name(&a->conf, ac, name, sizeof name);
-        step_flippers(a, ac->mask,
-                      (ac->act == KN_ACT_FLIP_UP ? 1 : -1) * a->conf.flipper_step_deg, name);
+        step_flippers(a, ac->mask, (ac->act == KN_ACT_FLIP_UP ? 1 : -1) * a->conf.flipper_step_deg,
+                      name);
         break;
-    case KN_ACT_PRESET:
-        preset(a, ac->preset);
-        break;
+    case KN_ACT_PRESET: preset(a, ac->preset); break;
     case KN_ACT_HELP:
         a->help = !a->too_small; /* it would be cut off as well */
         break;
-    case KN_ACT_NONE:
-        break;
+    case KN_ACT_NONE: break;
     }
 }
 
@@ -304,8 +299,8 @@ static void check_size(struct app *a)
         if (a->sent[0] != 0 || a->sent[1] != 0)
             stop_now(a);
     }
-    say(a, "%s", small ? "terminal too small: driving off"
-                       : "terminal large enough again: driving on");
+    say(a, "%s",
+        small ? "terminal too small: driving off" : "terminal large enough again: driving on");
 }
 
 static void read_keys(struct app *a, double now)
@@ -455,32 +450,36 @@ static int run(struct app *a)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: kenaf-console [--robot HOST:PORT] [--config FILE] [--no-robot-estop] [--ascii]\n"
-            "       kenaf-console [--config FILE] --check-config\n"
-            "       kenaf-console --version | --help\n"
-            "The operator console: live robot state, keyboard and gamepad driving.\n"
-            "The robot address comes from --robot, else $KENAF_ROBOT, else %s.\n"
-            "The config defaults to %s if it exists,\n"
-            "else ./config/console.json if it exists, else the built-in defaults.\n",
-            DEFAULT_ROBOT, KN_CONSOLE_DEFAULT_CONFIG);
+    fprintf(
+        f,
+        "usage: kenaf-console [--robot HOST:PORT] [--config FILE] [--no-robot-estop] [--ascii]\n"
+        "       kenaf-console [--config FILE] --check-config\n"
+        "       kenaf-console --version | --help\n"
+        "The operator console: live robot state, keyboard and gamepad driving.\n"
+        "The robot address comes from --robot, else $KENAF_ROBOT, else %s.\n"
+        "The config defaults to %s if it exists,\n"
+        "else ./config/console.json if it exists, else the built-in defaults.\n",
+        DEFAULT_ROBOT, KN_CONSOLE_DEFAULT_CONFIG);
 }
 
 static void print_conf(const struct kn_conf *c)
 {
-    printf("drive: speed %g mm/s (step %g, max %g), turn ratio %g, accel %g mm/s^2, decel %g mm/s^2\n",
-           c->drive.speed_mm_s, c->drive.speed_step_mm_s, c->drive.max_speed_mm_s,
-           c->drive.turn_ratio, c->drive.accel_mm_s2, c->drive.decel_mm_s2);
+    printf(
+        "drive: speed %g mm/s (step %g, max %g), turn ratio %g, accel %g mm/s^2, decel %g mm/s^2\n",
+        c->drive.speed_mm_s, c->drive.speed_step_mm_s, c->drive.max_speed_mm_s, c->drive.turn_ratio,
+        c->drive.accel_mm_s2, c->drive.decel_mm_s2);
     printf("keyboard: hold %d ms, first hold %d ms\n", c->drive.hold_ms, c->drive.first_hold_ms);
     printf("flippers: %g..%g deg, key step %g deg, button rate %g deg/s\n", c->flipper_min_deg,
            c->flipper_max_deg, c->flipper_step_deg, c->flipper_rate_deg_s);
     for (int k = 0; k < c->npresets; k++)
         printf("preset %d %s: FL %g FR %g RL %g RR %g deg\n", k + 1, c->presets[k].name,
-               c->presets[k].deg[0], c->presets[k].deg[1], c->presets[k].deg[2], c->presets[k].deg[3]);
+               c->presets[k].deg[0], c->presets[k].deg[1], c->presets[k].deg[2],
+               c->presets[k].deg[3]);
     printf("joystick: device %s, throttle %s%s, turn %s%s, deadzone %g, turn ratio %g\n",
            c->joy_device, libevdev_event_code_get_name(EV_ABS, c->throttle.axis),
-           c->throttle.invert ? " (inverted)" : "", libevdev_event_code_get_name(EV_ABS, c->turn.axis),
-           c->turn.invert ? " (inverted)" : "", c->deadzone, c->joy_turn_ratio);
+           c->throttle.invert ? " (inverted)" : "",
+           libevdev_event_code_get_name(EV_ABS, c->turn.axis), c->turn.invert ? " (inverted)" : "",
+           c->deadzone, c->joy_turn_ratio);
     for (int i = 0; i < c->nbindings; i++) {
         char name[64];
         kn_conf_action_name(c, &c->bindings[i].action, name, sizeof name);
@@ -514,14 +513,10 @@ static int load_config(struct kn_conf *c, const char *path)
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "robot", required_argument, NULL, 'r' },
-        { "config", required_argument, NULL, 'c' },
-        { "no-robot-estop", no_argument, NULL, 'n' },
-        { "ascii", no_argument, NULL, 'a' },
-        { "check-config", no_argument, NULL, 'C' },
-        { "version", no_argument, NULL, 'V' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "robot", required_argument, NULL, 'r' },    { "config", required_argument, NULL, 'c' },
+        { "no-robot-estop", no_argument, NULL, 'n' }, { "ascii", no_argument, NULL, 'a' },
+        { "check-config", no_argument, NULL, 'C' },   { "version", no_argument, NULL, 'V' },
+        { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
     };
     const char *config = NULL, *robot_opt = NULL;
     bool check = false, ascii = false, no_robot_estop = false;
@@ -558,7 +553,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "kenaf-console: setenv: %s\n", strerror(errno));
         return 1;
     }
-    a.robot = getenv("KENAF_ROBOT") && *getenv("KENAF_ROBOT") ? getenv("KENAF_ROBOT") : DEFAULT_ROBOT;
+    a.robot =
+        getenv("KENAF_ROBOT") && *getenv("KENAF_ROBOT") ? getenv("KENAF_ROBOT") : DEFAULT_ROBOT;
 
     setlocale(LC_ALL, "");
     a.utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -585,14 +581,16 @@ int main(int argc, char **argv)
     kn_joydev_init(&a.joydev, a.conf.joy_device);
     a.status_rc = hrt_get_status(&a.st);
     for (int k = 0; k < 4; k++)
-        a.flip_target[k] = isfinite(a.st.flipper_angle[k])
-                               ? clampd(a.st.flipper_angle[k], a.conf.flipper_min_deg, a.conf.flipper_max_deg)
-                               : 0;
+        a.flip_target[k] =
+            isfinite(a.st.flipper_angle[k])
+                ? clampd(a.st.flipper_angle[k], a.conf.flipper_min_deg, a.conf.flipper_max_deg)
+                : 0;
     /* a robot already in emergency stop: the console starts latched, so
      * one e releases it */
     a.latched = a.st.flags & HRT_FLAG_ESTOP;
-    say(&a, "%s", a.latched ? "the robot is in emergency stop: press e to release"
-                                             : "connected; hold w/a/s/d or the arrows to drive");
+    say(&a, "%s",
+        a.latched ? "the robot is in emergency stop: press e to release"
+                  : "connected; hold w/a/s/d or the arrows to drive");
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

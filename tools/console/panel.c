@@ -157,7 +157,9 @@ static void draw_header(const struct kn_view *v, int y)
     fill_line(y, A_REVERSE);
     attron(A_REVERSE | A_BOLD);
     putf(y, 0, " KENAF CONSOLE  robot %s  %s  clock %.2f s", v->robot,
-         v->simulated == 1 ? "simulation" : v->simulated == 0 ? "HARDWARE" : "?",
+         v->simulated == 1   ? "simulation"
+         : v->simulated == 0 ? "HARDWARE"
+                             : "?",
          isfinite(v->clock_s) ? v->clock_s : 0.0);
     attroff(A_BOLD | A_REVERSE);
 }
@@ -173,7 +175,8 @@ static int draw_flags(const struct kn_view *v, int y)
     /* SIMULATED clear means the real robot, BACKEND_UP clear a robot
      * without its simulator: both are loud when clear, not dim */
     x = cell(y, x, sim ? "SIMULATED" : "HARDWARE", sim ? style(C_SIM) : style(C_WARN));
-    x = cell(y, x, backend_up ? "BACKEND_UP" : "BACKEND_DOWN", style(backend_up ? C_GOOD : C_ALARM));
+    x = cell(y, x, backend_up ? "BACKEND_UP" : "BACKEND_DOWN",
+             style(backend_up ? C_GOOD : C_ALARM));
     x = flag(y, x, st->flags & HRT_FLAG_WATCHDOG, "WATCHDOG", "watchdog", C_WARN);
     x = flag(y, x, st->flags & HRT_FLAG_ESTOP, "ESTOP", "estop", C_ALARM);
     x = flag(y, x, st->flags & HRT_FLAG_STALE, "STALE", "stale", C_WARN);
@@ -212,9 +215,11 @@ static int alarms(const struct kn_view *v, const char *lines[2])
     if (v->latched)
         lines[n++] = "!!  EMERGENCY STOP  !!  robot stopped, commands refused - press e to release";
     else if (v->st.flags & HRT_FLAG_ESTOP)
-        lines[n++] = "!!  EMERGENCY STOP  !!  engaged by another station: robot stopped, commands refused";
+        lines[n++] =
+            "!!  EMERGENCY STOP  !!  engaged by another station: robot stopped, commands refused";
     if (v->status_rc == HRT_ETIMEOUT)
-        lines[n++] = "!!  LINK LOST  !!  the robot does not answer - values below are the last known";
+        lines[n++] =
+            "!!  LINK LOST  !!  the robot does not answer - values below are the last known";
     else if (!(v->st.flags & HRT_FLAG_BACKEND_UP))
         lines[n++] = "!!  SIMULATOR DOWN  !!  the robot has no simulator connected";
     return n;
@@ -230,7 +235,8 @@ static int draw_belts(const struct kn_view *v, int y)
     putf(y++, 1, "  set-point  %+8.0f %+8.0f  mm/s%s", round(v->cmd[0]), round(v->cmd[1]),
          v->joy_driving ? "  (joystick)" : "");
     putf(y++, 1, "  target     %+8.0f %+8.0f  mm/s", round(v->target[0]), round(v->target[1]));
-    putf(y++, 1, "  encoder    %8d %8d  counts", (int)st->crawler_count[0], (int)st->crawler_count[1]);
+    putf(y++, 1, "  encoder    %8d %8d  counts", (int)st->crawler_count[0],
+         (int)st->crawler_count[1]);
     return y + 1;
 }
 

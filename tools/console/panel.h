@@ -20,24 +20,24 @@
 
 struct kn_view {
     const struct kn_conf *conf;
-    const char *robot;        /* address as configured */
-    int status_rc;            /* hrt_get_status's answer */
+    const char *robot; /* address as configured */
+    int status_rc;     /* hrt_get_status's answer */
     hrt_status st;
-    int simulated;            /* hrt_is_simulated */
-    double clock_s;           /* hrt_time */
+    int simulated;  /* hrt_is_simulated */
+    double clock_s; /* hrt_time */
     double speed_level;
     double cmd[2], target[2]; /* belts: ramped set-point and target, mm/s */
     bool joy_driving;         /* the sticks are out of their deadzone */
     double flip_target[4];
     bool flip_commanded[4];
-    bool latched;             /* the console's e-stop */
-    bool robot_estop_used;    /* the robot latch is sent too */
+    bool latched;          /* the console's e-stop */
+    bool robot_estop_used; /* the robot latch is sent too */
     char estop_line[128];
-    char estop_holders[512];  /* who holds the robot's e-stop ("by 2: ..."), or empty */
+    char estop_holders[512]; /* who holds the robot's e-stop ("by 2: ..."), or empty */
     char joy_line[768];
     char msg[256];
     bool utf8;
-    bool help;                /* show the help screen instead of the panel */
+    bool help; /* show the help screen instead of the panel */
 };
 
 /* Screen set up (after initscr). */

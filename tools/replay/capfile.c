@@ -83,10 +83,10 @@ static struct kn_capfile_session *session_for(struct kn_capfile *c, const struct
     bool syn = (ip->tcp_flags & KN_TCP_SYN) && !(ip->tcp_flags & KN_TCP_ACK);
     for (size_t i = c->nsess; i-- > 0;) {
         struct kn_capfile_session *x = &c->sess[i];
-        bool fwd = kn_capfile_endpoint_equal(&x->client, &s) &&
-                   kn_capfile_endpoint_equal(&x->server, &d);
-        bool rev = kn_capfile_endpoint_equal(&x->client, &d) &&
-                   kn_capfile_endpoint_equal(&x->server, &s);
+        bool fwd =
+            kn_capfile_endpoint_equal(&x->client, &s) && kn_capfile_endpoint_equal(&x->server, &d);
+        bool rev =
+            kn_capfile_endpoint_equal(&x->client, &d) && kn_capfile_endpoint_equal(&x->server, &s);
         if (!fwd && !rev)
             continue;
         if (syn && (x->nseg > 0 || x->closed))
@@ -98,7 +98,7 @@ static struct kn_capfile_session *session_for(struct kn_capfile *c, const struct
         return NULL;
     struct kn_capfile_session *x = &c->sess[c->nsess++];
     memset(x, 0, sizeof *x);
-    bool src_is_client = syn ? true
+    bool src_is_client = syn                        ? true
                          : dir == KN_PCAPNG_DIR_OUT ? true
                          : dir == KN_PCAPNG_DIR_IN  ? false
                                                     : ip->sport > ip->dport;

@@ -15,15 +15,15 @@
 struct kn_capfile_dgram {
     uint64_t t_ns;
     struct kn_pcap_endpoint src, dst;
-    const uint8_t *data;      /* UDP payload, inside the loaded file */
+    const uint8_t *data; /* UDP payload, inside the loaded file */
     size_t len;
-    bool krp;                 /* starts with the KRP/1 magic */
+    bool krp; /* starts with the KRP/1 magic */
 };
 
 struct kn_capfile_segment {
     uint64_t t_ns;
-    bool from_server;         /* simulator -> daemon */
-    const uint8_t *data;      /* new bytes only (retransmissions trimmed) */
+    bool from_server;    /* simulator -> daemon */
+    const uint8_t *data; /* new bytes only (retransmissions trimmed) */
     size_t len;
 };
 
@@ -31,13 +31,13 @@ struct kn_capfile_segment {
  * the server the simulator. */
 struct kn_capfile_session {
     struct kn_pcap_endpoint client, server;
-    uint64_t t_start;         /* SYN, else the first segment */
+    uint64_t t_start; /* SYN, else the first segment */
     struct kn_capfile_segment *seg;
     size_t nseg, capseg;
     size_t bytes_to_server, bytes_from_server;
     /* reassembly */
     bool have_next[2];
-    uint32_t next[2];         /* [0] client -> server, [1] server -> client */
+    uint32_t next[2]; /* [0] client -> server, [1] server -> client */
     bool closed;
     uint64_t gaps, retransmitted;
 };

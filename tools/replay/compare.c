@@ -23,12 +23,14 @@ static void ref(char *key, size_t len, uint8_t type, uint32_t seq)
 }
 
 /* Flags that follow from the commands, not from timing. */
-#define STABLE_FLAGS (KN_KRP_ST_ESTOP | KN_KRP_ST_BACKEND_UP | KN_KRP_ST_SIMULATED | \
-                      KN_KRP_ST_WATCHDOG | KN_KRP_ST_CLAMPED)
+#define STABLE_FLAGS                                                                     \
+    (KN_KRP_ST_ESTOP | KN_KRP_ST_BACKEND_UP | KN_KRP_ST_SIMULATED | KN_KRP_ST_WATCHDOG | \
+     KN_KRP_ST_CLAMPED)
 
 static void flag_text(uint16_t f, char *buf, size_t len)
 {
-    static const char *const names[] = { "ESTOP", "BACKEND_UP", "SIMULATED", "WATCHDOG", "CLAMPED" };
+    static const char *const names[] = { "ESTOP", "BACKEND_UP", "SIMULATED", "WATCHDOG",
+                                         "CLAMPED" };
     size_t n = 0;
     buf[0] = '\0';
     for (int i = 0; i < 5; i++) {
@@ -85,8 +87,7 @@ enum kn_compare_kind kn_compare_describe(const uint8_t *data, size_t len, uint32
                  role);
         return KN_COMPARE_ANSWER;
     }
-    default:
-        return KN_COMPARE_UNDECODABLE; /* a controller->robot type coming back */
+    default: return KN_COMPARE_UNDECODABLE; /* a controller->robot type coming back */
     }
 }
 
@@ -114,9 +115,8 @@ static void list(FILE *f, const struct kn_compare_answer *a, size_t n)
         fprintf(f, "%s%s", i ? " + " : "", a[i].val);
 }
 
-void kn_compare_answers(struct kn_compare_answer *cap, size_t ncap,
-                        struct kn_compare_answer *rep, size_t nrep,
-                        struct kn_compare_result *res, FILE *report, int max_lines)
+void kn_compare_answers(struct kn_compare_answer *cap, size_t ncap, struct kn_compare_answer *rep,
+                        size_t nrep, struct kn_compare_result *res, FILE *report, int max_lines)
 {
     memset(res, 0, sizeof *res);
     res->answers_captured = ncap;

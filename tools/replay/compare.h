@@ -13,9 +13,9 @@
 #include <stdio.h>
 
 struct kn_compare_answer {
-    int ctl;            /* which controller it went to */
-    char key[40];       /* "CRAWLER#12", "HELLO#1", "header#0" */
-    char val[200];      /* "ERROR RANGE", "STATUS flags=BACKEND_UP|SIMULATED", ... */
+    int ctl;       /* which controller it went to */
+    char key[40];  /* "CRAWLER#12", "HELLO#1", "header#0" */
+    char val[200]; /* "ERROR RANGE", "STATUS flags=BACKEND_UP|SIMULATED", ... */
 };
 
 enum kn_compare_kind { KN_COMPARE_ANSWER = 1, KN_COMPARE_PUSH = 0, KN_COMPARE_UNDECODABLE = -1 };
@@ -34,8 +34,7 @@ struct kn_compare_result {
 /* Sorts both arrays and compares them per (controller, key) as multisets.
  * Diverging requests are listed on report (at most max_lines; report may
  * be NULL). */
-void kn_compare_answers(struct kn_compare_answer *cap, size_t ncap,
-                        struct kn_compare_answer *rep, size_t nrep,
-                        struct kn_compare_result *res, FILE *report, int max_lines);
+void kn_compare_answers(struct kn_compare_answer *cap, size_t ncap, struct kn_compare_answer *rep,
+                        size_t nrep, struct kn_compare_result *res, FILE *report, int max_lines);
 
 #endif

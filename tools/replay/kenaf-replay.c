@@ -48,46 +48,46 @@ static uint64_t mono_ns(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: kenaf-replay [--robot HOST:PORT] [--capture-robot [ADDR:]PORT]\n"
-            "                    [--fast | --speed X] [--linger-ms N] [--max-report N] [--json]\n"
-            "                    CAPTURE\n"
-            "       kenaf-replay --serve-sim [--listen HOST:PORT] [--session N] [--fast | --speed X]\n"
-            "                    [--sync-gap-ms N] [--log FILE] [--once] [--close-at-end] CAPTURE\n"
-            "       kenaf-replay --list CAPTURE\n"
-            "\n"
-            "Replays the controller side of a captured KRP/1 session against a robot\n"
-            "(kenaf-simd) and compares the answers, or plays the simulator side of a\n"
-            "captured simulator connection to kenaf-simd (--serve-sim).\n"
-            "\n"
-            "  --robot HOST:PORT     where to send (default 127.0.0.1:9750)\n"
-            "  --capture-robot P     which captured robot to replay when the capture has\n"
-            "                        several: its port, or address:port\n"
-            "  --fast                do not keep the captured timing: send each datagram\n"
-            "                        once the answers to the last one are in (or 50 ms)\n"
-            "  --speed X             play X times faster than captured (default 1)\n"
-            "  --linger-ms N         wait for late answers after the last datagram (1000)\n"
-            "  --max-report N        divergences listed (default 20)\n"
-            "  --json                print the summary as one JSON line as well\n"
-            "  --serve-sim           act as the simulator of a captured session\n"
-            "  --listen HOST:PORT    where to accept kenaf-simd (default 127.0.0.1:0; the\n"
-            "                        port is printed as \"PORT n\")\n"
-            "  --session N           which captured TCP session (see --list; default the\n"
-            "                        first with data from the simulator)\n"
-            "  --sync-gap-ms N       hold the playback where the captured daemon started\n"
-            "                        talking after N ms of silence, until the live daemon\n"
-            "                        does too (default 300; 0: pure timing)\n"
-            "  --log FILE            record what kenaf-simd sends (time in us, then bytes)\n"
-            "  --once                exit when the first connection ends\n"
-            "  --close-at-end        close the connection when the session is played\n"
-            "  --list                list the controllers, robots and sessions in CAPTURE\n");
+    fprintf(
+        f,
+        "usage: kenaf-replay [--robot HOST:PORT] [--capture-robot [ADDR:]PORT]\n"
+        "                    [--fast | --speed X] [--linger-ms N] [--max-report N] [--json]\n"
+        "                    CAPTURE\n"
+        "       kenaf-replay --serve-sim [--listen HOST:PORT] [--session N] [--fast | --speed X]\n"
+        "                    [--sync-gap-ms N] [--log FILE] [--once] [--close-at-end] CAPTURE\n"
+        "       kenaf-replay --list CAPTURE\n"
+        "\n"
+        "Replays the controller side of a captured KRP/1 session against a robot\n"
+        "(kenaf-simd) and compares the answers, or plays the simulator side of a\n"
+        "captured simulator connection to kenaf-simd (--serve-sim).\n"
+        "\n"
+        "  --robot HOST:PORT     where to send (default 127.0.0.1:9750)\n"
+        "  --capture-robot P     which captured robot to replay when the capture has\n"
+        "                        several: its port, or address:port\n"
+        "  --fast                do not keep the captured timing: send each datagram\n"
+        "                        once the answers to the last one are in (or 50 ms)\n"
+        "  --speed X             play X times faster than captured (default 1)\n"
+        "  --linger-ms N         wait for late answers after the last datagram (1000)\n"
+        "  --max-report N        divergences listed (default 20)\n"
+        "  --json                print the summary as one JSON line as well\n"
+        "  --serve-sim           act as the simulator of a captured session\n"
+        "  --listen HOST:PORT    where to accept kenaf-simd (default 127.0.0.1:0; the\n"
+        "                        port is printed as \"PORT n\")\n"
+        "  --session N           which captured TCP session (see --list; default the\n"
+        "                        first with data from the simulator)\n"
+        "  --sync-gap-ms N       hold the playback where the captured daemon started\n"
+        "                        talking after N ms of silence, until the live daemon\n"
+        "                        does too (default 300; 0: pure timing)\n"
+        "  --log FILE            record what kenaf-simd sends (time in us, then bytes)\n"
+        "  --once                exit when the first connection ends\n"
+        "  --close-at-end        close the connection when the session is played\n"
+        "  --list                list the controllers, robots and sessions in CAPTURE\n");
 }
 
 /* An address option (common/hostport.h rules) to a socket address; says
  * what is wrong with it on stderr. */
-static int resolve_option(const char *opt, const char *spec, uint16_t default_port,
-                          unsigned flags, int socktype, struct sockaddr_storage *ss,
-                          socklen_t *sl)
+static int resolve_option(const char *opt, const char *spec, uint16_t default_port, unsigned flags,
+                          int socktype, struct sockaddr_storage *ss, socklen_t *sl)
 {
     char err[400];
     if (kn_hostport_lookup(spec, default_port, flags, socktype, ss, sl, err, sizeof err) != 0) {
@@ -125,7 +125,8 @@ static void list_capture(const struct kn_capfile *c)
         if (!d->krp || d->len < 4)
             continue;
         bool to = is_to_robot_type(d->data[3]);
-        const struct kn_pcap_endpoint *robot = to ? &d->dst : &d->src, *ctl = to ? &d->src : &d->dst;
+        const struct kn_pcap_endpoint *robot = to ? &d->dst : &d->src,
+                                      *ctl = to ? &d->src : &d->dst;
         size_t k = 0;
         while (k < np && !(kn_capfile_endpoint_equal(&pairs[k].robot, robot) &&
                            kn_capfile_endpoint_equal(&pairs[k].ctl, ctl)))
@@ -155,7 +156,8 @@ static void list_capture(const struct kn_capfile *c)
         kn_capfile_endpoint_format(&s->server, b, sizeof b);
         double dur = s->nseg ? (double)(s->seg[s->nseg - 1].t_ns - s->t_start) / 1e9 : 0;
         printf("session %zu: %s -> %s, %.3f s, %zu bytes to the server, %zu from it, %zu segments"
-               "%s\n", i, a, b, dur, s->bytes_to_server, s->bytes_from_server, s->nseg,
+               "%s\n",
+               i, a, b, dur, s->bytes_to_server, s->bytes_from_server, s->nseg,
                s->gaps ? " (bytes missing)" : "");
     }
 }
@@ -163,11 +165,11 @@ static void list_capture(const struct kn_capfile *c)
 /* ---- controller replay -------------------------------------------------- */
 
 struct ctl {
-    struct kn_pcap_endpoint ep;   /* as captured */
+    struct kn_pcap_endpoint ep; /* as captured */
     int fd;
     uint32_t last_hello_cap, last_hello_live;
-    size_t answered_live;         /* answers (not pushes) received */
-    struct kn_retoken tok;        /* captured session token -> live one */
+    size_t answered_live;  /* answers (not pushes) received */
+    struct kn_retoken tok; /* captured session token -> live one */
 };
 
 struct opts {
@@ -216,10 +218,9 @@ static int pick_robot(const struct kn_capfile *c, const char *want, struct kn_pc
     if (want) {
         char host[INET6_ADDRSTRLEN + 16], err[300];
         uint16_t port;
-        if (kn_hostport_parse_flags(want, 0,
-                                    KN_HOSTPORT_NEED_PORT | KN_HOSTPORT_IP_ONLY |
-                                        KN_HOSTPORT_PORT_ALONE,
-                                    host, sizeof host, &port, err, sizeof err) != 0) {
+        if (kn_hostport_parse_flags(
+                want, 0, KN_HOSTPORT_NEED_PORT | KN_HOSTPORT_IP_ONLY | KN_HOSTPORT_PORT_ALONE, host,
+                sizeof host, &port, err, sizeof err) != 0) {
             fprintf(stderr, "kenaf-replay: --capture-robot %s\n", err);
             return -1;
         }
@@ -240,7 +241,8 @@ static int pick_robot(const struct kn_capfile *c, const char *want, struct kn_pc
         fprintf(stderr, "kenaf-replay: the capture holds no KRP/1 datagrams\n");
         return -1;
     }
-    fprintf(stderr, "kenaf-replay: the capture holds %zu robots; pick one with --capture-robot:", n);
+    fprintf(stderr,
+            "kenaf-replay: the capture holds %zu robots; pick one with --capture-robot:", n);
     for (size_t k = 0; k < n; k++) {
         kn_capfile_endpoint_format(&robots[k], a, sizeof a);
         fprintf(stderr, " %s", a);
@@ -345,11 +347,11 @@ static uint32_t dgram_seq(const uint8_t *d)
 
 /* What a controller replay sends and what the capture says came back. */
 struct sendplan {
-    struct ctl *ctls;     /* the captured controllers, one socket each */
+    struct ctl *ctls; /* the captured controllers, one socket each */
     size_t nctl, skipped_ctl;
-    size_t *send_idx;     /* datagrams to send, in capture order */
-    int *send_ctl;        /* ... and from which controller */
-    size_t *expect;       /* captured answers to each (for --fast) */
+    size_t *send_idx; /* datagrams to send, in capture order */
+    int *send_ctl;    /* ... and from which controller */
+    size_t *expect;   /* captured answers to each (for --fast) */
     size_t nsend;
     struct kn_compare_answer *cap_ans;
     size_t ncap, cap_pushes;
@@ -605,17 +607,18 @@ static void report(const struct kn_capfile *c, const struct opts *o,
            res->answers_missing, res->answers_extra, pl->cap_pushes, lv->pushes);
     if (st->tokens_rewritten || st->tokens_unknown)
         printf("kenaf-replay: session tokens: %zu datagrams carried the live robot's token, %zu "
-               "the captured one (no live session for it)\n", st->tokens_rewritten, st->tokens_unknown);
+               "the captured one (no live session for it)\n",
+               st->tokens_rewritten, st->tokens_unknown);
     if (o->json)
         printf("{\"sent\":%zu,\"controllers\":%zu,\"requests\":%zu,\"requests_matching\":%zu,"
                "\"requests_diverging\":%zu,\"answers_captured\":%zu,\"answers_replayed\":%zu,"
                "\"answers_matching\":%zu,\"answers_missing\":%zu,\"answers_extra\":%zu,"
                "\"pushes_captured\":%zu,\"pushes_replayed\":%zu,\"send_errors\":%zu,"
                "\"tokens_rewritten\":%zu,\"tokens_unknown\":%zu}\n",
-               pl->nsend, pl->nctl, res->requests, res->requests_matching,
-               res->requests_diverging, res->answers_captured, res->answers_replayed,
-               res->answers_matching, res->answers_missing, res->answers_extra, pl->cap_pushes,
-               lv->pushes, st->errors, st->tokens_rewritten, st->tokens_unknown);
+               pl->nsend, pl->nctl, res->requests, res->requests_matching, res->requests_diverging,
+               res->answers_captured, res->answers_replayed, res->answers_matching,
+               res->answers_missing, res->answers_extra, pl->cap_pushes, lv->pushes, st->errors,
+               st->tokens_rewritten, st->tokens_unknown);
     fflush(stdout);
 }
 
@@ -659,8 +662,8 @@ static int replay_controllers(const struct kn_capfile *c, const struct opts *o)
 
 struct play {
     const struct kn_capfile_session *s;
-    size_t *need;        /* per segment from the server: daemon bursts it waits for */
-    uint64_t *burst_t;   /* capture time of burst k (1-based) */
+    size_t *need;      /* per segment from the server: daemon bursts it waits for */
+    uint64_t *burst_t; /* capture time of burst k (1-based) */
     size_t nbursts;
 };
 
@@ -852,7 +855,8 @@ static int serve_sim(const struct kn_capfile *c, const struct opts *o)
         }
     }
     if ((size_t)pick >= c->nsess) {
-        fprintf(stderr, "kenaf-replay: --session %ld: the capture has %zu sessions\n", pick, c->nsess);
+        fprintf(stderr, "kenaf-replay: --session %ld: the capture has %zu sessions\n", pick,
+                c->nsess);
         return 2;
     }
     struct play p;
@@ -912,8 +916,21 @@ static int serve_sim(const struct kn_capfile *c, const struct opts *o)
 static int parse_args(int argc, char **argv, struct opts *o, bool *serve, bool *list)
 {
     enum {
-        O_ROBOT = 1000, O_CAPROBOT, O_FAST, O_SPEED, O_LINGER, O_MAXREP, O_JSON, O_SERVE,
-        O_LISTEN, O_SESSION, O_SYNC, O_LOG, O_ONCE, O_CLOSE, O_LIST
+        O_ROBOT = 1000,
+        O_CAPROBOT,
+        O_FAST,
+        O_SPEED,
+        O_LINGER,
+        O_MAXREP,
+        O_JSON,
+        O_SERVE,
+        O_LISTEN,
+        O_SESSION,
+        O_SYNC,
+        O_LOG,
+        O_ONCE,
+        O_CLOSE,
+        O_LIST
     };
     static const struct option lo[] = {
         { "robot", required_argument, NULL, O_ROBOT },
@@ -935,8 +952,13 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *serve, bool *
         { NULL, 0, NULL, 0 },
     };
     *o = (struct opts){
-        .robot = "127.0.0.1:9750", .speed = 1.0, .linger_ms = 1000, .max_report = 20,
-        .listen = "127.0.0.1:0", .session = -1, .sync_gap_ms = 300,
+        .robot = "127.0.0.1:9750",
+        .speed = 1.0,
+        .linger_ms = 1000,
+        .max_report = 20,
+        .listen = "127.0.0.1:0",
+        .session = -1,
+        .sync_gap_ms = 300,
     };
     *serve = *list = false;
     int ch;
@@ -959,7 +981,8 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *serve, bool *
         case O_SESSION: {
             long v = strtol(optarg, &end, 10);
             if (*end || !*optarg || v < 0 || v > 3600000) {
-                fprintf(stderr, "kenaf-replay: %s: expected a number 0..3600000\n", argv[optind - 1]);
+                fprintf(stderr, "kenaf-replay: %s: expected a number 0..3600000\n",
+                        argv[optind - 1]);
                 return 2;
             }
             if (ch == O_LINGER)

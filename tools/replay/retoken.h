@@ -16,10 +16,10 @@
 
 struct kn_retoken {
     struct {
-        uint32_t hello_seq;  /* the HELLO that opened (or kept) the session */
+        uint32_t hello_seq; /* the HELLO that opened (or kept) the session */
         uint32_t cap, live;
         bool have_cap, have_live;
-        bool kept;           /* no live token came: the captured one stands in */
+        bool kept; /* no live token came: the captured one stands in */
     } e[KN_RETOKEN_MAX];
     size_t n;
 };
@@ -30,11 +30,11 @@ void kn_retoken_captured(struct kn_retoken *t, uint32_t hello_seq, uint32_t toke
 void kn_retoken_live(struct kn_retoken *t, uint32_t hello_seq, uint32_t token);
 
 enum kn_retoken_result {
-    KN_RETOKEN_NONE = 0,   /* no token in the datagram (or it is signed): sent as it is */
-    KN_RETOKEN_REWRITTEN,  /* the live token written in */
-    KN_RETOKEN_WAIT,       /* its session's live HELLO_ACK has not come yet */
-    KN_RETOKEN_UNKNOWN,    /* a token no captured HELLO_ACK gave: left as captured */
-    KN_RETOKEN_KEPT,       /* its session got no live token (kn_retoken_keep): as captured */
+    KN_RETOKEN_NONE = 0,  /* no token in the datagram (or it is signed): sent as it is */
+    KN_RETOKEN_REWRITTEN, /* the live token written in */
+    KN_RETOKEN_WAIT,      /* its session's live HELLO_ACK has not come yet */
+    KN_RETOKEN_UNKNOWN,   /* a token no captured HELLO_ACK gave: left as captured */
+    KN_RETOKEN_KEPT,      /* its session got no live token (kn_retoken_keep): as captured */
 };
 
 /* Rewrites the token of datagram d (len bytes, a controller -> robot

@@ -104,11 +104,16 @@ static bool footprint(const char *s, struct kn_svgplot_robot *r)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
     static const struct option longopts[] = {
-        { "robot", required_argument, NULL, 'r' },   { "period", required_argument, NULL, 'p' },
-        { "duration", required_argument, NULL, 'd' }, { "csv", required_argument, NULL, 'c' },
-        { "svg", required_argument, NULL, 's' },     { "title", required_argument, NULL, 't' },
-        { "footprint", required_argument, NULL, 'f' }, { "quiet", no_argument, NULL, 'q' },
-        { "version", no_argument, NULL, 'V' },       { "help", no_argument, NULL, 'h' },
+        { "robot", required_argument, NULL, 'r' },
+        { "period", required_argument, NULL, 'p' },
+        { "duration", required_argument, NULL, 'd' },
+        { "csv", required_argument, NULL, 'c' },
+        { "svg", required_argument, NULL, 's' },
+        { "title", required_argument, NULL, 't' },
+        { "footprint", required_argument, NULL, 'f' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "version", no_argument, NULL, 'V' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *env = getenv("KENAF_ROBOT");
@@ -138,7 +143,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
             break;
         case 'f':
             if (!footprint(optarg, &o->footprint)) {
-                fprintf(stderr, "kenaf-trace: --footprint takes LENGTH,WIDTH in metres, got \"%s\"\n",
+                fprintf(stderr,
+                        "kenaf-trace: --footprint takes LENGTH,WIDTH in metres, got \"%s\"\n",
                         optarg);
                 return 2;
             }

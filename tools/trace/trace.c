@@ -137,7 +137,7 @@ void kn_trace_print(const struct kn_trace *t, double every_s, FILE *f)
         }
     }
     distances(t, &path, &gap);
-    fprintf(f, "%zu samples over %.2f s of robot time, path %.3f m, end %.3f m from start%s\n", t->n,
-            kn_conv_us_to_s(t->s[t->n - 1].time_us) - t0, path, gap,
+    fprintf(f, "%zu samples over %.2f s of robot time, path %.3f m, end %.3f m from start%s\n",
+            t->n, kn_conv_us_to_s(t->s[t->n - 1].time_us) - t0, path, gap,
             t->dropped ? " (samples over the cap were not kept)" : "");
 }

@@ -13,7 +13,7 @@
 
 struct kn_trace {
     struct kn_krp_status *s;
-    size_t n, cap, max;   /* max: samples kept at most; later ones counted */
+    size_t n, cap, max; /* max: samples kept at most; later ones counted */
     size_t dropped;
 };
 

@@ -16,18 +16,20 @@ static bool ends_with(const char *s, const char *suffix)
 
 const char *kn_vfiles_mime(const char *name)
 {
-    static const struct { const char *ext, *mime; } types[] = {
-        {".html", "text/html; charset=utf-8"},
-        {".js", "text/javascript; charset=utf-8"},
-        {".mjs", "text/javascript; charset=utf-8"},
-        {".css", "text/css; charset=utf-8"},
-        {".json", "application/json"},
-        {".png", "image/png"},
-        {".jpg", "image/jpeg"},
-        {".svg", "image/svg+xml"},
-        {".ico", "image/x-icon"},
-        {".txt", "text/plain; charset=utf-8"},
-        {".map", "application/json"},
+    static const struct {
+        const char *ext, *mime;
+    } types[] = {
+        { ".html", "text/html; charset=utf-8" },
+        { ".js", "text/javascript; charset=utf-8" },
+        { ".mjs", "text/javascript; charset=utf-8" },
+        { ".css", "text/css; charset=utf-8" },
+        { ".json", "application/json" },
+        { ".png", "image/png" },
+        { ".jpg", "image/jpeg" },
+        { ".svg", "image/svg+xml" },
+        { ".ico", "image/x-icon" },
+        { ".txt", "text/plain; charset=utf-8" },
+        { ".map", "application/json" },
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (ends_with(name, types[i].ext))
@@ -72,8 +74,7 @@ static enum kn_vfiles_kind in_dir(const char *dir, const char *rest, char *path,
 }
 
 enum kn_vfiles_kind kn_vfiles_map(const char *uri, const char *web_dir, const char *three_dir,
-                                  char *path, size_t pathlen, const char **dir,
-                                  const char **mime)
+                                  char *path, size_t pathlen, const char **dir, const char **mime)
 {
     if (strcmp(uri, "/") == 0 || strcmp(uri, "/index.html") == 0)
         return in_dir(web_dir, "index.html", path, pathlen, dir, mime);

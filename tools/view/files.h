@@ -11,19 +11,18 @@
 #include <stddef.h>
 
 enum kn_vfiles_kind {
-    KN_VFILES_FILE = 0,    /* path: the file to send, mime its type */
-    KN_VFILES_ROBOTS,      /* /api/robots */
-    KN_VFILES_STATS,       /* /api/stats */
-    KN_VFILES_NOT_FOUND,   /* no such place */
-    KN_VFILES_REFUSED,     /* a path that tries to leave its folder */
+    KN_VFILES_FILE = 0,  /* path: the file to send, mime its type */
+    KN_VFILES_ROBOTS,    /* /api/robots */
+    KN_VFILES_STATS,     /* /api/stats */
+    KN_VFILES_NOT_FOUND, /* no such place */
+    KN_VFILES_REFUSED,   /* a path that tries to leave its folder */
 };
 
 /* uri: the request path (decoded, without the query). For FILE, path gets
  * DIR/REST and *dir the folder it must stay in (the file is not looked
  * at: see kn_vfiles_inside). */
 enum kn_vfiles_kind kn_vfiles_map(const char *uri, const char *web_dir, const char *three_dir,
-                                  char *path, size_t pathlen, const char **dir,
-                                  const char **mime);
+                                  char *path, size_t pathlen, const char **dir, const char **mime);
 
 /* True when path, its symlinks followed, is a regular file inside dir (its
  * symlinks followed too). The one function here that looks at files. */

@@ -78,8 +78,8 @@ static int add_robot(struct kn_view_opts *o, const char *spec, const char *what)
     if (eq) {
         size_t n = (size_t)(eq - spec);
         if (n == 0 || n >= sizeof r->name) {
-            fprintf(stderr, "kenaf-view: %s \"%s\": a name is 1..%zu characters before '='\n",
-                    what, spec, sizeof r->name - 1);
+            fprintf(stderr, "kenaf-view: %s \"%s\": a name is 1..%zu characters before '='\n", what,
+                    spec, sizeof r->name - 1);
             return -1;
         }
         memcpy(r->name, spec, n);
@@ -116,15 +116,15 @@ static int parse_args(int argc, char **argv, struct kn_view_opts *o)
 {
     enum { O_LISTEN = 256, O_ROBOT, O_WEB, O_THREE, O_MAXC, O_STATS };
     static const struct option longopts[] = {
-        {"listen", required_argument, NULL, O_LISTEN},
-        {"robot", required_argument, NULL, O_ROBOT},
-        {"web-dir", required_argument, NULL, O_WEB},
-        {"three-dir", required_argument, NULL, O_THREE},
-        {"max-clients", required_argument, NULL, O_MAXC},
-        {"stats", no_argument, NULL, O_STATS},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+        { "listen", required_argument, NULL, O_LISTEN },
+        { "robot", required_argument, NULL, O_ROBOT },
+        { "web-dir", required_argument, NULL, O_WEB },
+        { "three-dir", required_argument, NULL, O_THREE },
+        { "max-clients", required_argument, NULL, O_MAXC },
+        { "stats", no_argument, NULL, O_STATS },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
     };
     const char *listen = KN_VIEW_DEFAULT_LISTEN;
     int c;
@@ -158,9 +158,8 @@ static int parse_args(int argc, char **argv, struct kn_view_opts *o)
         return 2;
     }
     char err[300];
-    if (kn_hostport_parse_flags(listen, KN_VIEW_DEFAULT_PORT, KN_HOSTPORT_PORT_ZERO,
-                                o->listen_host, sizeof o->listen_host, &o->listen_port, err,
-                                sizeof err) < 0) {
+    if (kn_hostport_parse_flags(listen, KN_VIEW_DEFAULT_PORT, KN_HOSTPORT_PORT_ZERO, o->listen_host,
+                                sizeof o->listen_host, &o->listen_port, err, sizeof err) < 0) {
         fprintf(stderr, "kenaf-view: --listen %s\n", err);
         return 2;
     }

@@ -192,15 +192,16 @@ static int listen_iface(const struct kn_view_opts *o, char *iface, size_t len, b
     if (fd >= 0)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sslen) < 0) {
-        fprintf(stderr, "kenaf-view: cannot listen on %s:%u: %s\n", o->listen_host,
-                o->listen_port, strerror(errno));
+        fprintf(stderr, "kenaf-view: cannot listen on %s:%u: %s\n", o->listen_host, o->listen_port,
+                strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
     close(fd);
-    const void *a = ss.ss_family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
-                                             : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
+    const void *a = ss.ss_family == AF_INET6
+                        ? (const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr
+                        : (const void *)&((struct sockaddr_in *)&ss)->sin_addr;
     if (!inet_ntop(ss.ss_family, a, iface, (socklen_t)len))
         return -1;
     *any = strcmp(iface, "0.0.0.0") == 0 || strcmp(iface, "::") == 0;
@@ -223,8 +224,10 @@ static int start(struct kn_view *v)
     info.vhost_name = "kenaf-view";
     v->ctx = lws_create_context(&info);
     if (!v->ctx) {
-        fprintf(stderr, "kenaf-view: cannot listen on %s:%u (in use, or not an address of this "
-                "machine)\n", v->o.listen_host, v->o.listen_port);
+        fprintf(stderr,
+                "kenaf-view: cannot listen on %s:%u (in use, or not an address of this "
+                "machine)\n",
+                v->o.listen_host, v->o.listen_port);
         return -1;
     }
     v->vh = lws_get_vhost_by_name(v->ctx, "kenaf-view");

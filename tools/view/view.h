@@ -25,8 +25,8 @@
 #include "watch.h"
 
 #define KN_VIEW_MAX_ROBOTS 16
-#define KN_VIEW_MSG_MAX (16 * 1024)   /* largest message a page may send */
-#define KN_VIEW_FRAG (16 * 1024)      /* a world message goes out in pieces this big */
+#define KN_VIEW_MSG_MAX (16 * 1024) /* largest message a page may send */
+#define KN_VIEW_FRAG (16 * 1024)    /* a world message goes out in pieces this big */
 /* A browser's socket send buffer (Linux doubles it for its bookkeeping).
  * Left to the kernel it grows to megabytes: seconds of old states queued
  * for a page that reads slowly, and a page that stopped reading is only
@@ -34,26 +34,26 @@
  * 90 states of about 350 bytes: under two seconds of one robot at 50 Hz,
  * a quarter second of eight. */
 #define KN_VIEW_SNDBUF (16 * 1024)
-#define KN_VIEW_MAX_CLIENTS 32        /* default --max-clients */
+#define KN_VIEW_MAX_CLIENTS 32 /* default --max-clients */
 #define KN_VIEW_DEFAULT_LISTEN "127.0.0.1:8088"
 #define KN_VIEW_DEFAULT_PORT 8088
 #define KN_VIEW_NAME_LEN 64
 
 struct kn_view_robot_opt {
-    char name[KN_VIEW_NAME_LEN];   /* "" : the robot's own name (HELLO_ACK) */
+    char name[KN_VIEW_NAME_LEN]; /* "" : the robot's own name (HELLO_ACK) */
     char host[256];
     uint16_t port;
 };
 
 struct kn_view_opts {
     char listen_host[256];
-    uint16_t listen_port;          /* 0: any free port */
+    uint16_t listen_port; /* 0: any free port */
     unsigned nrobots;
     struct kn_view_robot_opt robots[KN_VIEW_MAX_ROBOTS];
     char web_dir[PATH_MAX];
     char three_dir[PATH_MAX];
     unsigned max_clients;
-    bool stats;                    /* counters on stdout at exit */
+    bool stats; /* counters on stdout at exit */
 };
 
 /* A message shared by the clients sending it (reference counted). */
@@ -69,21 +69,21 @@ struct kn_vrobot {
     struct kn_view *v;
     unsigned id;
     char name[KN_VIEW_NAME_LEN];
-    bool named;                    /* named on the command line */
-    char address[300];             /* as given: HOST:PORT */
-    struct sockaddr_storage addr;  /* the robot's KRP/1 address */
+    bool named;                   /* named on the command line */
+    char address[300];            /* as given: HOST:PORT */
+    struct sockaddr_storage addr; /* the robot's KRP/1 address */
     socklen_t addrlen;
-    int fd;                        /* UDP, not connected (view_robot.c) */
-    struct lws *wsi;               /* fd adopted into the loop */
-    bool adopted;                  /* lws owns (and closes) fd */
+    int fd;          /* UDP, not connected (view_robot.c) */
+    struct lws *wsi; /* fd adopted into the loop */
+    bool adopted;    /* lws owns (and closes) fd */
     struct kn_watch *watch;
     char state[KN_VJSON_STATE_MAX];
     size_t state_len;
-    uint64_t state_seq;            /* 0: no state yet */
+    uint64_t state_seq; /* 0: no state yet */
     char link[256];
     size_t link_len;
     uint64_t link_ver;
-    struct kn_vblob *world;        /* NULL: not known yet */
+    struct kn_vblob *world; /* NULL: not known yet */
     uint64_t world_ver;
     uint64_t send_errors, recv_errors, foreign, world_invalid;
 };
@@ -95,16 +95,15 @@ struct kn_vclient {
     uint64_t link_ver[KN_VIEW_MAX_ROBOTS];
     uint64_t world_ver[KN_VIEW_MAX_ROBOTS];
     uint64_t state_seq[KN_VIEW_MAX_ROBOTS];
-    unsigned rr;                   /* robot whose state goes next */
-    struct kn_vblob *out;          /* a world message going out in pieces */
+    unsigned rr;          /* robot whose state goes next */
+    struct kn_vblob *out; /* a world message going out in pieces */
     size_t out_off;
-    char *in;                      /* the message being received */
+    char *in; /* the message being received */
     size_t in_len;
 };
 
 struct kn_view_stats {
-    uint64_t http_requests, http_files, http_api, http_not_found, http_refused,
-        http_bad_method;
+    uint64_t http_requests, http_files, http_api, http_not_found, http_refused, http_bad_method;
     uint64_t ws_accepted, ws_refused_full, ws_refused_path, ws_refused_origin;
     uint64_t ws_closed_by_peer, ws_closed_by_server, ws_closed_abrupt;
     uint64_t msg_reports, msg_oversized, msg_binary, msg_bad_json, msg_bad_type;
@@ -117,7 +116,7 @@ struct kn_view {
     struct lws_context *ctx;
     struct lws_vhost *vh;
     lws_sorted_usec_list_t tick;
-    int port;                      /* the port listened on */
+    int port; /* the port listened on */
     unsigned nrobots;
     struct kn_vrobot robots[KN_VIEW_MAX_ROBOTS];
     struct kn_vclient *clients;
@@ -125,7 +124,7 @@ struct kn_view {
     char *hello;
     size_t hello_len;
     uint64_t hello_ver;
-    char *last_report;             /* the newest report a page sent */
+    char *last_report; /* the newest report a page sent */
     struct kn_view_stats st;
     volatile sig_atomic_t *stop;
 };
@@ -138,8 +137,8 @@ void kn_view_wake_clients(struct kn_view *v); /* something new to send */
  * it replaced as skipped for every client it was not sent to
  * (states_skipped), and wakes every client */
 void kn_view_new_state(struct kn_view *v, unsigned robot);
-void kn_view_schedule(struct kn_view *v);     /* the robots' timers may have moved */
-char *kn_view_stats_json(struct kn_view *v);  /* /api/stats, --stats; free() */
+void kn_view_schedule(struct kn_view *v);    /* the robots' timers may have moved */
+char *kn_view_stats_json(struct kn_view *v); /* /api/stats, --stats; free() */
 struct kn_vblob *kn_view_blob(const char *data, size_t len);
 void kn_view_blob_put(struct kn_vblob *b);
 int kn_view_run(const struct kn_view_opts *o, volatile sig_atomic_t *stop);
@@ -147,7 +146,7 @@ int kn_view_run(const struct kn_view_opts *o, volatile sig_atomic_t *stop);
 /* view_robot.c */
 int kn_vrobot_open(struct kn_view *v, struct kn_vrobot *r, unsigned id,
                    const struct kn_view_robot_opt *o, char *err, size_t errlen);
-int kn_vrobot_adopt(struct kn_vrobot *r);  /* into the loop, once the context exists */
+int kn_vrobot_adopt(struct kn_vrobot *r); /* into the loop, once the context exists */
 void kn_vrobot_readable(struct kn_vrobot *r);
 void kn_vrobot_close(struct kn_vrobot *r);
 void kn_vrobot_stats(const struct kn_vrobot *r, void *cjson_array);

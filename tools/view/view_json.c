@@ -21,23 +21,24 @@ size_t kn_vjson_state(char *out, size_t cap, unsigned robot, const struct kn_krp
 {
     const int32_t *fl = s->flipper_cdeg, *tq = s->flipper_torque_mnm;
     uint16_t f = s->flags;
-    int n = snprintf(out, cap,
-        "{\"type\":\"state\",\"robot\":%u,\"t\":%.6f,\"pos\":[%.3f,%.3f,%.3f],"
-        "\"rpy\":[%.5f,%.5f,%.5f],\"belt\":[%.3f,%.3f],\"flippers\":[%.5f,%.5f,%.5f,%.5f],"
-        "\"torque\":[%.3f,%.3f,%.3f,%.3f],\"battery\":%.3f,"
-        "\"flags\":{\"ESTOP\":%s,\"BACKEND_UP\":%s,\"SIMULATED\":%s,\"WATCHDOG\":%s,"
-        "\"CLAMPED\":%s,\"STALE\":%s},\"seq\":%llu,\"srv_us\":%llu}",
-        robot, kn_conv_us_to_s(s->time_us), kn_conv_mm_to_m(s->pos_mm[0]),
-        kn_conv_mm_to_m(s->pos_mm[1]), kn_conv_mm_to_m(s->pos_mm[2]),
-        kn_conv_cdeg_to_rad(s->rpy_cdeg[0]), kn_conv_cdeg_to_rad(s->rpy_cdeg[1]),
-        kn_conv_cdeg_to_rad(s->rpy_cdeg[2]), kn_conv_mm_to_m(s->crawler_speed_mm_s[0]),
-        kn_conv_mm_to_m(s->crawler_speed_mm_s[1]), kn_conv_cdeg_to_rad(fl[0]),
-        kn_conv_cdeg_to_rad(fl[1]), kn_conv_cdeg_to_rad(fl[2]), kn_conv_cdeg_to_rad(fl[3]),
-        kn_conv_mnm_to_nm(tq[0]), kn_conv_mnm_to_nm(tq[1]), kn_conv_mnm_to_nm(tq[2]),
-        kn_conv_mnm_to_nm(tq[3]), kn_conv_mv_to_v(s->battery_mv), tf(f & KN_KRP_ST_ESTOP),
-        tf(f & KN_KRP_ST_BACKEND_UP), tf(f & KN_KRP_ST_SIMULATED), tf(f & KN_KRP_ST_WATCHDOG),
-        tf(f & KN_KRP_ST_CLAMPED), tf(f & KN_KRP_ST_STALE), (unsigned long long)seq,
-        (unsigned long long)srv_us);
+    int n =
+        snprintf(out, cap,
+                 "{\"type\":\"state\",\"robot\":%u,\"t\":%.6f,\"pos\":[%.3f,%.3f,%.3f],"
+                 "\"rpy\":[%.5f,%.5f,%.5f],\"belt\":[%.3f,%.3f],\"flippers\":[%.5f,%.5f,%.5f,%.5f],"
+                 "\"torque\":[%.3f,%.3f,%.3f,%.3f],\"battery\":%.3f,"
+                 "\"flags\":{\"ESTOP\":%s,\"BACKEND_UP\":%s,\"SIMULATED\":%s,\"WATCHDOG\":%s,"
+                 "\"CLAMPED\":%s,\"STALE\":%s},\"seq\":%llu,\"srv_us\":%llu}",
+                 robot, kn_conv_us_to_s(s->time_us), kn_conv_mm_to_m(s->pos_mm[0]),
+                 kn_conv_mm_to_m(s->pos_mm[1]), kn_conv_mm_to_m(s->pos_mm[2]),
+                 kn_conv_cdeg_to_rad(s->rpy_cdeg[0]), kn_conv_cdeg_to_rad(s->rpy_cdeg[1]),
+                 kn_conv_cdeg_to_rad(s->rpy_cdeg[2]), kn_conv_mm_to_m(s->crawler_speed_mm_s[0]),
+                 kn_conv_mm_to_m(s->crawler_speed_mm_s[1]), kn_conv_cdeg_to_rad(fl[0]),
+                 kn_conv_cdeg_to_rad(fl[1]), kn_conv_cdeg_to_rad(fl[2]), kn_conv_cdeg_to_rad(fl[3]),
+                 kn_conv_mnm_to_nm(tq[0]), kn_conv_mnm_to_nm(tq[1]), kn_conv_mnm_to_nm(tq[2]),
+                 kn_conv_mnm_to_nm(tq[3]), kn_conv_mv_to_v(s->battery_mv), tf(f & KN_KRP_ST_ESTOP),
+                 tf(f & KN_KRP_ST_BACKEND_UP), tf(f & KN_KRP_ST_SIMULATED),
+                 tf(f & KN_KRP_ST_WATCHDOG), tf(f & KN_KRP_ST_CLAMPED), tf(f & KN_KRP_ST_STALE),
+                 (unsigned long long)seq, (unsigned long long)srv_us);
     return n > 0 && (size_t)n < cap ? (size_t)n : 0;
 }
 
@@ -51,8 +52,8 @@ size_t kn_vjson_link(char *out, size_t cap, unsigned robot, bool up, const char 
     cJSON_AddBoolToObject(o, "up", up);
     if (reason)
         cJSON_AddStringToObject(o, "reason", reason);
-    bool ok = cap > 0 && cJSON_PrintPreallocated(o, out, (int)(cap > 1 << 20 ? 1 << 20 : cap),
-                                                 false);
+    bool ok =
+        cap > 0 && cJSON_PrintPreallocated(o, out, (int)(cap > 1 << 20 ? 1 << 20 : cap), false);
     cJSON_Delete(o);
     return ok ? strlen(out) : 0;
 }

@@ -43,9 +43,9 @@ bool kn_vjson_world_ok(const char *doc, size_t len);
 
 /* What a page sent. */
 enum kn_vjson_in {
-    KN_VJSON_REPORT = 0,   /* {"type":"report", ...}: measurements */
-    KN_VJSON_BAD_JSON,     /* not a JSON object */
-    KN_VJSON_BAD_TYPE,     /* an object, but not a report */
+    KN_VJSON_REPORT = 0, /* {"type":"report", ...}: measurements */
+    KN_VJSON_BAD_JSON,   /* not a JSON object */
+    KN_VJSON_BAD_TYPE,   /* an object, but not a report */
 };
 enum kn_vjson_in kn_vjson_classify(const char *msg, size_t len);
 

@@ -49,8 +49,7 @@ static void on_hello(void *ctx, const struct kn_krp_hello_ack *a)
 static void on_status(void *ctx, const struct kn_krp_status *s, uint64_t now_ns)
 {
     struct kn_vrobot *r = ctx;
-    size_t n = kn_vjson_state(r->state, sizeof r->state, r->id, s, r->state_seq + 1,
-                              now_ns / 1000);
+    size_t n = kn_vjson_state(r->state, sizeof r->state, r->id, s, r->state_seq + 1, now_ns / 1000);
     if (n == 0)
         return;
     r->state_len = n;
@@ -108,8 +107,8 @@ int kn_vrobot_open(struct kn_view *v, struct kn_vrobot *r, unsigned id,
     snprintf(r->name, sizeof r->name, "%.*s", (int)sizeof r->name - 1,
              r->named ? o->name : r->address);
     char why[300];
-    if (kn_hostport_resolve(o->host, o->port, SOCK_DGRAM, &r->addr, &r->addrlen, why,
-                            sizeof why) < 0) {
+    if (kn_hostport_resolve(o->host, o->port, SOCK_DGRAM, &r->addr, &r->addrlen, why, sizeof why) <
+        0) {
         snprintf(err, errlen, "robot %s: %s", r->address, why);
         return -1;
     }
@@ -119,8 +118,12 @@ int kn_vrobot_open(struct kn_view *v, struct kn_vrobot *r, unsigned id,
         return -1;
     }
     struct kn_watch_io io = {
-        .ctx = r, .send = on_send, .hello = on_hello, .status = on_status,
-        .link = on_link, .world = on_world,
+        .ctx = r,
+        .send = on_send,
+        .hello = on_hello,
+        .status = on_status,
+        .link = on_link,
+        .world = on_world,
     };
     r->watch = kn_watch_new(&io, KN_VROBOT_HELLO_NAME, kn_view_now_ns());
     if (!r->watch) {
@@ -164,8 +167,8 @@ void kn_vrobot_readable(struct kn_vrobot *r)
     for (int i = 0; i < 64; i++) {
         struct sockaddr_storage from;
         socklen_t fromlen = sizeof from;
-        ssize_t n = recvfrom(r->fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from,
-                             &fromlen);
+        ssize_t n =
+            recvfrom(r->fd, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from, &fromlen);
         if (n < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
                 r->recv_errors++;

@@ -13,8 +13,8 @@
 
 /* Per connection (lws allocates it zeroed). */
 struct pss {
-    struct kn_vclient *c;      /* a WebSocket client */
-    char *body;                /* HTTP: the /api answer being sent */
+    struct kn_vclient *c; /* a WebSocket client */
+    char *body;           /* HTTP: the /api answer being sent */
     size_t body_len;
     bool peer_closed, server_closed;
 };
@@ -22,10 +22,9 @@ struct pss {
 /* One buffer for every write: lws keeps what the socket did not take. */
 static unsigned char out_buf[LWS_PRE + KN_VIEW_FRAG];
 
-static const char extra_headers[] =
-    "Cache-Control: no-cache\x0d\x0a"
-    "X-Content-Type-Options: nosniff\x0d\x0a"
-    "Referrer-Policy: no-referrer\x0d\x0a";
+static const char extra_headers[] = "Cache-Control: no-cache\x0d\x0a"
+                                    "X-Content-Type-Options: nosniff\x0d\x0a"
+                                    "Referrer-Policy: no-referrer\x0d\x0a";
 
 static struct kn_view *view_of(struct lws *wsi)
 {
@@ -109,13 +108,9 @@ static int on_http(struct kn_view *v, struct lws *wsi, struct pss *ps, const cha
     case KN_VFILES_FILE: return http_file(v, wsi, dir, path, mime);
     case KN_VFILES_ROBOTS: return http_json(v, wsi, ps, v->hello ? strdup(v->hello) : NULL);
     case KN_VFILES_STATS: return http_json(v, wsi, ps, kn_view_stats_json(v));
-    case KN_VFILES_REFUSED:
-        v->st.http_refused++;
-        return http_status(wsi, HTTP_STATUS_FORBIDDEN);
+    case KN_VFILES_REFUSED: v->st.http_refused++; return http_status(wsi, HTTP_STATUS_FORBIDDEN);
     case KN_VFILES_NOT_FOUND:
-    default:
-        v->st.http_not_found++;
-        return http_status(wsi, HTTP_STATUS_NOT_FOUND);
+    default: v->st.http_not_found++; return http_status(wsi, HTTP_STATUS_NOT_FOUND);
     }
 }
 
@@ -374,30 +369,19 @@ static int cb_view(struct lws *wsi, enum lws_callback_reasons reason, void *user
 {
     struct pss *ps = user;
     switch (reason) {
-    case LWS_CALLBACK_HTTP:
-        return on_http(view_of(wsi), wsi, ps, in);
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        return http_body(wsi, ps);
+    case LWS_CALLBACK_HTTP: return on_http(view_of(wsi), wsi, ps, in);
+    case LWS_CALLBACK_HTTP_WRITEABLE: return http_body(wsi, ps);
     case LWS_CALLBACK_CLOSED_HTTP:
         free(ps->body);
         ps->body = NULL;
         break;
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        return ws_filter(view_of(wsi), wsi);
-    case LWS_CALLBACK_ESTABLISHED:
-        return ws_open(view_of(wsi), wsi, ps);
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        return ws_writeable(view_of(wsi), ps);
-    case LWS_CALLBACK_RECEIVE:
-        return ws_receive(view_of(wsi), wsi, ps, in, len);
-    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-        ps->peer_closed = true;
-        break;
-    case LWS_CALLBACK_CLOSED:
-        ws_closed(view_of(wsi), ps);
-        break;
-    default:
-        break;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return ws_filter(view_of(wsi), wsi);
+    case LWS_CALLBACK_ESTABLISHED: return ws_open(view_of(wsi), wsi, ps);
+    case LWS_CALLBACK_SERVER_WRITEABLE: return ws_writeable(view_of(wsi), ps);
+    case LWS_CALLBACK_RECEIVE: return ws_receive(view_of(wsi), wsi, ps, in, len);
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: ps->peer_closed = true; break;
+    case LWS_CALLBACK_CLOSED: ws_closed(view_of(wsi), ps); break;
+    default: break;
     }
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
@@ -419,8 +403,7 @@ static int cb_krp(struct lws *wsi, enum lws_callback_reasons reason, void *user,
         if (r)
             r->wsi = NULL;
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

@@ -10,10 +10,10 @@
 /* The world document being fetched: chunk k is bytes [480 k, 480 (k+1)). */
 struct fetch {
     bool on;
-    uint32_t total;            /* 0: not known yet (offset 0 asked first) */
+    uint32_t total; /* 0: not known yet (offset 0 asked first) */
     char *buf;
-    uint8_t *got;              /* per chunk */
-    uint64_t *asked_ns;        /* per chunk, 0: never */
+    uint8_t *got;       /* per chunk */
+    uint64_t *asked_ns; /* per chunk, 0: never */
     uint32_t nchunks, nreceived, first_missing;
     uint64_t started_ns, answer_ns, ask0_ns;
 };
@@ -23,16 +23,16 @@ struct kn_watch {
     char name[KN_KRP_NAME_LEN + 1];
     uint32_t seq;
     struct kn_krp_session sess; /* an observer's session, where the robot has them */
-    bool acked;                /* HELLO_ACK since the link last went down */
-    bool up;                   /* STATUS within the last second */
-    bool busy;                 /* subscription refused: polling */
-    bool backend_up;           /* the last STATUS's BACKEND_UP */
+    bool acked;                 /* HELLO_ACK since the link last went down */
+    bool up;                    /* STATUS within the last second */
+    bool busy;                  /* subscription refused: polling */
+    bool backend_up;            /* the last STATUS's BACKEND_UP */
     uint32_t caps;
     uint64_t hello_ns, sub_ns, poll_ns, status_ns, check_ns;
 
-    char *doc;                 /* the world the page has, or NULL */
+    char *doc; /* the world the page has, or NULL */
     size_t doc_len;
-    bool told;                 /* the page was told something (doc or null) */
+    bool told; /* the page was told something (doc or null) */
     struct fetch f;
 
     struct kn_watch_stats st;
@@ -167,8 +167,7 @@ static void fetch_pump(struct kn_watch *w, uint64_t now)
 static void fetch_give_up_check(struct kn_watch *w, uint64_t now)
 {
     uint64_t since = w->f.answer_ns > w->f.started_ns ? w->f.answer_ns : w->f.started_ns;
-    if (!w->f.on || !w->up ||
-        now < after(since, KN_WATCH_WORLD_TRIES * KN_WATCH_WORLD_RETRY_NS))
+    if (!w->f.on || !w->up || now < after(since, KN_WATCH_WORLD_TRIES * KN_WATCH_WORLD_RETRY_NS))
         return;
     if (w->doc)
         fetch_stop(w, now); /* keep the world we have; try again later */
@@ -207,8 +206,7 @@ static void on_world(struct kn_watch *w, const struct kn_krp_world *c, uint64_t 
         }
     }
     uint32_t k = c->offset / KN_KRP_WORLD_CHUNK;
-    uint32_t want = k + 1 < w->f.nchunks ? KN_KRP_WORLD_CHUNK
-                                         : w->f.total - k * KN_KRP_WORLD_CHUNK;
+    uint32_t want = k + 1 < w->f.nchunks ? KN_KRP_WORLD_CHUNK : w->f.total - k * KN_KRP_WORLD_CHUNK;
     if (c->offset % KN_KRP_WORLD_CHUNK || k >= w->f.nchunks || c->n != want) {
         w->st.world_bad_chunks++;
         return;
@@ -312,7 +310,7 @@ static void on_error(struct kn_watch *w, const struct kn_krp_error *e, uint64_t 
             fetch_start(w, now); /* the document shrank: from the start */
             fetch_pump(w, now);
         } else {
-            no_world(w, now);    /* UNKNOWN_TYPE: a robot without the extension */
+            no_world(w, now); /* UNKNOWN_TYPE: a robot without the extension */
         }
     }
 }
@@ -370,11 +368,13 @@ static uint64_t fetch_deadline(const struct kn_watch *w)
     uint64_t d = after(since, KN_WATCH_WORLD_TRIES * KN_WATCH_WORLD_RETRY_NS);
     if (w->f.total == 0)
         return w->f.ask0_ns ? (after(w->f.ask0_ns, KN_WATCH_WORLD_RETRY_NS) < d
-                                   ? after(w->f.ask0_ns, KN_WATCH_WORLD_RETRY_NS) : d)
+                                   ? after(w->f.ask0_ns, KN_WATCH_WORLD_RETRY_NS)
+                                   : d)
                             : 0;
     for (uint32_t k = w->f.first_missing; k < w->f.nchunks; k++) {
-        uint64_t t = w->f.got[k] ? UINT64_MAX
-                     : w->f.asked_ns[k] ? after(w->f.asked_ns[k], KN_WATCH_WORLD_RETRY_NS) : 0;
+        uint64_t t = w->f.got[k]        ? UINT64_MAX
+                     : w->f.asked_ns[k] ? after(w->f.asked_ns[k], KN_WATCH_WORLD_RETRY_NS)
+                                        : 0;
         if (t < d)
             d = t;
         if (!w->f.got[k] && !w->f.asked_ns[k])

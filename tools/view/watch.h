@@ -25,15 +25,15 @@
 #include "krp.h"
 
 #define KN_WATCH_SUB_MS 20
-#define KN_WATCH_HELLO_NS 500000000ull      /* HELLO again while unanswered */
-#define KN_WATCH_RENEW_NS 1000000000ull     /* SUBSCRIBE again */
-#define KN_WATCH_SILENCE_NS 1000000000ull   /* no STATUS this long: link down */
-#define KN_WATCH_POLL_NS 20000000ull        /* STATUS_REQ when subscribing is refused */
-#define KN_WATCH_WORLD_WINDOW 8             /* WORLD_REQs in flight */
+#define KN_WATCH_HELLO_NS 500000000ull    /* HELLO again while unanswered */
+#define KN_WATCH_RENEW_NS 1000000000ull   /* SUBSCRIBE again */
+#define KN_WATCH_SILENCE_NS 1000000000ull /* no STATUS this long: link down */
+#define KN_WATCH_POLL_NS 20000000ull      /* STATUS_REQ when subscribing is refused */
+#define KN_WATCH_WORLD_WINDOW 8           /* WORLD_REQs in flight */
 #define KN_WATCH_WORLD_RETRY_NS 300000000ull
-#define KN_WATCH_WORLD_TRIES 5              /* unanswered rounds: no world */
+#define KN_WATCH_WORLD_TRIES 5 /* unanswered rounds: no world */
 #define KN_WATCH_WORLD_CHECK_NS 5000000000ull
-#define KN_WATCH_WORLD_MAX (8u << 20)       /* larger documents are refused */
+#define KN_WATCH_WORLD_MAX (8u << 20) /* larger documents are refused */
 
 struct kn_watch_io {
     void *ctx;
@@ -48,7 +48,7 @@ struct kn_watch_io {
 
 struct kn_watch_stats {
     uint64_t dgrams_in, bad_dgrams, not_from_robot_types;
-    uint64_t sent[256];               /* by type */
+    uint64_t sent[256]; /* by type */
     uint64_t statuses, hello_acks, links_down, links_up;
     uint64_t errors[KN_KRP_ERR_CODES]; /* ERROR received, by code */
     uint64_t sub_busy;

@@ -85,8 +85,7 @@ static void start(const char *world_var, const char *model, bool fresh)
     snprintf(dir, sizeof dir, "KENAF_GAZEBO_CONTROL_DIR=%s", h_path(""));
     h_daemon_start_env(&simd, robots(model), env);
     ck_assert_msg(h_wait_stat(&simd, "robots.0.flags.BACKEND_UP", 1, GZ_START_MS),
-                  "gzserver never came up: %s\n%s", h_file_text(gz.err_path),
-                  h_stderr(&simd.proc));
+                  "gzserver never came up: %s\n%s", h_file_text(gz.err_path), h_stderr(&simd.proc));
     if (fresh)
         ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, GZ_START_MS),
                       "no state from gzserver: %s", h_stderr(&simd.proc));
@@ -109,9 +108,9 @@ static void teardown(void)
  * a robot settling on the ground after the load does). */
 static void wait_model(void)
 {
-    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.model_seen", 1,
-                                 H_LONG_MS),
-                  "no pose of the model: %s", h_stderr(&simd.proc));
+    ck_assert_msg(
+        h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.model_seen", 1, H_LONG_MS),
+        "no pose of the model: %s", h_stderr(&simd.proc));
 }
 
 START_TEST(square_closes)
@@ -240,9 +239,9 @@ START_TEST(pause_step_reset)
     h_sleep_ms(1000);
     ck_assert_double_eq(wstat("sim_time_s"), t1); /* paused: time stands */
     ctl("step 250", r, sizeof r);
-    ck_assert_msg(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", it1 + 250,
-                              H_LONG_MS),
-                  "250 steps did not happen: %.0f -> %.0f", it1, wstat("iterations"));
+    ck_assert_msg(
+        h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", it1 + 250, H_LONG_MS),
+        "250 steps did not happen: %.0f -> %.0f", it1, wstat("iterations"));
     h_sleep_ms(500);
     double it2 = wstat("iterations");
     ck_assert_double_eq(wstat("paused"), 1);
@@ -291,8 +290,8 @@ START_TEST(gzserver_restarted)
 
     uint64_t t1 = h_now_us();
     gz_start("KN_GZ11_WORLD");
-    ck_assert_msg(h_wait_stat(&simd, "robots.0.flags.BACKEND_UP", 1, GZ_START_MS),
-                  "not back: %s", h_stderr(&simd.proc));
+    ck_assert_msg(h_wait_stat(&simd, "robots.0.flags.BACKEND_UP", 1, GZ_START_MS), "not back: %s",
+                  h_stderr(&simd.proc));
     double up_s = elapsed_s(t1);
     ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, GZ_START_MS));
     ck_assert_double_ge(h_stat(&simd, "robots.0.backend.reconnects"), reconnects + 1);
@@ -322,8 +321,8 @@ START_TEST(wrong_model_name)
     uint32_t seq = h_crawler(&u, 0, KN_KRP_F_ACK_REQ, 200, 200);
     h_expect_error(&u, KN_KRP_ERR_NO_MODEL, seq, KN_KRP_CRAWLER);
     h_expect_ack(&u, seq, KN_KRP_CRAWLER);
-    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
-                                 "model \"kenaf_mk2\" is not in world \"default\" (it has \""));
+    ck_assert_ptr_nonnull(
+        strstr(h_stderr(&simd.proc), "model \"kenaf_mk2\" is not in world \"default\" (it has \""));
     /* gzserver's own robot did not move */
     ck_assert_double_eq(h_stat(&simd, "robots.0.backend.gazebo.topics.cmd.subscribers"), 0);
     h_simple(&u, 0, KN_KRP_STOP, 0);
@@ -351,16 +350,17 @@ START_TEST(model_spawned_later)
     char *argv[] = { "/bin/sh", (char *)spawn, (char *)model, NULL };
     char out[256] = "", err[2048] = "";
     uint64_t t0 = h_now_us();
-    ck_assert_msg(h_run(argv, out, sizeof out, err, sizeof err, 60000) == 0, "gz model failed: %s%s",
-                  out, err);
-    ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_model", 0, GZ_START_MS),
-                  "the spawned model was never seen: %s", h_stderr(&simd.proc));
+    ck_assert_msg(h_run(argv, out, sizeof out, err, sizeof err, 60000) == 0,
+                  "gz model failed: %s%s", out, err);
+    ck_assert_msg(
+        h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_model", 0, GZ_START_MS),
+        "the spawned model was never seen: %s", h_stderr(&simd.proc));
     double seen_s = elapsed_s(t0);
     ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.flags.STALE", 0, H_LONG_MS),
                   "STALE after the model came: %s", h_stderr(&simd.proc));
     double fresh_s = elapsed_s(t0);
-    ck_assert_ptr_nonnull(strstr(h_stderr(&simd.proc),
-                                 "model \"kenaf\" is in world \"default\" now"));
+    ck_assert_ptr_nonnull(
+        strstr(h_stderr(&simd.proc), "model \"kenaf\" is in world \"default\" now"));
     /* the flipper bridge came with the model: targets are acted on */
     ck_assert_msg(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.feedback.no_joint_cmd_subscriber",
                                  0, H_LONG_MS),
@@ -410,8 +410,9 @@ START_TEST(flippers_without_bridge)
     drive(200, 1000);
     h_sleep_ms(300);
     struct kn_krp_status s = h_status_any(&u);
-    printf("gz11: without the bridge: FLIPPER refused (NO_ACTUATOR), CRAWLER drove %d mm in 1 s at 200 mm/s\n",
-           s.pos_mm[0]);
+    printf(
+        "gz11: without the bridge: FLIPPER refused (NO_ACTUATOR), CRAWLER drove %d mm in 1 s at 200 mm/s\n",
+        s.pos_mm[0]);
     ck_assert_int_gt(s.pos_mm[0], 150);
 }
 END_TEST
