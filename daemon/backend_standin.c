@@ -86,25 +86,26 @@ enum kn_standin_kind kn_standin_parse(const char *line, size_t len, struct kn_st
         kind = KN_STANDIN_OTHER;
         goto out;
     }
-    static const struct {
+    /* where each key goes: the state's own members, no casts */
+    const struct {
         const char *key;
-        size_t off;
+        double *dst;
         int n;
         uint32_t bit;
     } fields[] = {
-        { "t", offsetof(struct kn_state, time_s), 0, KN_HAVE_TIME },
-        { "belt_pos", offsetof(struct kn_state, belt_pos_m), 2, KN_HAVE_BELT_POS },
-        { "belt_speed", offsetof(struct kn_state, belt_speed_m_s), 2, KN_HAVE_BELT_SPEED },
-        { "flipper", offsetof(struct kn_state, flipper_rad), 4, KN_HAVE_FLIPPER },
-        { "flipper_torque", offsetof(struct kn_state, flipper_torque_nm), 4, KN_HAVE_TORQUE },
-        { "rpy", offsetof(struct kn_state, rpy_rad), 3, KN_HAVE_ATTITUDE },
-        { "rate", offsetof(struct kn_state, rate_rad_s), 3, KN_HAVE_RATE },
-        { "accel", offsetof(struct kn_state, accel_m_s2), 3, KN_HAVE_ACCEL },
-        { "pos", offsetof(struct kn_state, pos_m), 3, KN_HAVE_POSITION },
-        { "battery", offsetof(struct kn_state, battery_v), 0, KN_HAVE_BATTERY },
+        { "t", &s->time_s, 0, KN_HAVE_TIME },
+        { "belt_pos", s->belt_pos_m, 2, KN_HAVE_BELT_POS },
+        { "belt_speed", s->belt_speed_m_s, 2, KN_HAVE_BELT_SPEED },
+        { "flipper", s->flipper_rad, 4, KN_HAVE_FLIPPER },
+        { "flipper_torque", s->flipper_torque_nm, 4, KN_HAVE_TORQUE },
+        { "rpy", s->rpy_rad, 3, KN_HAVE_ATTITUDE },
+        { "rate", s->rate_rad_s, 3, KN_HAVE_RATE },
+        { "accel", s->accel_m_s2, 3, KN_HAVE_ACCEL },
+        { "pos", s->pos_m, 3, KN_HAVE_POSITION },
+        { "battery", &s->battery_v, 0, KN_HAVE_BATTERY },
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        double *dst = (double *)((char *)s + fields[i].off);
+        double *dst = fields[i].dst;
         bool present;
         bool ok = fields[i].n ? get_vec(j, fields[i].key, dst, fields[i].n, &present, why)
                               : get_num(j, fields[i].key, dst, &present, why);

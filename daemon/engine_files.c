@@ -87,7 +87,7 @@ void kn_engfiles_names(enum kn_engfiles_kind kind, const char *dir, char *out, s
     DIR *d = opendir(path);
     if (!d)
         return;
-    char *names[64];
+    char *names[64] = { NULL };
     size_t n = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL && n < 64) {

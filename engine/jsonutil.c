@@ -17,7 +17,12 @@ char *kn_json_slurp(const char *path, size_t *len, char *err, size_t errlen)
     }
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
-    while (buf) {
+    if (!buf) {
+        fclose(f);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    for (;;) {
         if (n + 1 >= cap) {
             if (cap >= KN_JSON_MAX_FILE) {
                 snprintf(err, errlen, "%s: larger than %u bytes", path, KN_JSON_MAX_FILE);

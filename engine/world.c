@@ -184,7 +184,7 @@ static int terrain_build(struct kn_world *w)
         } else if (p->kind == KN_PART_BOX) {
             g = dCreateBox(w->space, 2 * p->half[0], 2 * p->half[1], 2 * p->half[2]);
             dGeomSetPosition(g, c[0], c[1], c[2]);
-            dMatrix3 R;
+            dMatrix3 R = { 0 };
             rpy_matrix(0, p->pitch, p->yaw + t->pose[2], R);
             dGeomSetRotation(g, R);
         } else {
@@ -337,7 +337,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
 {
     const struct kn_robot_params *rp = &r->rp;
     const struct kn_pose *ps = &r->spawn;
-    dMatrix3 R, Rcap;
+    dMatrix3 R = { 0 }, Rcap;
     rpy_matrix(ps->roll, ps->pitch, ps->yaw, R);
     /* capsules are along their local z: turn z onto body x */
     dRFromAxisAndAngle(Rcap, 0, 1, 0, M_PI / 2);

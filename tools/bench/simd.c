@@ -69,8 +69,12 @@ static char *fetch(const char *path, int timeout_ms)
     }
     size_t cap = 65536, len = 0;
     char *buf = malloc(cap);
+    if (!buf) {
+        close(fd);
+        return NULL;
+    }
     uint64_t end = kn_bench_now_ns() + (uint64_t)timeout_ms * 1000000u;
-    while (buf) {
+    for (;;) {
         int64_t left = (int64_t)(end - kn_bench_now_ns()) / 1000000;
         if (left <= 0)
             goto fail;

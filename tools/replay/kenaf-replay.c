@@ -861,18 +861,22 @@ static int serve_sim(const struct kn_capfile *c, const struct opts *o)
     }
     struct play p;
     plan(&p, &c->sess[pick], o->sync_gap_ms);
+    FILE *log = NULL;
+    int lfd = -1;
     if (!p.need || !p.burst_t) {
         fprintf(stderr, "kenaf-replay: out of memory\n");
-        return 2;
-    }
-    FILE *log = NULL;
-    if (o->log && !(log = fopen(o->log, "w"))) {
+    } else if (o->log && !(log = fopen(o->log, "w"))) {
         fprintf(stderr, "kenaf-replay: %s: %s\n", o->log, strerror(errno));
+    } else {
+        lfd = open_listener(o->listen);
+    }
+    if (lfd < 0) {
+        if (log)
+            fclose(log);
+        free(p.need);
+        free(p.burst_t);
         return 2;
     }
-    int lfd = open_listener(o->listen);
-    if (lfd < 0)
-        return 2;
     char a[80], b[80];
     kn_capfile_endpoint_format(&c->sess[pick].client, a, sizeof a);
     kn_capfile_endpoint_format(&c->sess[pick].server, b, sizeof b);

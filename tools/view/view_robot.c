@@ -35,7 +35,7 @@ static void on_hello(void *ctx, const struct kn_krp_hello_ack *a)
         return;
     char name[KN_VIEW_NAME_LEN];
     size_t i = 0;
-    for (; a->robot_name[i] && i < sizeof name - 1; i++) {
+    for (; i < sizeof name - 1 && i < sizeof a->robot_name && a->robot_name[i]; i++) {
         unsigned char c = (unsigned char)a->robot_name[i];
         name[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
     }
