@@ -74,7 +74,7 @@ static int run_simd(char *const args[], const char **err_text)
     static struct h_proc p;
     char *argv[8] = { getenv("KN_SIMD") };
     ck_assert_msg(argv[0] != NULL, "KN_SIMD not set");
-    for (int i = 0; args[i] && i < 6; i++)
+    for (int i = 0; i < 6 && args[i]; i++)
         argv[i + 1] = args[i];
     h_spawn(&p, argv, NULL, "simd.stderr");
     int st = h_wait_exit(&p, H_LONG_MS);

@@ -40,8 +40,9 @@ START_TEST(rows_that_disagree)
         len += n;
         if (cap - len < 2) {
             cap *= 2;
-            out = realloc(out, cap);
-            ck_assert_ptr_nonnull(out);
+            char *bigger = realloc(out, cap);
+            ck_assert_ptr_nonnull(bigger);
+            out = bigger;
         }
     }
     out[len] = '\0';

@@ -279,8 +279,9 @@ int vw_ws_recv(struct vw_ws *w, char **msg, size_t *len, int timeout_ms)
         }
         if (fop != VW_OP_CONT)
             op = fop;
-        acc = realloc(acc, alen + (size_t)plen + 1);
-        ck_assert_ptr_nonnull(acc);
+        char *bigger = realloc(acc, alen + (size_t)plen + 1);
+        ck_assert_ptr_nonnull(bigger);
+        acc = bigger;
         memcpy(acc + alen, p, (size_t)plen);
         alen += (size_t)plen;
         acc[alen] = '\0';
