@@ -404,8 +404,8 @@ static int ticks(double lo, double hi, double step, double out[101])
 {
     double k0 = ceil(lo / step - 1e-9), k1 = floor(hi / step + 1e-9);
     int n = 0;
-    for (double k = k0; k <= k1 && n < 101; k++)
-        out[n++] = k * step;
+    for (; n < 101 && k0 + n <= k1; n++)
+        out[n] = (k0 + n) * step;
     return n;
 }
 

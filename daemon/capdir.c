@@ -230,7 +230,7 @@ int kn_capdir_open(const char *dir, const char *request, gid_t group, char *full
     size_t used = (size_t)snprintf(full, fulllen, "%s", base);
     for (int i = 0; i < n; i++) {
         int w = snprintf(full + used, used < fulllen ? fulllen - used : 0, "%s%s",
-                         strcmp(base, "/") || i ? "/" : "", comp[i]);
+                         strcmp(base, "/") != 0 || i ? "/" : "", comp[i]);
         used += w > 0 ? (size_t)w : 0;
         if (i == n - 1)
             break;

@@ -124,7 +124,7 @@ void hrt_kenaf_exit(void)
     kn_sp_stop_locked(now);
     /* Let the STOP repeats go out (bounded) unless nobody is listening. */
     int64_t deadline = now + KN_EXIT_STOP_WAIT_NS;
-    while (kn_lib.link == KN_LIB_LINK_UP && kn_lib.stop_left > 0 && (now = kn_lib_now()) < deadline)
+    while (kn_lib.link == KN_LIB_LINK_UP && kn_lib.stop_left > 0 && kn_lib_now() < deadline)
         kn_lib_wait_locked(deadline);
     kn_udp_send_subscribe(0, 0);
     /* BYE ends the session: the robot is free for another driver at once,

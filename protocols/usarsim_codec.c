@@ -606,7 +606,9 @@ int kn_usar_flipper_index(struct kn_usar_str name)
     } while (0)
 
 /* A repeated field keeps its first value (later copies are ignored, not
- * errors); a malformed first value is an error. */
+ * errors); a malformed first value is an error. `type` is a type name,
+ * which parentheses would break. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
 #define FIRST_OF(name, type, parse)                                             \
     static enum kn_usar_result name(struct kn_usar_str v, bool *has, type *out) \
     {                                                                           \
@@ -616,6 +618,7 @@ int kn_usar_flipper_index(struct kn_usar_str name)
         *has = true;                                                            \
         return KN_USAR_OK;                                                      \
     }
+/* NOLINTEND(bugprone-macro-parentheses) */
 FIRST_OF(first_double, double, kn_usar_parse_double)
 FIRST_OF(first_int, int64_t, kn_usar_parse_int)
 FIRST_OF(first_bool, bool, kn_usar_parse_bool)

@@ -112,6 +112,8 @@ static const char *got(const cJSON *v, char *buf, size_t len)
     if (!v)
         return "nothing";
     if (cJSON_IsString(v)) {
+        /* a string cJSON parsed always has its valuestring */
+        /* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker) */
         snprintf(buf, len, "\"%.40s%s\"", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
         return buf;
     }

@@ -216,5 +216,5 @@ void kn_estop_holders(const struct kn_estop *e, char *buf, size_t len)
                         h->present ? "" : ", gone");
     }
     if (x->engaged > x->n)
-        at = append(buf, len, at, ", %u more", (unsigned)(x->engaged - x->n));
+        (void)append(buf, len, at, ", %u more", (unsigned)(x->engaged - x->n));
 }

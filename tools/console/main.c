@@ -553,8 +553,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "kenaf-console: setenv: %s\n", strerror(errno));
         return 1;
     }
-    a.robot =
-        getenv("KENAF_ROBOT") && *getenv("KENAF_ROBOT") ? getenv("KENAF_ROBOT") : DEFAULT_ROBOT;
+    const char *robot_env = getenv("KENAF_ROBOT");
+    a.robot = robot_env && *robot_env ? robot_env : DEFAULT_ROBOT;
 
     setlocale(LC_ALL, "");
     a.utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;

@@ -148,6 +148,8 @@ int kn_vrobot_adopt(struct kn_vrobot *r)
 /* The robot's own address, port included. */
 static bool from_robot(const struct kn_vrobot *r, const struct sockaddr_storage *from)
 {
+    /* *from is what recvfrom filled (the caller got a datagram) */
+    /* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
     if (from->ss_family != r->addr.ss_family)
         return false;
     if (from->ss_family == AF_INET) {
