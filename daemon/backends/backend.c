@@ -9,11 +9,11 @@
 
 extern const struct kn_backend_ops kn_backend_standin;
 extern const struct kn_backend_ops kn_backend_engine;
-extern const struct kn_backend_ops kn_backend_gazebo;
-extern const struct kn_backend_ops kn_backend_usarsim;
+extern const struct kn_backend_ops kn_gazebo_ops;
+extern const struct kn_backend_ops kn_usarsim_ops;
 #ifdef KN_HAVE_GZ
-extern const struct kn_backend_ops kn_backend_gz;
-#define GZ_OPS (&kn_backend_gz)
+extern const struct kn_backend_ops kn_gzsim_ops;
+#define GZ_OPS (&kn_gzsim_ops)
 #else
 #define GZ_OPS NULL /* built without libzmq */
 #endif
@@ -24,8 +24,8 @@ static const struct {
     const struct kn_backend_ops *ops;
 } table[] = {
     { KN_BACKEND_ENGINE, "engine", &kn_backend_engine },
-    { KN_BACKEND_USARSIM, "usarsim", &kn_backend_usarsim },
-    { KN_BACKEND_GAZEBO, "gazebo", &kn_backend_gazebo },
+    { KN_BACKEND_USARSIM, "usarsim", &kn_usarsim_ops },
+    { KN_BACKEND_GAZEBO, "gazebo", &kn_gazebo_ops },
     { KN_BACKEND_STANDIN, "standin", &kn_backend_standin },
     { KN_BACKEND_GZ, "gz", GZ_OPS },
 };

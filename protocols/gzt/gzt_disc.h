@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gz_codec.h" /* struct kn_gz_arena */
+#include "gzc_codec.h" /* struct kn_gz_arena */
 
 /* The wire version ignition-transport 11 and gz-transport put in every
  * message; a receiver ignores other versions (+100 when the sender runs

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gz_codec.h" /* struct kn_gz_arena */
+#include "gzc_codec.h" /* struct kn_gz_arena */
 
 /* Each encoder returns the length, or 0 when it does not fit in cap. */
 

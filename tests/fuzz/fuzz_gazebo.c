@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "backend_gazebo.h"
-#include "gz_codec.h"
+#include "gzc_codec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

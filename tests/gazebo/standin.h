@@ -18,7 +18,7 @@
 
 #include <uv.h>
 
-#include "gz_codec.h"
+#include "gzc_codec.h"
 
 /* ---- the log (--log FILE): one line per event, CLOCK_MONOTONIC us first ---- */
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "backend_gazebo.h"
-#include "gz_harness.h"
+#include "gzc_harness.h"
 #include "harness_suite.h"
 
 #define MAXLOG 20000

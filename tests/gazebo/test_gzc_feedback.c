@@ -1,4 +1,4 @@
-/* Unit tests of the gazebo backend's feedback (daemon/backends/backend_gazebo_state.c):
+/* Unit tests of the gazebo backend's feedback (daemon/backends/gazebo_classic/backend_gazebo_state.c):
  * Gazebo messages in, neutral state out. Time from the messages, belt
  * travel integrated from ~/tracks_speed over sim time (and not while
  * paused), world resets, the model's pose and attitude, derived rates and

@@ -1,7 +1,7 @@
 /* The "usarsim" backend: the USARSim client (backend_usarsim_client.c)
  * on the generic link. The built-in engine serves the same protocol, so
  * the same ops also drive an engine that runs at an address
- * (kn_backend_engine_remote); only the names and the HELLO_ACK backend id
+ * (kn_usarsim_engine_ops); only the names and the HELLO_ACK backend id
  * differ, and only the engine steps on request (lockstep). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,7 +118,7 @@ static void usar_stats(void *be, cJSON *o)
  * pose. Angular rates and accelerations are derived from successive poses
  * (KRP/1 has no capability bit to say so; the stats do), flipper torque
  * is not reported, and USARSim has no lockstep. */
-const struct kn_backend_ops kn_backend_usarsim = {
+const struct kn_backend_ops kn_usarsim_ops = {
     .name = "usarsim",
     .kind = KN_BACKEND_USARSIM,
     .krp_id = KN_KRP_BACKEND_USARSIM,
@@ -137,7 +137,7 @@ const struct kn_backend_ops kn_backend_usarsim = {
  * code, reported as the built-in engine. Not in the backend table by
  * itself: the engine entry also covers spawning the engine when no
  * address is given. */
-const struct kn_backend_ops kn_backend_engine_remote = {
+const struct kn_backend_ops kn_usarsim_engine_ops = {
     .name = "engine",
     .kind = KN_BACKEND_ENGINE,
     .krp_id = KN_KRP_BACKEND_ENGINE,

@@ -1,5 +1,5 @@
-/* The Gazebo Classic stream framer: see gz_frame.h. */
-#include "gz_frame.h"
+/* The Gazebo Classic stream framer: see gzc_frame.h. */
+#include "gzc_frame.h"
 
 #include <string.h>
 

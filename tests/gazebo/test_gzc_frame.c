@@ -1,4 +1,4 @@
-/* Unit tests of the Gazebo Classic stream framer (protocols/gazebo/gz_frame.c):
+/* Unit tests of the Gazebo Classic stream framer (protocols/gazebo_classic/gzc_frame.c):
  * one frame, coalesced frames, frames split at every byte, upper- and
  * lowercase headers, bad headers, the cap, stopping early, reset. */
 #include <check.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gz_frame.h"
+#include "gzc_frame.h"
 #include "harness_suite.h"
 
 #define MAXGOT 64

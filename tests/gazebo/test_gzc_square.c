@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "gz_harness.h"
+#include "gzc_harness.h"
 #include "harness_suite.h"
 
 #define MAXLOG 20000

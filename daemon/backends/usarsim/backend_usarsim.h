@@ -41,8 +41,8 @@
 /* The link ops (backend_usarsim.c): USARSim, and the built-in engine
  * reached at an address (HELLO_ACK backend 1, same protocol and code). */
 struct kn_backend_ops;
-extern const struct kn_backend_ops kn_backend_usarsim;
-extern const struct kn_backend_ops kn_backend_engine_remote;
+extern const struct kn_backend_ops kn_usarsim_ops;
+extern const struct kn_backend_ops kn_usarsim_engine_ops;
 
 struct kn_usarsim_io {
     void *ctx;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gz_harness.h"
+#include "gzc_harness.h"
 #include "harness_suite.h"
 
 static struct h_daemon simd;

@@ -1,4 +1,4 @@
-/* Unit tests of the Gazebo Classic messages (protocols/gazebo/gz_codec.c):
+/* Unit tests of the Gazebo Classic messages (protocols/gazebo_classic/gzc_codec.c):
  * every encoding against golden bytes (generated with Gazebo's own
  * .proto files, gazebo/msgs/NAME.proto of Gazebo 10.1, and parsed by
  * Gazebo's transport code), the hand-written Packet envelope against
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gz_codec.h"
+#include "gzc_codec.h"
 #include "harness_suite.h"
 
 static uint8_t out[4096];

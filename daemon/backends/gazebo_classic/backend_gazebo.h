@@ -11,15 +11,15 @@
 
 #include "backend.h"
 #include "convert.h"
-#include "gz_codec.h"
+#include "gzc_codec.h"
 #include "state.h"
 
-extern const struct kn_backend_ops kn_backend_gazebo;
+extern const struct kn_backend_ops kn_gazebo_ops;
 
 /* ---- world control ------------------------------------------------------ */
 
 /* Publishes one WorldControl on /gazebo/<world>/world_control (pause, step,
- * multi_step, reset; gz_codec.h). Returns how many subscribers (Gazebo's
+ * multi_step, reset; gzc_codec.h). Returns how many subscribers (Gazebo's
  * World) it went to; 0 when the world has not subscribed yet; -1 when l
  * is not a gazebo link or its master is not connected, or c asks nothing. */
 int kn_gazebo_world_control(struct kn_link *l, const struct kn_gz_world_ctl *c);

@@ -18,7 +18,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "gz_frame.h"
+#include "gzc_frame.h"
 #include "gz_string.pb-c.h"
 #include "gz_string_v.pb-c.h"
 #include "joint_cmd.pb-c.h"

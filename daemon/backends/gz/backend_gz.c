@@ -791,7 +791,7 @@ static void publish(struct gzb *b, struct gz_topic *t, const uint8_t *data, size
 
 int kn_gzsim_world_control(struct kn_link *l, const struct kn_gzt_world_ctl *c)
 {
-    struct gzb *b = kn_link_backend(l, &kn_backend_gz);
+    struct gzb *b = kn_link_backend(l, &kn_gzsim_ops);
     if (!b || !b->have_srv)
         return -1;
     if (strcmp(b->req_connected, b->srv_addr) != 0) {
@@ -1243,7 +1243,7 @@ static void gz_stats(void *be, cJSON *o)
     }
 }
 
-const struct kn_backend_ops kn_backend_gz = {
+const struct kn_backend_ops kn_gzsim_ops = {
     .name = "gz",
     .kind = KN_BACKEND_GZ,
     .krp_id = KN_KRP_BACKEND_GAZEBO, /* HELLO_ACK knows one Gazebo */

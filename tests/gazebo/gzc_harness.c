@@ -1,5 +1,5 @@
-/* Helpers for the gazebo system tests: see gz_harness.h. */
-#include "gz_harness.h"
+/* Helpers for the gazebo system tests: see gzc_harness.h. */
+#include "gzc_harness.h"
 
 #include <check.h>
 #include <stdio.h>

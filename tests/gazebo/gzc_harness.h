@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "convert.h"
-#include "gz_codec.h"
+#include "gzc_codec.h"
 #include "harness.h"
 
 /* gazebo_standin ($KN_GZ_STANDIN), not under KN_WRAP; h_sim_start says

@@ -14,7 +14,7 @@
 #include "gzt_msgs.h"
 #include "state.h"
 
-extern const struct kn_backend_ops kn_backend_gz;
+extern const struct kn_backend_ops kn_gzsim_ops;
 
 /* Calls the world's /world/<W>/control service with c. Returns 0 when the
  * request went out (its Boolean answer is counted in the stats), -1 when l

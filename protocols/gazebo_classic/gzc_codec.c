@@ -1,5 +1,5 @@
-/* Gazebo Classic transport messages: see gz_codec.h. */
-#include "gz_codec.h"
+/* Gazebo Classic transport messages: see gzc_codec.h. */
+#include "gzc_codec.h"
 
 #include <stdalign.h>
 #include <stdio.h>

@@ -596,7 +596,7 @@ bad:
 
 int kn_gazebo_world_control(struct kn_link *l, const struct kn_gz_world_ctl *c)
 {
-    struct gz *b = kn_link_backend(l, &kn_backend_gazebo);
+    struct gz *b = kn_link_backend(l, &kn_gazebo_ops);
     if (!b || !b->live)
         return -1;
     uint8_t frame[64];
@@ -609,7 +609,7 @@ int kn_gazebo_world_control(struct kn_link *l, const struct kn_gz_world_ctl *c)
 
 bool kn_gazebo_world_status(struct kn_link *l, struct kn_gazebo_world_status *out)
 {
-    struct gz *b = kn_link_backend(l, &kn_backend_gazebo);
+    struct gz *b = kn_link_backend(l, &kn_gazebo_ops);
     memset(out, 0, sizeof *out);
     if (!b || !b->fb.have_stats)
         return false;
@@ -717,7 +717,7 @@ static void gz_stats(void *be, cJSON *o)
     cJSON_AddStringToObject(o, "last_error", b->last_error);
 }
 
-const struct kn_backend_ops kn_backend_gazebo = {
+const struct kn_backend_ops kn_gazebo_ops = {
     .name = "gazebo",
     .kind = KN_BACKEND_GAZEBO,
     .krp_id = KN_KRP_BACKEND_GAZEBO,
