@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gz_sim_start(struct h_standin *s, int port, const char *name, const char *const extra[])
+void gzc_sim_start(struct h_standin *s, int port, const char *name, const char *const extra[])
 {
-    h_sim_start(s, "KN_GZ_STANDIN", false, port, name, extra);
+    h_sim_start(s, "KN_GZC_STANDIN", false, port, name, extra);
 }
 
-const char *gz_robots_json(int port, const char *gazebo_extra)
+const char *gzc_robots_json(int port, const char *gazebo_extra)
 {
     static char buf[2048];
     snprintf(buf, sizeof buf,
@@ -31,7 +31,7 @@ const char *gz_robots_json(int port, const char *gazebo_extra)
     return buf;
 }
 
-void gz_test_table(struct kn_conv_table *t)
+void gzc_test_table(struct kn_conv_table *t)
 {
     kn_conv_table_gazebo(t);
     t->tracks_separation_m = 0.23;
@@ -45,7 +45,7 @@ void gz_test_table(struct kn_conv_table *t)
 
 static bool parse_twist(const char *line, void *item)
 {
-    struct gz_twist *w = item;
+    struct gzc_twist *w = item;
     unsigned long long t;
     char kind[16];
     if (sscanf(line, "%llu %15s %lf %lf belts %lf %lf", &t, kind, &w->lin, &w->ang, &w->belts[0],
@@ -57,14 +57,14 @@ static bool parse_twist(const char *line, void *item)
     return true;
 }
 
-int gz_log_twists(const char *log, struct gz_twist *out, int max)
+int gzc_log_twists(const char *log, struct gzc_twist *out, int max)
 {
     return h_parse_lines(log, out, sizeof *out, max, parse_twist);
 }
 
 static bool parse_joint(const char *line, void *item)
 {
-    struct gz_joint *j = item;
+    struct gzc_joint *j = item;
     unsigned long long t;
     if (sscanf(line, "%llu joint %159s %lf", &t, j->name, &j->target) != 3)
         return false;
@@ -72,7 +72,7 @@ static bool parse_joint(const char *line, void *item)
     return true;
 }
 
-int gz_log_joints(const char *log, struct gz_joint *out, int max)
+int gzc_log_joints(const char *log, struct gzc_joint *out, int max)
 {
     return h_parse_lines(log, out, sizeof *out, max, parse_joint);
 }
@@ -96,7 +96,7 @@ static bool take_pose(const char *line, void *arg)
     return true;
 }
 
-bool gz_log_last_pose(const char *log, double *t, double v[7])
+bool gzc_log_last_pose(const char *log, double *t, double v[7])
 {
     struct pose p = { .found = false };
     h_each_line(log, take_pose, &p);
@@ -121,14 +121,14 @@ static bool find_first(const char *line, void *arg)
     return false;
 }
 
-uint64_t gz_log_first(const char *log, const char *needle)
+uint64_t gzc_log_first(const char *log, const char *needle)
 {
     struct first f = { needle, 0 };
     h_each_line(log, find_first, &f);
     return f.at;
 }
 
-bool gz_wait_lines(const char *log, const char *needle, int count, int timeout_ms)
+bool gzc_wait_lines(const char *log, const char *needle, int count, int timeout_ms)
 {
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
     for (;;) {
@@ -142,7 +142,7 @@ bool gz_wait_lines(const char *log, const char *needle, int count, int timeout_m
 
 /* ---- frames on raw sockets ---- */
 
-long gz_read_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms)
+long gzc_read_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms)
 {
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
     uint8_t hdr[9];
@@ -158,24 +158,24 @@ long gz_read_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms)
     return (long)n;
 }
 
-bool gz_read_packet(int fd, struct kn_gz_arena *a, uint8_t *buf, size_t cap,
-                    struct kn_gz_packet *pk, int timeout_ms)
+bool gzc_read_packet(int fd, struct kn_pbarena *a, uint8_t *buf, size_t cap,
+                     struct kn_gzc_packet *pk, int timeout_ms)
 {
-    long n = gz_read_frame(fd, buf, cap, timeout_ms);
+    long n = gzc_read_frame(fd, buf, cap, timeout_ms);
     if (n <= 0)
         return false;
-    kn_gz_arena_reset(a);
-    ck_assert_msg(kn_gz_dec_packet(a, buf, (size_t)n, pk) == 0, "a frame that is not a Packet");
+    kn_pbarena_reset(a);
+    ck_assert_msg(kn_gzc_dec_packet(a, buf, (size_t)n, pk) == 0, "a frame that is not a Packet");
     return true;
 }
 
-bool gz_expect_packet(int fd, struct kn_gz_arena *a, uint8_t *buf, size_t cap, const char *type,
-                      struct kn_gz_packet *pk, int timeout_ms)
+bool gzc_expect_packet(int fd, struct kn_pbarena *a, uint8_t *buf, size_t cap, const char *type,
+                       struct kn_gzc_packet *pk, int timeout_ms)
 {
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
     for (;;) {
         int64_t left = (int64_t)(end - h_now_us()) / 1000;
-        if (left <= 0 || !gz_read_packet(fd, a, buf, cap, pk, (int)left))
+        if (left <= 0 || !gzc_read_packet(fd, a, buf, cap, pk, (int)left))
             return false;
         if (strcmp(pk->type, type) == 0)
             return true;

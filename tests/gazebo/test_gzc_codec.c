@@ -15,11 +15,11 @@
 
 static uint8_t out[4096];
 static uint8_t arena_mem[1 << 16];
-static struct kn_gz_arena arena;
+static struct kn_pbarena arena;
 
 static void setup(void)
 {
-    kn_gz_arena_init(&arena, arena_mem, sizeof arena_mem);
+    kn_pbarena_init(&arena, arena_mem, sizeof arena_mem);
 }
 
 /* "0a 08 ..." to bytes; text in quotes goes in as is. */
@@ -58,13 +58,13 @@ static void check_golden(const uint8_t *got, size_t n, const char *spec)
     }
 }
 
-static const struct kn_gz_stamp STAMP = { 1700000000, 0 };
+static const struct kn_gzc_stamp STAMP = { 1700000000, 0 };
 
 START_TEST(advertise_golden)
 {
-    size_t n = kn_gz_enc_publish(out, sizeof out, STAMP, KN_GZ_PKT_ADVERTISE,
-                                 "/gazebo/default/robot/cmd_vel_twist", KN_GZ_TYPE_TWIST,
-                                 "127.0.0.1", 40000);
+    size_t n = kn_gzc_enc_publish(out, sizeof out, STAMP, KN_GZC_PKT_ADVERTISE,
+                                  "/gazebo/default/robot/cmd_vel_twist", KN_GZC_TYPE_TWIST,
+                                  "127.0.0.1", 40000);
     check_golden(out, n,
                  "\"0000005e\" 0a 08 08 80 e2 cf aa 06 10 00 12 09 \"advertise\" 1a 47 0a 23 "
                  "\"/gazebo/default/robot/cmd_vel_twist\" 12 11 \"gazebo.msgs.Twist\" 1a 09 "
@@ -74,9 +74,9 @@ END_TEST
 
 START_TEST(subscribe_golden)
 {
-    size_t n = kn_gz_enc_subscribe(out, sizeof out, STAMP, KN_GZ_PKT_SUBSCRIBE,
-                                   "/gazebo/default/world_stats", "127.0.0.1", 40000,
-                                   KN_GZ_TYPE_WORLD_STATS, false);
+    size_t n = kn_gzc_enc_subscribe(out, sizeof out, STAMP, KN_GZC_PKT_SUBSCRIBE,
+                                    "/gazebo/default/world_stats", "127.0.0.1", 40000,
+                                    KN_GZC_TYPE_WORLD_STATS, false);
     check_golden(out, n,
                  "\"00000062\" 0a 08 08 80 e2 cf aa 06 10 00 12 09 \"subscribe\" 1a 4b 0a 1b "
                  "\"/gazebo/default/world_stats\" 12 09 \"127.0.0.1\" 18 c0 b8 02 22 1b "
@@ -87,8 +87,8 @@ END_TEST
 START_TEST(sub_golden)
 {
     size_t n =
-        kn_gz_enc_subscribe(out, sizeof out, STAMP, KN_GZ_PKT_SUB, "/gazebo/default/world_stats",
-                            "127.0.0.1", 51234, KN_GZ_TYPE_WORLD_STATS, false);
+        kn_gzc_enc_subscribe(out, sizeof out, STAMP, KN_GZC_PKT_SUB, "/gazebo/default/world_stats",
+                             "127.0.0.1", 51234, KN_GZC_TYPE_WORLD_STATS, false);
     check_golden(out, n,
                  "\"0000005c\" 0a 08 08 80 e2 cf aa 06 10 00 12 03 \"sub\" 1a 4b 0a 1b "
                  "\"/gazebo/default/world_stats\" 12 09 \"127.0.0.1\" 18 a2 90 03 22 1b "
@@ -98,7 +98,7 @@ END_TEST
 
 START_TEST(request_golden)
 {
-    size_t n = kn_gz_enc_request(out, sizeof out, STAMP, 1, "get_publishers", NULL);
+    size_t n = kn_gzc_enc_request(out, sizeof out, STAMP, 1, "get_publishers", NULL);
     check_golden(out, n,
                  "\"00000027\" 0a 08 08 80 e2 cf aa 06 10 00 12 07 \"request\" 1a 12 08 01 12 0e "
                  "\"get_publishers\"");
@@ -107,53 +107,53 @@ END_TEST
 
 START_TEST(twist_golden)
 {
-    size_t n = kn_gz_enc_twist(out, sizeof out, 0.5, 0.3);
+    size_t n = kn_gzc_enc_twist(out, sizeof out, 0.5, 0.3);
     check_golden(out, n,
                  "\"0000003a\" 12 1b 09 000000000000e03f 11 0000000000000000 19 0000000000000000 "
                  "1a 1b 09 0000000000000000 11 0000000000000000 19 333333333333d33f");
     /* zeros are written: Vector3d x, y, z are required */
-    n = kn_gz_enc_twist(out, sizeof out, 0, 0);
+    n = kn_gzc_enc_twist(out, sizeof out, 0, 0);
     ck_assert_uint_eq(n, 8 + 58);
 }
 END_TEST
 
 START_TEST(world_control_golden)
 {
-    struct kn_gz_world_ctl c = { 0 };
+    struct kn_gzc_world_ctl c = { 0 };
     c.set_pause = true;
     c.pause = true;
-    size_t n = kn_gz_enc_world_control(out, sizeof out, &c);
+    size_t n = kn_gzc_enc_world_control(out, sizeof out, &c);
     check_golden(out, n, "\"00000002\" 08 01");
     memset(&c, 0, sizeof c);
     c.multi_step = 250;
-    n = kn_gz_enc_world_control(out, sizeof out, &c);
+    n = kn_gzc_enc_world_control(out, sizeof out, &c);
     check_golden(out, n, "\"00000003\" 18 fa 01");
     memset(&c, 0, sizeof c);
     c.set_pause = true; /* run */
-    n = kn_gz_enc_world_control(out, sizeof out, &c);
+    n = kn_gzc_enc_world_control(out, sizeof out, &c);
     check_golden(out, n, "\"00000002\" 08 00");
     memset(&c, 0, sizeof c);
     c.step = true;
-    n = kn_gz_enc_world_control(out, sizeof out, &c);
+    n = kn_gzc_enc_world_control(out, sizeof out, &c);
     check_golden(out, n, "\"00000002\" 10 01");
     memset(&c, 0, sizeof c);
-    c.reset = KN_GZ_RESET_ALL;
-    n = kn_gz_enc_world_control(out, sizeof out, &c);
+    c.reset = KN_GZC_RESET_ALL;
+    n = kn_gzc_enc_world_control(out, sizeof out, &c);
     check_golden(out, n, "\"00000004\" 22 02 08 01");
-    c.reset = KN_GZ_RESET_TIME;
-    n = kn_gz_enc_world_control(out, sizeof out, &c);
+    c.reset = KN_GZC_RESET_TIME;
+    n = kn_gzc_enc_world_control(out, sizeof out, &c);
     check_golden(out, n, "\"00000004\" 22 02 10 01");
-    c.reset = KN_GZ_RESET_MODEL;
-    n = kn_gz_enc_world_control(out, sizeof out, &c);
+    c.reset = KN_GZC_RESET_MODEL;
+    n = kn_gzc_enc_world_control(out, sizeof out, &c);
     check_golden(out, n, "\"00000004\" 22 02 18 01");
     memset(&c, 0, sizeof c); /* nothing asked: nothing to send */
-    ck_assert_uint_eq(kn_gz_enc_world_control(out, sizeof out, &c), 0);
+    ck_assert_uint_eq(kn_gzc_enc_world_control(out, sizeof out, &c), 0);
 }
 END_TEST
 
 START_TEST(joint_cmd_golden)
 {
-    size_t n = kn_gz_enc_joint_cmd(out, sizeof out, "robot::front_left_flipper_j", 0.7);
+    size_t n = kn_gzc_enc_joint_cmd(out, sizeof out, "robot::front_left_flipper_j", 0.7);
     check_golden(out, n,
                  "\"00000028\" 0a 1b \"robot::front_left_flipper_j\" 22 09 09 666666666666e63f");
 }
@@ -162,14 +162,14 @@ END_TEST
 START_TEST(master_init_golden)
 {
     /* the three frames a Gazebo 10.1 master sent (stamps as captured) */
-    struct kn_gz_stamp s1 = { 1795263993, 198558285 };
-    size_t n = kn_gz_enc_string(out, sizeof out, s1, KN_GZ_PKT_VERSION_INIT, "gazebo 10.1");
+    struct kn_gzc_stamp s1 = { 1795263993, 198558285 };
+    size_t n = kn_gzc_enc_string(out, sizeof out, s1, KN_GZC_PKT_VERSION_INIT, "gazebo 10.1");
     check_golden(out, n,
                  "\"0000002a\" 0a 0b 08 f9 9b 86 d8 06 10 cd 84 d7 5e 12 0c \"version_init\" "
                  "1a 0d 0a 0b \"gazebo 10.1\"");
-    struct kn_gz_stamp s2 = { 1795264688, 501531812 };
+    struct kn_gzc_stamp s2 = { 1795264688, 501531812 };
     const char *ns[] = { "default" };
-    n = kn_gz_enc_strings(out, sizeof out, s2, KN_GZ_PKT_NAMESPACES_INIT, ns, 1);
+    n = kn_gzc_enc_strings(out, sizeof out, s2, KN_GZC_PKT_NAMESPACES_INIT, ns, 1);
     check_golden(out, n,
                  "\"0000002f\" 0a 0c 08 b0 a1 86 d8 06 10 a4 89 93 ef 01 12 14 "
                  "\"topic_namepaces_init\" 1a 09 0a 07 \"default\"");
@@ -177,12 +177,12 @@ START_TEST(master_init_golden)
     Gazebo__Msgs__Publish *pp = &p;
     Gazebo__Msgs__Publishers m = GAZEBO__MSGS__PUBLISHERS__INIT;
     p.topic = "/gazebo/default/world_control";
-    p.msg_type = KN_GZ_TYPE_WORLD_CONTROL;
+    p.msg_type = KN_GZC_TYPE_WORLD_CONTROL;
     p.host = "127.0.0.1";
     p.port = 36317;
     m.n_publisher = 1;
     m.publisher = &pp;
-    n = kn_gz_encode_packet(out, sizeof out, s2, KN_GZ_PKT_PUBLISHERS_INIT, &m.base);
+    n = kn_gzc_encode_packet(out, sizeof out, s2, KN_GZC_PKT_PUBLISHERS_INIT, &m.base);
     check_golden(out, n,
                  "\"0000006b\" 0a 0c 08 b0 a1 86 d8 06 10 a4 89 93 ef 01 12 0f \"publishers_init\" "
                  "1a 4a 0a 48 0a 1d \"/gazebo/default/world_control\" 12 18 "
@@ -193,7 +193,7 @@ END_TEST
 /* The envelope is written by hand; protobuf-c must agree byte for byte. */
 START_TEST(envelope_matches_protobuf_c)
 {
-    static const struct kn_gz_stamp stamps[] = {
+    static const struct kn_gzc_stamp stamps[] = {
         { 0, 0 }, { 1, 999999999 }, { -1, -5 }, { INT32_MAX, INT32_MAX }, { INT32_MIN, 7 },
     };
     static const char *const types[] = { "a", "advertise", "topic_namepaces_init" };
@@ -205,7 +205,7 @@ START_TEST(envelope_matches_protobuf_c)
             for (int k = 0; k < 2; k++) {
                 Gazebo__Msgs__GzString inner = GAZEBO__MSGS__GZ_STRING__INIT;
                 inner.data = k ? big : "";
-                size_t n = kn_gz_encode_packet(out, sizeof out, stamps[i], types[j], &inner.base);
+                size_t n = kn_gzc_encode_packet(out, sizeof out, stamps[i], types[j], &inner.base);
                 ck_assert_uint_gt(n, 8);
 
                 uint8_t innerb[512], want[1024];
@@ -234,45 +234,45 @@ START_TEST(required_fields_enforced)
     Gazebo__Msgs__Vector3d v = GAZEBO__MSGS__VECTOR3D__INIT;
     Gazebo__Msgs__Twist t = GAZEBO__MSGS__TWIST__INIT;
     t.linear = &v;
-    ck_assert_uint_eq(kn_gz_encode_msg(out, sizeof out, &t.base), 0); /* no angular */
+    ck_assert_uint_eq(kn_gzc_encode_msg(out, sizeof out, &t.base), 0); /* no angular */
     Gazebo__Msgs__Publish p = GAZEBO__MSGS__PUBLISH__INIT;
     p.topic = "/t";
     p.msg_type = "x";
-    ck_assert_uint_eq(kn_gz_encode_packet(out, sizeof out, STAMP, "advertise", &p.base), 0);
+    ck_assert_uint_eq(kn_gzc_encode_packet(out, sizeof out, STAMP, "advertise", &p.base), 0);
     Gazebo__Msgs__JointCmd j = GAZEBO__MSGS__JOINT_CMD__INIT;
-    ck_assert_uint_eq(kn_gz_encode_msg(out, sizeof out, &j.base), 0); /* no name */
+    ck_assert_uint_eq(kn_gzc_encode_msg(out, sizeof out, &j.base), 0); /* no name */
     /* every encoder used on the wire passes the check */
-    ck_assert_uint_gt(kn_gz_enc_publish(out, sizeof out, STAMP, "advertise", NULL, NULL, NULL, 0),
+    ck_assert_uint_gt(kn_gzc_enc_publish(out, sizeof out, STAMP, "advertise", NULL, NULL, NULL, 0),
                       0);
     double pos[3] = { 1, 2, 3 }, q[4] = { 0, 0, 0, 1 };
-    ck_assert_uint_gt(kn_gz_enc_pose(out, sizeof out, NULL, pos, q), 0);
+    ck_assert_uint_gt(kn_gzc_enc_pose(out, sizeof out, NULL, pos, q), 0);
 }
 END_TEST
 
 START_TEST(buffer_too_small)
 {
     uint8_t small[20];
-    ck_assert_uint_eq(kn_gz_enc_twist(small, sizeof small, 1, 2), 0);
+    ck_assert_uint_eq(kn_gzc_enc_twist(small, sizeof small, 1, 2), 0);
     ck_assert_uint_eq(
-        kn_gz_enc_publish(small, sizeof small, STAMP, "advertise", "/t", "x", "127.0.0.1", 1), 0);
-    ck_assert_uint_eq(kn_gz_enc_twist(small, 7, 1, 2), 0);
-    size_t need = kn_gz_enc_joint_cmd(out, sizeof out, "m::j", 1.0);
-    ck_assert_uint_eq(kn_gz_enc_joint_cmd(out, need, "m::j", 1.0), need);
-    ck_assert_uint_eq(kn_gz_enc_joint_cmd(out, need - 1, "m::j", 1.0), 0);
+        kn_gzc_enc_publish(small, sizeof small, STAMP, "advertise", "/t", "x", "127.0.0.1", 1), 0);
+    ck_assert_uint_eq(kn_gzc_enc_twist(small, 7, 1, 2), 0);
+    size_t need = kn_gzc_enc_joint_cmd(out, sizeof out, "m::j", 1.0);
+    ck_assert_uint_eq(kn_gzc_enc_joint_cmd(out, need, "m::j", 1.0), need);
+    ck_assert_uint_eq(kn_gzc_enc_joint_cmd(out, need - 1, "m::j", 1.0), 0);
 }
 END_TEST
 
 START_TEST(pose_cmd_encoding)
 {
     double pos[3] = { 0.25, 0, 0 }, q[4] = { 0, 0, 0.5, 0.8660254037844386 };
-    size_t n = kn_gz_enc_pose(out, sizeof out, NULL, pos, q);
+    size_t n = kn_gzc_enc_pose(out, sizeof out, NULL, pos, q);
     /* position = 3, orientation = 4; Quaternion fields start at 2 */
     check_golden(out, n,
                  "\"00000043\" 1a 1b 09 000000000000d03f 11 0000000000000000 19 0000000000000000 "
                  "22 24 11 0000000000000000 19 0000000000000000 21 000000000000e03f "
                  "29 aa4c58e87ab6eb3f");
-    kn_gz_arena_reset(&arena);
-    Gazebo__Msgs__Pose *m = kn_gz_dec_pose(&arena, out + 8, n - 8);
+    kn_pbarena_reset(&arena);
+    Gazebo__Msgs__Pose *m = kn_gzc_dec_pose(&arena, out + 8, n - 8);
     ck_assert_ptr_nonnull(m);
     ck_assert_double_eq(m->position->x, 0.25);
     ck_assert_double_eq(m->orientation->z, 0.5);
@@ -283,7 +283,7 @@ END_TEST
 
 START_TEST(vector2d_encoding)
 {
-    size_t n = kn_gz_enc_vector2d(out, sizeof out, 0.5, -0.25);
+    size_t n = kn_gzc_enc_vector2d(out, sizeof out, 0.5, -0.25);
     check_golden(out, n, "\"00000012\" 09 000000000000e03f 11 000000000000d0bf");
 }
 END_TEST
@@ -295,20 +295,20 @@ START_TEST(decode_packets)
                       "\"/gazebo/default/world_stats\" 12 1b \"gazebo.msgs.WorldStatistics\" 1a 09 "
                       "\"127.0.0.1\" 20 c0 b8 02",
                       buf);
-    struct kn_gz_packet pk;
-    ck_assert_int_eq(kn_gz_dec_packet(&arena, buf, n - 13, &pk), -1); /* cut short */
-    kn_gz_arena_reset(&arena);
-    ck_assert_int_eq(kn_gz_dec_packet(&arena, buf, n, &pk), 0);
-    ck_assert_str_eq(pk.type, KN_GZ_PKT_PUBLISHER_SUBSCRIBE);
+    struct kn_gzc_packet pk;
+    ck_assert_int_eq(kn_gzc_dec_packet(&arena, buf, n - 13, &pk), -1); /* cut short */
+    kn_pbarena_reset(&arena);
+    ck_assert_int_eq(kn_gzc_dec_packet(&arena, buf, n, &pk), 0);
+    ck_assert_str_eq(pk.type, KN_GZC_PKT_PUBLISHER_SUBSCRIBE);
     ck_assert_int_eq(pk.stamp.sec, 1700000000);
-    Gazebo__Msgs__Publish *p = kn_gz_dec_publish(&arena, pk.data, pk.len);
+    Gazebo__Msgs__Publish *p = kn_gzc_dec_publish(&arena, pk.data, pk.len);
     ck_assert_ptr_nonnull(p);
     ck_assert_str_eq(p->topic, "/gazebo/default/world_stats");
-    ck_assert_str_eq(p->msg_type, KN_GZ_TYPE_WORLD_STATS);
+    ck_assert_str_eq(p->msg_type, KN_GZC_TYPE_WORLD_STATS);
     ck_assert_str_eq(p->host, "127.0.0.1");
     ck_assert_uint_eq(p->port, 40000);
     /* a Publish lacking its port is refused (required) */
-    ck_assert_ptr_null(kn_gz_dec_publish(&arena, pk.data, pk.len - 4));
+    ck_assert_ptr_null(kn_gzc_dec_publish(&arena, pk.data, pk.len - 4));
 }
 END_TEST
 
@@ -324,12 +324,12 @@ START_TEST(decode_world_stats_and_missing_required)
     m.real_time = &c;
     m.paused = 1;
     m.iterations = 12345;
-    size_t n = kn_gz_encode_msg(out, sizeof out, &m.base);
+    size_t n = kn_gzc_encode_msg(out, sizeof out, &m.base);
     ck_assert_uint_gt(n, 8);
-    Gazebo__Msgs__WorldStatistics *d = kn_gz_dec_world_stats(&arena, out + 8, n - 8);
+    Gazebo__Msgs__WorldStatistics *d = kn_gzc_dec_world_stats(&arena, out + 8, n - 8);
     ck_assert_ptr_nonnull(d);
     ck_assert_int_eq(d->sim_time->sec, 12);
-    ck_assert_int_eq(kn_gz_time_ns(d->sim_time->sec, d->sim_time->nsec), 12345000000LL);
+    ck_assert_int_eq(kn_gzc_time_ns(d->sim_time->sec, d->sim_time->nsec), 12345000000LL);
     ck_assert(d->paused);
     ck_assert_uint_eq(d->iterations, 12345);
     /* without iterations (a required field) it is not a WorldStatistics */
@@ -342,9 +342,9 @@ START_TEST(decode_world_stats_and_missing_required)
     partial[k++] = (uint8_t)tn;
     memcpy(partial + k, tb, tn);
     k += tn;
-    ck_assert_ptr_null(kn_gz_dec_world_stats(&arena, partial, k));
+    ck_assert_ptr_null(kn_gzc_dec_world_stats(&arena, partial, k));
     /* a Twist with a linear part only */
-    ck_assert_ptr_null(kn_gz_dec_twist(&arena, (const uint8_t *)"\x12\x00", 2));
+    ck_assert_ptr_null(kn_gzc_dec_twist(&arena, (const uint8_t *)"\x12\x00", 2));
 }
 END_TEST
 
@@ -374,41 +374,41 @@ START_TEST(decode_poses)
     m.time = &t;
     m.n_pose = 2;
     m.pose = pp;
-    size_t n = kn_gz_encode_msg(out, sizeof out, &m.base);
-    Gazebo__Msgs__PosesStamped *d = kn_gz_dec_poses(&arena, out + 8, n - 8);
+    size_t n = kn_gzc_encode_msg(out, sizeof out, &m.base);
+    Gazebo__Msgs__PosesStamped *d = kn_gzc_dec_poses(&arena, out + 8, n - 8);
     ck_assert_ptr_nonnull(d);
     ck_assert_uint_eq(d->n_pose, 2);
-    ck_assert_ptr_nonnull(kn_gz_poses_find(d, "kenaf::front_left_flipper"));
-    ck_assert_double_eq(kn_gz_poses_find(d, "kenaf")->position->x, 1);
-    ck_assert_ptr_null(kn_gz_poses_find(d, "other"));
+    ck_assert_ptr_nonnull(kn_gzc_poses_find(d, "kenaf::front_left_flipper"));
+    ck_assert_double_eq(kn_gzc_poses_find(d, "kenaf")->position->x, 1);
+    ck_assert_ptr_null(kn_gzc_poses_find(d, "other"));
     /* a small arena cannot hold it: refused and counted, no crash */
     uint8_t tiny[64];
-    struct kn_gz_arena ta;
-    kn_gz_arena_init(&ta, tiny, sizeof tiny);
-    ck_assert_ptr_null(kn_gz_dec_poses(&ta, out + 8, n - 8));
+    struct kn_pbarena ta;
+    kn_pbarena_init(&ta, tiny, sizeof tiny);
+    ck_assert_ptr_null(kn_gzc_dec_poses(&ta, out + 8, n - 8));
     ck_assert_uint_gt(ta.exhausted, 0);
 }
 END_TEST
 
 START_TEST(world_control_roundtrip)
 {
-    struct kn_gz_world_ctl in[] = {
+    struct kn_gzc_world_ctl in[] = {
         { .set_pause = true, .pause = true },
         { .set_pause = true, .pause = false },
         { .step = true },
         { .multi_step = 1000000 },
-        { .reset = KN_GZ_RESET_ALL },
-        { .reset = KN_GZ_RESET_TIME },
-        { .reset = KN_GZ_RESET_MODEL, .set_pause = true, .pause = true },
+        { .reset = KN_GZC_RESET_ALL },
+        { .reset = KN_GZC_RESET_TIME },
+        { .reset = KN_GZC_RESET_MODEL, .set_pause = true, .pause = true },
     };
     for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
-        size_t n = kn_gz_enc_world_control(out, sizeof out, &in[i]);
+        size_t n = kn_gzc_enc_world_control(out, sizeof out, &in[i]);
         ck_assert_uint_gt(n, 8);
-        kn_gz_arena_reset(&arena);
-        Gazebo__Msgs__WorldControl *m = kn_gz_dec_world_control(&arena, out + 8, n - 8);
+        kn_pbarena_reset(&arena);
+        Gazebo__Msgs__WorldControl *m = kn_gzc_dec_world_control(&arena, out + 8, n - 8);
         ck_assert_ptr_nonnull(m);
-        struct kn_gz_world_ctl o;
-        kn_gz_world_ctl_from_msg(m, &o);
+        struct kn_gzc_world_ctl o;
+        kn_gzc_world_ctl_from_msg(m, &o);
         ck_assert_int_eq(o.set_pause, in[i].set_pause);
         ck_assert_int_eq(o.pause, in[i].pause);
         ck_assert_int_eq(o.step, in[i].step);
@@ -416,44 +416,45 @@ START_TEST(world_control_roundtrip)
         ck_assert_int_eq(o.reset, in[i].reset);
     }
     /* step present but false still steps (World::OnControl checks presence) */
-    kn_gz_arena_reset(&arena);
-    Gazebo__Msgs__WorldControl *m = kn_gz_dec_world_control(&arena, (const uint8_t *)"\x10\x00", 2);
-    struct kn_gz_world_ctl o;
-    kn_gz_world_ctl_from_msg(m, &o);
+    kn_pbarena_reset(&arena);
+    Gazebo__Msgs__WorldControl *m =
+        kn_gzc_dec_world_control(&arena, (const uint8_t *)"\x10\x00", 2);
+    struct kn_gzc_world_ctl o;
+    kn_gzc_world_ctl_from_msg(m, &o);
     ck_assert(o.step);
     /* reset without all, time_only or model_only resets nothing */
-    m = kn_gz_dec_world_control(&arena, (const uint8_t *)"\x22\x00", 2);
-    kn_gz_world_ctl_from_msg(m, &o);
-    ck_assert_int_eq(o.reset, KN_GZ_RESET_NONE);
+    m = kn_gzc_dec_world_control(&arena, (const uint8_t *)"\x22\x00", 2);
+    kn_gzc_world_ctl_from_msg(m, &o);
+    ck_assert_int_eq(o.reset, KN_GZC_RESET_NONE);
 }
 END_TEST
 
 START_TEST(time_and_stamps)
 {
-    ck_assert_int_eq(kn_gz_time_ns(1, 500000000), 1500000000LL);
-    ck_assert_int_eq(kn_gz_time_ns(-1, 0), -1000000000LL);
-    struct kn_gz_stamp s = kn_gz_stamp_from_ns(12345000000LL);
+    ck_assert_int_eq(kn_gzc_time_ns(1, 500000000), 1500000000LL);
+    ck_assert_int_eq(kn_gzc_time_ns(-1, 0), -1000000000LL);
+    struct kn_gzc_stamp s = kn_gzc_stamp_from_ns(12345000000LL);
     ck_assert_int_eq(s.sec, 12);
     ck_assert_int_eq(s.nsec, 345000000);
-    s = kn_gz_stamp_from_ns(-1);
+    s = kn_gzc_stamp_from_ns(-1);
     ck_assert_int_eq(s.sec, -1);
     ck_assert_int_eq(s.nsec, 999999999);
-    s = kn_gz_stamp_from_ns(INT64_MAX);
+    s = kn_gzc_stamp_from_ns(INT64_MAX);
     ck_assert_int_eq(s.sec, INT32_MAX);
 }
 END_TEST
 
 START_TEST(topic_names)
 {
-    char t[KN_GZ_TOPIC_MAX];
-    ck_assert_int_eq(kn_gz_topic(t, sizeof t, "default", "world_stats"), 0);
+    char t[KN_GZC_TOPIC_MAX];
+    ck_assert_int_eq(kn_gzc_topic(t, sizeof t, "default", "world_stats"), 0);
     ck_assert_str_eq(t, "/gazebo/default/world_stats");
-    ck_assert_int_eq(kn_gz_topic(t, sizeof t, "default/kenaf", "cmd_vel_twist"), 0);
+    ck_assert_int_eq(kn_gzc_topic(t, sizeof t, "default/kenaf", "cmd_vel_twist"), 0);
     ck_assert_str_eq(t, "/gazebo/default/kenaf/cmd_vel_twist");
-    ck_assert_int_eq(kn_gz_topic(t, sizeof t, "", "x"), 0); /* the first "//" collapses */
+    ck_assert_int_eq(kn_gzc_topic(t, sizeof t, "", "x"), 0); /* the first "//" collapses */
     ck_assert_str_eq(t, "/gazebo/x");
     char small[10];
-    ck_assert_int_eq(kn_gz_topic(small, sizeof small, "default", "x"), -1);
+    ck_assert_int_eq(kn_gzc_topic(small, sizeof small, "default", "x"), -1);
 }
 END_TEST
 
@@ -461,15 +462,17 @@ START_TEST(master_uri)
 {
     char h[64];
     uint16_t p;
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://localhost:11345", h, sizeof h, &p, NULL, 0), 0);
+    ck_assert_int_eq(kn_gzc_parse_master_uri("http://localhost:11345", h, sizeof h, &p, NULL, 0),
+                     0);
     ck_assert_str_eq(h, "localhost");
     ck_assert_uint_eq(p, 11345);
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://10.0.0.2:12000/", h, sizeof h, &p, NULL, 0), 0);
+    ck_assert_int_eq(kn_gzc_parse_master_uri("http://10.0.0.2:12000/", h, sizeof h, &p, NULL, 0),
+                     0);
     ck_assert_str_eq(h, "10.0.0.2");
     ck_assert_uint_eq(p, 12000);
-    ck_assert_int_eq(kn_gz_parse_master_uri("192.168.1.5", h, sizeof h, &p, NULL, 0), 0);
+    ck_assert_int_eq(kn_gzc_parse_master_uri("192.168.1.5", h, sizeof h, &p, NULL, 0), 0);
     ck_assert_uint_eq(p, 11345);
-    ck_assert_int_eq(kn_gz_parse_master_uri("[::1]:4000", h, sizeof h, &p, NULL, 0), 0);
+    ck_assert_int_eq(kn_gzc_parse_master_uri("[::1]:4000", h, sizeof h, &p, NULL, 0), 0);
     ck_assert_str_eq(h, "::1");
     ck_assert_uint_eq(p, 4000);
     const char *bad[] = { "",           "http://",  "http://:11345", "host:", "host:0",
@@ -477,15 +480,15 @@ START_TEST(master_uri)
                           "[::1]x",     "a b:1",    "host:123456" };
     char err[200];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(kn_gz_parse_master_uri(bad[i], h, sizeof h, &p, err, sizeof err) == -1,
+        ck_assert_msg(kn_gzc_parse_master_uri(bad[i], h, sizeof h, &p, err, sizeof err) == -1,
                       "accepted %s", bad[i]);
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://[::1:80/", h, sizeof h, &p, err, sizeof err),
+    ck_assert_int_eq(kn_gzc_parse_master_uri("http://[::1:80/", h, sizeof h, &p, err, sizeof err),
                      -1);
     ck_assert_str_eq(err, "\"[::1:80\": missing ']'");
-    ck_assert_int_eq(kn_gz_parse_master_uri("http://::1", h, sizeof h, &p, err, sizeof err), -1);
+    ck_assert_int_eq(kn_gzc_parse_master_uri("http://::1", h, sizeof h, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "\"::1\": an IPv6 address needs brackets, as in [::1]:9750");
     char tiny[4];
-    ck_assert_int_eq(kn_gz_parse_master_uri("longhost", tiny, sizeof tiny, &p, NULL, 0), -1);
+    ck_assert_int_eq(kn_gzc_parse_master_uri("longhost", tiny, sizeof tiny, &p, NULL, 0), -1);
 }
 END_TEST
 

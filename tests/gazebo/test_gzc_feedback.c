@@ -29,7 +29,7 @@ static void setup(void)
 static Gazebo__Msgs__Time tm_(double s)
 {
     Gazebo__Msgs__Time t = GAZEBO__MSGS__TIME__INIT;
-    struct kn_gz_stamp st = kn_gz_stamp_from_ns((int64_t)llround(s * 1e9));
+    struct kn_gzc_stamp st = kn_gzc_stamp_from_ns((int64_t)llround(s * 1e9));
     t.sec = st.sec;
     t.nsec = st.nsec;
     return t;

@@ -15,7 +15,7 @@ static char got[MAXGOT][256];
 static size_t gotlen[MAXGOT];
 static int ngot;
 static int stop_after;
-static struct kn_gz_framer fr;
+static struct kn_gzc_framer fr;
 static uint8_t store[64];
 
 static bool collect(void *ctx, const uint8_t *p, size_t n)
@@ -32,12 +32,12 @@ static void setup(void)
 {
     ngot = 0;
     stop_after = -1;
-    kn_gz_framer_init(&fr, store, sizeof store);
+    kn_gzc_framer_init(&fr, store, sizeof store);
 }
 
 static size_t feed(const char *s, size_t n)
 {
-    return kn_gz_framer_feed(&fr, (const uint8_t *)s, n, collect, NULL);
+    return kn_gzc_framer_feed(&fr, (const uint8_t *)s, n, collect, NULL);
 }
 
 static void feeds(const char *s)
@@ -53,7 +53,7 @@ START_TEST(one_frame)
     ck_assert_mem_eq(got[0], "hello", 5);
     ck_assert_uint_eq(fr.frames, 1);
     ck_assert_uint_eq(fr.bytes, 5);
-    ck_assert_int_eq(fr.err, KN_GZ_FRAME_OK);
+    ck_assert_int_eq(fr.err, KN_GZC_FRAME_OK);
 }
 END_TEST
 
@@ -114,11 +114,11 @@ START_TEST(bad_hex_stops)
     feeds("00000001x");
     size_t n = feed("0000000g12345678", 16);
     ck_assert_uint_eq(n, 8); /* the header was read, then refused */
-    ck_assert_int_eq(fr.err, KN_GZ_FRAME_EHEX);
+    ck_assert_int_eq(fr.err, KN_GZC_FRAME_EHEX);
     ck_assert_uint_eq(fr.errors, 1);
     ck_assert_uint_eq(feed("00000001y", 9), 0); /* stopped: nothing more */
     ck_assert_int_eq(ngot, 1);
-    kn_gz_framer_reset(&fr);
+    kn_gzc_framer_reset(&fr);
     feeds("00000001y");
     ck_assert_int_eq(ngot, 2);
     ck_assert_uint_eq(fr.errors, 1);
@@ -131,7 +131,7 @@ START_TEST(signs_and_spaces_are_bad)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setup();
         feed(bad[i], 8);
-        ck_assert_int_eq(fr.err, KN_GZ_FRAME_EHEX);
+        ck_assert_int_eq(fr.err, KN_GZC_FRAME_EHEX);
     }
 }
 END_TEST
@@ -139,7 +139,7 @@ END_TEST
 START_TEST(empty_frame_is_bad)
 {
     feed("00000000", 8);
-    ck_assert_int_eq(fr.err, KN_GZ_FRAME_EEMPTY);
+    ck_assert_int_eq(fr.err, KN_GZC_FRAME_EEMPTY);
     ck_assert_int_eq(ngot, 0);
 }
 END_TEST
@@ -152,11 +152,11 @@ START_TEST(cap)
     ck_assert_uint_eq(feed(frame, 8 + 64), 72); /* exactly the cap: fine */
     ck_assert_int_eq(ngot, 1);
     feed("00000041", 8);
-    ck_assert_int_eq(fr.err, KN_GZ_FRAME_ETOOBIG);
+    ck_assert_int_eq(fr.err, KN_GZC_FRAME_ETOOBIG);
     setup();
     feed("ffffffff", 8);
-    ck_assert_int_eq(fr.err, KN_GZ_FRAME_ETOOBIG);
-    ck_assert_str_eq(kn_gz_frame_strerror(KN_GZ_FRAME_ETOOBIG), "frame longer than the limit");
+    ck_assert_int_eq(fr.err, KN_GZC_FRAME_ETOOBIG);
+    ck_assert_str_eq(kn_gzc_frame_strerror(KN_GZC_FRAME_ETOOBIG), "frame longer than the limit");
 }
 END_TEST
 
@@ -190,7 +190,7 @@ END_TEST
 START_TEST(reset_drops_partial)
 {
     feeds("00000005hel");
-    kn_gz_framer_reset(&fr);
+    kn_gzc_framer_reset(&fr);
     feeds("00000002ok");
     ck_assert_int_eq(ngot, 1);
     ck_assert_mem_eq(got[0], "ok", 2);
@@ -200,11 +200,11 @@ END_TEST
 START_TEST(header_encoding)
 {
     char h[8];
-    kn_gz_frame_header(h, 42);
+    kn_gzc_frame_header(h, 42);
     ck_assert_mem_eq(h, "0000002a", 8);
-    kn_gz_frame_header(h, 0xffffffffu);
+    kn_gzc_frame_header(h, 0xffffffffu);
     ck_assert_mem_eq(h, "ffffffff", 8);
-    kn_gz_frame_header(h, 1);
+    kn_gzc_frame_header(h, 1);
     ck_assert_mem_eq(h, "00000001", 8);
 }
 END_TEST

@@ -20,7 +20,7 @@ static struct h_daemon simd;
 static struct h_udp ctl;
 static uint8_t buf[1 << 20];
 static uint8_t amem[1 << 20];
-static struct kn_gz_arena arena;
+static struct kn_pbarena arena;
 static int lfd = -1, mport;
 
 #define STAT(path) h_stat(&simd, "robots.0.backend." path)
@@ -41,7 +41,7 @@ static const char *robots(int port)
 static void setup(void)
 {
     h_setup();
-    kn_gz_arena_init(&arena, amem, sizeof amem);
+    kn_pbarena_init(&arena, amem, sizeof amem);
     mport = 0;
     lfd = h_tcp_listen(&mport);
     h_daemon_start(&simd, robots(mport));
@@ -75,17 +75,17 @@ static bool closed_by_peer(int fd, int timeout_ms)
     }
 }
 
-static const struct kn_gz_stamp ST = { 1700000000, 0 };
+static const struct kn_gzc_stamp ST = { 1700000000, 0 };
 
 static void send_init(int fd, const char *const *ns, size_t nns)
 {
     uint8_t f[4096];
-    size_t n = kn_gz_enc_string(f, sizeof f, ST, KN_GZ_PKT_VERSION_INIT, "gazebo 9.0");
+    size_t n = kn_gzc_enc_string(f, sizeof f, ST, KN_GZC_PKT_VERSION_INIT, "gazebo 9.0");
     h_write_all(fd, f, n);
-    n = kn_gz_enc_strings(f, sizeof f, ST, KN_GZ_PKT_NAMESPACES_INIT, ns, nns);
+    n = kn_gzc_enc_strings(f, sizeof f, ST, KN_GZC_PKT_NAMESPACES_INIT, ns, nns);
     h_write_all(fd, f, n);
     Gazebo__Msgs__Publishers none = GAZEBO__MSGS__PUBLISHERS__INIT;
-    n = kn_gz_encode_packet(f, sizeof f, ST, KN_GZ_PKT_PUBLISHERS_INIT, &none.base);
+    n = kn_gzc_encode_packet(f, sizeof f, ST, KN_GZC_PKT_PUBLISHERS_INIT, &none.base);
     h_write_all(fd, f, n);
 }
 
@@ -115,7 +115,7 @@ START_TEST(garbage_masters)
     ck_assert_int_ge(fd, 0);
     uint8_t f[256];
     Gazebo__Msgs__Publishers none = GAZEBO__MSGS__PUBLISHERS__INIT;
-    size_t n = kn_gz_encode_packet(f, sizeof f, ST, KN_GZ_PKT_PUBLISHERS_INIT, &none.base);
+    size_t n = kn_gzc_encode_packet(f, sizeof f, ST, KN_GZC_PKT_PUBLISHERS_INIT, &none.base);
     h_write_all(fd, f, n);
     ck_assert(closed_by_peer(fd, H_LONG_MS));
     close(fd);
@@ -142,21 +142,21 @@ static void read_announcements(int fd, struct daemon_view *v)
 {
     memset(v, 0, sizeof *v);
     static const char *const want_adv[3][2] = {
-        { "/gazebo/default/kenaf/cmd_vel_twist", KN_GZ_TYPE_TWIST },
-        { "/gazebo/default/kenaf/joint_cmd", KN_GZ_TYPE_JOINT_CMD },
-        { "/gazebo/default/world_control", KN_GZ_TYPE_WORLD_CONTROL },
+        { "/gazebo/default/kenaf/cmd_vel_twist", KN_GZC_TYPE_TWIST },
+        { "/gazebo/default/kenaf/joint_cmd", KN_GZC_TYPE_JOINT_CMD },
+        { "/gazebo/default/world_control", KN_GZC_TYPE_WORLD_CONTROL },
     };
     static const char *const want_sub[3][2] = {
-        { "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS },
-        { "/gazebo/default/pose/info", KN_GZ_TYPE_POSES_STAMPED },
-        { "/gazebo/default/kenaf/tracks_speed", KN_GZ_TYPE_VECTOR2D },
+        { "/gazebo/default/world_stats", KN_GZC_TYPE_WORLD_STATS },
+        { "/gazebo/default/pose/info", KN_GZC_TYPE_POSES_STAMPED },
+        { "/gazebo/default/kenaf/tracks_speed", KN_GZC_TYPE_VECTOR2D },
     };
     while (v->adv + v->subs < 6) {
-        struct kn_gz_packet pk;
-        ck_assert_msg(gz_read_packet(fd, &arena, buf, sizeof buf, &pk, H_LONG_MS),
+        struct kn_gzc_packet pk;
+        ck_assert_msg(gzc_read_packet(fd, &arena, buf, sizeof buf, &pk, H_LONG_MS),
                       "daemon sent %d advertise, %d subscribe", v->adv, v->subs);
-        if (strcmp(pk.type, KN_GZ_PKT_ADVERTISE) == 0) {
-            Gazebo__Msgs__Publish *p = kn_gz_dec_publish(&arena, pk.data, pk.len);
+        if (strcmp(pk.type, KN_GZC_PKT_ADVERTISE) == 0) {
+            Gazebo__Msgs__Publish *p = kn_gzc_dec_publish(&arena, pk.data, pk.len);
             ck_assert_ptr_nonnull(p);
             bool known = false;
             for (int i = 0; i < 3; i++)
@@ -166,8 +166,8 @@ static void read_announcements(int fd, struct daemon_view *v)
             v->data_port = (int)p->port;
             v->adv++;
         } else {
-            ck_assert_str_eq(pk.type, KN_GZ_PKT_SUBSCRIBE);
-            Gazebo__Msgs__Subscribe *s = kn_gz_dec_subscribe(&arena, pk.data, pk.len);
+            ck_assert_str_eq(pk.type, KN_GZC_PKT_SUBSCRIBE);
+            Gazebo__Msgs__Subscribe *s = kn_gzc_dec_subscribe(&arena, pk.data, pk.len);
             ck_assert_ptr_nonnull(s);
             bool known = false;
             for (int i = 0; i < 3; i++)
@@ -192,16 +192,16 @@ static void send_publish(int fd, const char *type, const char *topic, const char
 {
     uint8_t f[1024];
     size_t n =
-        kn_gz_enc_publish(f, sizeof f, ST, type, topic, msg_type, "127.0.0.1", (uint32_t)port);
+        kn_gzc_enc_publish(f, sizeof f, ST, type, topic, msg_type, "127.0.0.1", (uint32_t)port);
     h_write_all(fd, f, n);
 }
 
 static void expect_sub(int pfd, const char *topic, const char *type)
 {
-    struct kn_gz_packet pk;
-    ck_assert(gz_read_packet(pfd, &arena, buf, sizeof buf, &pk, H_LONG_MS));
-    ck_assert_str_eq(pk.type, KN_GZ_PKT_SUB);
-    Gazebo__Msgs__Subscribe *s = kn_gz_dec_subscribe(&arena, pk.data, pk.len);
+    struct kn_gzc_packet pk;
+    ck_assert(gzc_read_packet(pfd, &arena, buf, sizeof buf, &pk, H_LONG_MS));
+    ck_assert_str_eq(pk.type, KN_GZC_PKT_SUB);
+    Gazebo__Msgs__Subscribe *s = kn_gzc_dec_subscribe(&arena, pk.data, pk.len);
     ck_assert_ptr_nonnull(s);
     ck_assert_str_eq(s->topic, topic);
     ck_assert_str_eq(s->msg_type, type);
@@ -220,7 +220,7 @@ static void send_stats(int pfd, int32_t sec, uint64_t iterations)
     m.real_time = &z;
     m.iterations = iterations;
     uint8_t f[256];
-    size_t n = kn_gz_encode_msg(f, sizeof f, &m.base);
+    size_t n = kn_gzc_encode_msg(f, sizeof f, &m.base);
     h_write_all(pfd, f, n);
 }
 
@@ -237,11 +237,11 @@ START_TEST(protocol_master_and_bad_publishers)
 
     /* a publisher of world_stats: the daemon connects and says "sub" */
     int pport = 0, plfd = h_tcp_listen(&pport);
-    send_publish(fd, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/default/world_stats",
-                 KN_GZ_TYPE_WORLD_STATS, pport);
+    send_publish(fd, KN_GZC_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/default/world_stats",
+                 KN_GZC_TYPE_WORLD_STATS, pport);
     int pfd = h_tcp_accept(plfd, H_LONG_MS);
     ck_assert_int_ge(pfd, 0);
-    expect_sub(pfd, "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS);
+    expect_sub(pfd, "/gazebo/default/world_stats", KN_GZC_TYPE_WORLD_STATS);
     send_stats(pfd, 5, 5000);
     ck_assert(
         h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 5000, H_LONG_MS));
@@ -261,7 +261,7 @@ START_TEST(protocol_master_and_bad_publishers)
     ck_assert_double_ge(STAT("gazebo.data.bad_frames"), 1);
     pfd = h_tcp_accept(plfd, H_LONG_MS);
     ck_assert_msg(pfd >= 0, "data link not opened again");
-    expect_sub(pfd, "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS);
+    expect_sub(pfd, "/gazebo/default/world_stats", KN_GZC_TYPE_WORLD_STATS);
     send_stats(pfd, 7, 7000);
     ck_assert(
         h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.iterations", 7000, H_LONG_MS));
@@ -269,10 +269,10 @@ START_TEST(protocol_master_and_bad_publishers)
     /* publishers the daemon must never "sub": a topic it did not subscribe
      * to, and its topic under another type */
     int oport = 0, olfd = h_tcp_listen(&oport);
-    send_publish(fd, KN_GZ_PKT_PUBLISHER_ADVERTISE, "/gazebo/default/secret", "gazebo.msgs.Any",
+    send_publish(fd, KN_GZC_PKT_PUBLISHER_ADVERTISE, "/gazebo/default/secret", "gazebo.msgs.Any",
                  oport);
-    send_publish(fd, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/default/world_stats", KN_GZ_TYPE_TWIST,
-                 oport);
+    send_publish(fd, KN_GZC_PKT_PUBLISHER_SUBSCRIBE, "/gazebo/default/world_stats",
+                 KN_GZC_TYPE_TWIST, oport);
     ck_assert(
         h_wait_stat(&simd, "robots.0.backend.gazebo.master.publishers_refused", 1, H_LONG_MS));
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.master.type_mismatch", 1, H_LONG_MS));
@@ -282,22 +282,22 @@ START_TEST(protocol_master_and_bad_publishers)
     int sfd = h_tcp_connect(v.data_port);
     uint8_t f[1024];
     size_t n =
-        kn_gz_enc_subscribe(f, sizeof f, ST, KN_GZ_PKT_SUB, "/gazebo/default/kenaf/cmd_vel_twist",
-                            "127.0.0.1", (uint32_t)h_local_port(sfd), KN_GZ_TYPE_TWIST, false);
+        kn_gzc_enc_subscribe(f, sizeof f, ST, KN_GZC_PKT_SUB, "/gazebo/default/kenaf/cmd_vel_twist",
+                             "127.0.0.1", (uint32_t)h_local_port(sfd), KN_GZC_TYPE_TWIST, false);
     h_write_all(sfd, f, n);
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.topics.cmd.subscribers", 1, H_LONG_MS));
     h_crawler(&ctl, 0, 0, 400, -200);
     long k;
     Gazebo__Msgs__Twist *tw = NULL;
     struct kn_conv_table conv;
-    gz_test_table(&conv);
+    gzc_test_table(&conv);
     double belts[2] = { 0.4, -0.2 }, lin, ang;
     kn_conv_belts_to_twist(&conv, belts, &lin, &ang);
     do { /* skip a set-point replayed from before */
-        k = gz_read_frame(sfd, buf, sizeof buf, H_LONG_MS);
+        k = gzc_read_frame(sfd, buf, sizeof buf, H_LONG_MS);
         ck_assert_int_gt(k, 0);
-        kn_gz_arena_reset(&arena);
-        tw = kn_gz_dec_twist(&arena, buf, (size_t)k);
+        kn_pbarena_reset(&arena);
+        tw = kn_gzc_dec_twist(&arena, buf, (size_t)k);
         ck_assert_ptr_nonnull(tw);
     } while (tw->linear->x != lin);
     ck_assert_double_eq(tw->angular->z, ang);
@@ -306,8 +306,8 @@ START_TEST(protocol_master_and_bad_publishers)
 
     /* "sub" for a topic the daemon does not publish, or garbage: closed */
     int bfd = h_tcp_connect(v.data_port);
-    n = kn_gz_enc_subscribe(f, sizeof f, ST, KN_GZ_PKT_SUB, "/gazebo/default/world_stats",
-                            "127.0.0.1", 1, KN_GZ_TYPE_WORLD_STATS, false);
+    n = kn_gzc_enc_subscribe(f, sizeof f, ST, KN_GZC_PKT_SUB, "/gazebo/default/world_stats",
+                             "127.0.0.1", 1, KN_GZC_TYPE_WORLD_STATS, false);
     h_write_all(bfd, f, n);
     ck_assert(closed_by_peer(bfd, H_LONG_MS));
     close(bfd);
@@ -318,7 +318,7 @@ START_TEST(protocol_master_and_bad_publishers)
     ck_assert_double_ge(STAT("gazebo.data.subscribers_bad"), 2);
 
     /* the publisher goes: its data link closes and stays closed */
-    send_publish(fd, KN_GZ_PKT_UNADVERTISE, "/gazebo/default/world_stats", KN_GZ_TYPE_WORLD_STATS,
+    send_publish(fd, KN_GZC_PKT_UNADVERTISE, "/gazebo/default/world_stats", KN_GZC_TYPE_WORLD_STATS,
                  pport);
     ck_assert(closed_by_peer(pfd, H_LONG_MS));
     close(pfd);
@@ -346,11 +346,11 @@ START_TEST(late_namespace)
     h_sleep_ms(200);
     ck_assert_double_eq(STAT("up"), 0);
     uint8_t f[256];
-    size_t n = kn_gz_enc_string(f, sizeof f, ST, KN_GZ_PKT_NAMESPACE_ADD, "arena");
+    size_t n = kn_gzc_enc_string(f, sizeof f, ST, KN_GZC_PKT_NAMESPACE_ADD, "arena");
     h_write_all(fd, f, n);
-    struct kn_gz_packet pk;
-    ck_assert(gz_expect_packet(fd, &arena, buf, sizeof buf, KN_GZ_PKT_ADVERTISE, &pk, H_LONG_MS));
-    Gazebo__Msgs__Publish *p = kn_gz_dec_publish(&arena, pk.data, pk.len);
+    struct kn_gzc_packet pk;
+    ck_assert(gzc_expect_packet(fd, &arena, buf, sizeof buf, KN_GZC_PKT_ADVERTISE, &pk, H_LONG_MS));
+    Gazebo__Msgs__Publish *p = kn_gzc_dec_publish(&arena, pk.data, pk.len);
     ck_assert_ptr_nonnull(p);
     ck_assert_int_eq(strncmp(p->topic, "/gazebo/arena/", 14), 0);
     ck_assert(h_wait_stat(&simd, "robots.0.flags.BACKEND_UP", 1, H_LONG_MS));

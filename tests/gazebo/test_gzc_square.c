@@ -17,25 +17,25 @@
 
 #define MAXLOG 20000
 
-static struct gz_twist twists[MAXLOG];
+static struct gzc_twist twists[MAXLOG];
 
 START_TEST(square_in_the_gazebo_world)
 {
     struct h_standin sim;
     struct h_daemon d;
     struct kn_conv_table conv;
-    gz_test_table(&conv);
-    gz_sim_start(&sim, 0, "world", NULL);
-    h_daemon_start(&d, gz_robots_json(sim.port, ""));
+    gzc_test_table(&conv);
+    gzc_sim_start(&sim, 0, "world", NULL);
+    h_daemon_start(&d, gzc_robots_json(sim.port, ""));
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
 
     h_run_square(d.port[0], 50000, h_stderr(&d.proc));
 
     /* what the world received */
-    int n = gz_log_twists(sim.log, twists, MAXLOG);
+    int n = gzc_log_twists(sim.log, twists, MAXLOG);
     int moving = 0, turning = 0;
     for (int i = 0; i < n; i++) {
-        const struct gz_twist *t = &twists[i];
+        const struct gzc_twist *t = &twists[i];
         ck_assert(!t->pose_form);
         /* belts back from the plugin's formula sit on the 1 mm/s grid */
         for (int s = 0; s < 2; s++) {
@@ -64,7 +64,7 @@ START_TEST(square_in_the_gazebo_world)
     bool match = false;
     uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
     while (!match && h_now_us() < end) {
-        ck_assert(gz_log_last_pose(sim.log, &t, v));
+        ck_assert(gzc_log_last_pose(sim.log, &t, v));
         s = h_status(&u);
         match = abs(s.pos_mm[0] - kn_conv_m_to_mm(v[0])) <= 1 &&
                 abs(s.pos_mm[1] - kn_conv_m_to_mm(v[1])) <= 1 &&

@@ -30,17 +30,17 @@ static struct h_standin sim;
 static struct h_daemon simd;
 static struct h_udp ctl;
 static struct kn_conv_table conv;
-static struct gz_twist twists[MAXLOG];
-static struct gz_joint joints[MAXLOG];
+static struct gzc_twist twists[MAXLOG];
+static struct gzc_joint joints[MAXLOG];
 
 #define STAT(path) h_stat(&simd, "robots.0.backend." path)
 
 static void start_all_sim(const char *gazebo_extra, char *const env[],
                           const char *const sim_extra[])
 {
-    gz_test_table(&conv);
-    gz_sim_start(&sim, 0, "world", sim_extra);
-    h_daemon_start_env(&simd, gz_robots_json(sim.port, gazebo_extra), env);
+    gzc_test_table(&conv);
+    gzc_sim_start(&sim, 0, "world", sim_extra);
+    h_daemon_start_env(&simd, gzc_robots_json(sim.port, gazebo_extra), env);
     h_wait_backend_fresh(&simd, 0, H_LONG_MS); /* fresh: world_stats arrived */
     h_udp_open(&ctl, simd.port[0]);
 }
@@ -72,7 +72,7 @@ static int wait_twist(int from, double lin, double ang)
 {
     uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
     for (;;) {
-        int n = gz_log_twists(sim.log, twists, MAXLOG);
+        int n = gzc_log_twists(sim.log, twists, MAXLOG);
         for (int i = from; i < n; i++)
             if (twists[i].lin == lin && twists[i].ang == ang)
                 return i;
@@ -85,7 +85,7 @@ static int wait_joint(int from, const char *name, double target)
 {
     uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
     for (;;) {
-        int n = gz_log_joints(sim.log, joints, MAXLOG);
+        int n = gzc_log_joints(sim.log, joints, MAXLOG);
         for (int i = from; i < n; i++)
             if (strcmp(joints[i].name, name) == 0 && joints[i].target == target)
                 return i;
@@ -188,13 +188,13 @@ START_TEST(flipper_becomes_exact_joint_cmd)
     for (int k = 0; k < 4; k++)
         wait_joint(0, joint_names[k], kn_conv_flipper_to_joint(&conv, k, cmd.flipper_rad[k]));
     /* one flipper only: only its joint gets a command */
-    int before = gz_log_joints(sim.log, joints, MAXLOG);
+    int before = gzc_log_joints(sim.log, joints, MAXLOG);
     int32_t one[4] = { 0, 0, 0, 1234 };
     h_flipper(&ctl, 0, 0, 0x08, one);
     wait_joint(before, joint_names[3],
                kn_conv_flipper_to_joint(&conv, 3, kn_conv_cdeg_to_rad(1234)));
     h_sleep_ms(100);
-    int n = gz_log_joints(sim.log, joints, MAXLOG);
+    int n = gzc_log_joints(sim.log, joints, MAXLOG);
     for (int i = before; i < n; i++)
         ck_assert_str_eq(joints[i].name, joint_names[3]);
 
@@ -225,7 +225,7 @@ START_TEST(status_shows_the_world_pose)
     bool match = false;
     while (!match && h_now_us() < end) {
         h_sleep_ms(100);
-        ck_assert(gz_log_last_pose(sim.log, &t, v));
+        ck_assert(gzc_log_last_pose(sim.log, &t, v));
         s = h_status(&ctl);
         match = t == t2 && memcmp(v, v2, sizeof v) == 0 && s.crawler_speed_mm_s[0] == 0 &&
                 abs(s.pos_mm[0] - kn_conv_m_to_mm(v[0])) <= 1 &&
@@ -266,17 +266,17 @@ START_TEST(master_restart_readvertises)
     h_standin_kill(&sim);
     ck_assert(h_wait_stat_eq(&simd, "robots.0.flags.BACKEND_UP", 0, H_LONG_MS));
     h_sleep_ms(300); /* the daemon is now retrying with back-off */
-    gz_sim_start(&sim, port, "world2", NULL);
+    gzc_sim_start(&sim, port, "world2", NULL);
     ck_assert_int_eq(sim.port, port);
     const char *adv = "M advertise /gazebo/default/kenaf/cmd_vel_twist gazebo.msgs.Twist";
-    ck_assert_msg(gz_wait_lines(sim.log, adv, 1, H_LONG_MS), "never re-advertised");
-    uint64_t t_listen = gz_log_first(sim.log, "master_listening");
-    uint64_t t_adv = gz_log_first(sim.log, adv);
+    ck_assert_msg(gzc_wait_lines(sim.log, adv, 1, H_LONG_MS), "never re-advertised");
+    uint64_t t_listen = gzc_log_first(sim.log, "master_listening");
+    uint64_t t_adv = gzc_log_first(sim.log, adv);
     ck_assert_uint_gt(t_listen, 0);
     ck_assert_msg(t_adv - t_listen < 2000000, "re-advertised %.3f s after the master came back",
                   (double)(t_adv - t_listen) / 1e6);
     /* all of it, and the set-points are re-applied to the new world */
-    ck_assert(gz_wait_lines(sim.log, "M subscribe /gazebo/default/world_stats", 1, H_LONG_MS));
+    ck_assert(gzc_wait_lines(sim.log, "M subscribe /gazebo/default/world_stats", 1, H_LONG_MS));
     for (int k = 0; k < 4; k++)
         wait_joint(0, joint_names[k], kn_conv_flipper_to_joint(&conv, k, cmd.flipper_rad[k]));
     h_wait_backend_fresh(&simd, 0, H_LONG_MS);
@@ -359,7 +359,7 @@ START_TEST(world_control_pause_step_reset)
     ck_assert_msg(strncmp(r, "ok up=1 world=default paused=0", 30) == 0, "status: %s", r);
     ck_assert_str_eq(ask("pause"), "ok 1");
     ck_assert(
-        gz_wait_lines(sim.log, "control pause=1 step=0 multi_step=0 reset=none", 1, H_LONG_MS));
+        gzc_wait_lines(sim.log, "control pause=1 step=0 multi_step=0 reset=none", 1, H_LONG_MS));
     ck_assert(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.world_stats.paused", 1, H_LONG_MS));
     /* paused: the iteration count stands (wait for two stats messages) */
     double i0 = ws("iterations");
@@ -371,7 +371,7 @@ START_TEST(world_control_pause_step_reset)
 
     ck_assert_str_eq(ask("step 250"), "ok 1");
     ck_assert(
-        gz_wait_lines(sim.log, "control pause=- step=0 multi_step=250 reset=none", 1, H_LONG_MS));
+        gzc_wait_lines(sim.log, "control pause=- step=0 multi_step=250 reset=none", 1, H_LONG_MS));
     ck_assert(wait_iterations(i0 + 250, H_LONG_MS));
     f0 = STAT("gazebo.feedback.world_stats");
     ck_assert(
@@ -390,11 +390,11 @@ START_TEST(world_control_pause_step_reset)
     ck_assert_double_gt(before, 0.5);
     ck_assert_str_eq(ask("reset"), "ok 1");
     ck_assert(
-        gz_wait_lines(sim.log, "control pause=- step=0 multi_step=0 reset=all", 1, H_LONG_MS));
+        gzc_wait_lines(sim.log, "control pause=- step=0 multi_step=0 reset=all", 1, H_LONG_MS));
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.resets_seen", 1, H_LONG_MS));
     ck_assert_double_lt(ws("sim_time_s"), before);
     ck_assert_str_eq(ask("reset time"), "ok 1");
-    ck_assert(gz_wait_lines(sim.log, "reset=time", 1, H_LONG_MS));
+    ck_assert(gzc_wait_lines(sim.log, "reset=time", 1, H_LONG_MS));
 
     ck_assert_str_eq(ask("reset sideways"),
                      "error reset takes all, time or model, got \"sideways\"");
@@ -424,7 +424,7 @@ START_TEST(pose_command_form)
     int n, k = -1;
     do {
         h_sleep_ms(20);
-        n = gz_log_twists(sim.log, twists, MAXLOG);
+        n = gzc_log_twists(sim.log, twists, MAXLOG);
         for (int i = 0; i < n && k < 0; i++)
             if (twists[i].pose_form && twists[i].lin == lin)
                 k = i;
@@ -500,8 +500,8 @@ static void setup_links(void)
 {
     static const char *const arms[] = { "--links", "arm_fl,arm_fr,arm_rl,arm_rr", NULL };
     h_setup();
-    gz_test_table(&conv);
-    gz_sim_start(&sim, 0, "world", arms);
+    gzc_test_table(&conv);
+    gzc_sim_start(&sim, 0, "world", arms);
     static char cfg[1024];
     snprintf(cfg, sizeof cfg,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":\"gazebo\","
@@ -541,9 +541,9 @@ static void setup_wrong_model(void)
 {
     h_setup();
     static const char *const other[] = { "--model", "other", NULL };
-    gz_test_table(&conv);
-    gz_sim_start(&sim, 0, "world", other);
-    h_daemon_start(&simd, gz_robots_json(sim.port, ""));
+    gzc_test_table(&conv);
+    gzc_sim_start(&sim, 0, "world", other);
+    h_daemon_start(&simd, gzc_robots_json(sim.port, ""));
     h_udp_open(&ctl, simd.port[0]);
 }
 
@@ -575,8 +575,8 @@ START_TEST(wrong_model_is_refused)
                      "model \"kenaf\" is not in world \"default\"");
     /* the world's own robot got nothing */
     h_sleep_ms(300);
-    ck_assert_int_eq(gz_log_twists(sim.log, twists, MAXLOG), 0);
-    ck_assert_int_eq(gz_log_joints(sim.log, joints, MAXLOG), 0);
+    ck_assert_int_eq(gzc_log_twists(sim.log, twists, MAXLOG), 0);
+    ck_assert_int_eq(gzc_log_joints(sim.log, joints, MAXLOG), 0);
     /* still STALE while the world sends its statistics */
     h_sleep_ms(600);
     ck_assert_uint_eq(h_status(&ctl).flags & KN_KRP_ST_STALE, KN_KRP_ST_STALE);
@@ -650,9 +650,9 @@ static void setup_no_drive(void)
 {
     h_setup();
     static const char *const no_drive[] = { "--no-drive", NULL };
-    gz_test_table(&conv);
-    gz_sim_start(&sim, 0, "world", no_drive);
-    h_daemon_start(&simd, gz_robots_json(sim.port, ""));
+    gzc_test_table(&conv);
+    gzc_sim_start(&sim, 0, "world", no_drive);
+    h_daemon_start(&simd, gzc_robots_json(sim.port, ""));
     h_udp_open(&ctl, simd.port[0]);
 }
 
@@ -681,7 +681,7 @@ START_TEST(crawler_without_drive_is_refused)
     const char *first = strstr(h_stderr(&simd.proc), w);
     ck_assert_msg(first != NULL, "no warning: %s", h_stderr(&simd.proc));
     ck_assert_ptr_null(strstr(first + 1, w));
-    ck_assert_int_eq(gz_log_twists(sim.log, twists, MAXLOG), 0);
+    ck_assert_int_eq(gzc_log_twists(sim.log, twists, MAXLOG), 0);
 
     /* the plugin loads: fresh again, and CRAWLER drives */
     h_signal(&sim.proc, SIGUSR1);
@@ -702,8 +702,8 @@ END_TEST
 
 START_TEST(master_from_environment)
 {
-    gz_test_table(&conv);
-    gz_sim_start(&sim, 0, "world", NULL);
+    gzc_test_table(&conv);
+    gzc_sim_start(&sim, 0, "world", NULL);
     static char uri[64];
     snprintf(uri, sizeof uri, "GAZEBO_MASTER_URI=http://127.0.0.1:%d", sim.port);
     char *env[] = { uri, "GAZEBO_IP=127.0.0.1", NULL };

@@ -22,31 +22,31 @@
 
 #define DEFAULT_HOST "127.0.0.1"
 
-uint64_t kn_gazebo_now_ms(struct gz *b)
+uint64_t kn_gazebo_now_ms(struct gzc *b)
 {
     return uv_now(b->loop);
 }
 
-static struct kn_gz_stamp wall_stamp(void)
+static struct kn_gzc_stamp wall_stamp(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    struct kn_gz_stamp s = { (int32_t)ts.tv_sec, (int32_t)ts.tv_nsec };
+    struct kn_gzc_stamp s = { (int32_t)ts.tv_sec, (int32_t)ts.tv_nsec };
     return s;
 }
 
-static void free_gz(struct gz *b)
+static void free_gzc(struct gzc *b)
 {
     free(b->mbuf);
     free(b->arena_mem);
     free(b);
 }
 
-void kn_gazebo_handle_closed(struct gz *b)
+void kn_gazebo_handle_closed(struct gzc *b)
 {
     b->handles--;
     if (b->destroyed && b->handles == 0)
-        free_gz(b);
+        free_gzc(b);
 }
 
 static void on_tick_closed(uv_handle_t *h)
@@ -54,33 +54,33 @@ static void on_tick_closed(uv_handle_t *h)
     kn_gazebo_handle_closed(h->data);
 }
 
-/* Whether the world has what the robot needs, GZ_LOOK_MS after going
+/* Whether the world has what the robot needs, GZC_LOOK_MS after going
  * live and on every tick after that: the model (a pose of it, or the
  * tracked-vehicle plugin subscribed to our command topic: World publishes
  * a pose only when it changes, so a model at rest since before we came
  * may show itself by its plugin alone), a drive (that plugin's
- * subscription, GZ_LOOK_MS after the model's first pose: a model without
+ * subscription, GZC_LOOK_MS after the model's first pose: a model without
  * it shows a robot nobody can move) and someone acting on joint_cmd (stock
  * Gazebo 9 to 11 has no one without a bridge plugin). What is missing goes
  * to the link, which makes the robot answer ERROR instead of accepting
  * commands into the void; warned, counted, logged again when it changes. */
-static void check_world(struct gz *b)
+static void check_world(struct gzc *b)
 {
     if (!b->live || b->failed)
         return;
     uint64_t now = kn_gazebo_now_ms(b);
     if (b->fb.model_seen && !b->model_ms)
         b->model_ms = now;
-    if (now - b->live_ms < GZ_LOOK_MS)
+    if (now - b->live_ms < GZC_LOOK_MS)
         return;
-    unsigned lacks = 0, drive = kn_gazebo_subscribers(b, GZ_T_CMD);
+    unsigned lacks = 0, drive = kn_gazebo_subscribers(b, GZC_T_CMD);
     if (!b->fb.model_seen && drive == 0)
         lacks |= KN_LINK_NO_MODEL;
     /* a drive already missing stays missing while a late pose's grace runs */
     if (b->fb.model_seen && drive == 0 &&
-        (now - b->model_ms >= GZ_LOOK_MS || (b->lacks & KN_LINK_NO_DRIVE)))
+        (now - b->model_ms >= GZC_LOOK_MS || (b->lacks & KN_LINK_NO_DRIVE)))
         lacks |= KN_LINK_NO_DRIVE;
-    if (kn_gazebo_subscribers(b, GZ_T_JOINT) == 0)
+    if (kn_gazebo_subscribers(b, GZC_T_JOINT) == 0)
         lacks |= KN_LINK_NO_FLIPPERS;
     unsigned came = lacks & ~b->lacks, went = b->lacks & ~lacks;
     b->lacks = lacks;
@@ -96,8 +96,8 @@ static void check_world(struct gz *b)
             kn_warn("robot %s: model \"%s\" is not in world \"%s\"%s: no pose of it on %s and "
                     "nobody subscribes to %s; STATUS is STALE and commands are answered ERROR "
                     "NO_MODEL until it appears (check gazebo.model)",
-                    b->robot, b->model, b->world, also, b->topic[GZ_T_POSES].name,
-                    b->topic[GZ_T_CMD].name);
+                    b->robot, b->model, b->world, also, b->topic[GZC_T_POSES].name,
+                    b->topic[GZC_T_CMD].name);
         else
             kn_info("robot %s: model \"%s\" is not in world \"%s\" again", b->robot, b->model,
                     b->world);
@@ -111,30 +111,30 @@ static void check_world(struct gz *b)
                 "drives its belts (no tracked-vehicle plugin, docs/gazebo.md); STATUS is STALE "
                 "and CRAWLER is answered ERROR NO_ACTUATOR until one subscribes (counted in the "
                 "stats)",
-                b->robot, b->topic[GZ_T_CMD].name, b->model, b->world);
+                b->robot, b->topic[GZC_T_CMD].name, b->model, b->world);
     }
     if (went & KN_LINK_NO_DRIVE)
         kn_info("robot %s: %s has a subscriber now: the belts are driven", b->robot,
-                b->topic[GZ_T_CMD].name);
+                b->topic[GZC_T_CMD].name);
     if (came & KN_LINK_NO_FLIPPERS) {
         b->no_joint_sub_episodes++;
         if (!b->warned_no_joint_sub && !(lacks & KN_LINK_NO_MODEL))
             kn_warn("robot %s: nobody subscribes to %s: nothing in the world acts on flipper "
                     "targets (Gazebo 9 to 11 needs a plugin that does, docs/gazebo.md); FLIPPER is "
                     "answered ERROR NO_ACTUATOR (counted in the stats)",
-                    b->robot, b->topic[GZ_T_JOINT].name);
+                    b->robot, b->topic[GZC_T_JOINT].name);
         else
-            kn_debug("robot %s: no subscriber on %s", b->robot, b->topic[GZ_T_JOINT].name);
+            kn_debug("robot %s: no subscriber on %s", b->robot, b->topic[GZC_T_JOINT].name);
         b->warned_no_joint_sub = b->warned_no_joint_sub || !(lacks & KN_LINK_NO_MODEL);
     }
     if (went & KN_LINK_NO_FLIPPERS)
         kn_info("robot %s: %s has a subscriber now: flipper targets are acted on", b->robot,
-                b->topic[GZ_T_JOINT].name);
+                b->topic[GZC_T_JOINT].name);
 }
 
 static void on_tick(uv_timer_t *t)
 {
-    struct gz *b = t->data;
+    struct gzc *b = t->data;
     if (b->destroyed)
         return;
     kn_gazebo_links_tick(b);
@@ -145,18 +145,18 @@ static void on_tick(uv_timer_t *t)
 
 /* GAZEBO_MASTER_URI applies when the config left the address at its
  * default; an address written in the config wins. */
-static void master_from_env(struct gz *b, const struct kn_cfg_robot *cfg)
+static void master_from_env(struct gzc *b, const struct kn_cfg_robot *cfg)
 {
     const char *uri = getenv("GAZEBO_MASTER_URI");
     if (!uri || !uri[0])
         return;
-    if (strcmp(cfg->backend.host, DEFAULT_HOST) != 0 || cfg->backend.port != KN_GZ_MASTER_PORT) {
+    if (strcmp(cfg->backend.host, DEFAULT_HOST) != 0 || cfg->backend.port != KN_GZC_MASTER_PORT) {
         kn_debug("robot %s: GAZEBO_MASTER_URI ignored: the config names the master", b->robot);
         return;
     }
-    char host[GZ_HOST_LEN], why[300];
+    char host[GZC_HOST_LEN], why[300];
     uint16_t port;
-    if (kn_gz_parse_master_uri(uri, host, sizeof host, &port, why, sizeof why) != 0) {
+    if (kn_gzc_parse_master_uri(uri, host, sizeof host, &port, why, sizeof why) != 0) {
         kn_warn("robot %s: GAZEBO_MASTER_URI: %s (expected http://HOST:PORT); using %s:%u",
                 b->robot, why, cfg->backend.host, cfg->backend.port);
         return;
@@ -165,9 +165,9 @@ static void master_from_env(struct gz *b, const struct kn_cfg_robot *cfg)
     kn_info("robot %s: Gazebo master from GAZEBO_MASTER_URI: %s:%u", b->robot, host, port);
 }
 
-static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
+static void *gzc_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 {
-    struct gz *b = calloc(1, sizeof *b);
+    struct gzc *b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
     b->link = link;
@@ -204,27 +204,27 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     }
     kn_gazebo_fb_init(&b->fb, &b->conv, b->model, joints, links);
 
-    b->mbuf = malloc(GZ_MASTER_FRAME_MAX);
-    b->arena_mem = malloc(GZ_ARENA_BYTES);
+    b->mbuf = malloc(GZC_MASTER_FRAME_MAX);
+    b->arena_mem = malloc(GZC_ARENA_BYTES);
     if (!b->mbuf || !b->arena_mem) {
-        free_gz(b);
+        free_gzc(b);
         return NULL;
     }
-    kn_gz_framer_init(&b->mfr, b->mbuf, GZ_MASTER_FRAME_MAX);
-    kn_gz_arena_init(&b->arena, b->arena_mem, GZ_ARENA_BYTES);
+    kn_gzc_framer_init(&b->mfr, b->mbuf, GZC_MASTER_FRAME_MAX);
+    kn_pbarena_init(&b->arena, b->arena_mem, GZC_ARENA_BYTES);
     master_from_env(b, cfg);
 
     uv_timer_init(b->loop, &b->tick);
     b->tick.data = b;
     b->handles++;
-    uv_timer_start(&b->tick, on_tick, GZ_TICK_MS, GZ_TICK_MS);
+    uv_timer_start(&b->tick, on_tick, GZC_TICK_MS, GZC_TICK_MS);
     kn_gazebo_ctl_open(b);
     return b;
 }
 
-static void gz_destroy(void *be)
+static void gzc_destroy(void *be)
 {
-    struct gz *b = be;
+    struct gzc *b = be;
     b->destroyed = true;
     b->connected = false;
     b->live = false;
@@ -235,9 +235,9 @@ static void gz_destroy(void *be)
 
 /* ---- the master connection -------------------------------------------------- */
 
-static void gz_start(void *be)
+static void gzc_start(void *be)
 {
-    struct gz *b = be;
+    struct gzc *b = be;
     b->gen++;
     b->connected = true;
     b->init_frames = 0;
@@ -248,23 +248,23 @@ static void gz_start(void *be)
     b->version[0] = '\0';
     b->n_namespaces = 0;
     b->world[0] = '\0';
-    kn_gz_framer_reset(&b->mfr);
+    kn_gzc_framer_reset(&b->mfr);
     kn_gazebo_fb_restart(&b->fb);
     /* the master speaks first (three init frames); nothing to send yet */
 }
 
-static void gz_stop(void *be)
+static void gzc_stop(void *be)
 {
-    struct gz *b = be;
+    struct gzc *b = be;
     b->connected = false;
     b->live = false;
     b->lacks = 0; /* the link forgets them with the connection */
     kn_gazebo_links_close_all(b);
 }
 
-static void fail(struct gz *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct gzc *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void fail(struct gz *b, const char *fmt, ...)
+static void fail(struct gzc *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -274,20 +274,20 @@ static void fail(struct gz *b, const char *fmt, ...)
     kn_link_fail(b->link, b->last_error);
 }
 
-static void add_namespace(struct gz *b, const char *ns)
+static void add_namespace(struct gzc *b, const char *ns)
 {
     if (!ns[0] || strlen(ns) >= sizeof b->namespaces[0])
         return;
     for (int i = 0; i < b->n_namespaces; i++)
         if (strcmp(b->namespaces[i], ns) == 0)
             return;
-    if (b->n_namespaces < GZ_MAX_NAMESPACES)
+    if (b->n_namespaces < GZC_MAX_NAMESPACES)
         snprintf(b->namespaces[b->n_namespaces++], sizeof b->namespaces[0], "%s", ns);
 }
 
 /* The world whose namespace holds our model's plugin ("world/model"), else
  * the first plain namespace: what a Gazebo node without a namespace picks. */
-static bool choose_world(struct gz *b)
+static bool choose_world(struct gzc *b)
 {
     size_t ml = strlen(b->model);
     for (int i = 0; i < b->n_namespaces; i++) {
@@ -307,7 +307,7 @@ static bool choose_world(struct gz *b)
     return false;
 }
 
-static int set_topics(struct gz *b)
+static int set_topics(struct gzc *b)
 {
     char wm[256];
     int w = snprintf(wm, sizeof wm, "%s/%s", b->world, b->model);
@@ -319,23 +319,23 @@ static int set_topics(struct gz *b)
         const char *name;
         const char *type;
         bool publish, latching;
-    } defs[GZ_NTOPICS] = {
-        { GZ_T_CMD, true, NULL, NULL, true, false },
-        { GZ_T_JOINT, true, "joint_cmd", KN_GZ_TYPE_JOINT_CMD, true, false },
-        { GZ_T_CONTROL, false, "world_control", KN_GZ_TYPE_WORLD_CONTROL, true, false },
-        { GZ_T_STATS, false, "world_stats", KN_GZ_TYPE_WORLD_STATS, false, false },
+    } defs[GZC_NTOPICS] = {
+        { GZC_T_CMD, true, NULL, NULL, true, false },
+        { GZC_T_JOINT, true, "joint_cmd", KN_GZC_TYPE_JOINT_CMD, true, false },
+        { GZC_T_CONTROL, false, "world_control", KN_GZC_TYPE_WORLD_CONTROL, true, false },
+        { GZC_T_STATS, false, "world_stats", KN_GZC_TYPE_WORLD_STATS, false, false },
         /* latched: the last poses at once, even if the robot stands still */
-        { GZ_T_POSES, false, "pose/info", KN_GZ_TYPE_POSES_STAMPED, false, true },
-        { GZ_T_TRACKS, true, "tracks_speed", KN_GZ_TYPE_VECTOR2D, false, true },
+        { GZC_T_POSES, false, "pose/info", KN_GZC_TYPE_POSES_STAMPED, false, true },
+        { GZC_T_TRACKS, true, "tracks_speed", KN_GZC_TYPE_VECTOR2D, false, true },
     };
-    for (int i = 0; i < GZ_NTOPICS; i++) {
-        struct gz_topic *t = &b->topic[defs[i].id];
+    for (int i = 0; i < GZC_NTOPICS; i++) {
+        struct gzc_topic *t = &b->topic[defs[i].id];
         const char *name = defs[i].name, *type = defs[i].type;
-        if (defs[i].id == GZ_T_CMD) {
+        if (defs[i].id == GZC_T_CMD) {
             name = b->twist_cmd ? "cmd_vel_twist" : "cmd_vel";
-            type = b->twist_cmd ? KN_GZ_TYPE_TWIST : KN_GZ_TYPE_POSE;
+            type = b->twist_cmd ? KN_GZC_TYPE_TWIST : KN_GZC_TYPE_POSE;
         }
-        if (kn_gz_topic(t->name, sizeof t->name, defs[i].per_model ? wm : b->world, name) != 0)
+        if (kn_gzc_topic(t->name, sizeof t->name, defs[i].per_model ? wm : b->world, name) != 0)
             return -1;
         t->type = type;
         t->publish = defs[i].publish;
@@ -344,13 +344,13 @@ static int set_topics(struct gz *b)
     return 0;
 }
 
-static void send_packet(struct gz *b, const uint8_t *buf, size_t n)
+static void send_packet(struct gzc *b, const uint8_t *buf, size_t n)
 {
     if (n)
         kn_link_write(b->link, buf, n);
 }
 
-static void try_go_live(struct gz *b)
+static void try_go_live(struct gzc *b)
 {
     if (b->live || b->init_frames < 3 || !b->connected)
         return;
@@ -368,28 +368,28 @@ static void try_go_live(struct gz *b)
         return;
     }
     uint8_t buf[1024];
-    struct kn_gz_stamp st = wall_stamp();
-    for (int i = 0; i < GZ_NTOPICS; i++) {
-        const struct gz_topic *t = &b->topic[i];
+    struct kn_gzc_stamp st = wall_stamp();
+    for (int i = 0; i < GZC_NTOPICS; i++) {
+        const struct gzc_topic *t = &b->topic[i];
         size_t n = t->publish
-                       ? kn_gz_enc_publish(buf, sizeof buf, st, KN_GZ_PKT_ADVERTISE, t->name,
-                                           t->type, b->adv_host, b->adv_port)
-                       : kn_gz_enc_subscribe(buf, sizeof buf, st, KN_GZ_PKT_SUBSCRIBE, t->name,
-                                             b->adv_host, b->adv_port, t->type, t->latching);
+                       ? kn_gzc_enc_publish(buf, sizeof buf, st, KN_GZC_PKT_ADVERTISE, t->name,
+                                            t->type, b->adv_host, b->adv_port)
+                       : kn_gzc_enc_subscribe(buf, sizeof buf, st, KN_GZC_PKT_SUBSCRIBE, t->name,
+                                              b->adv_host, b->adv_port, t->type, t->latching);
         send_packet(b, buf, n);
     }
     b->live = true;
     b->live_ms = kn_gazebo_now_ms(b);
     kn_info("robot %s: %s, world \"%s\", model \"%s\": publishing %s and %s, data server %s:%u",
             b->robot, b->version[0] ? b->version : "Gazebo master", b->world, b->model,
-            b->topic[GZ_T_CMD].name, b->topic[GZ_T_JOINT].name, b->adv_host, b->adv_port);
+            b->topic[GZC_T_CMD].name, b->topic[GZC_T_JOINT].name, b->adv_host, b->adv_port);
     kn_link_ready(b->link);
 }
 
-static const char *const init_types[3] = { KN_GZ_PKT_VERSION_INIT, KN_GZ_PKT_NAMESPACES_INIT,
-                                           KN_GZ_PKT_PUBLISHERS_INIT };
+static const char *const init_types[3] = { KN_GZC_PKT_VERSION_INIT, KN_GZC_PKT_NAMESPACES_INIT,
+                                           KN_GZC_PKT_PUBLISHERS_INIT };
 
-static void on_init_frame(struct gz *b, const struct kn_gz_packet *pk)
+static void on_init_frame(struct gzc *b, const struct kn_gzc_packet *pk)
 {
     const char *want = init_types[b->init_frames];
     if (strcmp(pk->type, want) != 0) {
@@ -399,16 +399,16 @@ static void on_init_frame(struct gz *b, const struct kn_gz_packet *pk)
     }
     bool ok = true;
     if (b->init_frames == 0) {
-        Gazebo__Msgs__GzString *v = kn_gz_dec_string(&b->arena, pk->data, pk->len);
+        Gazebo__Msgs__GzString *v = kn_gzc_dec_string(&b->arena, pk->data, pk->len);
         if ((ok = v != NULL))
             snprintf(b->version, sizeof b->version, "%s", v->data);
     } else if (b->init_frames == 1) {
-        Gazebo__Msgs__GzStringV *v = kn_gz_dec_strings(&b->arena, pk->data, pk->len);
+        Gazebo__Msgs__GzStringV *v = kn_gzc_dec_strings(&b->arena, pk->data, pk->len);
         if ((ok = v != NULL))
             for (size_t i = 0; i < v->n_data; i++)
                 add_namespace(b, v->data[i]);
     } else {
-        ok = kn_gz_dec_publishers(&b->arena, pk->data, pk->len) != NULL;
+        ok = kn_gzc_dec_publishers(&b->arena, pk->data, pk->len) != NULL;
     }
     if (!ok) {
         b->master_bad_packets++;
@@ -419,35 +419,35 @@ static void on_init_frame(struct gz *b, const struct kn_gz_packet *pk)
     try_go_live(b);
 }
 
-static void on_packet(struct gz *b, const struct kn_gz_packet *pk)
+static void on_packet(struct gzc *b, const struct kn_gzc_packet *pk)
 {
     const char *t = pk->type;
     if (b->init_frames < 3) {
         on_init_frame(b, pk);
         return;
     }
-    if (strcmp(t, KN_GZ_PKT_PUBLISHER_SUBSCRIBE) == 0 ||
-        strcmp(t, KN_GZ_PKT_PUBLISHER_ADVERTISE) == 0 ||
-        strcmp(t, KN_GZ_PKT_PUBLISHER_UPDATE) == 0 || strcmp(t, KN_GZ_PKT_UNADVERTISE) == 0) {
-        Gazebo__Msgs__Publish *p = kn_gz_dec_publish(&b->arena, pk->data, pk->len);
+    if (strcmp(t, KN_GZC_PKT_PUBLISHER_SUBSCRIBE) == 0 ||
+        strcmp(t, KN_GZC_PKT_PUBLISHER_ADVERTISE) == 0 ||
+        strcmp(t, KN_GZC_PKT_PUBLISHER_UPDATE) == 0 || strcmp(t, KN_GZC_PKT_UNADVERTISE) == 0) {
+        Gazebo__Msgs__Publish *p = kn_gzc_dec_publish(&b->arena, pk->data, pk->len);
         if (!p) {
             b->master_bad_packets++;
             return;
         }
         b->pub_events++;
-        if (strcmp(t, KN_GZ_PKT_UNADVERTISE) == 0)
+        if (strcmp(t, KN_GZC_PKT_UNADVERTISE) == 0)
             kn_gazebo_publisher_gone(b, p->topic, p->host, p->port);
         else
             kn_gazebo_publisher_seen(b, p);
-    } else if (strcmp(t, KN_GZ_PKT_UNSUBSCRIBE) == 0) {
-        Gazebo__Msgs__Subscribe *s = kn_gz_dec_subscribe(&b->arena, pk->data, pk->len);
+    } else if (strcmp(t, KN_GZC_PKT_UNSUBSCRIBE) == 0) {
+        Gazebo__Msgs__Subscribe *s = kn_gzc_dec_subscribe(&b->arena, pk->data, pk->len);
         if (!s) {
             b->master_bad_packets++;
             return;
         }
         kn_gazebo_subscriber_gone(b, s->topic, s->host, s->port);
-    } else if (strcmp(t, KN_GZ_PKT_NAMESPACE_ADD) == 0) {
-        Gazebo__Msgs__GzString *s = kn_gz_dec_string(&b->arena, pk->data, pk->len);
+    } else if (strcmp(t, KN_GZC_PKT_NAMESPACE_ADD) == 0) {
+        Gazebo__Msgs__GzString *s = kn_gzc_dec_string(&b->arena, pk->data, pk->len);
         if (!s) {
             b->master_bad_packets++;
             return;
@@ -462,12 +462,12 @@ static void on_packet(struct gz *b, const struct kn_gz_packet *pk)
 
 static bool on_master_frame(void *ctx, const uint8_t *p, size_t n)
 {
-    struct gz *b = ctx;
+    struct gzc *b = ctx;
     unsigned gen = b->gen;
     b->master_frames++;
-    kn_gz_arena_reset(&b->arena);
-    struct kn_gz_packet pk;
-    if (kn_gz_dec_packet(&b->arena, p, n, &pk) != 0) {
+    kn_pbarena_reset(&b->arena);
+    struct kn_gzc_packet pk;
+    if (kn_gzc_dec_packet(&b->arena, p, n, &pk) != 0) {
         b->master_bad_packets++;
         if (b->master_bad_packets == 1)
             kn_warn("robot %s: a frame from the Gazebo master is not a Packet; skipped "
@@ -483,24 +483,24 @@ static bool on_master_frame(void *ctx, const uint8_t *p, size_t n)
     return b->connected && b->gen == gen && !b->destroyed && !b->failed;
 }
 
-static void gz_input(void *be, const char *data, size_t len)
+static void gzc_input(void *be, const char *data, size_t len)
 {
-    struct gz *b = be;
+    struct gzc *b = be;
     if (b->mfr.err || b->failed)
         return; /* the link is being reset */
-    kn_gz_framer_feed(&b->mfr, (const uint8_t *)data, len, on_master_frame, b);
+    kn_gzc_framer_feed(&b->mfr, (const uint8_t *)data, len, on_master_frame, b);
     if (b->mfr.err) {
         b->master_bad_frames++;
-        /* the framer stays stopped (ignores input) until gz_start resets it */
-        fail(b, "bad frame from the Gazebo master: %s", kn_gz_frame_strerror(b->mfr.err));
+        /* the framer stays stopped (ignores input) until gzc_start resets it */
+        fail(b, "bad frame from the Gazebo master: %s", kn_gzc_frame_strerror(b->mfr.err));
     }
 }
 
 /* ---- commands ------------------------------------------------------------ */
 
-static void gz_send(void *be, const struct kn_command *cmd, bool reapply)
+static void gzc_send(void *be, const struct kn_command *cmd, bool reapply)
 {
-    struct gz *b = be;
+    struct gzc *b = be;
     (void)reapply;
     b->cmds++;
     double belts[2], lin, ang;
@@ -519,58 +519,58 @@ static void gz_send(void *be, const struct kn_command *cmd, bool reapply)
     kn_conv_belts_to_twist(&b->conv, belts, &lin, &ang);
     size_t n;
     if (b->twist_cmd) {
-        n = kn_gz_enc_twist(b->cmd_frame, sizeof b->cmd_frame, lin, ang);
+        n = kn_gzc_enc_twist(b->cmd_frame, sizeof b->cmd_frame, lin, ang);
     } else {
         double pos[3], q[4];
         kn_conv_twist_to_pose_cmd(lin, ang, pos, q);
-        n = kn_gz_enc_pose(b->cmd_frame, sizeof b->cmd_frame, NULL, pos, q);
+        n = kn_gzc_enc_pose(b->cmd_frame, sizeof b->cmd_frame, NULL, pos, q);
     }
     if (n == 0)
         b->cmd_encode_errors++;
     b->cmd_len = n;
     if (n)
-        kn_gazebo_publish(b, GZ_T_CMD, b->cmd_frame, n);
+        kn_gazebo_publish(b, GZC_T_CMD, b->cmd_frame, n);
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         if (!(cmd->flipper_mask & (1u << k)))
             continue;
         double target = kn_conv_flipper_to_joint(&b->conv, k, cmd->flipper_rad[k]);
-        n = kn_gz_enc_joint_cmd(b->joint_frame[k], sizeof b->joint_frame[k], b->joint[k], target);
+        n = kn_gzc_enc_joint_cmd(b->joint_frame[k], sizeof b->joint_frame[k], b->joint[k], target);
         if (n == 0)
             b->cmd_encode_errors++;
         b->joint_len[k] = n;
-        if (n && kn_gazebo_publish(b, GZ_T_JOINT, b->joint_frame[k], n) == 0)
+        if (n && kn_gazebo_publish(b, GZC_T_JOINT, b->joint_frame[k], n) == 0)
             b->joint_unheard++;
     }
 }
 
 /* ---- feedback --------------------------------------------------------------- */
 
-void kn_gazebo_on_data(struct gz *b, int topic, const uint8_t *p, size_t n)
+void kn_gazebo_on_data(struct gzc *b, int topic, const uint8_t *p, size_t n)
 {
-    struct gz_topic *t = &b->topic[topic];
+    struct gzc_topic *t = &b->topic[topic];
     bool changed = false;
-    kn_gz_arena_reset(&b->arena);
+    kn_pbarena_reset(&b->arena);
     t->frames_in++;
     b->data_frames++;
     switch (topic) {
-    case GZ_T_STATS: {
-        Gazebo__Msgs__WorldStatistics *m = kn_gz_dec_world_stats(&b->arena, p, n);
+    case GZC_T_STATS: {
+        Gazebo__Msgs__WorldStatistics *m = kn_gzc_dec_world_stats(&b->arena, p, n);
         if (m)
             changed = kn_gazebo_fb_world_stats(&b->fb, m);
         else
             goto bad;
         break;
     }
-    case GZ_T_POSES: {
-        Gazebo__Msgs__PosesStamped *m = kn_gz_dec_poses(&b->arena, p, n);
+    case GZC_T_POSES: {
+        Gazebo__Msgs__PosesStamped *m = kn_gzc_dec_poses(&b->arena, p, n);
         if (m)
             changed = kn_gazebo_fb_poses(&b->fb, m);
         else
             goto bad;
         break;
     }
-    case GZ_T_TRACKS: {
-        Gazebo__Msgs__Vector2d *m = kn_gz_dec_vector2d(&b->arena, p, n);
+    case GZC_T_TRACKS: {
+        Gazebo__Msgs__Vector2d *m = kn_gzc_dec_vector2d(&b->arena, p, n);
         if (m)
             changed = kn_gazebo_fb_tracks(&b->fb, m);
         else
@@ -594,22 +594,22 @@ bad:
 
 /* ---- the public functions ---------------------------------------------------- */
 
-int kn_gazebo_world_control(struct kn_link *l, const struct kn_gz_world_ctl *c)
+int kn_gazebo_world_control(struct kn_link *l, const struct kn_gzc_world_ctl *c)
 {
-    struct gz *b = kn_link_backend(l, &kn_gazebo_ops);
+    struct gzc *b = kn_link_backend(l, &kn_gazebo_ops);
     if (!b || !b->live)
         return -1;
     uint8_t frame[64];
-    size_t n = kn_gz_enc_world_control(frame, sizeof frame, c);
+    size_t n = kn_gzc_enc_world_control(frame, sizeof frame, c);
     if (n == 0)
         return -1;
     b->world_controls++;
-    return kn_gazebo_publish(b, GZ_T_CONTROL, frame, n);
+    return kn_gazebo_publish(b, GZC_T_CONTROL, frame, n);
 }
 
 bool kn_gazebo_world_status(struct kn_link *l, struct kn_gazebo_world_status *out)
 {
-    struct gz *b = kn_link_backend(l, &kn_gazebo_ops);
+    struct gzc *b = kn_link_backend(l, &kn_gazebo_ops);
     memset(out, 0, sizeof *out);
     if (!b || !b->fb.have_stats)
         return false;
@@ -622,14 +622,14 @@ bool kn_gazebo_world_status(struct kn_link *l, struct kn_gazebo_world_status *ou
 
 /* ---- stats -------------------------------------------------------------- */
 
-static void gz_stats(void *be, cJSON *o)
+static void gzc_stats(void *be, cJSON *o)
 {
-    struct gz *b = be;
+    struct gzc *b = be;
     cJSON_AddStringToObject(o, "version", b->version);
     cJSON_AddStringToObject(o, "world", b->world);
     cJSON_AddStringToObject(o, "model", b->model);
     cJSON_AddBoolToObject(o, "live", b->live);
-    char a[GZ_HOST_LEN + 8];
+    char a[GZC_HOST_LEN + 8];
     snprintf(a, sizeof a, "%s:%u", b->adv_host, b->adv_port);
     cJSON_AddStringToObject(o, "data_server", b->server ? a : "");
 
@@ -653,10 +653,10 @@ static void gz_stats(void *be, cJSON *o)
         cJSON_AddItemToArray(ns, cJSON_CreateString(b->namespaces[i]));
 
     cJSON *tp = cJSON_AddObjectToObject(o, "topics");
-    static const char *const keys[GZ_NTOPICS] = { "cmd",         "joint_cmd", "world_control",
-                                                  "world_stats", "pose_info", "tracks_speed" };
-    for (int i = 0; i < GZ_NTOPICS; i++) {
-        const struct gz_topic *t = &b->topic[i];
+    static const char *const keys[GZC_NTOPICS] = { "cmd",         "joint_cmd", "world_control",
+                                                   "world_stats", "pose_info", "tracks_speed" };
+    for (int i = 0; i < GZC_NTOPICS; i++) {
+        const struct gzc_topic *t = &b->topic[i];
         cJSON *x = cJSON_AddObjectToObject(tp, keys[i]);
         cJSON_AddStringToObject(x, "name", t->name);
         cJSON_AddStringToObject(x, "type", t->type ? t->type : "");
@@ -722,12 +722,12 @@ const struct kn_backend_ops kn_gazebo_ops = {
     .kind = KN_BACKEND_GAZEBO,
     .krp_id = KN_KRP_BACKEND_GAZEBO,
     .capabilities = KN_KRP_CAP_GROUND_TRUTH,
-    .default_port = KN_GZ_MASTER_PORT,
-    .create = gz_create,
-    .destroy = gz_destroy,
-    .start = gz_start,
-    .stop = gz_stop,
-    .input = gz_input,
-    .send_command = gz_send,
-    .stats = gz_stats,
+    .default_port = KN_GZC_MASTER_PORT,
+    .create = gzc_create,
+    .destroy = gzc_destroy,
+    .start = gzc_start,
+    .stop = gzc_stop,
+    .input = gzc_input,
+    .send_command = gzc_send,
+    .stats = gzc_stats,
 };

@@ -22,7 +22,7 @@ extern const struct kn_backend_ops kn_gazebo_ops;
  * multi_step, reset; gzc_codec.h). Returns how many subscribers (Gazebo's
  * World) it went to; 0 when the world has not subscribed yet; -1 when l
  * is not a gazebo link or its master is not connected, or c asks nothing. */
-int kn_gazebo_world_control(struct kn_link *l, const struct kn_gz_world_ctl *c);
+int kn_gazebo_world_control(struct kn_link *l, const struct kn_gzc_world_ctl *c);
 
 /* What ~/world_stats said last. false when nothing came yet. */
 struct kn_gazebo_world_status {

@@ -31,16 +31,16 @@ struct reply {
 
 static void on_ctl_closed(uv_handle_t *h)
 {
-    struct gz *b = h->data;
+    struct gzc *b = h->data;
     free(h);
     kn_gazebo_handle_closed(b);
 }
 
 static void on_client_closed(uv_handle_t *h)
 {
-    struct gz_ctl_client *c = h->data;
-    struct gz *b = c->b;
-    for (struct gz_ctl_client **pp = &b->ctl_clients; *pp; pp = &(*pp)->next)
+    struct gzc_ctl_client *c = h->data;
+    struct gzc *b = c->b;
+    for (struct gzc_ctl_client **pp = &b->ctl_clients; *pp; pp = &(*pp)->next)
         if (*pp == c) {
             *pp = c->next;
             break;
@@ -50,7 +50,7 @@ static void on_client_closed(uv_handle_t *h)
     kn_gazebo_handle_closed(b);
 }
 
-static void client_close(struct gz_ctl_client *c)
+static void client_close(struct gzc_ctl_client *c)
 {
     if (c->closing)
         return;
@@ -64,10 +64,10 @@ static void on_replied(uv_write_t *req, int status)
     free(req);
 }
 
-static void reply(struct gz_ctl_client *c, const char *fmt, ...)
+static void reply(struct gzc_ctl_client *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void reply(struct gz_ctl_client *c, const char *fmt, ...)
+static void reply(struct gzc_ctl_client *c, const char *fmt, ...)
 {
     struct reply *r = malloc(sizeof *r);
     if (!r)
@@ -101,13 +101,13 @@ static bool parse_count(const char *s, uint32_t *out)
 
 static bool on_line(void *ctx, char *line, size_t len)
 {
-    struct gz_ctl_client *c = ctx;
-    struct gz *b = c->b;
+    struct gzc_ctl_client *c = ctx;
+    struct gzc *b = c->b;
     if (len == 0)
         return !c->closing;
     char verb[16] = "", arg[32] = "", extra[2] = "";
     int n = sscanf(line, "%15s %31s %1s", verb, arg, extra);
-    struct kn_gz_world_ctl wc;
+    struct kn_gzc_world_ctl wc;
     memset(&wc, 0, sizeof wc);
     b->ctl_commands++;
     if (n >= 1 && strcmp(verb, "status") == 0 && n == 1) {
@@ -134,11 +134,11 @@ static bool on_line(void *ctx, char *line, size_t len)
             wc.multi_step = k;
     } else if (n <= 2 && strcmp(verb, "reset") == 0) {
         if (n == 1 || strcmp(arg, "all") == 0)
-            wc.reset = KN_GZ_RESET_ALL;
+            wc.reset = KN_GZC_RESET_ALL;
         else if (strcmp(arg, "time") == 0)
-            wc.reset = KN_GZ_RESET_TIME;
+            wc.reset = KN_GZC_RESET_TIME;
         else if (strcmp(arg, "model") == 0)
-            wc.reset = KN_GZ_RESET_MODEL;
+            wc.reset = KN_GZC_RESET_MODEL;
         else {
             reply(c, "error reset takes all, time or model, got \"%s\"", arg);
             return !c->closing;
@@ -151,7 +151,7 @@ static bool on_line(void *ctx, char *line, size_t len)
     if (sent < 0)
         reply(c, "error the Gazebo master is not connected");
     else if (sent == 0)
-        reply(c, "error no subscriber on %s yet", b->topic[GZ_T_CONTROL].name);
+        reply(c, "error no subscriber on %s yet", b->topic[GZC_T_CONTROL].name);
     else
         reply(c, "ok %d", sent);
     return !c->closing;
@@ -160,14 +160,14 @@ static bool on_line(void *ctx, char *line, size_t len)
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
-    struct gz_ctl_client *c = h->data;
+    struct gzc_ctl_client *c = h->data;
     buf->base = (char *)c->b->rbuf;
     buf->len = 1024;
 }
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
-    struct gz_ctl_client *c = s->data;
+    struct gzc_ctl_client *c = s->data;
     if (c->closing)
         return;
     if (nread < 0) {
@@ -179,10 +179,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 
 static void on_connection(uv_stream_t *server, int status)
 {
-    struct gz *b = server->data;
+    struct gzc *b = server->data;
     if (status < 0)
         return;
-    struct gz_ctl_client *c = calloc(1, sizeof *c);
+    struct gzc_ctl_client *c = calloc(1, sizeof *c);
     if (!c)
         return;
     c->b = b;
@@ -193,12 +193,12 @@ static void on_connection(uv_stream_t *server, int status)
     c->next = b->ctl_clients;
     b->ctl_clients = c;
     kn_linebuf_init(&c->lb, c->lbuf, sizeof c->lbuf - 1);
-    if (uv_accept(server, (uv_stream_t *)&c->pipe) < 0 || b->n_ctl_clients > GZ_MAX_CTL_CLIENTS ||
+    if (uv_accept(server, (uv_stream_t *)&c->pipe) < 0 || b->n_ctl_clients > GZC_MAX_CTL_CLIENTS ||
         uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read) < 0)
         client_close(c);
 }
 
-void kn_gazebo_ctl_open(struct gz *b)
+void kn_gazebo_ctl_open(struct gzc *b)
 {
     const char *dir = getenv(KN_GAZEBO_CONTROL_ENV);
     if (!dir || !dir[0])
@@ -227,13 +227,13 @@ void kn_gazebo_ctl_open(struct gz *b)
     kn_info("robot %s: Gazebo world control on %s", b->robot, b->ctl_path);
 }
 
-void kn_gazebo_ctl_close(struct gz *b)
+void kn_gazebo_ctl_close(struct gzc *b)
 {
     if (b->ctl) {
         uv_close((uv_handle_t *)b->ctl, on_ctl_closed);
         b->ctl = NULL;
         unlink(b->ctl_path);
     }
-    for (struct gz_ctl_client *c = b->ctl_clients; c; c = c->next)
+    for (struct gzc_ctl_client *c = b->ctl_clients; c; c = c->next)
         client_close(c);
 }

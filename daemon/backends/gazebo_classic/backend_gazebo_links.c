@@ -24,14 +24,14 @@ struct wreq {
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
-    struct gz *b = *(struct gz **)h->data; /* sublink and publink start with b */
+    struct gzc *b = *(struct gzc **)h->data; /* sublink and publink start with b */
     buf->base = (char *)b->rbuf;
     buf->len = sizeof b->rbuf;
 }
 
-static int find_topic(const struct gz *b, const char *name, bool publish)
+static int find_topic(const struct gzc *b, const char *name, bool publish)
 {
-    for (int i = 0; i < GZ_NTOPICS; i++)
+    for (int i = 0; i < GZC_NTOPICS; i++)
         if (b->topic[i].publish == publish && strcmp(b->topic[i].name, name) == 0)
             return i;
     return -1;
@@ -56,16 +56,16 @@ static void addr_name(const struct sockaddr_storage *ss, char *out, size_t cap, 
 
 static void on_server_closed(uv_handle_t *h)
 {
-    struct gz *b = h->data;
+    struct gzc *b = h->data;
     free(h);
     kn_gazebo_handle_closed(b);
 }
 
 static void on_publink_closed(uv_handle_t *h)
 {
-    struct gz_publink *pl = h->data;
-    struct gz *b = pl->b;
-    for (struct gz_publink **pp = &b->publinks; *pp; pp = &(*pp)->next)
+    struct gzc_publink *pl = h->data;
+    struct gzc *b = pl->b;
+    for (struct gzc_publink **pp = &b->publinks; *pp; pp = &(*pp)->next)
         if (*pp == pl) {
             *pp = pl->next;
             break;
@@ -75,7 +75,7 @@ static void on_publink_closed(uv_handle_t *h)
     kn_gazebo_handle_closed(b);
 }
 
-static void publink_close(struct gz_publink *pl)
+static void publink_close(struct gzc_publink *pl)
 {
     if (pl->closing)
         return;
@@ -83,11 +83,11 @@ static void publink_close(struct gz_publink *pl)
     uv_close((uv_handle_t *)&pl->tcp, on_publink_closed);
 }
 
-static void replay_latest(struct gz_publink *pl);
+static void replay_latest(struct gzc_publink *pl);
 
 static void on_pub_written(uv_write_t *req, int status)
 {
-    struct gz_publink *pl = req->handle->data;
+    struct gzc_publink *pl = req->handle->data;
     free(req);
     if (pl->closing)
         return;
@@ -102,14 +102,14 @@ static void on_pub_written(uv_write_t *req, int status)
     }
 }
 
-static bool pub_write(struct gz_publink *pl, const uint8_t *frame, size_t len)
+static bool pub_write(struct gzc_publink *pl, const uint8_t *frame, size_t len)
 {
-    struct gz *b = pl->b;
+    struct gzc *b = pl->b;
     uv_stream_t *s = (uv_stream_t *)&pl->tcp;
     if (pl->closing)
         return false;
     size_t queued = uv_stream_get_write_queue_size(s);
-    if (queued > GZ_PUB_QUEUE_MAX) {
+    if (queued > GZC_PUB_QUEUE_MAX) {
         /* the subscriber does not drain: drop, send the newest later */
         b->pub_dropped++;
         pl->resend = true;
@@ -149,12 +149,12 @@ static bool pub_write(struct gz_publink *pl, const uint8_t *frame, size_t len)
 
 /* The latest set-points, for a subscriber that connected (or drained)
  * after they were sent. World control is an event, never replayed. */
-static void replay_latest(struct gz_publink *pl)
+static void replay_latest(struct gzc_publink *pl)
 {
-    struct gz *b = pl->b;
-    if (pl->topic == GZ_T_CMD && b->cmd_len)
+    struct gzc *b = pl->b;
+    if (pl->topic == GZC_T_CMD && b->cmd_len)
         pub_write(pl, b->cmd_frame, b->cmd_len);
-    if (pl->topic == GZ_T_JOINT)
+    if (pl->topic == GZC_T_JOINT)
         for (int k = 0; k < KN_NFLIPPERS; k++)
             if (b->joint_len[k])
                 pub_write(pl, b->joint_frame[k], b->joint_len[k]);
@@ -162,13 +162,13 @@ static void replay_latest(struct gz_publink *pl)
 
 static bool on_sub_packet(void *ctx, const uint8_t *p, size_t n)
 {
-    struct gz_publink *pl = ctx;
-    struct gz *b = pl->b;
-    struct kn_gz_packet pk;
+    struct gzc_publink *pl = ctx;
+    struct gzc *b = pl->b;
+    struct kn_gzc_packet pk;
     Gazebo__Msgs__Subscribe *s = NULL;
-    kn_gz_arena_reset(&b->arena);
-    if (kn_gz_dec_packet(&b->arena, p, n, &pk) == 0 && strcmp(pk.type, KN_GZ_PKT_SUB) == 0)
-        s = kn_gz_dec_subscribe(&b->arena, pk.data, pk.len);
+    kn_pbarena_reset(&b->arena);
+    if (kn_gzc_dec_packet(&b->arena, p, n, &pk) == 0 && strcmp(pk.type, KN_GZC_PKT_SUB) == 0)
+        s = kn_gzc_dec_subscribe(&b->arena, pk.data, pk.len);
     int t = s ? find_topic(b, s->topic, true) : -1;
     if (t < 0 || strlen(s->host) >= sizeof pl->sub_host) {
         b->subs_bad++;
@@ -188,7 +188,7 @@ static bool on_sub_packet(void *ctx, const uint8_t *p, size_t n)
 
 static void on_pub_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 {
-    struct gz_publink *pl = st->data;
+    struct gzc_publink *pl = st->data;
     if (pl->closing)
         return;
     if (nread < 0) {
@@ -197,7 +197,7 @@ static void on_pub_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0 || pl->topic >= 0)
         return; /* Gazebo sends nothing after "sub"; whatever comes is ignored */
-    kn_gz_framer_feed(&pl->fr, (const uint8_t *)buf->base, (size_t)nread, on_sub_packet, pl);
+    kn_gzc_framer_feed(&pl->fr, (const uint8_t *)buf->base, (size_t)nread, on_sub_packet, pl);
     if (pl->fr.err && !pl->closing) {
         pl->b->subs_bad++;
         publink_close(pl);
@@ -206,10 +206,10 @@ static void on_pub_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 
 static void on_accept(uv_stream_t *server, int status)
 {
-    struct gz *b = server->data;
+    struct gzc *b = server->data;
     if (status < 0)
         return;
-    struct gz_publink *pl = calloc(1, sizeof *pl);
+    struct gzc_publink *pl = calloc(1, sizeof *pl);
     if (!pl)
         return;
     pl->b = b;
@@ -224,7 +224,7 @@ static void on_accept(uv_stream_t *server, int status)
         publink_close(pl);
         return;
     }
-    if (b->n_publinks > GZ_MAX_PUBLINKS || b->destroyed || !b->live) {
+    if (b->n_publinks > GZC_MAX_PUBLINKS || b->destroyed || !b->live) {
         b->subs_refused++;
         publink_close(pl);
         return;
@@ -238,14 +238,14 @@ static void on_accept(uv_stream_t *server, int status)
     else
         snprintf(host, sizeof host, "?");
     snprintf(pl->peer, sizeof pl->peer, "%s:%u", host, port);
-    kn_gz_framer_init(&pl->fr, pl->buf, sizeof pl->buf);
+    kn_gzc_framer_init(&pl->fr, pl->buf, sizeof pl->buf);
     pl->accepted_ms = kn_gazebo_now_ms(b);
     uv_tcp_nodelay(&pl->tcp, 1);
     if (uv_read_start((uv_stream_t *)&pl->tcp, on_alloc, on_pub_read) < 0)
         publink_close(pl);
 }
 
-int kn_gazebo_server_open(struct gz *b, char *err, size_t errlen)
+int kn_gazebo_server_open(struct gzc *b, char *err, size_t errlen)
 {
     /* Gazebo's own rule: GAZEBO_HOSTNAME, else GAZEBO_IP, else an address
      * of this host; ours is the one the master link runs over, which the
@@ -305,12 +305,12 @@ int kn_gazebo_server_open(struct gz *b, char *err, size_t errlen)
 
 /* ---- data links to publishers -------------------------------------------- */
 
-static void sub_connect(struct gz_sublink *sl);
+static void sub_connect(struct gzc_sublink *sl);
 
-static void free_sublink(struct gz_sublink *sl)
+static void free_sublink(struct gzc_sublink *sl)
 {
-    struct gz *b = sl->b;
-    for (struct gz_sublink **pp = &b->sublinks; *pp; pp = &(*pp)->next)
+    struct gzc *b = sl->b;
+    for (struct gzc_sublink **pp = &b->sublinks; *pp; pp = &(*pp)->next)
         if (*pp == sl) {
             *pp = sl->next;
             break;
@@ -322,15 +322,15 @@ static void free_sublink(struct gz_sublink *sl)
 
 static void on_sub_closed(uv_handle_t *h)
 {
-    struct gz_sublink *sl = h->data;
-    struct gz *b = sl->b;
+    struct gzc_sublink *sl = h->data;
+    struct gzc *b = sl->b;
     sl->tcp_open = false;
     if (sl->dead && !sl->gai_busy)
         free_sublink(sl);
     kn_gazebo_handle_closed(b);
 }
 
-static void sub_close_tcp(struct gz_sublink *sl)
+static void sub_close_tcp(struct gzc_sublink *sl)
 {
     sl->connected = false;
     if (sl->tcp_open && !uv_is_closing((uv_handle_t *)&sl->tcp))
@@ -338,18 +338,18 @@ static void sub_close_tcp(struct gz_sublink *sl)
 }
 
 /* The link failed: open it again later, while the publisher exists. */
-static void sub_fail(struct gz_sublink *sl, const char *why)
+static void sub_fail(struct gzc_sublink *sl, const char *why)
 {
-    struct gz *b = sl->b;
+    struct gzc *b = sl->b;
     b->data_link_failures++;
     kn_debug("robot %s: data link to %s:%u for %s: %s; retrying", b->robot, sl->host, sl->port,
              b->topic[sl->topic].name, why);
     sub_close_tcp(sl);
     sl->retry_at_ms = kn_gazebo_now_ms(b) + sl->retry_ms;
-    sl->retry_ms = sl->retry_ms * 2 > GZ_RETRY_MAX_MS ? GZ_RETRY_MAX_MS : sl->retry_ms * 2;
+    sl->retry_ms = sl->retry_ms * 2 > GZC_RETRY_MAX_MS ? GZC_RETRY_MAX_MS : sl->retry_ms * 2;
 }
 
-static void sub_kill(struct gz_sublink *sl)
+static void sub_kill(struct gzc_sublink *sl)
 {
     sl->dead = true;
     sl->retry_at_ms = 0;
@@ -361,32 +361,32 @@ static void sub_kill(struct gz_sublink *sl)
 
 static bool on_data_frame(void *ctx, const uint8_t *p, size_t n)
 {
-    struct gz_sublink *sl = ctx;
-    struct gz *b = sl->b;
+    struct gzc_sublink *sl = ctx;
+    struct gzc *b = sl->b;
     kn_gazebo_on_data(b, sl->topic, p, n);
     return sl->connected && !sl->dead && !b->destroyed;
 }
 
 static void on_sub_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
 {
-    struct gz_sublink *sl = st->data;
+    struct gzc_sublink *sl = st->data;
     if (sl->dead || !sl->connected)
         return;
     if (nread < 0) {
         sub_fail(sl, nread == UV_EOF ? "closed by the publisher" : uv_strerror((int)nread));
         return;
     }
-    kn_gz_framer_feed(&sl->fr, (const uint8_t *)buf->base, (size_t)nread, on_data_frame, sl);
+    kn_gzc_framer_feed(&sl->fr, (const uint8_t *)buf->base, (size_t)nread, on_data_frame, sl);
     if (sl->fr.err && sl->connected) {
         sl->b->data_bad_frames++;
         sl->b->topic[sl->topic].bad++;
-        sub_fail(sl, kn_gz_frame_strerror(sl->fr.err));
+        sub_fail(sl, kn_gzc_frame_strerror(sl->fr.err));
     }
 }
 
 static void on_sub_written(uv_write_t *req, int status)
 {
-    struct gz_sublink *sl = req->handle->data;
+    struct gzc_sublink *sl = req->handle->data;
     free(req);
     if (status < 0 && status != UV_ECANCELED && sl->connected && !sl->dead)
         sub_fail(sl, uv_strerror(status));
@@ -394,8 +394,8 @@ static void on_sub_written(uv_write_t *req, int status)
 
 static void on_sub_connect(uv_connect_t *req, int status)
 {
-    struct gz_sublink *sl = req->handle->data;
-    struct gz *b = sl->b;
+    struct gzc_sublink *sl = req->handle->data;
+    struct gzc *b = sl->b;
     if (sl->dead || status == UV_ECANCELED || uv_is_closing((uv_handle_t *)&sl->tcp))
         return;
     if (status < 0) {
@@ -411,11 +411,11 @@ static void on_sub_connect(uv_connect_t *req, int status)
     uint16_t port = 0;
     if (uv_tcp_getsockname(&sl->tcp, (struct sockaddr *)&ss, &len) == 0)
         addr_name(&ss, host, sizeof host, &port);
-    const struct gz_topic *t = &b->topic[sl->topic];
+    const struct gzc_topic *t = &b->topic[sl->topic];
     uint8_t frame[1024];
-    struct kn_gz_stamp stamp = { 0, 0 };
-    size_t n = kn_gz_enc_subscribe(frame, sizeof frame, stamp, KN_GZ_PKT_SUB, t->name, host, port,
-                                   t->type, t->latching);
+    struct kn_gzc_stamp stamp = { 0, 0 };
+    size_t n = kn_gzc_enc_subscribe(frame, sizeof frame, stamp, KN_GZC_PKT_SUB, t->name, host, port,
+                                    t->type, t->latching);
     struct wreq *w = n ? malloc(sizeof *w + n) : NULL;
     if (!w) {
         sub_fail(sl, "cannot build the sub packet");
@@ -433,18 +433,18 @@ static void on_sub_connect(uv_connect_t *req, int status)
         return;
     }
     b->data_links_opened++;
-    sl->retry_ms = GZ_RETRY_FIRST_MS;
+    sl->retry_ms = GZC_RETRY_FIRST_MS;
     kn_debug("robot %s: subscribed to %s at %s:%u", b->robot, t->name, sl->host, sl->port);
 }
 
-static void connect_addr(struct gz_sublink *sl, const struct sockaddr *sa)
+static void connect_addr(struct gzc_sublink *sl, const struct sockaddr *sa)
 {
-    struct gz *b = sl->b;
+    struct gzc *b = sl->b;
     uv_tcp_init(b->loop, &sl->tcp);
     sl->tcp.data = sl;
     sl->tcp_open = true;
     b->handles++;
-    kn_gz_framer_reset(&sl->fr);
+    kn_gzc_framer_reset(&sl->fr);
     int rc = uv_tcp_connect(&sl->creq, &sl->tcp, sa, on_sub_connect);
     if (rc < 0)
         sub_fail(sl, uv_strerror(rc));
@@ -452,8 +452,8 @@ static void connect_addr(struct gz_sublink *sl, const struct sockaddr *sa)
 
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 {
-    struct gz_sublink *sl = req->data;
-    struct gz *b = sl->b;
+    struct gzc_sublink *sl = req->data;
+    struct gzc *b = sl->b;
     sl->gai_busy = false;
     if (sl->dead) {
         uv_freeaddrinfo(res);
@@ -471,9 +471,9 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
     kn_gazebo_handle_closed(b); /* the lookup counted as a handle */
 }
 
-static void sub_connect(struct gz_sublink *sl)
+static void sub_connect(struct gzc_sublink *sl)
 {
-    struct gz *b = sl->b;
+    struct gzc *b = sl->b;
     struct sockaddr_storage ss;
     if (uv_ip4_addr(sl->host, sl->port, (struct sockaddr_in *)&ss) == 0 ||
         uv_ip6_addr(sl->host, sl->port, (struct sockaddr_in6 *)&ss) == 0) {
@@ -497,7 +497,7 @@ static void sub_connect(struct gz_sublink *sl)
     b->handles++;
 }
 
-void kn_gazebo_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p)
+void kn_gazebo_publisher_seen(struct gzc *b, const Gazebo__Msgs__Publish *p)
 {
     if (!b->live)
         return;
@@ -514,19 +514,19 @@ void kn_gazebo_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p)
     }
     if (strcmp(p->host, b->adv_host) == 0 && p->port == b->adv_port)
         return; /* ourselves */
-    if (strlen(p->host) >= GZ_HOST_LEN || p->port == 0 || p->port > 65535) {
+    if (strlen(p->host) >= GZC_HOST_LEN || p->port == 0 || p->port > 65535) {
         b->pub_rejected++;
         return;
     }
-    for (struct gz_sublink *sl = b->sublinks; sl; sl = sl->next)
+    for (struct gzc_sublink *sl = b->sublinks; sl; sl = sl->next)
         if (!sl->dead && sl->topic == t && sl->port == p->port && strcmp(sl->host, p->host) == 0)
             return; /* already linked */
-    if (b->n_sublinks >= GZ_MAX_SUBLINKS) {
+    if (b->n_sublinks >= GZC_MAX_SUBLINKS) {
         b->pub_rejected++;
         return;
     }
-    struct gz_sublink *sl = calloc(1, sizeof *sl);
-    uint8_t *buf = malloc(GZ_DATA_FRAME_MAX);
+    struct gzc_sublink *sl = calloc(1, sizeof *sl);
+    uint8_t *buf = malloc(GZC_DATA_FRAME_MAX);
     if (!sl || !buf) {
         free(sl);
         free(buf);
@@ -536,20 +536,20 @@ void kn_gazebo_publisher_seen(struct gz *b, const Gazebo__Msgs__Publish *p)
     sl->topic = t;
     sl->buf = buf;
     sl->gen = b->gen;
-    sl->retry_ms = GZ_RETRY_FIRST_MS;
+    sl->retry_ms = GZC_RETRY_FIRST_MS;
     snprintf(sl->host, sizeof sl->host, "%s", p->host);
     sl->port = (uint16_t)p->port;
-    kn_gz_framer_init(&sl->fr, sl->buf, GZ_DATA_FRAME_MAX);
+    kn_gzc_framer_init(&sl->fr, sl->buf, GZC_DATA_FRAME_MAX);
     sl->next = b->sublinks;
     b->sublinks = sl;
     b->n_sublinks++;
     sub_connect(sl);
 }
 
-void kn_gazebo_publisher_gone(struct gz *b, const char *topic, const char *host, uint32_t port)
+void kn_gazebo_publisher_gone(struct gzc *b, const char *topic, const char *host, uint32_t port)
 {
-    struct gz_sublink *next;
-    for (struct gz_sublink *sl = b->sublinks; sl; sl = next) {
+    struct gzc_sublink *next;
+    for (struct gzc_sublink *sl = b->sublinks; sl; sl = next) {
         next = sl->next; /* sub_kill may free sl */
         if (!sl->dead && sl->port == port && strcmp(sl->host, host) == 0 &&
             strcmp(b->topic[sl->topic].name, topic) == 0)
@@ -561,18 +561,18 @@ void kn_gazebo_publisher_gone(struct gz *b, const char *topic, const char *host,
  * local end of its data connection, so Gazebo's own subscribers rarely
  * match; what normally ends a subscription is the subscriber closing its
  * link (EOF in on_pub_read). */
-void kn_gazebo_subscriber_gone(struct gz *b, const char *topic, const char *host, uint32_t port)
+void kn_gazebo_subscriber_gone(struct gzc *b, const char *topic, const char *host, uint32_t port)
 {
-    for (struct gz_publink *pl = b->publinks; pl; pl = pl->next)
+    for (struct gzc_publink *pl = b->publinks; pl; pl = pl->next)
         if (!pl->closing && pl->topic >= 0 && pl->sub_port == port &&
             strcmp(pl->sub_host, host) == 0 && strcmp(b->topic[pl->topic].name, topic) == 0)
             publink_close(pl);
 }
 
-int kn_gazebo_publish(struct gz *b, int topic, const uint8_t *frame, size_t len)
+int kn_gazebo_publish(struct gzc *b, int topic, const uint8_t *frame, size_t len)
 {
     int n = 0;
-    for (struct gz_publink *pl = b->publinks; pl; pl = pl->next)
+    for (struct gzc_publink *pl = b->publinks; pl; pl = pl->next)
         if (pl->topic == topic && pub_write(pl, frame, len))
             n++;
     if (n)
@@ -580,31 +580,31 @@ int kn_gazebo_publish(struct gz *b, int topic, const uint8_t *frame, size_t len)
     return n;
 }
 
-unsigned kn_gazebo_subscribers(const struct gz *b, int topic)
+unsigned kn_gazebo_subscribers(const struct gzc *b, int topic)
 {
     unsigned n = 0;
-    for (const struct gz_publink *pl = b->publinks; pl; pl = pl->next)
+    for (const struct gzc_publink *pl = b->publinks; pl; pl = pl->next)
         n += pl->topic == topic && !pl->closing;
     return n;
 }
 
-unsigned kn_gazebo_publishers(const struct gz *b, int topic)
+unsigned kn_gazebo_publishers(const struct gzc *b, int topic)
 {
     unsigned n = 0;
-    for (const struct gz_sublink *sl = b->sublinks; sl; sl = sl->next)
+    for (const struct gzc_sublink *sl = b->sublinks; sl; sl = sl->next)
         n += sl->topic == topic && sl->connected && !sl->dead;
     return n;
 }
 
-void kn_gazebo_links_tick(struct gz *b)
+void kn_gazebo_links_tick(struct gzc *b)
 {
     uint64_t now = kn_gazebo_now_ms(b);
-    for (struct gz_publink *pl = b->publinks; pl; pl = pl->next)
-        if (!pl->closing && pl->topic < 0 && now - pl->accepted_ms > GZ_SUB_TIMEOUT_MS) {
+    for (struct gzc_publink *pl = b->publinks; pl; pl = pl->next)
+        if (!pl->closing && pl->topic < 0 && now - pl->accepted_ms > GZC_SUB_TIMEOUT_MS) {
             b->subs_bad++;
             publink_close(pl);
         }
-    for (struct gz_sublink *sl = b->sublinks; sl; sl = sl->next)
+    for (struct gzc_sublink *sl = b->sublinks; sl; sl = sl->next)
         if (!sl->dead && !sl->tcp_open && !sl->gai_busy && sl->retry_at_ms &&
             now >= sl->retry_at_ms) {
             sl->retry_at_ms = 0;
@@ -612,16 +612,16 @@ void kn_gazebo_links_tick(struct gz *b)
         }
 }
 
-void kn_gazebo_links_close_all(struct gz *b)
+void kn_gazebo_links_close_all(struct gzc *b)
 {
     if (b->server) {
         uv_close((uv_handle_t *)b->server, on_server_closed);
         b->server = NULL;
     }
-    for (struct gz_publink *pl = b->publinks; pl; pl = pl->next)
+    for (struct gzc_publink *pl = b->publinks; pl; pl = pl->next)
         publink_close(pl);
-    struct gz_sublink *next;
-    for (struct gz_sublink *sl = b->sublinks; sl; sl = next) {
+    struct gzc_sublink *next;
+    for (struct gzc_sublink *sl = b->sublinks; sl; sl = next) {
         next = sl->next;
         if (!sl->dead)
             sub_kill(sl);

@@ -138,7 +138,7 @@ static void at_rest(struct kn_gazebo_fb *f)
 bool kn_gazebo_fb_world_stats(struct kn_gazebo_fb *f, const Gazebo__Msgs__WorldStatistics *m)
 {
     f->stats_msgs++;
-    int64_t t = kn_gz_time_ns(m->sim_time->sec, m->sim_time->nsec);
+    int64_t t = kn_gzc_time_ns(m->sim_time->sec, m->sim_time->nsec);
     if (f->have_stats && f->have_time && m->iterations < f->iterations)
         reset_event(f, t); /* a reset sets the iteration count back */
     set_time(f, t);
@@ -169,15 +169,15 @@ static void quat_of(const Gazebo__Msgs__Pose *p, double q[4])
 static const Gazebo__Msgs__Pose *find_link(const struct kn_gazebo_fb *f, int k,
                                            const Gazebo__Msgs__PosesStamped *m)
 {
-    const Gazebo__Msgs__Pose *p = kn_gz_poses_find(m, f->flipper_link[k][0]);
-    return p ? p : kn_gz_poses_find(m, f->flipper_link[k][1]);
+    const Gazebo__Msgs__Pose *p = kn_gzc_poses_find(m, f->flipper_link[k][0]);
+    return p ? p : kn_gzc_poses_find(m, f->flipper_link[k][1]);
 }
 
 bool kn_gazebo_fb_poses(struct kn_gazebo_fb *f, const Gazebo__Msgs__PosesStamped *m)
 {
     f->pose_msgs++;
-    int64_t t = kn_gz_time_ns(m->time->sec, m->time->nsec);
-    const Gazebo__Msgs__Pose *p = kn_gz_poses_find(m, f->model);
+    int64_t t = kn_gzc_time_ns(m->time->sec, m->time->nsec);
+    const Gazebo__Msgs__Pose *p = kn_gzc_poses_find(m, f->model);
     if (!p) {
         f->pose_without_model++;
         /* a model's own pose is named without "::" (its links with) */

@@ -110,7 +110,7 @@ struct gzb {
     uint64_t family_mismatch;
 
     struct kn_gzsim_fb fb;
-    struct kn_gz_arena arena;
+    struct kn_pbarena arena;
     void *arena_mem;
     uint8_t dbuf[FRAME_MAX];
 
@@ -1074,7 +1074,7 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         gz_destroy(b);
         return NULL;
     }
-    kn_gz_arena_init(&b->arena, b->arena_mem, ARENA_BYTES);
+    kn_pbarena_init(&b->arena, b->arena_mem, ARENA_BYTES);
     b->zpub = zsocket_bound(b, ZMQ_PUB, NULL, b->pub_addr, sizeof b->pub_addr);
     b->zresp = zsocket_bound(b, ZMQ_ROUTER, b->resp_id, b->resp_addr, sizeof b->resp_addr);
     b->zsub = zmq_socket(b->zctx, ZMQ_SUB);
