@@ -176,18 +176,11 @@ static void *gzc_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     snprintf(b->model, sizeof b->model, "%s", cfg->backend.model);
     b->twist_cmd = cfg->backend.twist_cmd;
 
-    kn_conv_table_gazebo(&b->conv);
-    b->conv.tracks_separation_m = cfg->backend.tracks_separation_m;
-    b->conv.steering_efficiency = cfg->backend.steering_efficiency;
-    b->conv.max_linear_speed_m_s = cfg->backend.max_linear_speed_m_s;
-    b->conv.max_angular_speed_rad_s = cfg->backend.max_angular_speed_rad_s;
+    kn_backend_conv_from_cfg(KN_FRAME_Z_UP, cfg, &b->conv);
     b->last_scale = 1.0;
-    b->conv.counts_per_m = cfg->counts_per_m;
     const char *joints[KN_NFLIPPERS], *links[KN_NFLIPPERS];
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         links[k] = cfg->backend.flipper[k].link;
-        b->conv.flipper_sign[k] = cfg->backend.flipper[k].sign;
-        b->conv.flipper_offset_rad[k] = cfg->backend.flipper[k].offset_rad;
         joints[k] = cfg->backend.flipper[k].name;
         if (kn_gazebo_scoped_joint(b->joint[k], sizeof b->joint[k], b->model, joints[k]) != 0) {
             kn_err("robot %s: flipper joint name \"%s::%s\" too long", b->robot, b->model,

@@ -231,17 +231,9 @@ static void *gz_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         default_ip(b->ip, sizeof b->ip);
     b->family = c->gz_family;
     b->family_fixed = c->gz_family >= 0;
-    kn_conv_table_gazebo(&b->conv);
-    b->conv.counts_per_tick = c->counts_per_tick;
-    b->conv.wheel_radius_m = c->wheel_radius_m;
-    b->conv.tracks_separation_m = c->tracks_separation_m;
-    b->conv.steering_efficiency = c->steering_efficiency;
-    b->conv.counts_per_m = cfg->counts_per_m;
-    for (int k = 0; k < KN_NFLIPPERS; k++) {
+    kn_backend_conv_from_cfg(KN_FRAME_Z_UP, cfg, &b->conv);
+    for (int k = 0; k < KN_NFLIPPERS; k++)
         snprintf(b->joint[k], sizeof b->joint[k], "%s", c->flipper[k].name);
-        b->conv.flipper_sign[k] = c->flipper[k].sign;
-        b->conv.flipper_offset_rad[k] = c->flipper[k].offset_rad;
-    }
     char err[128];
     if (kn_conv_table_check(&b->conv, err, sizeof err) < 0) {
         kn_err("robot %s: gz: %s", b->robot, err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "log.h"
 
 static const char *const src_names[] = { "none", "odometry", "ins", "groundtruth" };
@@ -120,17 +121,10 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
         u->spawn_rpy[i] = b->spawn_rpy_rad[i];
     }
     u->max_belt_m_s = cfg->max_speed_mm_s / 1000.0;
-    kn_conv_table_usarsim(&u->t);
-    u->t.wheel_radius_m = b->wheel_radius_m;
-    u->t.counts_per_m = cfg->counts_per_m;
-    u->t.counts_per_tick = b->counts_per_tick;
-    u->t.tick_sign[KN_LEFT] = b->encoder_sign[0];
-    u->t.tick_sign[KN_RIGHT] = b->encoder_sign[1];
+    kn_backend_conv_from_cfg(KN_FRAME_Z_DOWN, cfg, &u->t);
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         const char *name = b->flipper[k].name[0] ? b->flipper[k].name : kn_usar_flipper_name(k);
         snprintf(u->joint[k], sizeof u->joint[k], "%s", name);
-        u->t.flipper_sign[k] = b->flipper[k].sign;
-        u->t.flipper_offset_rad[k] = b->flipper[k].offset_rad;
     }
     if (kn_conv_table_check(&u->t, err, errlen) < 0) {
         kn_usarsim_free(u);
