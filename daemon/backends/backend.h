@@ -1,6 +1,7 @@
-/* Simulator backends: the small vtable each backend file implements
- * (backend_<name>.c), the table of built backends, and the generic link
- * layer (link.c) every backend runs on. The link owns the TCP connection
+/* Simulator backends: the small vtable each backend implements
+ * (backend_<name>.c, or the folder <name>/), the table of built backends,
+ * the one copy of the config into a conversion table, and the generic
+ * link layer (link.c) every backend runs on. The link owns the TCP connection
  * to the simulator (connect timeout, reconnection with capped exponential
  * back-off), remembers the last set-points and re-applies them once the
  * backend says the simulator is ready, keeps at most one command waiting
