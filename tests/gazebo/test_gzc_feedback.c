@@ -314,6 +314,50 @@ START_TEST(restart_keeps_travel)
 }
 END_TEST
 
+/* The table the feedback runs on comes from the robot's config through
+ * kn_backend_conv_from_cfg: every field the config holds lands in it, in
+ * either frame, whichever backend asks. */
+START_TEST(conv_table_from_config)
+{
+    struct kn_cfg_robot cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.counts_per_m = 1234;
+    cfg.backend.wheel_radius_m = 0.11;
+    cfg.backend.counts_per_tick = 2.5;
+    cfg.backend.encoder_sign[0] = -1;
+    cfg.backend.encoder_sign[1] = 1;
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        cfg.backend.flipper[k].sign = k % 2 ? 1 : -1;
+        cfg.backend.flipper[k].offset_rad = 0.1 * (k + 1);
+    }
+    cfg.backend.tracks_separation_m = 0.31;
+    cfg.backend.steering_efficiency = 0.7;
+    cfg.backend.max_linear_speed_m_s = 1.5;
+    cfg.backend.max_angular_speed_rad_s = 2.5;
+    for (int f = 0; f < 2; f++) {
+        enum kn_conv_frame frame = f ? KN_FRAME_Z_UP : KN_FRAME_Z_DOWN;
+        struct kn_conv_table t;
+        memset(&t, 0xff, sizeof t);
+        kn_backend_conv_from_cfg(frame, &cfg, &t);
+        ck_assert_int_eq(t.frame, frame);
+        ck_assert_double_eq(t.wheel_radius_m, 0.11);
+        ck_assert_int_eq(t.counts_per_m, 1234);
+        ck_assert_double_eq(t.counts_per_tick, 2.5);
+        ck_assert_double_eq(t.tick_sign[KN_LEFT], -1);
+        ck_assert_double_eq(t.tick_sign[KN_RIGHT], 1);
+        for (int k = 0; k < KN_NFLIPPERS; k++) {
+            ck_assert_double_eq(t.flipper_sign[k], k % 2 ? 1 : -1);
+            ck_assert_double_eq(t.flipper_offset_rad[k], 0.1 * (k + 1));
+        }
+        ck_assert_double_eq(t.tracks_separation_m, 0.31);
+        ck_assert_double_eq(t.steering_efficiency, 0.7);
+        ck_assert_double_eq(t.max_linear_speed_m_s, 1.5);
+        ck_assert_double_eq(t.max_angular_speed_rad_s, 2.5);
+        ck_assert_int_eq(kn_conv_table_check(&t, NULL, 0), 0);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gazebo feedback");
@@ -330,6 +374,7 @@ int main(void)
     tcase_add_test(tc, flippers_from_configured_links);
     tcase_add_test(tc, other_models_and_bad_numbers);
     tcase_add_test(tc, restart_keeps_travel);
+    tcase_add_test(tc, conv_table_from_config);
     suite_add_tcase(s, tc);
     return h_run_suite(s);
 }
