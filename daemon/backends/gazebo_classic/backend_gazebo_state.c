@@ -247,7 +247,7 @@ bool kn_gazebo_fb_poses(struct kn_gazebo_fb *f, const Gazebo__Msgs__PosesStamped
         if (!lp)
             continue;
         quat_of(lp, lq);
-        if (kn_conv_gz_flipper_from_quat(&f->conv, k, lq, &a) != 0) {
+        if (kn_conv_gzc_flipper_from_quat(&f->conv, k, lq, &a) != 0) {
             f->bad_quaternion++;
             continue;
         }
