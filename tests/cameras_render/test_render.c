@@ -238,6 +238,49 @@ START_TEST(world_description_checked)
 }
 END_TEST
 
+static double top_z(const struct kn_rmesh *m)
+{
+    double z = -1e9;
+    for (size_t i = 0; i < kn_rmesh_vertices(m); i++)
+        z = fmax(z, m->v[i * KN_RMESH_FLOATS + 2]);
+    return z;
+}
+
+/* + raises a flipper's tip: the front left one at +90 degrees stands up
+ * its length above the pulley axis, higher than the mast's foot */
+START_TEST(flipper_raised_up)
+{
+    struct kn_rscene s;
+    struct kn_rmesh m = { 0 };
+    ck_assert_int_eq(kn_rscene_init(&s), 0);
+    struct kn_rscene_robot r = render_world_robot(0, 0, 0);
+    ck_assert_int_eq(kn_rscene_robot_set(&s, 0, &r), 0);
+    kn_rrobot_mesh(&s, &m);
+    double flat = 0;
+    for (size_t i = 0; i < kn_rmesh_vertices(&m); i++) { /* highest point forward of the PTZ */
+        const float *v = m.v + i * KN_RMESH_FLOATS;
+        if (v[0] > 0.25)
+            flat = fmax(flat, v[2]);
+    }
+    ck_assert_double_le(flat, 0.08 + 0.081);
+    r.flippers[0] = M_PI / 2;
+    ck_assert_int_eq(kn_rscene_robot_set(&s, 0, &r), 0);
+    kn_rmesh_clear(&m);
+    kn_rrobot_mesh(&s, &m);
+    ck_assert_double_gt(top_z(&m), 0.9); /* the mast still highest */
+    double up = 0;
+    for (size_t i = 0; i < kn_rmesh_vertices(&m); i++) {
+        const float *v = m.v + i * KN_RMESH_FLOATS;
+        if (v[1] > 0.14) /* the left flipper's side */
+            up = fmax(up, v[2]);
+    }
+    /* pivot 0.08 up, tip centre 0.195 above it, tip radius 0.04 */
+    ck_assert_double_eq_tol(up, 0.08 + 0.195 + 0.04, 0.002);
+    kn_rmesh_free(&m);
+    kn_rscene_free(&s);
+}
+END_TEST
+
 /* Run where no EGL driver can be found: opening says why, and no crash. */
 static int no_egl(void)
 {
@@ -300,6 +343,7 @@ int main(int argc, char **argv)
     suite_add_tcase(s, t);
     TCase *c = tcase_create("scene");
     tcase_add_test(c, world_description_checked);
+    tcase_add_test(c, flipper_raised_up);
     suite_add_tcase(s, c);
     return h_run_suite(s);
 }
