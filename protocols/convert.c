@@ -671,8 +671,8 @@ double kn_conv_joint_to_flipper(const struct kn_conv_table *t, int k, double joi
     return kn_conv_wrap_pi((joint_rad - t->flipper_offset_rad[k]) * unit_sign(t->flipper_sign[k]));
 }
 
-int kn_conv_gz_flipper_from_quat(const struct kn_conv_table *t, int k, const double q_rel[4],
-                                 double *krp_rad)
+int kn_conv_gzc_flipper_from_quat(const struct kn_conv_table *t, int k, const double q_rel[4],
+                                  double *krp_rad)
 {
     double q[4];
     *krp_rad = 0.0;

@@ -328,8 +328,8 @@ double kn_conv_joint_to_flipper(const struct kn_conv_table *t, int k, double joi
  * to the model's at joint angle 0, up to a rotation about y (which the
  * offset absorbs). Returns -1 (*krp_rad 0) for a zero or non-finite
  * quaternion, or a half turn about an axis normal to y. */
-int kn_conv_gz_flipper_from_quat(const struct kn_conv_table *t, int k, const double q_rel[4],
-                                 double *krp_rad);
+int kn_conv_gzc_flipper_from_quat(const struct kn_conv_table *t, int k, const double q_rel[4],
+                                  double *krp_rad);
 
 /* ---- Derived quantities (simulators that report no rates) ------------ */
 

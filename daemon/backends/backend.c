@@ -1,7 +1,8 @@
-/* The table of simulator backends. A kind whose ops are NULL is known to
- * the config but not built into this kenaf-simd; naming it is a
- * config-time error (config_check.c). Adding a backend = its file plus one
- * line here. */
+/* The table of simulator backends, and what they share besides the link:
+ * the conversion table from the config. A kind whose ops are NULL is known
+ * to the config but not built into this kenaf-simd; naming it is a
+ * config-time error (config_check.c). Adding a backend = its file (or
+ * folder) plus one line here. */
 #include "backend.h"
 
 #include <stdio.h>
@@ -9,11 +10,11 @@
 
 extern const struct kn_backend_ops kn_backend_standin;
 extern const struct kn_backend_ops kn_backend_engine;
-extern const struct kn_backend_ops kn_backend_gazebo;
-extern const struct kn_backend_ops kn_backend_usarsim;
+extern const struct kn_backend_ops kn_gazebo_ops;
+extern const struct kn_backend_ops kn_usarsim_ops;
 #ifdef KN_HAVE_GZ
-extern const struct kn_backend_ops kn_backend_gz;
-#define GZ_OPS (&kn_backend_gz)
+extern const struct kn_backend_ops kn_gzsim_ops;
+#define GZ_OPS (&kn_gzsim_ops)
 #else
 #define GZ_OPS NULL /* built without libzmq */
 #endif
@@ -24,8 +25,8 @@ static const struct {
     const struct kn_backend_ops *ops;
 } table[] = {
     { KN_BACKEND_ENGINE, "engine", &kn_backend_engine },
-    { KN_BACKEND_USARSIM, "usarsim", &kn_backend_usarsim },
-    { KN_BACKEND_GAZEBO, "gazebo", &kn_backend_gazebo },
+    { KN_BACKEND_USARSIM, "usarsim", &kn_usarsim_ops },
+    { KN_BACKEND_GAZEBO, "gazebo", &kn_gazebo_ops },
     { KN_BACKEND_STANDIN, "standin", &kn_backend_standin },
     { KN_BACKEND_GZ, "gz", GZ_OPS },
 };
@@ -62,4 +63,27 @@ const char *kn_backend_built_list(void)
         }
     }
     return list;
+}
+
+void kn_backend_conv_from_cfg(enum kn_conv_frame frame, const struct kn_cfg_robot *cfg,
+                              struct kn_conv_table *t)
+{
+    const struct kn_cfg_backend *b = &cfg->backend;
+    if (frame == KN_FRAME_Z_DOWN)
+        kn_conv_table_usarsim(t);
+    else
+        kn_conv_table_gazebo(t);
+    t->wheel_radius_m = b->wheel_radius_m;
+    t->counts_per_m = cfg->counts_per_m;
+    t->counts_per_tick = b->counts_per_tick;
+    t->tick_sign[KN_LEFT] = b->encoder_sign[0];
+    t->tick_sign[KN_RIGHT] = b->encoder_sign[1];
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        t->flipper_sign[k] = b->flipper[k].sign;
+        t->flipper_offset_rad[k] = b->flipper[k].offset_rad;
+    }
+    t->tracks_separation_m = b->tracks_separation_m;
+    t->steering_efficiency = b->steering_efficiency;
+    t->max_linear_speed_m_s = b->max_linear_speed_m_s;
+    t->max_angular_speed_rad_s = b->max_angular_speed_rad_s;
 }

@@ -1,6 +1,7 @@
-/* Simulator backends: the small vtable each backend file implements
- * (backend_<name>.c), the table of built backends, and the generic link
- * layer (link.c) every backend runs on. The link owns the TCP connection
+/* Simulator backends: the small vtable each backend implements
+ * (backend_<name>.c, or the folder <name>/), the table of built backends,
+ * the one copy of the config into a conversion table, and the generic
+ * link layer (link.c) every backend runs on. The link owns the TCP connection
  * to the simulator (connect timeout, reconnection with capped exponential
  * back-off), remembers the last set-points and re-applies them once the
  * backend says the simulator is ready, keeps at most one command waiting
@@ -20,6 +21,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "convert.h"
 #include "state.h"
 
 struct kn_link;
@@ -63,6 +65,17 @@ const struct kn_backend_ops *kn_backend_find(enum kn_backend_kind kind);
 const char *kn_backend_kind_name(enum kn_backend_kind kind);
 /* "standin" or "standin, usarsim": for error messages. */
 const char *kn_backend_built_list(void);
+
+/* A backend's conversion table from its robot's config: the defaults of
+ * its frame (kn_conv_table_usarsim for KN_FRAME_Z_DOWN, the USARSim
+ * protocol and the engine; kn_conv_table_gazebo for KN_FRAME_Z_UP, both
+ * Gazebos), then every field the table holds that the config sets: wheel
+ * radius, counts per metre and per tick, encoder signs, flipper signs
+ * and offsets, the tracked-vehicle plugin's separation, efficiency and
+ * speed limits. The one place config fields become table fields, so no
+ * backend misses one; check it with kn_conv_table_check. */
+void kn_backend_conv_from_cfg(enum kn_conv_frame frame, const struct kn_cfg_robot *cfg,
+                              struct kn_conv_table *t);
 
 /* ---- the link: what the robot uses ---------------------------------- */
 

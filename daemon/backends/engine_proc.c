@@ -1,6 +1,6 @@
 /* The "engine" backend and the kenaf-engine processes kenaf-simd spawns
  * for it (engine_proc.h). The protocol side is the USARSim client's
- * (kn_backend_engine_remote); this file adds the process: spawn, read the
+ * (kn_usarsim_engine_ops); this file adds the process: spawn, read the
  * PORT line, pass its stderr on (keeping the last line: an engine that
  * fails at start-up says why there), point the robots' links at it,
  * restart with back-off when it dies (the links reconnect and the client
@@ -768,7 +768,7 @@ static void *eng_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
     b->link = link;
     b->deadman_s = cfg->watchdog_ms / 1000.0;
     b->alive = malloc(sizeof *b->alive);
-    b->inner = b->alive ? kn_backend_engine_remote.create(link, cfg) : NULL;
+    b->inner = b->alive ? kn_usarsim_engine_ops.create(link, cfg) : NULL;
     if (!b->inner) {
         free(b->alive);
         free(b);
@@ -780,7 +780,7 @@ static void *eng_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         return b; /* an engine somebody else runs */
     struct engine_proc *p = proc_get(kn_link_loop(link), &cfg->backend);
     if (!p) {
-        kn_backend_engine_remote.destroy(b->inner);
+        kn_usarsim_engine_ops.destroy(b->inner);
         uv_close((uv_handle_t *)b->alive, free_handle);
         free(b);
         return NULL;
@@ -798,7 +798,7 @@ static void *eng_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 static void eng_destroy(void *be)
 {
     struct eng_be *b = be;
-    kn_backend_engine_remote.destroy(b->inner);
+    kn_usarsim_engine_ops.destroy(b->inner);
     uv_close((uv_handle_t *)b->alive, free_handle);
     struct engine_proc *p = b->proc;
     if (p) {
@@ -851,7 +851,7 @@ static void eng_start(void *be)
         write_kenaf(b, "Auth", "Token", b->proc->token, 0);
         b->auths_sent++;
     }
-    kn_backend_engine_remote.start(b->inner);
+    kn_usarsim_engine_ops.start(b->inner);
     /* the dead-man after INIT: it brakes the connection's robot */
     write_kenaf(b, "Deadman", "Seconds", NULL, b->deadman_s);
     uint64_t every = (uint64_t)(b->deadman_s * 1000.0 / ALIVES_PER_DEADMAN);
@@ -862,19 +862,19 @@ static void eng_stop(void *be)
 {
     struct eng_be *b = be;
     uv_timer_stop(b->alive);
-    kn_backend_engine_remote.stop(b->inner);
+    kn_usarsim_engine_ops.stop(b->inner);
 }
 
 static void eng_input(void *be, const char *data, size_t len)
 {
     struct eng_be *b = be;
-    kn_backend_engine_remote.input(b->inner, data, len);
+    kn_usarsim_engine_ops.input(b->inner, data, len);
 }
 
 static void eng_send(void *be, const struct kn_command *cmd, bool reapply)
 {
     struct eng_be *b = be;
-    kn_backend_engine_remote.send_command(b->inner, cmd, reapply);
+    kn_usarsim_engine_ops.send_command(b->inner, cmd, reapply);
     /* after the DRIVE 0 it follows: the engine brakes the belts at the
      * robot's emergency deceleration instead of its ramp */
     if (cmd->emergency) {
@@ -886,14 +886,14 @@ static void eng_send(void *be, const struct kn_command *cmd, bool reapply)
 static void eng_step(void *be, uint32_t advance_us)
 {
     struct eng_be *b = be;
-    kn_backend_engine_remote.step(b->inner, advance_us);
+    kn_usarsim_engine_ops.step(b->inner, advance_us);
 }
 
 static void eng_stats(void *be, cJSON *o)
 {
     struct eng_be *b = be;
-    if (kn_backend_engine_remote.stats)
-        kn_backend_engine_remote.stats(b->inner, o);
+    if (kn_usarsim_engine_ops.stats)
+        kn_usarsim_engine_ops.stats(b->inner, o);
     cJSON_AddNumberToObject(o, "brakes_sent", (double)b->brakes_sent);
     cJSON_AddNumberToObject(o, "auths_sent", (double)b->auths_sent);
     cJSON_AddNumberToObject(o, "deadman_s", b->deadman_s);
@@ -935,7 +935,7 @@ static void eng_stats(void *be, cJSON *o)
 }
 
 /* The backend table's "engine" entry: the HELLO_ACK values of
- * kn_backend_engine_remote (ground truth, from the GroundTruth sensor),
+ * kn_usarsim_engine_ops (ground truth, from the GroundTruth sensor),
  * plus the process when no address is set. */
 const struct kn_backend_ops kn_backend_engine = {
     .name = "engine",

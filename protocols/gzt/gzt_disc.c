@@ -15,7 +15,7 @@ static int copy(char *dst, size_t cap, const char *src)
     return 0;
 }
 
-int kn_gzt_disc_decode(struct kn_gz_arena *a, const uint8_t *buf, size_t len,
+int kn_gzt_disc_decode(struct kn_pbarena *a, const uint8_t *buf, size_t len,
                        struct kn_gzt_disc *out)
 {
     if (len < 2)
@@ -23,9 +23,9 @@ int kn_gzt_disc_decode(struct kn_gz_arena *a, const uint8_t *buf, size_t len,
     size_t body = (size_t)buf[0] | (size_t)buf[1] << 8;
     if (body != len - 2)
         return KN_GZT_DISC_ELENGTH;
-    kn_gz_arena_reset(a);
+    kn_pbarena_reset(a);
     Kngz__Discovery *m =
-        (Kngz__Discovery *)kn_gz_unpack(a, &kngz__discovery__descriptor, buf + 2, body);
+        (Kngz__Discovery *)kn_pbarena_unpack(a, &kngz__discovery__descriptor, buf + 2, body);
     if (!m)
         return KN_GZT_DISC_EPROTO;
     memset(out, 0, sizeof *out);

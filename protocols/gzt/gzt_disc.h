@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gz_codec.h" /* struct kn_gz_arena */
+#include "pbarena.h"
 
 /* The wire version ignition-transport 11 and gz-transport put in every
  * message; a receiver ignores other versions (+100 when the sender runs
@@ -80,7 +80,7 @@ enum kn_gzt_disc_err {
 /* Decodes one datagram; the arena is reset first. Returns KN_GZT_DISC_OK
  * or the first rule the datagram breaks (out then undefined). A version
  * or type the caller does not know is decoded, not refused. */
-int kn_gzt_disc_decode(struct kn_gz_arena *a, const uint8_t *buf, size_t len,
+int kn_gzt_disc_decode(struct kn_pbarena *a, const uint8_t *buf, size_t len,
                        struct kn_gzt_disc *out);
 const char *kn_gzt_disc_strerror(int err);
 const char *kn_gzt_disc_type_name(uint32_t type);

@@ -16,11 +16,11 @@ static size_t pack(uint8_t *buf, size_t cap, const ProtobufCMessage *m)
     return protobuf_c_message_pack(m, buf);
 }
 
-static ProtobufCMessage *unpack(struct kn_gz_arena *a, const ProtobufCMessageDescriptor *d,
+static ProtobufCMessage *unpack(struct kn_pbarena *a, const ProtobufCMessageDescriptor *d,
                                 const uint8_t *p, size_t n)
 {
-    kn_gz_arena_reset(a);
-    return kn_gz_unpack(a, d, p, n);
+    kn_pbarena_reset(a);
+    return kn_pbarena_unpack(a, d, p, n);
 }
 
 size_t kn_gzt_enc_twist(uint8_t *buf, size_t cap, double linear_x, double angular_z)
@@ -99,7 +99,7 @@ size_t kn_gzt_enc_world_control(uint8_t *buf, size_t cap, const struct kn_gzt_wo
     return pack(buf, cap, &w.base);
 }
 
-int kn_gzt_dec_world_control(struct kn_gz_arena *a, const uint8_t *p, size_t n,
+int kn_gzt_dec_world_control(struct kn_pbarena *a, const uint8_t *p, size_t n,
                              struct kn_gzt_world_ctl *c)
 {
     Kngz__WorldControl *w = (Kngz__WorldControl *)unpack(a, &kngz__world_control__descriptor, p, n);
@@ -117,7 +117,7 @@ int kn_gzt_dec_world_control(struct kn_gz_arena *a, const uint8_t *p, size_t n,
     return 0;
 }
 
-int kn_gzt_dec_twist(struct kn_gz_arena *a, const uint8_t *p, size_t n, double *linear_x,
+int kn_gzt_dec_twist(struct kn_pbarena *a, const uint8_t *p, size_t n, double *linear_x,
                      double *angular_z)
 {
     Kngz__Twist *t = (Kngz__Twist *)unpack(a, &kngz__twist__descriptor, p, n);
@@ -128,7 +128,7 @@ int kn_gzt_dec_twist(struct kn_gz_arena *a, const uint8_t *p, size_t n, double *
     return 0;
 }
 
-int kn_gzt_dec_double(struct kn_gz_arena *a, const uint8_t *p, size_t n, double *v)
+int kn_gzt_dec_double(struct kn_pbarena *a, const uint8_t *p, size_t n, double *v)
 {
     Kngz__Double *d = (Kngz__Double *)unpack(a, &kngz__double__descriptor, p, n);
     if (!d)
@@ -137,7 +137,7 @@ int kn_gzt_dec_double(struct kn_gz_arena *a, const uint8_t *p, size_t n, double 
     return 0;
 }
 
-int kn_gzt_dec_boolean(struct kn_gz_arena *a, const uint8_t *p, size_t n, bool *v)
+int kn_gzt_dec_boolean(struct kn_pbarena *a, const uint8_t *p, size_t n, bool *v)
 {
     Kngz__Boolean *b = (Kngz__Boolean *)unpack(a, &kngz__boolean__descriptor, p, n);
     if (!b)
@@ -156,7 +156,7 @@ static int64_t time_ns(const Kngz__Time *t)
     return t->sec * 1000000000LL + t->nsec;
 }
 
-int kn_gzt_dec_clock(struct kn_gz_arena *a, const uint8_t *p, size_t n, int64_t *sim_ns)
+int kn_gzt_dec_clock(struct kn_pbarena *a, const uint8_t *p, size_t n, int64_t *sim_ns)
 {
     Kngz__Clock *c = (Kngz__Clock *)unpack(a, &kngz__clock__descriptor, p, n);
     if (!c || !c->sim)
@@ -207,7 +207,7 @@ static int take_pose(const Kngz__Pose *ps, const char *name, double pos[3], doub
     return 1;
 }
 
-int kn_gzt_dec_pose_of(struct kn_gz_arena *a, const uint8_t *p, size_t n, bool vector,
+int kn_gzt_dec_pose_of(struct kn_pbarena *a, const uint8_t *p, size_t n, bool vector,
                        const char *name, double pos[3], double q[4], int64_t *stamp_ns)
 {
     *stamp_ns = -1;
@@ -230,7 +230,7 @@ int kn_gzt_dec_pose_of(struct kn_gz_arena *a, const uint8_t *p, size_t n, bool v
     return 0;
 }
 
-int kn_gzt_dec_joints(struct kn_gz_arena *a, const uint8_t *p, size_t n, const char *const *names,
+int kn_gzt_dec_joints(struct kn_pbarena *a, const uint8_t *p, size_t n, const char *const *names,
                       int nj, double *pos, uint32_t *found, int64_t *stamp_ns)
 {
     Kngz__Model *m = (Kngz__Model *)unpack(a, &kngz__model__descriptor, p, n);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gz_codec.h" /* struct kn_gz_arena */
+#include "pbarena.h"
 
 /* Each encoder returns the length, or 0 when it does not fit in cap. */
 
@@ -36,16 +36,16 @@ struct kn_gzt_world_ctl {
     bool reset_all, reset_time, reset_model;
 };
 size_t kn_gzt_enc_world_control(uint8_t *buf, size_t cap, const struct kn_gzt_world_ctl *c);
-int kn_gzt_dec_world_control(struct kn_gz_arena *a, const uint8_t *p, size_t n,
+int kn_gzt_dec_world_control(struct kn_pbarena *a, const uint8_t *p, size_t n,
                              struct kn_gzt_world_ctl *c);
 
 /* Decoders: 0 on success, -1 for bytes that are no such message. */
-int kn_gzt_dec_twist(struct kn_gz_arena *a, const uint8_t *p, size_t n, double *linear_x,
+int kn_gzt_dec_twist(struct kn_pbarena *a, const uint8_t *p, size_t n, double *linear_x,
                      double *angular_z);
-int kn_gzt_dec_double(struct kn_gz_arena *a, const uint8_t *p, size_t n, double *v);
-int kn_gzt_dec_boolean(struct kn_gz_arena *a, const uint8_t *p, size_t n, bool *v);
+int kn_gzt_dec_double(struct kn_pbarena *a, const uint8_t *p, size_t n, double *v);
+int kn_gzt_dec_boolean(struct kn_pbarena *a, const uint8_t *p, size_t n, bool *v);
 /* Sim time of a Clock (its sim field; -1 when absent or malformed). */
-int kn_gzt_dec_clock(struct kn_gz_arena *a, const uint8_t *p, size_t n, int64_t *sim_ns);
+int kn_gzt_dec_clock(struct kn_pbarena *a, const uint8_t *p, size_t n, int64_t *sim_ns);
 
 /* The pose of `name` in a Pose (vector false) or Pose_V: the entry whose
  * name is `name`, or whose header holds child_frame_id `name` (how
@@ -53,13 +53,13 @@ int kn_gzt_dec_clock(struct kn_gz_arena *a, const uint8_t *p, size_t n, int64_t 
  * (or the pose's), -1 without one. Returns 1 when found, 0 when the
  * message holds no pose of it, -1 when malformed. A missing orientation
  * reads as the identity, a missing position as the origin. */
-int kn_gzt_dec_pose_of(struct kn_gz_arena *a, const uint8_t *p, size_t n, bool vector,
+int kn_gzt_dec_pose_of(struct kn_pbarena *a, const uint8_t *p, size_t n, bool vector,
                        const char *name, double pos[3], double q[4], int64_t *stamp_ns);
 
 /* Joint positions from JointStatePublisher's Model: for each of the nj
  * names, its joint's axis1.position into pos[k] and bit k in *found.
  * *stamp_ns as above. 0, or -1 when malformed. */
-int kn_gzt_dec_joints(struct kn_gz_arena *a, const uint8_t *p, size_t n, const char *const *names,
+int kn_gzt_dec_joints(struct kn_pbarena *a, const uint8_t *p, size_t n, const char *const *names,
                       int nj, double *pos, uint32_t *found, int64_t *stamp_ns);
 /* Encodes such a Model (name, joints with axis1.position), for stand-ins
  * and tests. */

@@ -1215,27 +1215,27 @@ START_TEST(gazebo_flipper_from_link_pose)
         double q[4] = { 0, sin(j / 2), 0, cos(j / 2) }, tip[3], krp;
         quat_rotate(q, outward[k], tip);
         ck_assert_msg(tip[2] > 0.4, "flipper %d tip z %g", k, tip[2]);
-        ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, k, q, &krp), 0);
+        ck_assert_int_eq(kn_conv_gzc_flipper_from_quat(&t, k, q, &krp), 0);
         ASSERT_NEAR(krp, 0.5, 1e-15);
     }
     /* golden: front-left link turned -30 deg about y = tip 30 deg up */
     const double fl30[4] = { 0, sin(-PI / 12), 0, cos(-PI / 12) };
     double krp;
-    kn_conv_gz_flipper_from_quat(&t, KN_FL, fl30, &krp);
+    kn_conv_gzc_flipper_from_quat(&t, KN_FL, fl30, &krp);
     ck_assert_int_eq(kn_conv_rad_to_cdeg_wrapped(krp), 3000);
     /* a small wobble about x and z does not leak into the angle */
     double wob_rpy[3] = { 0.01, -0.7, 0.01 }, wq[4];
     kn_conv_rpy_to_quat(wob_rpy, wq);
-    kn_conv_gz_flipper_from_quat(&t, KN_RL, wq, &krp);
+    kn_conv_gzc_flipper_from_quat(&t, KN_RL, wq, &krp);
     ASSERT_NEAR(krp, -0.7, 1e-3);
     /* unusable */
     const double zq[4] = { 0, 0, 0, 0 }, half_x[4] = { 1, 0, 0, 0 }, nq[4] = { 0, NAN, 0, 1 };
     krp = 5;
-    ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, KN_FL, zq, &krp), -1);
+    ck_assert_int_eq(kn_conv_gzc_flipper_from_quat(&t, KN_FL, zq, &krp), -1);
     ck_assert(krp == 0);
-    ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, KN_FL, half_x, &krp), -1);
-    ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, KN_FL, nq, &krp), -1);
-    ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, 4, fl30, &krp), -1);
+    ck_assert_int_eq(kn_conv_gzc_flipper_from_quat(&t, KN_FL, half_x, &krp), -1);
+    ck_assert_int_eq(kn_conv_gzc_flipper_from_quat(&t, KN_FL, nq, &krp), -1);
+    ck_assert_int_eq(kn_conv_gzc_flipper_from_quat(&t, 4, fl30, &krp), -1);
 
     /* round trip with any sign and offset, any scale and sign of q */
     rng_seed(14);
@@ -1247,7 +1247,7 @@ START_TEST(gazebo_flipper_from_link_pose)
         double j = kn_conv_flipper_to_joint(&t, k, want);
         double s = (i & 1 ? -1 : 1) * rng_uniform(0.1, 10);
         double q[4] = { 0, s * sin(j / 2), 0, s * cos(j / 2) }, got;
-        ck_assert_int_eq(kn_conv_gz_flipper_from_quat(&t, k, q, &got), 0);
+        ck_assert_int_eq(kn_conv_gzc_flipper_from_quat(&t, k, q, &got), 0);
         ASSERT_NEAR(ang_diff(got, want), 0, 1e-12);
     }
 }

@@ -12,14 +12,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t arena_mem[1 << 20];
-static struct kn_gz_arena arena;
+static struct kn_pbarena arena;
 static bool ready;
 static uint8_t enc1[KN_GZT_DISC_MAX + 2], enc2[KN_GZT_DISC_MAX + 2];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!ready) {
-        kn_gz_arena_init(&arena, arena_mem, sizeof arena_mem);
+        kn_pbarena_init(&arena, arena_mem, sizeof arena_mem);
         ready = true;
     }
     static struct kn_gzt_disc d, d2;

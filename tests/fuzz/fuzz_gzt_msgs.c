@@ -17,7 +17,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t arena_mem[1 << 20];
-static struct kn_gz_arena arena;
+static struct kn_pbarena arena;
 static bool ready;
 
 static bool same(double a, double b)
@@ -100,7 +100,7 @@ static void names(const uint8_t *p, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!ready) {
-        kn_gz_arena_init(&arena, arena_mem, sizeof arena_mem);
+        kn_pbarena_init(&arena, arena_mem, sizeof arena_mem);
         ready = true;
     }
     struct kn_gzt_frame f[KN_GZT_FRAMES_MAX], g[KN_GZT_FRAMES_MAX];

@@ -9,8 +9,8 @@
  * standin_conn.c (framed TCP connections, the log), standin_master.c,
  * standin_node.c (a transport client), standin_world.c (the model),
  * standin_main.c (options, loop, signals). */
-#ifndef KN_GZ_STANDIN_H
-#define KN_GZ_STANDIN_H
+#ifndef KN_GZC_STANDIN_H
+#define KN_GZC_STANDIN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,14 +18,14 @@
 
 #include <uv.h>
 
-#include "gz_codec.h"
+#include "gzc_codec.h"
 
 /* ---- the log (--log FILE): one line per event, CLOCK_MONOTONIC us first ---- */
 
 void sl_open(const char *path);
 void sl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t sl_mono_us(void);
-struct kn_gz_stamp sl_wall_stamp(void);
+struct kn_gzc_stamp sl_wall_stamp(void);
 
 /* ---- framed TCP connections ------------------------------------------------ */
 
@@ -37,7 +37,7 @@ typedef void (*sconn_connect_fn)(struct sconn *c, int status);
 struct sconn {
     uv_tcp_t tcp;
     uv_connect_t creq;
-    struct kn_gz_framer fr;
+    struct kn_gzc_framer fr;
     uint8_t *buf;
     sconn_frame_fn on_frame; /* each complete frame */
     sconn_event_fn on_close; /* once, when the handle has closed; then freed */

@@ -26,11 +26,11 @@ uint64_t sl_mono_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-struct kn_gz_stamp sl_wall_stamp(void)
+struct kn_gzc_stamp sl_wall_stamp(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    struct kn_gz_stamp s = { (int32_t)ts.tv_sec, (int32_t)ts.tv_nsec };
+    struct kn_gzc_stamp s = { (int32_t)ts.tv_sec, (int32_t)ts.tv_nsec };
     return s;
 }
 
@@ -100,9 +100,9 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         sconn_close(c);
         return;
     }
-    kn_gz_framer_feed(&c->fr, (const uint8_t *)buf->base, (size_t)nread, deliver, c);
+    kn_gzc_framer_feed(&c->fr, (const uint8_t *)buf->base, (size_t)nread, deliver, c);
     if (c->fr.err && !c->closing) {
-        sl_log("bad_frame conn=%d peer=%s %s", c->id, c->peer, kn_gz_frame_strerror(c->fr.err));
+        sl_log("bad_frame conn=%d peer=%s %s", c->id, c->peer, kn_gzc_frame_strerror(c->fr.err));
         sconn_close(c);
     }
 }
@@ -133,7 +133,7 @@ struct sconn *sconn_new(uv_loop_t *loop, void *owner, size_t cap)
         free(c);
         return NULL;
     }
-    kn_gz_framer_init(&c->fr, c->buf, cap);
+    kn_gzc_framer_init(&c->fr, c->buf, cap);
     uv_tcp_init(loop, &c->tcp);
     c->tcp.data = c;
     c->owner = owner;

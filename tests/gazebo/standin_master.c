@@ -25,13 +25,13 @@
 #define OUT_CAP (512 * 1024)
 
 struct pub {
-    char topic[KN_GZ_TOPIC_MAX], type[128], host[64];
+    char topic[KN_GZC_TOPIC_MAX], type[128], host[64];
     uint32_t port;
     struct sconn *conn;
 };
 
 struct sub {
-    char topic[KN_GZ_TOPIC_MAX], type[128], host[64];
+    char topic[KN_GZC_TOPIC_MAX], type[128], host[64];
     uint32_t port;
     bool latching;
     struct sconn *conn;
@@ -48,7 +48,7 @@ static struct {
     struct sub subs[MAX_ENTRIES];
     int nsubs;
     struct sconn *conns;
-    struct kn_gz_arena arena;
+    struct kn_pbarena arena;
     uint8_t *arena_mem;
     uint8_t out[OUT_CAP];
     uint64_t bad;
@@ -61,15 +61,15 @@ uint64_t master_bad_frames(void)
 
 static void send_publish(struct sconn *c, const char *type, const struct pub *p)
 {
-    size_t n = kn_gz_enc_publish(M.out, sizeof M.out, sl_wall_stamp(), type, p->topic, p->type,
-                                 p->host, p->port);
+    size_t n = kn_gzc_enc_publish(M.out, sizeof M.out, sl_wall_stamp(), type, p->topic, p->type,
+                                  p->host, p->port);
     sconn_write(c, M.out, n);
 }
 
 static void send_subscribe(struct sconn *c, const char *type, const struct sub *s)
 {
-    size_t n = kn_gz_enc_subscribe(M.out, sizeof M.out, sl_wall_stamp(), type, s->topic, s->host,
-                                   s->port, s->type, s->latching);
+    size_t n = kn_gzc_enc_subscribe(M.out, sizeof M.out, sl_wall_stamp(), type, s->topic, s->host,
+                                    s->port, s->type, s->latching);
     sconn_write(c, M.out, n);
 }
 
@@ -100,12 +100,12 @@ static size_t enc_publishers(const char *type, const char *topic)
     }
     m.n_publisher = k;
     m.publisher = ptrs;
-    return kn_gz_encode_packet(M.out, sizeof M.out, sl_wall_stamp(), type, &m.base);
+    return kn_gzc_encode_packet(M.out, sizeof M.out, sl_wall_stamp(), type, &m.base);
 }
 
 static size_t enc_strings(const char *type, const char *const *v, size_t n)
 {
-    return kn_gz_enc_strings(M.out, sizeof M.out, sl_wall_stamp(), type, v, n);
+    return kn_gzc_enc_strings(M.out, sizeof M.out, sl_wall_stamp(), type, v, n);
 }
 
 static void remove_pub(int i)
@@ -116,8 +116,8 @@ static void remove_pub(int i)
     sl_log("M unadvertise %s %s %s:%u conn=%d", p.topic, p.type, p.host, p.port, p.conn->id);
     for (int s = 0; s < M.nsubs; s++)
         if (strcmp(M.subs[s].topic, p.topic) == 0)
-            send_publish(M.subs[s].conn, KN_GZ_PKT_UNADVERTISE, &p);
-    to_all_publish(KN_GZ_PKT_PUBLISHER_DEL, &p);
+            send_publish(M.subs[s].conn, KN_GZC_PKT_UNADVERTISE, &p);
+    to_all_publish(KN_GZC_PKT_PUBLISHER_DEL, &p);
 }
 
 static void remove_sub(int i)
@@ -128,7 +128,7 @@ static void remove_sub(int i)
     sl_log("M unsubscribe %s %s %s:%u conn=%d", s.topic, s.type, s.host, s.port, s.conn->id);
     for (int p = 0; p < M.npubs; p++)
         if (strcmp(M.pubs[p].topic, s.topic) == 0)
-            send_subscribe(M.pubs[p].conn, KN_GZ_PKT_UNSUBSCRIBE, &s);
+            send_subscribe(M.pubs[p].conn, KN_GZC_PKT_UNSUBSCRIBE, &s);
 }
 
 static bool copy(char *dst, size_t cap, const char *src)
@@ -151,10 +151,10 @@ static void on_advertise(struct sconn *c, const Gazebo__Msgs__Publish *m)
     p->conn = c;
     M.npubs++;
     sl_log("M advertise %s %s %s:%u conn=%d", p->topic, p->type, p->host, p->port, c->id);
-    to_all_publish(KN_GZ_PKT_PUBLISHER_ADD, p);
+    to_all_publish(KN_GZC_PKT_PUBLISHER_ADD, p);
     for (int s = 0; s < M.nsubs; s++)
         if (strcmp(M.subs[s].topic, p->topic) == 0)
-            send_publish(M.subs[s].conn, KN_GZ_PKT_PUBLISHER_ADVERTISE, p);
+            send_publish(M.subs[s].conn, KN_GZC_PKT_PUBLISHER_ADVERTISE, p);
 }
 
 static void on_subscribe(struct sconn *c, const Gazebo__Msgs__Subscribe *m)
@@ -173,7 +173,7 @@ static void on_subscribe(struct sconn *c, const Gazebo__Msgs__Subscribe *m)
            s->latching, c->id);
     for (int p = 0; p < M.npubs; p++)
         if (strcmp(M.pubs[p].topic, s->topic) == 0)
-            send_publish(c, KN_GZ_PKT_PUBLISHER_SUBSCRIBE, &M.pubs[p]);
+            send_publish(c, KN_GZC_PKT_PUBLISHER_SUBSCRIBE, &M.pubs[p]);
 }
 
 static void on_request(struct sconn *c, const Gazebo__Msgs__Request *r)
@@ -238,24 +238,24 @@ static void on_request(struct sconn *c, const Gazebo__Msgs__Request *r)
         m.publisher = pp;
         m.n_subscriber = ns;
         m.subscriber = sp;
-        n = kn_gz_encode_packet(M.out, sizeof M.out, sl_wall_stamp(), "topic_info_response",
-                                &m.base);
+        n = kn_gzc_encode_packet(M.out, sizeof M.out, sl_wall_stamp(), "topic_info_response",
+                                 &m.base);
     }
     sconn_write(c, M.out, n);
 }
 
 static void on_frame(struct sconn *c, const uint8_t *p, size_t n)
 {
-    struct kn_gz_packet pk;
-    kn_gz_arena_reset(&M.arena);
-    if (kn_gz_dec_packet(&M.arena, p, n, &pk) != 0) {
+    struct kn_gzc_packet pk;
+    kn_pbarena_reset(&M.arena);
+    if (kn_gzc_dec_packet(&M.arena, p, n, &pk) != 0) {
         M.bad++;
         sl_log("M bad_packet conn=%d", c->id);
         return;
     }
     const char *t = pk.type;
-    if (strcmp(t, KN_GZ_PKT_REGISTER_NAMESPACE) == 0) {
-        Gazebo__Msgs__GzString *s = kn_gz_dec_string(&M.arena, pk.data, pk.len);
+    if (strcmp(t, KN_GZC_PKT_REGISTER_NAMESPACE) == 0) {
+        Gazebo__Msgs__GzString *s = kn_gzc_dec_string(&M.arena, pk.data, pk.len);
         if (!s)
             goto bad;
         for (int i = 0; i < M.nns; i++)
@@ -265,12 +265,12 @@ static void on_frame(struct sconn *c, const uint8_t *p, size_t n)
             return;
         M.nns++;
         sl_log("M namespace %s conn=%d", s->data, c->id);
-        size_t k = kn_gz_enc_string(M.out, sizeof M.out, sl_wall_stamp(), KN_GZ_PKT_NAMESPACE_ADD,
-                                    s->data);
+        size_t k = kn_gzc_enc_string(M.out, sizeof M.out, sl_wall_stamp(), KN_GZC_PKT_NAMESPACE_ADD,
+                                     s->data);
         for (struct sconn *o = M.conns; o; o = o->next)
             sconn_write(o, M.out, k);
-    } else if (strcmp(t, KN_GZ_PKT_ADVERTISE) == 0 || strcmp(t, KN_GZ_PKT_UNADVERTISE) == 0) {
-        Gazebo__Msgs__Publish *m = kn_gz_dec_publish(&M.arena, pk.data, pk.len);
+    } else if (strcmp(t, KN_GZC_PKT_ADVERTISE) == 0 || strcmp(t, KN_GZC_PKT_UNADVERTISE) == 0) {
+        Gazebo__Msgs__Publish *m = kn_gzc_dec_publish(&M.arena, pk.data, pk.len);
         if (!m)
             goto bad;
         if (t[0] == 'a') {
@@ -281,8 +281,8 @@ static void on_frame(struct sconn *c, const uint8_t *p, size_t n)
                     strcmp(M.pubs[i].host, m->host) == 0 && M.pubs[i].port == m->port)
                     remove_pub(i);
         }
-    } else if (strcmp(t, KN_GZ_PKT_SUBSCRIBE) == 0 || strcmp(t, KN_GZ_PKT_UNSUBSCRIBE) == 0) {
-        Gazebo__Msgs__Subscribe *m = kn_gz_dec_subscribe(&M.arena, pk.data, pk.len);
+    } else if (strcmp(t, KN_GZC_PKT_SUBSCRIBE) == 0 || strcmp(t, KN_GZC_PKT_UNSUBSCRIBE) == 0) {
+        Gazebo__Msgs__Subscribe *m = kn_gzc_dec_subscribe(&M.arena, pk.data, pk.len);
         if (!m)
             goto bad;
         if (t[0] == 's') {
@@ -293,8 +293,8 @@ static void on_frame(struct sconn *c, const uint8_t *p, size_t n)
                     strcmp(M.subs[i].host, m->host) == 0 && M.subs[i].port == m->port)
                     remove_sub(i);
         }
-    } else if (strcmp(t, KN_GZ_PKT_REQUEST) == 0) {
-        Gazebo__Msgs__Request *r = kn_gz_dec_request(&M.arena, pk.data, pk.len);
+    } else if (strcmp(t, KN_GZC_PKT_REQUEST) == 0) {
+        Gazebo__Msgs__Request *r = kn_gzc_dec_request(&M.arena, pk.data, pk.len);
         if (!r)
             goto bad;
         on_request(c, r);
@@ -341,15 +341,15 @@ static void on_accept(uv_stream_t *server, int status)
     }
     sl_log("M connect conn=%d peer=%s", c->id, c->peer);
     /* Master::OnAccept: three frames, unprompted, in this order */
-    size_t n =
-        kn_gz_enc_string(M.out, sizeof M.out, sl_wall_stamp(), KN_GZ_PKT_VERSION_INIT, M.o.version);
+    size_t n = kn_gzc_enc_string(M.out, sizeof M.out, sl_wall_stamp(), KN_GZC_PKT_VERSION_INIT,
+                                 M.o.version);
     sconn_write(c, M.out, n);
     const char *v[MAX_NS];
     for (int i = 0; i < M.nns; i++)
         v[i] = M.ns[i];
-    n = enc_strings(KN_GZ_PKT_NAMESPACES_INIT, v, (size_t)M.nns);
+    n = enc_strings(KN_GZC_PKT_NAMESPACES_INIT, v, (size_t)M.nns);
     sconn_write(c, M.out, n);
-    n = enc_publishers(KN_GZ_PKT_PUBLISHERS_INIT, NULL);
+    n = enc_publishers(KN_GZC_PKT_PUBLISHERS_INIT, NULL);
     sconn_write(c, M.out, n);
 }
 
@@ -360,7 +360,7 @@ int master_start(uv_loop_t *loop, int port, const struct master_opts *o)
     M.arena_mem = malloc(4 * FRAME_CAP);
     if (!M.arena_mem)
         return -1;
-    kn_gz_arena_init(&M.arena, M.arena_mem, 4 * FRAME_CAP);
+    kn_pbarena_init(&M.arena, M.arena_mem, 4 * FRAME_CAP);
     uv_tcp_init(loop, &M.server);
     struct sockaddr_in a;
     uv_ip4_addr("127.0.0.1", port, &a);

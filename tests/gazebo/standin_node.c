@@ -21,13 +21,13 @@
 #define FRAME_CAP (1024 * 1024)
 
 struct publication {
-    char topic[KN_GZ_TOPIC_MAX], type[128];
+    char topic[KN_GZC_TOPIC_MAX], type[128];
     uint8_t last[4096]; /* the last message, replayed to latching subscribers */
     size_t last_len;
 };
 
 struct subscription {
-    char topic[KN_GZ_TOPIC_MAX], type[128];
+    char topic[KN_GZC_TOPIC_MAX], type[128];
     node_msg_fn fn;
     void *ctx;
 };
@@ -47,7 +47,7 @@ struct node {
     int nsubs;
     struct sconn *out_links; /* subscribers connected to us (user_i = publication) */
     struct sconn *in_links;  /* our links to publishers (user_i = subscription) */
-    struct kn_gz_arena arena;
+    struct kn_pbarena arena;
     uint8_t *arena_mem;
     uint8_t out[8192];
 };
@@ -87,11 +87,11 @@ static void on_sub_frame(struct sconn *c, const uint8_t *p, size_t len)
     struct node *n = c->owner;
     if (c->user_i >= 0)
         return; /* a publisher reads one frame only */
-    struct kn_gz_packet pk;
-    kn_gz_arena_reset(&n->arena);
+    struct kn_gzc_packet pk;
+    kn_pbarena_reset(&n->arena);
     Gazebo__Msgs__Subscribe *s = NULL;
-    if (kn_gz_dec_packet(&n->arena, p, len, &pk) == 0 && strcmp(pk.type, KN_GZ_PKT_SUB) == 0)
-        s = kn_gz_dec_subscribe(&n->arena, pk.data, pk.len);
+    if (kn_gzc_dec_packet(&n->arena, p, len, &pk) == 0 && strcmp(pk.type, KN_GZC_PKT_SUB) == 0)
+        s = kn_gzc_dec_subscribe(&n->arena, pk.data, pk.len);
     if (!s) {
         sl_log("N bad_sub_packet from=%s", c->peer);
         sconn_close(c);
@@ -178,8 +178,8 @@ static void on_in_connected(struct sconn *c, int status)
         return;
     }
     /* "sub" carries the local address and port of this connection */
-    size_t len = kn_gz_enc_subscribe(n->out, sizeof n->out, sl_wall_stamp(), KN_GZ_PKT_SUB,
-                                     s->topic, c->local, (uint32_t)c->local_port, s->type, false);
+    size_t len = kn_gzc_enc_subscribe(n->out, sizeof n->out, sl_wall_stamp(), KN_GZC_PKT_SUB,
+                                      s->topic, c->local, (uint32_t)c->local_port, s->type, false);
     sconn_write(c, n->out, len);
 }
 
@@ -222,8 +222,8 @@ static void drop_publisher(struct node *n, const Gazebo__Msgs__Publish *p)
 static void register_all(struct node *n)
 {
     for (int i = 0; n->namespaces[i]; i++) {
-        size_t len = kn_gz_enc_string(n->out, sizeof n->out, sl_wall_stamp(),
-                                      KN_GZ_PKT_REGISTER_NAMESPACE, n->namespaces[i]);
+        size_t len = kn_gzc_enc_string(n->out, sizeof n->out, sl_wall_stamp(),
+                                       KN_GZC_PKT_REGISTER_NAMESPACE, n->namespaces[i]);
         send_master(n, len);
     }
 }
@@ -231,11 +231,11 @@ static void register_all(struct node *n)
 static void on_master_frame(struct sconn *c, const uint8_t *p, size_t len)
 {
     struct node *n = c->owner;
-    static const char *const init[3] = { KN_GZ_PKT_VERSION_INIT, KN_GZ_PKT_NAMESPACES_INIT,
-                                         KN_GZ_PKT_PUBLISHERS_INIT };
-    struct kn_gz_packet pk;
-    kn_gz_arena_reset(&n->arena);
-    if (kn_gz_dec_packet(&n->arena, p, len, &pk) != 0) {
+    static const char *const init[3] = { KN_GZC_PKT_VERSION_INIT, KN_GZC_PKT_NAMESPACES_INIT,
+                                         KN_GZC_PKT_PUBLISHERS_INIT };
+    struct kn_gzc_packet pk;
+    kn_pbarena_reset(&n->arena);
+    if (kn_gzc_dec_packet(&n->arena, p, len, &pk) != 0) {
         sl_log("N bad_master_packet");
         return;
     }
@@ -251,14 +251,14 @@ static void on_master_frame(struct sconn *c, const uint8_t *p, size_t len)
         }
         return;
     }
-    if (strcmp(pk.type, KN_GZ_PKT_PUBLISHER_SUBSCRIBE) == 0 ||
-        strcmp(pk.type, KN_GZ_PKT_PUBLISHER_ADVERTISE) == 0 ||
-        strcmp(pk.type, KN_GZ_PKT_PUBLISHER_UPDATE) == 0) {
-        Gazebo__Msgs__Publish *m = kn_gz_dec_publish(&n->arena, pk.data, pk.len);
+    if (strcmp(pk.type, KN_GZC_PKT_PUBLISHER_SUBSCRIBE) == 0 ||
+        strcmp(pk.type, KN_GZC_PKT_PUBLISHER_ADVERTISE) == 0 ||
+        strcmp(pk.type, KN_GZC_PKT_PUBLISHER_UPDATE) == 0) {
+        Gazebo__Msgs__Publish *m = kn_gzc_dec_publish(&n->arena, pk.data, pk.len);
         if (m)
             connect_publisher(n, m);
-    } else if (strcmp(pk.type, KN_GZ_PKT_UNADVERTISE) == 0) {
-        Gazebo__Msgs__Publish *m = kn_gz_dec_publish(&n->arena, pk.data, pk.len);
+    } else if (strcmp(pk.type, KN_GZC_PKT_UNADVERTISE) == 0) {
+        Gazebo__Msgs__Publish *m = kn_gzc_dec_publish(&n->arena, pk.data, pk.len);
         if (m)
             drop_publisher(n, m);
     }
@@ -277,8 +277,8 @@ int node_advertise(struct node *n, const char *topic, const char *type)
     struct publication *pb = &n->pubs[n->npubs];
     snprintf(pb->topic, sizeof pb->topic, "%s", topic);
     snprintf(pb->type, sizeof pb->type, "%s", type);
-    size_t len = kn_gz_enc_publish(n->out, sizeof n->out, sl_wall_stamp(), KN_GZ_PKT_ADVERTISE,
-                                   topic, type, "127.0.0.1", (uint32_t)n->port);
+    size_t len = kn_gzc_enc_publish(n->out, sizeof n->out, sl_wall_stamp(), KN_GZC_PKT_ADVERTISE,
+                                    topic, type, "127.0.0.1", (uint32_t)n->port);
     send_master(n, len);
     return n->npubs++;
 }
@@ -290,8 +290,8 @@ void node_subscribe(struct node *n, const char *topic, const char *type, node_ms
     snprintf(s->type, sizeof s->type, "%s", type);
     s->fn = fn;
     s->ctx = ctx;
-    size_t len = kn_gz_enc_subscribe(n->out, sizeof n->out, sl_wall_stamp(), KN_GZ_PKT_SUBSCRIBE,
-                                     topic, "127.0.0.1", (uint32_t)n->port, type, false);
+    size_t len = kn_gzc_enc_subscribe(n->out, sizeof n->out, sl_wall_stamp(), KN_GZC_PKT_SUBSCRIBE,
+                                      topic, "127.0.0.1", (uint32_t)n->port, type, false);
     send_master(n, len);
 }
 
@@ -306,7 +306,7 @@ struct node *node_start(uv_loop_t *loop, int master_port, const char *const name
     n->ready = ready;
     n->ctx = ctx;
     n->arena_mem = malloc(4 * FRAME_CAP);
-    kn_gz_arena_init(&n->arena, n->arena_mem, n->arena_mem ? 4 * FRAME_CAP : 0);
+    kn_pbarena_init(&n->arena, n->arena_mem, n->arena_mem ? 4 * FRAME_CAP : 0);
     uv_tcp_init(loop, &n->server);
     n->server.data = n;
     struct sockaddr_in a;

@@ -36,9 +36,9 @@ static struct {
     struct kn_conv_table plugin;
     char ns_world[128], ns_model[256];
     const char *ns_list[3];
-    char t_stats[KN_GZ_TOPIC_MAX], t_poses[KN_GZ_TOPIC_MAX], t_tracks[KN_GZ_TOPIC_MAX];
-    char t_twist[KN_GZ_TOPIC_MAX], t_pose_cmd[KN_GZ_TOPIC_MAX], t_joint[KN_GZ_TOPIC_MAX];
-    char t_control[KN_GZ_TOPIC_MAX];
+    char t_stats[KN_GZC_TOPIC_MAX], t_poses[KN_GZC_TOPIC_MAX], t_tracks[KN_GZC_TOPIC_MAX];
+    char t_twist[KN_GZC_TOPIC_MAX], t_pose_cmd[KN_GZC_TOPIC_MAX], t_joint[KN_GZC_TOPIC_MAX];
+    char t_control[KN_GZC_TOPIC_MAX];
     char joint[4][160], link[4][160], base_link[160];
     int pub_stats, pub_poses, pub_tracks; /* pub_tracks -1: no plugin */
     bool ready, drive;
@@ -53,7 +53,7 @@ static struct {
     double flipper[4], target[4];
     bool published_once;
     double last_pub[7];
-    struct kn_gz_arena arena;
+    struct kn_pbarena arena;
     uint8_t *arena_mem;
     uint8_t out[16384];
 } W;
@@ -66,7 +66,7 @@ static void publish_tracks(void)
 {
     if (W.pub_tracks < 0)
         return; /* no plugin, nobody reports track speeds */
-    size_t n = kn_gz_enc_vector2d(W.out, sizeof W.out, W.belts[0], W.belts[1]);
+    size_t n = kn_gzc_enc_vector2d(W.out, sizeof W.out, W.belts[0], W.belts[1]);
     node_publish(W.node, W.pub_tracks, W.out, n);
 }
 
@@ -85,8 +85,8 @@ static void set_belts(const char *what, double lin, double ang)
 static void on_twist(void *ctx, const uint8_t *p, size_t n)
 {
     (void)ctx;
-    kn_gz_arena_reset(&W.arena);
-    Gazebo__Msgs__Twist *m = kn_gz_dec_twist(&W.arena, p, n);
+    kn_pbarena_reset(&W.arena);
+    Gazebo__Msgs__Twist *m = kn_gzc_dec_twist(&W.arena, p, n);
     if (!m) {
         sl_log("bad_twist");
         return;
@@ -97,8 +97,8 @@ static void on_twist(void *ctx, const uint8_t *p, size_t n)
 static void on_pose_cmd(void *ctx, const uint8_t *p, size_t n)
 {
     (void)ctx;
-    kn_gz_arena_reset(&W.arena);
-    Gazebo__Msgs__Pose *m = kn_gz_dec_pose(&W.arena, p, n);
+    kn_pbarena_reset(&W.arena);
+    Gazebo__Msgs__Pose *m = kn_gzc_dec_pose(&W.arena, p, n);
     double lin, ang;
     if (!m) {
         sl_log("bad_posecmd");
@@ -116,8 +116,8 @@ static void on_pose_cmd(void *ctx, const uint8_t *p, size_t n)
 static void on_joint(void *ctx, const uint8_t *p, size_t n)
 {
     (void)ctx;
-    kn_gz_arena_reset(&W.arena);
-    Gazebo__Msgs__JointCmd *m = kn_gz_dec_joint_cmd(&W.arena, p, n);
+    kn_pbarena_reset(&W.arena);
+    Gazebo__Msgs__JointCmd *m = kn_gzc_dec_joint_cmd(&W.arena, p, n);
     if (!m) {
         sl_log("bad_joint");
         return;
@@ -153,14 +153,14 @@ static void reset_model(void)
 static void on_control(void *ctx, const uint8_t *p, size_t n)
 {
     (void)ctx;
-    kn_gz_arena_reset(&W.arena);
-    Gazebo__Msgs__WorldControl *m = kn_gz_dec_world_control(&W.arena, p, n);
+    kn_pbarena_reset(&W.arena);
+    Gazebo__Msgs__WorldControl *m = kn_gzc_dec_world_control(&W.arena, p, n);
     if (!m) {
         sl_log("bad_control");
         return;
     }
-    struct kn_gz_world_ctl c;
-    kn_gz_world_ctl_from_msg(m, &c);
+    struct kn_gzc_world_ctl c;
+    kn_gzc_world_ctl_from_msg(m, &c);
     static const char *const resets[] = { "none", "all", "time", "model" };
     sl_log("control pause=%s step=%d multi_step=%u reset=%s",
            c.set_pause ? (c.pause ? "1" : "0") : "-", c.step, c.multi_step, resets[c.reset]);
@@ -173,12 +173,12 @@ static void on_control(void *ctx, const uint8_t *p, size_t n)
         W.paused = true;
         W.step_inc = c.multi_step;
     }
-    if (c.reset == KN_GZ_RESET_ALL) {
+    if (c.reset == KN_GZC_RESET_ALL) {
         reset_time();
         reset_model();
-    } else if (c.reset == KN_GZ_RESET_TIME) {
+    } else if (c.reset == KN_GZC_RESET_TIME) {
         reset_time();
-    } else if (c.reset == KN_GZ_RESET_MODEL) {
+    } else if (c.reset == KN_GZC_RESET_MODEL) {
         reset_model();
     }
 }
@@ -223,7 +223,7 @@ static void publish_poses(uint64_t now)
     Gazebo__Msgs__Quaternion qs[6];
     Gazebo__Msgs__Time t = GAZEBO__MSGS__TIME__INIT;
     Gazebo__Msgs__PosesStamped m = GAZEBO__MSGS__POSES_STAMPED__INIT;
-    struct kn_gz_stamp st = kn_gz_stamp_from_ns(W.sim_ns);
+    struct kn_gzc_stamp st = kn_gzc_stamp_from_ns(W.sim_ns);
     t.sec = st.sec;
     t.nsec = st.nsec;
     double pos[3] = { W.x, W.y, BODY_Z }, rpy[3] = { 0, 0, W.yaw }, zero[3] = { 0, 0, 0 };
@@ -238,7 +238,7 @@ static void publish_poses(uint64_t now)
     m.time = &t;
     m.n_pose = 6;
     m.pose = ptr;
-    size_t n = kn_gz_encode_msg(W.out, sizeof W.out, &m.base);
+    size_t n = kn_gzc_encode_msg(W.out, sizeof W.out, &m.base);
     node_publish(W.node, W.pub_poses, W.out, n);
     memcpy(W.last_pub, cur, sizeof cur);
     W.published_once = true;
@@ -249,7 +249,7 @@ static void publish_poses(uint64_t now)
 
 static void set_time(Gazebo__Msgs__Time *t, int64_t ns)
 {
-    struct kn_gz_stamp st = kn_gz_stamp_from_ns(ns);
+    struct kn_gzc_stamp st = kn_gzc_stamp_from_ns(ns);
     t->sec = st.sec;
     t->nsec = st.nsec;
 }
@@ -272,7 +272,7 @@ static void publish_stats(uint64_t now)
     m.iterations = W.iterations;
     m.has_model_count = 1;
     m.model_count = 2;
-    size_t n = kn_gz_encode_msg(W.out, sizeof W.out, &m.base);
+    size_t n = kn_gzc_encode_msg(W.out, sizeof W.out, &m.base);
     node_publish(W.node, W.pub_stats, W.out, n);
 }
 
@@ -323,24 +323,24 @@ static void on_tick(uv_timer_t *t)
 static void load_drive(void)
 {
     W.drive = true;
-    W.pub_tracks = node_advertise(W.node, W.t_tracks, KN_GZ_TYPE_VECTOR2D);
-    node_subscribe(W.node, W.t_twist, KN_GZ_TYPE_TWIST, on_twist, NULL);
-    node_subscribe(W.node, W.t_pose_cmd, KN_GZ_TYPE_POSE, on_pose_cmd, NULL);
+    W.pub_tracks = node_advertise(W.node, W.t_tracks, KN_GZC_TYPE_VECTOR2D);
+    node_subscribe(W.node, W.t_twist, KN_GZC_TYPE_TWIST, on_twist, NULL);
+    node_subscribe(W.node, W.t_pose_cmd, KN_GZC_TYPE_POSE, on_pose_cmd, NULL);
 }
 
 static void on_ready(void *ctx)
 {
     (void)ctx;
-    W.pub_stats = node_advertise(W.node, W.t_stats, KN_GZ_TYPE_WORLD_STATS);
-    W.pub_poses = node_advertise(W.node, W.t_poses, KN_GZ_TYPE_POSES_STAMPED);
+    W.pub_stats = node_advertise(W.node, W.t_stats, KN_GZC_TYPE_WORLD_STATS);
+    W.pub_poses = node_advertise(W.node, W.t_poses, KN_GZC_TYPE_POSES_STAMPED);
     W.pub_tracks = -1;
     if (!W.o.no_drive)
         load_drive();
     /* Gazebo 9 to 11's JointController listens on ignition-transport only:
      * without a bridge plugin nobody takes the Classic joint_cmd */
     if (!W.o.no_joint_cmd)
-        node_subscribe(W.node, W.t_joint, KN_GZ_TYPE_JOINT_CMD, on_joint, NULL);
-    node_subscribe(W.node, W.t_control, KN_GZ_TYPE_WORLD_CONTROL, on_control, NULL);
+        node_subscribe(W.node, W.t_joint, KN_GZC_TYPE_JOINT_CMD, on_joint, NULL);
+    node_subscribe(W.node, W.t_control, KN_GZC_TYPE_WORLD_CONTROL, on_control, NULL);
     W.ready = true;
     sl_log("world_ready %s %s%s", W.o.world, W.o.model, W.o.no_drive ? " no_drive" : "");
 }
@@ -355,7 +355,7 @@ void world_load_drive(void)
 
 static void topic(char *out, const char *ns, const char *name)
 {
-    if (kn_gz_topic(out, KN_GZ_TOPIC_MAX, ns, name) != 0) {
+    if (kn_gzc_topic(out, KN_GZC_TOPIC_MAX, ns, name) != 0) {
         fprintf(stderr, "gazebo_standin: topic name too long\n");
         exit(2);
     }
@@ -372,7 +372,7 @@ void world_start(uv_loop_t *loop, int master_port, const struct world_opts *o)
     W.plugin.max_linear_speed_m_s = o->max_linear;
     W.plugin.max_angular_speed_rad_s = o->max_angular;
     W.arena_mem = malloc(1 << 20);
-    kn_gz_arena_init(&W.arena, W.arena_mem, W.arena_mem ? 1 << 20 : 0);
+    kn_pbarena_init(&W.arena, W.arena_mem, W.arena_mem ? 1 << 20 : 0);
     snprintf(W.ns_world, sizeof W.ns_world, "%s", o->world);
     snprintf(W.ns_model, sizeof W.ns_model, "%s/%s", o->world, o->model);
     W.ns_list[0] = W.ns_world;

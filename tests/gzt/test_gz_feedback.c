@@ -1,4 +1,4 @@
-/* The gz backend's pure feedback (daemon/backends/backend_gz_fb.c): sim time, poses
+/* The gz backend's pure feedback (daemon/backends/gz/backend_gz_fb.c): sim time, poses
  * and joint states into the neutral state; belt speeds read from the
  * body's motion through the TrackedVehicle kinematics; world resets and a
  * robot at rest. */

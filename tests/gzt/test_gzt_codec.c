@@ -10,11 +10,11 @@
 #include "harness_suite.h"
 
 static uint8_t arena_mem[1 << 16];
-static struct kn_gz_arena arena;
+static struct kn_pbarena arena;
 
 static void setup(void)
 {
-    kn_gz_arena_init(&arena, arena_mem, sizeof arena_mem);
+    kn_pbarena_init(&arena, arena_mem, sizeof arena_mem);
 }
 
 /* HEARTBEAT from process "p": version 10 (field 2), process_uuid (3), type

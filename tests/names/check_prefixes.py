@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One owner per name prefix: fails when a global symbol kn_<prefix>_* is
 defined in two modules. A module is the directory a source file is in
-(daemon/, engine/, protocols/gazebo/, tests/lib/, ...), so files of one
+(daemon/, engine/, protocols/gazebo_classic/, tests/lib/, ...), so files of one
 module may share a prefix (daemon/backend_*.c share kn_backend_), while
 kn_link_ in daemon/ and in libkenaf_sim/ is two owners.
 

@@ -1,4 +1,4 @@
-/* Unit tests of the USARSim client (daemon/backends/backend_usarsim.h): INIT and
+/* Unit tests of the USARSim client (daemon/backends/usarsim/backend_usarsim.h): INIT and
  * readiness, every real server line of tests/usarsim/real_lines.h into
  * the neutral state and the KRP/1 STATUS it makes, malformed lines counted
  * per reason and survived, framing, the exact DRIVE / SET / MULTIDRIVE

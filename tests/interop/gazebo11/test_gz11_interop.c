@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gz_harness.h"
+#include "gzc_harness.h"
 #include "harness_suite.h"
 
 #define SQUARE_TOL_MM 40     /* where the 100 mm square ends, from where it began */

@@ -1,0 +1,70 @@
+/* The robot's cameras (camera.h): the mount table, which is kenaf-view's
+ * mounts.js and robot_model.js in C (docs/cameras.md says where each value
+ * comes from; change them together), and the matrices of one shot. */
+#include "camera.h"
+#include "mat.h"
+
+#include <math.h>
+
+#define DEG (M_PI / 180.0)
+#define FAR_M 300.0 /* kenaf-view's far plane for both cameras */
+
+const struct kn_rcam_mount kn_rcam_mounts[2] = {
+    [KN_RCAM_PTZ] = { .x = 0.17,
+                      .y = 0,
+                      .above_chassis = 0.05,
+                      .hfov_deg = 60,
+                      .zoom_max = 10,
+                      .pan_max_deg = 170,
+                      .tilt_min_deg = -60,
+                      .tilt_max_deg = 60,
+                      .eye_m = 0.026,
+                      .near_m = 0.02 },
+    [KN_RCAM_BIRD] = { .x = -0.17,
+                       .y = 0,
+                       .height_m = 1.0,
+                       .tilt_deg = -60,
+                       .hfov_deg = 100,
+                       .zoom_max = 1,
+                       .eye_m = 0.01,
+                       .near_m = 0.05 },
+};
+
+static double clamp(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+int kn_rcam_matrices(const struct kn_rscene_geom *g, const struct kn_rscene_robot *r,
+                     const struct kn_rcam_shot *shot, float view[16], float proj[16])
+{
+    if ((shot->cam != KN_RCAM_PTZ && shot->cam != KN_RCAM_BIRD) || shot->width <= 0 ||
+        shot->height <= 0)
+        return -1;
+    const struct kn_rcam_mount *m = &kn_rcam_mounts[shot->cam];
+    float eye[16];
+    kn_rrobot_body(r, eye);
+    double hfov = m->hfov_deg;
+    if (shot->cam == KN_RCAM_PTZ) {
+        /* pan about z, then tilt about y (+ about y lowers +x) */
+        double pan = isfinite(shot->pan_deg) ? shot->pan_deg : 0;
+        double tilt = isfinite(shot->tilt_deg) ? shot->tilt_deg : 0;
+        double zoom = isfinite(shot->zoom) ? shot->zoom : 1;
+        kn_rmat_translate(eye, m->x, m->y, kn_rrobot_chassis_top(g) + m->above_chassis);
+        kn_rmat_rotate(eye, 2, clamp(pan, -m->pan_max_deg, m->pan_max_deg) * DEG);
+        kn_rmat_rotate(eye, 1, -clamp(tilt, m->tilt_min_deg, m->tilt_max_deg) * DEG);
+        hfov /= clamp(zoom, 1, m->zoom_max);
+    } else {
+        kn_rmat_translate(eye, m->x, m->y, -g->r + m->height_m);
+        kn_rmat_rotate(eye, 1, -m->tilt_deg * DEG);
+    }
+    kn_rmat_translate(eye, m->eye_m, 0, 0);
+    /* the mounts look along +x with +z up, OpenGL's eye along -z, +y up */
+    static const float mount_to_gl[16] = { 0, -1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0, 1 };
+    kn_rmat_mul(eye, eye, mount_to_gl);
+    kn_rmat_rigid_inverse(view, eye);
+    double aspect = (double)shot->width / shot->height;
+    double vfov = 2.0 * atan(tan(0.5 * hfov * DEG) / aspect);
+    kn_rmat_perspective(proj, vfov, aspect, m->near_m, FAR_M);
+    return 0;
+}
