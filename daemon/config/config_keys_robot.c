@@ -5,7 +5,9 @@
 #include "config_keys.h"
 #include "config_priv.h"
 
-/* The keys of one faulty link L (krp, sim) of a robot, into faults_L. */
+/* The keys of one faulty link L (krp, sim) of a robot, into faults_L.
+ * L and KEY are pasted into names and strings, where parentheses cannot go. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
 #define FAULT_NUMBER(L, KEY, MAX, DOC)                                        \
     {                                                                         \
         .path = "robots[].faults." #L "." #KEY, .type = KN_CFG_NUMBER,        \
@@ -36,6 +38,7 @@
         .doc = "Seed of the link's random sequence: the same seed and the same traffic give "      \
                "the same faults."                                                                  \
     }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 const struct kn_cfg_key kn_config_keys_robot[] = {
     { .path = "robots[].name",

@@ -74,6 +74,8 @@ size_t kn_gzc_encode_packet(uint8_t *buf, size_t cap, struct kn_gzc_stamp stamp,
     k += put_varint(p + k, nsec);
     p[k++] = 0x12; /* field 2: type */
     k += put_varint(p + k, tlen);
+    /* a length-delimited protobuf field, not a C string: no NUL */
+    /* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
     memcpy(p + k, type, tlen);
     k += tlen;
     p[k++] = 0x1a; /* field 3: serialized_data */
@@ -248,7 +250,7 @@ int kn_gzc_dec_packet(struct kn_pbarena *a, const uint8_t *p, size_t n, struct k
 #define DEC(fn, T, desc)                                    \
     T *fn(struct kn_pbarena *a, const uint8_t *p, size_t n) \
     {                                                       \
-        return (T *)kn_pbarena_unpack(a, &desc, p, n);      \
+        return (T *)kn_pbarena_unpack(a, &(desc), p, n);    \
     }
 
 DEC(kn_gzc_dec_publish, Gazebo__Msgs__Publish, gazebo__msgs__publish__descriptor)
