@@ -37,8 +37,10 @@ struct kn_stream_cam {
     struct kn_stream_camera c; /* robot and name point into path */
     char robot[64], name[64];
     size_t bpp;
-    /* under s->mu: the live media's sources (NULL: nobody watches) and
-     * the offset from robot time to each media's running time */
+    /* under s->mu: the live media (held) and their sources (NULL:
+     * nobody watches), the offset from robot time to each media's
+     * running time */
+    GstRTSPMedia *media[KN_STREAM_NVARIANTS];
     GstAppSrc *src[KN_STREAM_NVARIANTS];
     GstClockTime base_robot[KN_STREAM_NVARIANTS], base_run[KN_STREAM_NVARIANTS];
     /* under s->mu: the last frame (for a snapshot between MJPEG frames) */

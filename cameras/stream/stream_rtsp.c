@@ -46,7 +46,12 @@ static void on_unprepared(GstRTSPMedia *media, gpointer data)
     g_mutex_lock(&c->s->mu);
     if (c->src[v] == src)
         c->src[v] = NULL;
+    GstRTSPMedia *held = c->media[v] == media ? media : NULL;
+    if (held)
+        c->media[v] = NULL;
     g_mutex_unlock(&c->s->mu);
+    if (held)
+        g_object_unref(held);
 }
 
 static void on_media_configure(GstRTSPMediaFactory *f, GstRTSPMedia *media, gpointer data)
@@ -75,6 +80,9 @@ static void on_media_configure(GstRTSPMediaFactory *f, GstRTSPMedia *media, gpoi
     g_object_set_data(G_OBJECT(media), "kn-variant", GINT_TO_POINTER(v));
     g_signal_connect(media, "unprepared", G_CALLBACK(on_unprepared), c);
     g_mutex_lock(&c->s->mu);
+    if (c->media[v])
+        g_object_unref(c->media[v]);
+    c->media[v] = g_object_ref(media);
     c->src[v] = GST_APP_SRC(src);
     c->base_robot[v] = GST_CLOCK_TIME_NONE;
     g_mutex_unlock(&c->s->mu);
@@ -223,6 +231,19 @@ void kn_stream_rtsp_stop(struct kn_stream *s)
     gst_rtsp_session_pool_cleanup(pool);
     g_object_unref(pool);
     gst_rtsp_server_client_filter(s->rtsp, drop_client, NULL);
+    /* a media a client left behind stops here, its streaming threads
+     * joined, before the cameras its probes point to are freed */
+    for (size_t i = 0; i < s->ncams; i++)
+        for (int v = 0; v < KN_STREAM_NVARIANTS; v++) {
+            struct kn_stream_cam *c = &s->cams[i];
+            GstRTSPMedia *m = c->media[v];
+            if (!m)
+                continue;
+            g_object_ref(m);
+            gst_rtsp_media_unprepare(m);
+            on_unprepared(m, c);
+            g_object_unref(m);
+        }
     g_object_unref(s->rtsp);
     s->rtsp = NULL;
 }

@@ -236,6 +236,19 @@ START_TEST(slow_client_dropped)
 }
 END_TEST
 
+/* A frame that does not fit its camera is refused and counted. */
+START_TEST(bad_frames)
+{
+    static uint8_t px[640 * 4];
+    ck_assert_int_eq(kn_stream_push(run.s, 0, px, 100, 0), -1);
+    ck_assert_int_eq(kn_stream_push(run.s, 2, px, 0, 0), -1);
+    ck_assert_int_eq(kn_stream_push(run.s, -1, px, 0, 0), -1);
+    ck_assert_double_eq(sf_stat(&run, "front", "frames_bad"), 1);
+    ck_assert_int_eq(kn_stream_find(run.s, "kenaf1", "birdseye"), 1);
+    ck_assert_int_eq(kn_stream_find(run.s, "kenaf2", "front"), -1);
+}
+END_TEST
+
 START_TEST(missing_element)
 {
     /* GStreamer with no plugins at all, from a registry of its own */
@@ -264,6 +277,7 @@ int main(void)
         { "snapshot", snapshot, 120, setup, teardown },
         { "not-found", not_found, 120, setup, teardown },
         { "slow-client", slow_client_dropped, 240, setup, teardown },
+        { "bad-frames", bad_frames, 60, setup, teardown },
         { "missing-element", missing_element, 60, NULL, NULL },
     };
     return h_run_cases("cameras-stream", cases, sizeof cases / sizeof cases[0]);
