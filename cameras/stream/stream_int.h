@@ -18,13 +18,13 @@ struct kn_stream_timing {
     uint64_t n, sum_us, max_us;
 };
 
-/* The encoder of one RTSP media: when each frame entered, taken in
- * order as frames leave (x264enc tune=zerolatency and jpegenc keep the
- * order, one frame out per frame in). Streaming thread only. */
+/* One encoder's time: when each frame entered, taken in order as frames
+ * leave (x264enc tune=zerolatency and jpegenc keep the order, one frame
+ * out per frame in). Streaming thread only. */
 #define KN_STREAM_PROBE_RING 32
 struct kn_stream_probe {
     struct kn_stream_cam *cam;
-    int h264;
+    int h264, count_sent;
     gint64 t_in[KN_STREAM_PROBE_RING];
     unsigned head, tail;
 };
@@ -92,6 +92,9 @@ void kn_stream_jpeg_encode(struct kn_stream_cam *c, const guint8 *packed);
 
 /* stream_stats.c */
 void kn_stream_timing_add(struct kn_stream_timing *t, gint64 us);
+/* Times the encoder `enc` (its sink to its src pad) into c->enc[h264];
+ * with count_sent, each frame out also counts as sent. */
+void kn_stream_probe_attach(struct kn_stream_cam *c, GstElement *enc, int h264, int count_sent);
 /* A caps string for the camera's raw frames (g_free). */
 char *kn_stream_raw_caps(const struct kn_stream_cam *c);
 

@@ -26,9 +26,7 @@ static void delivery_free(gpointer data)
     g_free(d);
 }
 
-/* appsink's streaming thread: the encode time is now minus the PTS, which
- * kn_stream_jpeg_encode set to the monotonic clock (the pipeline is not
- * live and its sink does not sync, so the PTS is free to carry it). */
+/* appsink's streaming thread. */
 static GstFlowReturn on_sample(GstAppSink *sink, gpointer data)
 {
     struct kn_stream_cam *c = data;
@@ -42,10 +40,6 @@ static GstFlowReturn on_sample(GstAppSink *sink, gpointer data)
         d->c = c;
         d->jpeg = g_bytes_new(map.data, map.size);
         gst_buffer_unmap(buf, &map);
-        gint64 us = g_get_monotonic_time() - (gint64)(GST_BUFFER_PTS(buf) / 1000);
-        g_mutex_lock(&c->s->mu);
-        kn_stream_timing_add(&c->enc[0], us);
-        g_mutex_unlock(&c->s->mu);
         g_main_context_invoke_full(c->s->ctx, G_PRIORITY_DEFAULT, deliver, d, delivery_free);
     }
     gst_sample_unref(sample);
@@ -56,7 +50,7 @@ int kn_stream_jpeg_start(struct kn_stream_cam *c, char *err, size_t errlen)
 {
     char *caps = kn_stream_raw_caps(c);
     char *desc = g_strdup_printf("appsrc name=src format=time caps=\"%s\" ! videoconvert ! "
-                                 "jpegenc quality=%d ! appsink name=sink sync=false",
+                                 "jpegenc name=enc quality=%d ! appsink name=sink sync=false",
                                  caps, c->c.jpeg_quality);
     GError *gerr = NULL;
     c->jpeg_pipe = gst_parse_launch(desc, &gerr);
@@ -70,6 +64,10 @@ int kn_stream_jpeg_start(struct kn_stream_cam *c, char *err, size_t errlen)
     }
     GstElement *src = gst_bin_get_by_name(GST_BIN(c->jpeg_pipe), "src");
     GstElement *sink = gst_bin_get_by_name(GST_BIN(c->jpeg_pipe), "sink");
+    GstElement *enc = gst_bin_get_by_name(GST_BIN(c->jpeg_pipe), "enc");
+    /* what is sent is counted where a client's socket takes it */
+    kn_stream_probe_attach(c, enc, 0, 0);
+    gst_object_unref(enc);
     c->jpeg_src = GST_APP_SRC(src);
     /* a few frames of slack, then new frames are refused (counted) rather
      * than the caller's thread waiting for the encoder */
@@ -104,6 +102,7 @@ void kn_stream_jpeg_encode(struct kn_stream_cam *c, const guint8 *packed)
         return;
     }
     GstBuffer *buf = gst_buffer_new_memdup(packed, size);
+    /* not live, and its sink does not sync: any rising time will do */
     GST_BUFFER_PTS(buf) = (GstClockTime)g_get_monotonic_time() * 1000;
     gst_app_src_push_buffer(c->jpeg_src, buf);
 }

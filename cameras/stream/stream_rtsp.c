@@ -8,36 +8,6 @@
 
 #include "stream_int.h"
 
-static GstPadProbeReturn probe_in(GstPad *pad, GstPadProbeInfo *info, gpointer data)
-{
-    (void)pad;
-    (void)info;
-    struct kn_stream_probe *p = data;
-    p->t_in[p->head++ % KN_STREAM_PROBE_RING] = g_get_monotonic_time();
-    return GST_PAD_PROBE_OK;
-}
-
-/* An encoded frame leaves for the payloader: sent to the media's clients.
- * Frames leave in the order they came (x264enc's encoder base shifts the
- * timestamps, so they cannot be matched by value). */
-static GstPadProbeReturn probe_out(GstPad *pad, GstPadProbeInfo *info, gpointer data)
-{
-    (void)pad;
-    (void)info;
-    struct kn_stream_probe *p = data;
-    gint64 us = -1;
-    if (p->head - p->tail > KN_STREAM_PROBE_RING)
-        p->tail = p->head - KN_STREAM_PROBE_RING;
-    if (p->tail != p->head)
-        us = g_get_monotonic_time() - p->t_in[p->tail++ % KN_STREAM_PROBE_RING];
-    g_mutex_lock(&p->cam->s->mu);
-    p->cam->frames_sent++;
-    if (us >= 0)
-        kn_stream_timing_add(&p->cam->enc[p->h264], us);
-    g_mutex_unlock(&p->cam->s->mu);
-    return GST_PAD_PROBE_OK;
-}
-
 static void on_unprepared(GstRTSPMedia *media, gpointer data)
 {
     struct kn_stream_cam *c = data;
@@ -62,16 +32,9 @@ static void on_media_configure(GstRTSPMediaFactory *f, GstRTSPMedia *media, gpoi
     GstElement *src = gst_bin_get_by_name(GST_BIN(bin), "src");
     GstElement *enc = gst_bin_get_by_name(GST_BIN(bin), "enc");
     gst_object_unref(bin);
-    struct kn_stream_probe *p = g_new0(struct kn_stream_probe, 1);
-    p->cam = c;
-    p->h264 = v == KN_STREAM_H264;
-    g_object_set_data_full(G_OBJECT(media), "kn-probe", p, g_free);
-    GstPad *sink = gst_element_get_static_pad(enc, "sink");
-    GstPad *out = gst_element_get_static_pad(enc, "src");
-    gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, probe_in, p, NULL);
-    gst_pad_add_probe(out, GST_PAD_PROBE_TYPE_BUFFER, probe_out, p, NULL);
-    gst_object_unref(sink);
-    gst_object_unref(out);
+    /* an encoded frame leaving for the payloader is sent to the media's
+     * clients */
+    kn_stream_probe_attach(c, enc, v == KN_STREAM_H264, 1);
     gst_object_unref(enc);
     /* a few frames of slack; beyond it frames are refused (counted) */
     gst_app_src_set_max_bytes(GST_APP_SRC(src),

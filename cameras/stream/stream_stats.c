@@ -1,5 +1,6 @@
-/* The streaming library's counters: encode times, and every camera's
- * counters as one JSON document (cJSON) for whoever serves stats. */
+/* The streaming library's counters: encode times, taken by pad probes
+ * around each encoder, and every camera's counters as one JSON document
+ * (cJSON) for whoever serves stats. */
 #include <cJSON.h>
 
 #include "stream_int.h"
@@ -12,6 +13,52 @@ void kn_stream_timing_add(struct kn_stream_timing *t, gint64 us)
     t->sum_us += (uint64_t)us;
     if ((uint64_t)us > t->max_us)
         t->max_us = (uint64_t)us;
+}
+
+static GstPadProbeReturn probe_in(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+    (void)pad;
+    (void)info;
+    struct kn_stream_probe *p = data;
+    p->t_in[p->head++ % KN_STREAM_PROBE_RING] = g_get_monotonic_time();
+    return GST_PAD_PROBE_OK;
+}
+
+/* Frames leave in the order they came (x264enc's encoder base shifts the
+ * timestamps, so they cannot be matched by value). */
+static GstPadProbeReturn probe_out(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+    (void)pad;
+    (void)info;
+    struct kn_stream_probe *p = data;
+    gint64 us = -1;
+    if (p->head - p->tail > KN_STREAM_PROBE_RING)
+        p->tail = p->head - KN_STREAM_PROBE_RING;
+    if (p->tail != p->head)
+        us = g_get_monotonic_time() - p->t_in[p->tail++ % KN_STREAM_PROBE_RING];
+    g_mutex_lock(&p->cam->s->mu);
+    if (p->count_sent)
+        p->cam->frames_sent++;
+    if (us >= 0)
+        kn_stream_timing_add(&p->cam->enc[p->h264], us);
+    g_mutex_unlock(&p->cam->s->mu);
+    return GST_PAD_PROBE_OK;
+}
+
+void kn_stream_probe_attach(struct kn_stream_cam *c, GstElement *enc, int h264, int count_sent)
+{
+    struct kn_stream_probe *p = g_new0(struct kn_stream_probe, 1);
+    p->cam = c;
+    p->h264 = h264;
+    p->count_sent = count_sent;
+    /* freed with the encoder, whose pads are the only users */
+    g_object_set_data_full(G_OBJECT(enc), "kn-probe", p, g_free);
+    GstPad *sink = gst_element_get_static_pad(enc, "sink");
+    GstPad *out = gst_element_get_static_pad(enc, "src");
+    gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, probe_in, p, NULL);
+    gst_pad_add_probe(out, GST_PAD_PROBE_TYPE_BUFFER, probe_out, p, NULL);
+    gst_object_unref(sink);
+    gst_object_unref(out);
 }
 
 char *kn_stream_raw_caps(const struct kn_stream_cam *c)
