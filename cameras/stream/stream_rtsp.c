@@ -173,11 +173,12 @@ int kn_stream_rtsp_start(struct kn_stream *s, char *err, size_t errlen)
     return 0;
 }
 
+/* A client may outlive the server (its source goes with the context),
+ * so it stops calling back into cameras about to be freed. */
 static GstRTSPFilterResult drop_client(GstRTSPServer *server, GstRTSPClient *cl, gpointer data)
 {
     (void)server;
-    (void)cl;
-    (void)data;
+    g_signal_handlers_disconnect_by_data(cl, data);
     return GST_RTSP_FILTER_REMOVE;
 }
 
@@ -193,7 +194,7 @@ void kn_stream_rtsp_stop(struct kn_stream *s)
     GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(s->rtsp);
     gst_rtsp_session_pool_cleanup(pool);
     g_object_unref(pool);
-    gst_rtsp_server_client_filter(s->rtsp, drop_client, NULL);
+    gst_rtsp_server_client_filter(s->rtsp, drop_client, s);
     /* a media a client left behind stops here, its streaming threads
      * joined, before the cameras its probes point to are freed */
     for (size_t i = 0; i < s->ncams; i++)
