@@ -33,6 +33,16 @@ static void teardown(void)
     h_teardown();
 }
 
+/* The stats document, for failure messages (a static buffer). */
+static const char *stats(void)
+{
+    static char buf[4096];
+    char *text = kn_stream_stats_json(run.s);
+    snprintf(buf, sizeof buf, "%s", text);
+    free(text);
+    return buf;
+}
+
 /* Runs a program to its end (deadline 90 s); its stdout's lines joined
  * by '|' in out; returns its exit status. */
 static int program(char *const argv[], char *out, size_t outlen)
@@ -110,7 +120,8 @@ static void play(const char *mount, const char *cam)
     ck_assert_msg(sf_stat(&run, cam, "rtsp_clients") >= 1, "%s: no client: %s", mount,
                   h_stderr(&p));
     h_sleep_ms(4000);
-    ck_assert_double_gt(sf_stat(&run, cam, "frames_sent"), sent0);
+    ck_assert_msg(sf_stat(&run, cam, "frames_sent") > sent0, "%s: nothing sent: %s", mount,
+                  stats());
     h_signal(&p, SIGINT);
     int st = h_wait_exit(&p, 60000);
     char out[8192] = "", line[512];
@@ -128,7 +139,7 @@ START_TEST(rtsp_play)
     uint64_t end = h_now_us() + 30000000;
     while (sf_stat(&run, "front", "rtsp_clients") > 0 && h_now_us() < end)
         h_sleep_ms(50);
-    ck_assert_double_eq(sf_stat(&run, "front", "rtsp_clients"), 0);
+    ck_assert_msg(sf_stat(&run, "front", "rtsp_clients") == 0, "%s", stats());
 }
 END_TEST
 
@@ -219,19 +230,21 @@ START_TEST(slow_client_dropped)
     uint64_t end = h_now_us() + 90000000;
     while (sf_stat(&run, "front", "clients_dropped") < 1 && h_now_us() < end)
         h_sleep_ms(100);
-    ck_assert_double_eq(sf_stat(&run, "front", "clients_dropped"), 1);
-    ck_assert_double_gt(sf_stat(&run, "front", "frames_dropped"), 0);
+    ck_assert_msg(sf_stat(&run, "front", "clients_dropped") == 1 &&
+                      sf_stat(&run, "front", "frames_dropped") > 0,
+                  "%s", stats());
     /* the reader goes on: 100 kB more after the drop */
     long at_drop = file_size(got);
     end = h_now_us() + 60000000;
     while (file_size(got) < at_drop + 100000 && h_now_us() < end)
         h_sleep_ms(100);
-    ck_assert_int_ge(file_size(got), at_drop + 100000);
+    ck_assert_msg(file_size(got) >= at_drop + 100000, "reader: %ld bytes, %ld at the drop: %s",
+                  file_size(got), at_drop, stats());
     /* the stalled one was left with one client */
     end = h_now_us() + 30000000;
     while (sf_stat(&run, "front", "http_clients") != 1 && h_now_us() < end)
         h_sleep_ms(100);
-    ck_assert_double_eq(sf_stat(&run, "front", "http_clients"), 1);
+    ck_assert_msg(sf_stat(&run, "front", "http_clients") == 1, "%s", stats());
     close(fd);
 }
 END_TEST
