@@ -68,9 +68,10 @@ int kn_stream_http_port(const struct kn_stream *s);
 int kn_stream_find(const struct kn_stream *s, const char *robot, const char *name);
 
 /* One frame of camera `cam`, at robot time `robot_ns` (the stream's
- * timestamps follow it). `stride` 0: packed rows. The pixels are copied;
- * the frame is only encoded for the clients that watch. 0, or -1 when the
- * frame does not match the camera (size, format: counted as bad). Any
+ * timestamps follow it): the camera's width x height in its format,
+ * rows `stride` bytes apart (0: packed). The pixels are copied; the
+ * frame is only encoded for the clients that watch. 0, or -1 for an
+ * unknown camera or a stride shorter than a row (counted as bad). Any
  * thread. */
 int kn_stream_push(struct kn_stream *s, int cam, const uint8_t *pixels, size_t stride,
                    uint64_t robot_ns);
