@@ -289,8 +289,18 @@ START_TEST(not_found)
 }
 END_TEST
 
-/* The daemon going away leaves the last frame served; SIGTERM stops the
- * program with exit 0 and the stats on stdout. */
+/* How often `what` is in kenaf-cameras's stderr so far. */
+static int logged(const char *what)
+{
+    int n = 0;
+    for (const char *p = h_stderr(&cams); (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+/* The daemon going away leaves the last frame served; it is picked up
+ * again (its STATUS and its world) when it is back on its port; SIGTERM
+ * stops the program with exit 0 and the stats on stdout. */
 START_TEST(daemon_gone_then_stop)
 {
     free(snapshot_rgb("before.jpg"));
@@ -301,6 +311,18 @@ START_TEST(daemon_gone_then_stop)
         h_sleep_ms(100);
     ck_assert_msg(strstr(h_stderr(&cams), "no STATUS"), "not logged: %s", h_stderr(&cams));
     free(snapshot_rgb("frozen.jpg"));
+    char robots[256];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:%d\",\"backend\":{\"type\":"
+             "\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]",
+             d.port[0]);
+    h_daemon_start(&d, robots);
+    end = h_now_us() + 60000000u;
+    while ((logged("STATUS from") < 2 || logged("world description") < 2) && h_now_us() < end)
+        h_sleep_ms(100);
+    ck_assert_msg(logged("STATUS from") == 2 && logged("world description") == 2,
+                  "the daemon's return was not picked up: %s", h_stderr(&cams));
+    free(snapshot_rgb("back.jpg"));
     h_signal(&cams, SIGTERM);
     int st = h_wait_exit(&cams, 30000);
     ck_assert_msg(st == 0, "exit status %d: %s", st, h_stderr(&cams));
@@ -312,9 +334,37 @@ START_TEST(daemon_gone_then_stop)
 }
 END_TEST
 
+/* The errors a user meets first, with their messages: exit status 1. */
+static void expect_error(char *const env[], const char *message)
+{
+    char *argv[] = {
+        (char *)env_or("KN_CAMERAS", "kenaf-cameras"), "--rtsp-port", "0", "--http-port", "0", NULL
+    };
+    struct h_proc p;
+    h_spawn(&p, argv, env, "error.stderr");
+    int st = h_wait_exit(&p, 60000);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1 && strstr(h_stderr(&p), message),
+                  "status %d, stderr: %s (want \"%s\")", st, h_stderr(&p), message);
+    h_forget(&p);
+}
+
+START_TEST(errors)
+{
+    static char reg[300], sys[300], path[300];
+    snprintf(reg, sizeof reg, "GST_REGISTRY_1_0=%s", h_path("registry.bin"));
+    snprintf(sys, sizeof sys, "GST_PLUGIN_SYSTEM_PATH_1_0=%s", h_path("no-plugins"));
+    snprintf(path, sizeof path, "GST_PLUGIN_PATH_1_0=%s", h_path("no-plugins"));
+    char *no_gst[] = { reg, sys, path, NULL };
+    expect_error(no_gst, "\"x264enc\" missing: install the Debian package "
+                         "\"gstreamer1.0-plugins-ugly\"");
+    /* libglvnd finds no EGL vendor: as on a machine without Mesa's EGL */
+    char *no_egl[] = { reg, "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent/egl.json", NULL };
+    expect_error(no_egl, "kenaf-cameras: no EGL");
+}
+END_TEST
+
 START_TEST(usage)
 {
-    char out[4096];
     char *argv[] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"), "--front-fps", "0", NULL };
     struct h_proc p;
     h_spawn(&p, argv, NULL, "usage.stderr");
@@ -325,7 +375,6 @@ START_TEST(usage)
     st = h_wait_exit(&p, 30000);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
     ck_assert_ptr_nonnull(strstr(h_stderr(&p), "usage: kenaf-cameras"));
-    (void)out;
 }
 END_TEST
 
@@ -386,6 +435,7 @@ int main(void)
         { "not-found", not_found, 180, setup, teardown },
         { "daemon-gone", daemon_gone_then_stop, 240, setup, teardown },
         { "usage", usage, 60, NULL, NULL },
+        { "errors", errors, 120, NULL, NULL },
         { "rates", rates, 240, setup, teardown },
     };
     return h_run_cases("cameras-sys", cases, sizeof cases / sizeof cases[0]);
