@@ -111,7 +111,10 @@ static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
     /* robot time, run on by the wall clock since that STATUS: a daemon
      * gone leaves the picture still and the stream's clock running */
     uint64_t ns = v.status.time_us * 1000u + (t1 - v.status_wall_ns);
-    if (c->last_robot_ns && ns <= c->last_robot_ns)
+    /* a little behind the last frame (a robot clock slower than the wall
+     * clock): just after it; far behind is a restarted daemon's clock,
+     * taken as it is (the stream library starts its timeline again) */
+    if (ns <= c->last_robot_ns && c->last_robot_ns - ns < 1000000000u)
         ns = c->last_robot_ns + 1000000u;
     c->last_robot_ns = ns;
     kn_stream_push(g->stream, c->stream_cam, c->rgba, 0, ns);

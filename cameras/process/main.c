@@ -298,7 +298,11 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    /* blocked in every thread: the main thread takes them with sigwait */
+    /* blocked in every thread: the main thread takes them with sigwait;
+     * not ignored, even when the shell that started it in the background
+     * ignores SIGINT (an ignored signal never becomes pending) */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     sigset_t stop;
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
