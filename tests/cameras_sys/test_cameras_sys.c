@@ -28,20 +28,24 @@ static const char *env_or(const char *name, const char *dflt)
     return v && *v ? v : dflt;
 }
 
-/* "kenaf-cameras: SCHEME://127.0.0.1:PORT/..." lines: the ports. */
-static void cameras_start(void)
+/* kenaf-cameras with the extra arguments (up to 4, NULL-terminated, may
+ * be NULL); its "kenaf-cameras: SCHEME://127.0.0.1:PORT/..." lines give
+ * the ports. */
+static void cameras_start(const char *const extra[])
 {
     static char robot[64];
     snprintf(robot, sizeof robot, "127.0.0.1:%d", d.port[0]);
-    char *argv[] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"),
-                     "--robot",
-                     robot,
-                     "--rtsp-port",
-                     "0",
-                     "--http-port",
-                     "0",
-                     "--stats",
-                     NULL };
+    char *argv[16] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"),
+                       "--robot",
+                       robot,
+                       "--rtsp-port",
+                       "0",
+                       "--http-port",
+                       "0",
+                       "--stats",
+                       NULL };
+    for (int i = 0, n = 8; extra && extra[i] && i < 4; i++)
+        argv[n++] = (char *)extra[i];
     h_spawn(&cams, argv, NULL, "kenaf-cameras.stderr");
     char line[256];
     rtsp_port = http_port = 0;
@@ -56,9 +60,8 @@ static void cameras_start(void)
                   h_stderr(&cams));
 }
 
-static void setup(void)
+static void start_daemon(void)
 {
-    h_setup();
     /* gst-launch and the library share a registry in the scratch directory */
     setenv("GST_REGISTRY_1_0", h_path("registry.bin"), 1);
     h_daemon_start(&d, "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
@@ -66,7 +69,27 @@ static void setup(void)
     h_wait_backend_fresh(&d, 0, 60000);
     h_udp_open(&u, d.port[0]);
     h_hello(&u, "cameras-test");
-    cameras_start();
+}
+
+static void setup(void)
+{
+    h_setup();
+    start_daemon();
+    cameras_start(NULL);
+}
+
+/* A config file for both cameras, one of its values overridden by an
+ * option. */
+static void setup_config(void)
+{
+    h_setup();
+    start_daemon();
+    h_write_file(h_path("cameras.json"),
+                 "{\"front\": {\"width\": 320, \"height\": 240, \"fps\": 20},\n"
+                 " \"birdseye\": {\"width\": 320, \"height\": 240, \"jpeg_quality\": 60}}\n");
+    const char *extra[] = { "--config", h_path("cameras.json"), "--birdseye-size", "160x120",
+                            NULL };
+    cameras_start(extra);
 }
 
 static void teardown(void)
@@ -143,6 +166,13 @@ START_TEST(probe_streams)
 {
     probe(url("rtsp", "kenaf/front"), "h264,640,480");
     probe(url("http", "kenaf/birdseye.mjpg"), "mjpeg,640,480");
+}
+END_TEST
+
+START_TEST(config_sizes)
+{
+    probe(url("rtsp", "kenaf/front"), "h264,320,240");
+    probe(url("http", "kenaf/birdseye.mjpg"), "mjpeg,160,120");
 }
 END_TEST
 
@@ -375,6 +405,13 @@ START_TEST(usage)
     st = h_wait_exit(&p, 30000);
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
     ck_assert_ptr_nonnull(strstr(h_stderr(&p), "usage: kenaf-cameras"));
+    h_write_file(h_path("bad.json"), "{\"front\": {\"zoom\": 2}}");
+    char *argv3[] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"), "--config",
+                      (char *)h_path("bad.json"), NULL };
+    h_spawn(&p, argv3, NULL, "usage3.stderr");
+    st = h_wait_exit(&p, 30000);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+    ck_assert_ptr_nonnull(strstr(h_stderr(&p), "unknown key \"zoom\""));
 }
 END_TEST
 
@@ -430,6 +467,7 @@ int main(void)
     h_not_wrapped("rates", slow);
     const struct h_case cases[] = {
         { "probe", probe_streams, 240, setup, teardown },
+        { "config", config_sizes, 240, setup_config, teardown },
         { "play", play_rtsp, 240, setup, teardown },
         { "picture", picture_follows_robot, 300, setup, teardown },
         { "not-found", not_found, 180, setup, teardown },
