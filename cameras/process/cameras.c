@@ -1,0 +1,301 @@
+/* kenaf-cameras' run: the streams' servers on a GLib thread of their own,
+ * the KRP/1 observer on another (observe.h), and the render thread, which
+ * owns the renderer and pushes each camera's shot at the camera's frame
+ * rate. The main thread waits for SIGINT or SIGTERM and then stops them
+ * all: render thread, servers, observer (which says BYE). Frames are
+ * rendered whether anyone watches or not: the stream library encodes
+ * only for its clients, and a snapshot wants the latest frame at once. */
+#include "cameras.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "render.h"
+
+const char *const kn_cams_names[KN_CAMS_NCAMS] = { "front", "birdseye" };
+
+struct cam {
+    int stream_cam; /* kn_stream index */
+    size_t robot;
+    enum kn_rcam_which which;
+    int width, height;
+    uint64_t period_ns, next_ns, last_robot_ns;
+    uint8_t *rgba;
+};
+
+struct run {
+    const struct kn_cams_opts *o;
+    struct kn_stream *stream;
+    struct kn_cobs *obs;
+    struct cam cams[KN_COBS_MAX_ROBOTS * KN_CAMS_NCAMS];
+    size_t ncams;
+    struct kn_rscene scenes[KN_COBS_MAX_ROBOTS];
+    unsigned world_gen[KN_COBS_MAX_ROBOTS];
+    volatile int stop;
+    /* the render thread's start: 1 open, -1 failed (message in err) */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int opened;
+    char err[512];
+    /* figures for --stats */
+    uint64_t frames, render_ns_sum, render_ns_max, late;
+};
+
+static void deg2rad3(const int32_t cdeg[3], double out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = cdeg[k] / 100.0 * M_PI / 180.0;
+}
+
+/* The scene of robot i, from the observer's latest: a new world when
+ * there is one, the pose and flippers of the last STATUS. */
+static bool update_scene(struct run *g, size_t i, struct kn_cobs_view *v)
+{
+    kn_cobs_take(g->obs, i, g->world_gen[i], v);
+    if (v->world) {
+        char why[300];
+        if (kn_rscene_load(&g->scenes[i], v->world, v->world_len, why, sizeof why) < 0)
+            fprintf(stderr, "kenaf-cameras: robot %s: world description: %s\n",
+                    g->o->robots[i].name, why);
+        free(v->world);
+        v->world = NULL;
+    }
+    g->world_gen[i] = v->world_gen;
+    if (!v->have_status)
+        return false;
+    struct kn_rscene_robot rr = { .present = 1 };
+    for (int k = 0; k < 3; k++)
+        rr.pos[k] = v->status.pos_mm[k] / 1000.0;
+    deg2rad3(v->status.rpy_cdeg, rr.rpy);
+    for (int k = 0; k < KN_KRP_FLIPPERS && k < 4; k++)
+        rr.flippers[k] = v->status.flipper_cdeg[k] / 100.0 * M_PI / 180.0;
+    return kn_rscene_robot_set(&g->scenes[i], 0, &rr) == 0;
+}
+
+static void sleep_until(struct run *g, uint64_t t)
+{
+    for (;;) {
+        uint64_t now = kn_cobs_now_ns();
+        if (g->stop || now >= t)
+            return;
+        uint64_t d = t - now < 50000000ull ? t - now : 50000000ull;
+        struct timespec ts = { (time_t)(d / 1000000000ull), (long)(d % 1000000000ull) };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
+{
+    struct kn_cobs_view v;
+    if (!update_scene(g, c->robot, &v))
+        return; /* no pose yet: nothing to draw */
+    struct kn_rcam_shot shot = {
+        .cam = c->which, .robot = 0, .zoom = 1, .width = c->width, .height = c->height
+    };
+    char why[300];
+    uint64_t t0 = kn_cobs_now_ns();
+    if (kn_render_shot(rd, &g->scenes[c->robot], &shot, c->rgba, why, sizeof why) < 0) {
+        fprintf(stderr, "kenaf-cameras: %s/%s: %s\n", g->o->robots[c->robot].name,
+                kn_cams_names[c->which == KN_RCAM_PTZ ? 0 : 1], why);
+        return;
+    }
+    uint64_t t1 = kn_cobs_now_ns();
+    g->frames++;
+    g->render_ns_sum += t1 - t0;
+    if (t1 - t0 > g->render_ns_max)
+        g->render_ns_max = t1 - t0;
+    /* robot time, run on by the wall clock since that STATUS: a daemon
+     * gone leaves the picture still and the stream's clock running */
+    uint64_t ns = v.status.time_us * 1000u + (t1 - v.status_wall_ns);
+    /* a little behind the last frame (a robot clock slower than the wall
+     * clock): just after it; far behind is a restarted daemon's clock,
+     * taken as it is (the stream library starts its timeline again) */
+    if (ns <= c->last_robot_ns && c->last_robot_ns - ns < 1000000000u)
+        ns = c->last_robot_ns + 1000000u;
+    c->last_robot_ns = ns;
+    kn_stream_push(g->stream, c->stream_cam, c->rgba, 0, ns);
+}
+
+static void *render_main(void *arg)
+{
+    struct run *g = arg;
+    struct kn_render *rd = kn_render_open(g->err, sizeof g->err);
+    pthread_mutex_lock(&g->lock);
+    g->opened = rd ? 1 : -1;
+    pthread_cond_signal(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+    if (!rd)
+        return NULL;
+    fprintf(stderr, "kenaf-cameras: rendering on %s\n", kn_render_describe(rd));
+    uint64_t now = kn_cobs_now_ns();
+    for (size_t k = 0; k < g->ncams; k++)
+        g->cams[k].next_ns = now;
+    while (!g->stop) {
+        struct cam *c = &g->cams[0];
+        for (size_t k = 1; k < g->ncams; k++)
+            if (g->cams[k].next_ns < c->next_ns)
+                c = &g->cams[k];
+        sleep_until(g, c->next_ns);
+        if (g->stop)
+            break;
+        shoot(g, rd, c);
+        c->next_ns += c->period_ns;
+        now = kn_cobs_now_ns();
+        if (c->next_ns < now) { /* behind by a frame: skip, do not catch up */
+            g->late++;
+            c->next_ns = now + c->period_ns;
+        }
+    }
+    kn_render_close(rd);
+    return NULL;
+}
+
+static void *stream_main(void *arg)
+{
+    kn_stream_run(arg);
+    return NULL;
+}
+
+static void print_urls(const struct run *g)
+{
+    const struct kn_cams_opts *o = g->o;
+    int rp = kn_stream_rtsp_port(g->stream), hp = kn_stream_http_port(g->stream);
+    const char *h = o->listen;
+    bool v6 = strchr(h, ':') != NULL;
+    const char *lb = v6 ? "[" : "", *rb = v6 ? "]" : "";
+    for (size_t i = 0; i < o->nrobots; i++)
+        for (int k = 0; k < KN_CAMS_NCAMS; k++) {
+            const char *r = o->robots[i].name, *n = kn_cams_names[k];
+            printf("kenaf-cameras: rtsp://%s%s%s:%d/%s/%s\n", lb, h, rb, rp, r, n);
+            printf("kenaf-cameras: rtsp://%s%s%s:%d/%s/%s.mjpeg\n", lb, h, rb, rp, r, n);
+            printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.mjpg\n", lb, h, rb, hp, r, n);
+            printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.jpg\n", lb, h, rb, hp, r, n);
+        }
+    fflush(stdout);
+}
+
+static int open_all(struct run *g, struct kn_stream_camera *sc)
+{
+    const struct kn_cams_opts *o = g->o;
+    for (size_t i = 0; i < o->nrobots; i++)
+        for (int k = 0; k < KN_CAMS_NCAMS; k++) {
+            struct kn_stream_camera *c = &sc[g->ncams];
+            *c = o->cam[k];
+            c->robot = o->robots[i].name;
+            c->name = kn_cams_names[k];
+            c->format = KN_STREAM_RGBA;
+            kn_stream_camera_defaults(c);
+            struct cam *m = &g->cams[g->ncams++];
+            m->robot = i;
+            m->which = k == 0 ? KN_RCAM_PTZ : KN_RCAM_BIRD;
+            m->width = c->width;
+            m->height = c->height;
+            m->period_ns = 1000000000ull / (uint64_t)c->fps;
+            m->rgba = malloc((size_t)c->width * (size_t)c->height * 4);
+            if (!m->rgba) {
+                fprintf(stderr, "kenaf-cameras: out of memory\n");
+                return -1;
+            }
+        }
+    struct kn_stream_config cfg = {
+        .address = o->listen,
+        .rtsp_port = o->rtsp_port,
+        .http_port = o->http_port,
+        .cameras = sc,
+        .ncameras = g->ncams,
+    };
+    char err[1024];
+    g->stream = kn_stream_new(&cfg, err, sizeof err);
+    if (!g->stream) {
+        fprintf(stderr, "kenaf-cameras: %s\n", err);
+        return -1;
+    }
+    for (size_t k = 0; k < g->ncams; k++)
+        g->cams[k].stream_cam = kn_stream_find(g->stream, sc[k].robot, sc[k].name);
+    for (size_t i = 0; i < o->nrobots; i++)
+        if (kn_rscene_init(&g->scenes[i]) < 0) {
+            fprintf(stderr, "kenaf-cameras: out of memory\n");
+            return -1;
+        }
+    g->obs = kn_cobs_open(o->robots, o->nrobots, err, sizeof err);
+    if (!g->obs) {
+        fprintf(stderr, "kenaf-cameras: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_stats(struct run *g)
+{
+    char *j = kn_stream_stats_json(g->stream);
+    if (j)
+        printf("%s\n", j);
+    free(j);
+    fflush(stdout);
+    fprintf(stderr,
+            "kenaf-cameras: %llu frames rendered, %.2f ms on average, %.2f ms at most; "
+            "%llu late\n",
+            (unsigned long long)g->frames,
+            g->frames ? (double)g->render_ns_sum / (double)g->frames / 1e6 : 0.0,
+            (double)g->render_ns_max / 1e6, (unsigned long long)g->late);
+}
+
+int kn_cams_run(const struct kn_cams_opts *o, const sigset_t *stop_signals)
+{
+    static struct run g;
+    static struct kn_stream_camera sc[KN_COBS_MAX_ROBOTS * KN_CAMS_NCAMS];
+    g.o = o;
+    pthread_mutex_init(&g.lock, NULL);
+    pthread_cond_init(&g.cond, NULL);
+    int rc = 1;
+    pthread_t rt, st;
+    bool rt_on = false, st_on = false;
+    if (open_all(&g, sc) < 0)
+        goto out;
+    /* the renderer first: no EGL device is the commonest failure */
+    if (pthread_create(&rt, NULL, render_main, &g) != 0) {
+        fprintf(stderr, "kenaf-cameras: cannot start the render thread\n");
+        goto out;
+    }
+    rt_on = true;
+    pthread_mutex_lock(&g.lock);
+    while (!g.opened)
+        pthread_cond_wait(&g.cond, &g.lock);
+    pthread_mutex_unlock(&g.lock);
+    if (g.opened < 0) {
+        fprintf(stderr, "kenaf-cameras: %s\n", g.err);
+        goto out;
+    }
+    if (kn_cobs_start(g.obs) < 0 || pthread_create(&st, NULL, stream_main, g.stream) != 0) {
+        fprintf(stderr, "kenaf-cameras: cannot start a thread\n");
+        goto out;
+    }
+    st_on = true;
+    print_urls(&g);
+    int sig = 0;
+    sigwait(stop_signals, &sig);
+    fprintf(stderr, "kenaf-cameras: %s: stopping\n", strsignal(sig));
+    rc = 0;
+out:
+    g.stop = 1;
+    if (rt_on)
+        pthread_join(rt, NULL);
+    if (st_on) {
+        kn_stream_quit(g.stream);
+        pthread_join(st, NULL);
+    }
+    kn_cobs_close(g.obs);
+    if (g.stream && o->stats && rc == 0)
+        print_stats(&g);
+    if (g.stream)
+        kn_stream_free(g.stream);
+    for (size_t i = 0; i < o->nrobots; i++)
+        kn_rscene_free(&g.scenes[i]);
+    for (size_t k = 0; k < g.ncams; k++)
+        free(g.cams[k].rgba);
+    return rc;
+}

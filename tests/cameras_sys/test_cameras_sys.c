@@ -1,0 +1,480 @@
+/* kenaf-cameras as a whole, against clients this repository did not
+ * write: a real kenaf-simd on the built-in engine (flat ground), the
+ * program on free loopback ports, and ffprobe, gst-launch-1.0, curl and
+ * ffmpeg on its URLs. The picture must follow the robot: snapshots of the
+ * front camera before and after a 0.5 m drive differ, two taken while
+ * nothing moves do not. The "rates" case (suite bench) prints what a
+ * client receives and asserts nothing about it. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <check.h>
+
+#include "harness.h"
+
+static struct h_daemon d;
+static struct h_udp u;
+static struct h_proc cams;
+static int rtsp_port, http_port;
+
+static const char *env_or(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : dflt;
+}
+
+/* kenaf-cameras with the extra arguments (up to 4, NULL-terminated, may
+ * be NULL); its "kenaf-cameras: SCHEME://127.0.0.1:PORT/..." lines give
+ * the ports. */
+static void cameras_start(const char *const extra[])
+{
+    static char robot[64];
+    snprintf(robot, sizeof robot, "127.0.0.1:%d", d.port[0]);
+    char *argv[16] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"),
+                       "--robot",
+                       robot,
+                       "--rtsp-port",
+                       "0",
+                       "--http-port",
+                       "0",
+                       "--stats",
+                       NULL };
+    for (int i = 0, n = 8; extra && extra[i] && i < 4; i++)
+        argv[n++] = (char *)extra[i];
+    h_spawn(&cams, argv, NULL, "kenaf-cameras.stderr");
+    char line[256];
+    rtsp_port = http_port = 0;
+    while ((!rtsp_port || !http_port) && h_read_line(&cams, line, sizeof line, H_LONG_MS)) {
+        int port;
+        if (sscanf(line, "kenaf-cameras: rtsp://127.0.0.1:%d/", &port) == 1)
+            rtsp_port = port;
+        else if (sscanf(line, "kenaf-cameras: http://127.0.0.1:%d/", &port) == 1)
+            http_port = port;
+    }
+    ck_assert_msg(rtsp_port && http_port, "kenaf-cameras printed no URLs; its stderr:\n%s",
+                  h_stderr(&cams));
+}
+
+static void start_daemon(void)
+{
+    /* gst-launch and the library share a registry in the scratch directory */
+    setenv("GST_REGISTRY_1_0", h_path("registry.bin"), 1);
+    h_daemon_start(&d, "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
+                       "\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]");
+    h_wait_backend_fresh(&d, 0, 60000);
+    h_udp_open(&u, d.port[0]);
+    h_hello(&u, "cameras-test");
+}
+
+static void setup(void)
+{
+    h_setup();
+    start_daemon();
+    cameras_start(NULL);
+}
+
+/* A config file for both cameras, one of its values overridden by an
+ * option. */
+static void setup_config(void)
+{
+    h_setup();
+    start_daemon();
+    h_write_file(h_path("cameras.json"),
+                 "{\"front\": {\"width\": 320, \"height\": 240, \"fps\": 20},\n"
+                 " \"birdseye\": {\"width\": 320, \"height\": 240, \"jpeg_quality\": 60}}\n");
+    const char *extra[] = { "--config", h_path("cameras.json"), "--birdseye-size", "160x120",
+                            NULL };
+    cameras_start(extra);
+}
+
+static void teardown(void)
+{
+    h_udp_close(&u);
+    h_teardown();
+}
+
+static const char *url(const char *scheme, const char *path)
+{
+    static char buf[4][256];
+    static int i;
+    char *b = buf[i++ % 4];
+    snprintf(b, sizeof buf[0], "%s://127.0.0.1:%d/%s", scheme,
+             strcmp(scheme, "rtsp") == 0 ? rtsp_port : http_port, path);
+    return b;
+}
+
+/* Runs a program from PATH to its end (deadline 90 s); its stdout's lines
+ * joined by '|' in out; returns its exit status. */
+static int program(char *argv[], char *out, size_t outlen)
+{
+    const char *full = h_which(argv[0]);
+    ck_assert_msg(full != NULL, "%s is not installed", argv[0]);
+    char path[512], *name = argv[0];
+    snprintf(path, sizeof path, "%s", full);
+    argv[0] = path;
+    struct h_proc p;
+    h_spawn(&p, argv, NULL, "prog.stderr");
+    argv[0] = name;
+    int st = h_wait_exit(&p, 90000);
+    ck_assert_msg(st >= 0, "%s did not finish: %s", name, h_stderr(&p));
+    out[0] = '\0';
+    char line[512];
+    while (h_read_line(&p, line, sizeof line, 1000)) {
+        if (out[0])
+            strncat(out, "|", outlen - strlen(out) - 1);
+        strncat(out, line, outlen - strlen(out) - 1);
+    }
+    h_forget(&p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void probe(const char *u0, const char *want)
+{
+    char out[1024];
+    char *argv[] = { "ffprobe",
+                     "-v",
+                     "error",
+                     "-select_streams",
+                     "v:0",
+                     "-show_entries",
+                     "stream=codec_name,width,height",
+                     "-of",
+                     "csv=p=0",
+                     (char *)u0,
+                     NULL };
+    int st = program(argv, out, sizeof out);
+    ck_assert_msg(st == 0 && strcmp(out, want) == 0,
+                  "ffprobe %s: exit %d, \"%s\" (want \"%s\"): %s", u0, st, out, want,
+                  h_file_text(h_path("prog.stderr")));
+}
+
+/* curl's "code" for a URL, the body in file `to`. */
+static int fetch(const char *u0, const char *to)
+{
+    char out[256];
+    char *argv[] = { "curl", "-s", "-o", (char *)to, "-w", "%{response_code}\n", (char *)u0, NULL };
+    program(argv, out, sizeof out);
+    return atoi(out);
+}
+
+START_TEST(probe_streams)
+{
+    probe(url("rtsp", "kenaf/front"), "h264,640,480");
+    probe(url("http", "kenaf/birdseye.mjpg"), "mjpeg,640,480");
+}
+END_TEST
+
+START_TEST(config_sizes)
+{
+    probe(url("rtsp", "kenaf/front"), "h264,320,240");
+    probe(url("http", "kenaf/birdseye.mjpg"), "mjpeg,160,120");
+}
+END_TEST
+
+START_TEST(play_rtsp)
+{
+    char loc[300];
+    snprintf(loc, sizeof loc, "location=%s", url("rtsp", "kenaf/front"));
+    char path[512];
+    const char *gst = h_which("gst-launch-1.0");
+    ck_assert_msg(gst != NULL, "gst-launch-1.0 is not installed");
+    snprintf(path, sizeof path, "%s", gst);
+    char *argv[] = { path, "-e", "rtspsrc", loc, "!", "decodebin", "!", "fakesink", NULL };
+    struct h_proc p;
+    h_spawn(&p, argv, NULL, "gst.stderr");
+    /* playing: gst-launch says so once the pipeline runs */
+    char line[512], out[8192] = "";
+    bool playing = false;
+    while (!playing && h_read_line(&p, line, sizeof line, 60000)) {
+        strncat(out, line, sizeof out - strlen(out) - 1);
+        playing = strstr(line, "PLAYING") != NULL;
+    }
+    ck_assert_msg(playing, "gst-launch never played: %s %s", out, h_stderr(&p));
+    h_sleep_ms(4000);
+    h_signal(&p, SIGINT);
+    int st = h_wait_exit(&p, 60000);
+    while (h_read_line(&p, line, sizeof line, 1000))
+        strncat(out, line, sizeof out - strlen(out) - 1);
+    ck_assert_msg(st == 0 && strstr(out, "Got EOS") && !strstr(out, "ERROR"),
+                  "gst-launch: status %d: %s %s", st, out, h_stderr(&p));
+}
+END_TEST
+
+/* The front camera's snapshot as RGB (ffmpeg decodes it), 640x480x3. */
+static uint8_t *snapshot_rgb(const char *name)
+{
+    char jpg[300], rgb[310], out[256];
+    snprintf(jpg, sizeof jpg, "%s", h_path(name));
+    snprintf(rgb, sizeof rgb, "%s.rgb", jpg);
+    uint64_t end = h_now_us() + 30000000u;
+    int code;
+    /* 503 until the first frame is there */
+    while ((code = fetch(url("http", "kenaf/front.jpg"), jpg)) == 503 && h_now_us() < end)
+        h_sleep_ms(200);
+    ck_assert_int_eq(code, 200);
+    char *argv[] = { "ffmpeg", "-v",       "error",    "-y",    "-i", jpg,
+                     "-f",     "rawvideo", "-pix_fmt", "rgb24", rgb,  NULL };
+    ck_assert_msg(program(argv, out, sizeof out) == 0, "ffmpeg %s: %s", jpg,
+                  h_file_text(h_path("prog.stderr")));
+    FILE *f = fopen(rgb, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t n = 640u * 480u * 3u;
+    uint8_t *px = malloc(n);
+    ck_assert_ptr_nonnull(px);
+    ck_assert_uint_eq(fread(px, 1, n, f), n);
+    fclose(f);
+    return px;
+}
+
+/* The share of pixels (%) that differ by more than 24 in a channel: JPEG's
+ * noise stays under it, while a grid line or an edge that moved counts. */
+static double difference(const uint8_t *a, const uint8_t *b)
+{
+    size_t n = 640u * 480u, changed = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = 0;
+        for (int k = 0; k < 3; k++) {
+            int e = abs((int)a[3 * i + k] - (int)b[3 * i + k]);
+            d = e > d ? e : d;
+        }
+        changed += d > 24;
+    }
+    return 100.0 * (double)changed / (double)n;
+}
+
+static double pos_m(const struct kn_krp_status *s, int i)
+{
+    return s->pos_mm[i] / 1000.0;
+}
+
+/* Waits until two STATUS 0.5 s apart are within 2 mm, then until the
+ * camera's picture has caught up (a second of frames). */
+static void settle(void)
+{
+    struct kn_krp_status a = h_status_any(&u);
+    for (int i = 0; i < 60; i++) {
+        h_sleep_ms(500);
+        struct kn_krp_status s = h_status_any(&u);
+        bool still = true;
+        for (int k = 0; k < 3; k++)
+            still &= abs(s.pos_mm[k] - a.pos_mm[k]) <= 2;
+        if (still) {
+            h_sleep_ms(1000);
+            return;
+        }
+        a = s;
+    }
+    ck_abort_msg("the robot never came to rest");
+}
+
+START_TEST(picture_follows_robot)
+{
+    settle();
+    uint8_t *a = snapshot_rgb("a.jpg");
+    h_sleep_ms(1000);
+    uint8_t *b = snapshot_rgb("b.jpg");
+    double still = difference(a, b);
+    printf("still: %.3f %% of the pixels changed\n", still);
+    fflush(stdout);
+    ck_assert_msg(still < 0.2, "the picture changed (%.3f %%) while nothing moved", still);
+
+    struct kn_krp_status s0 = h_status_any(&u);
+    uint64_t end = h_now_us() + 30000000u;
+    for (;;) {
+        h_crawler(&u, 0, 0, 300, 300);
+        h_sleep_ms(100);
+        struct kn_krp_status s = h_status_any(&u);
+        if (hypot(pos_m(&s, 0) - pos_m(&s0, 0), pos_m(&s, 1) - pos_m(&s0, 1)) >= 0.5)
+            break;
+        ck_assert_msg(h_now_us() < end, "the robot did not move 0.5 m in 30 s");
+    }
+    h_simple(&u, 0, KN_KRP_STOP, 0);
+    settle();
+    uint8_t *c = snapshot_rgb("c.jpg");
+    double moved = difference(b, c);
+    printf("moved 0.5 m: %.3f %% of the pixels changed\n", moved);
+    fflush(stdout);
+    ck_assert_msg(moved > 0.5, "the picture hardly changed (%.3f %%) after a 0.5 m drive", moved);
+    free(a);
+    free(b);
+    free(c);
+}
+END_TEST
+
+START_TEST(not_found)
+{
+    const char *bad[] = { "nope/front.jpg", "kenaf/rear.jpg", "nope/birdseye.mjpg" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(fetch(url("http", bad[i]), "/dev/null") == 404, "http /%s: not 404", bad[i]);
+    char out[256];
+    char *argv[] = { "ffprobe", "-v", "error", (char *)url("rtsp", "nope/front"), NULL };
+    int st = program(argv, out, sizeof out);
+    const char *err = h_file_text(h_path("prog.stderr"));
+    ck_assert_msg(st != 0 && strstr(err, "404 Not Found"), "rtsp /nope/front: %d %s", st, err);
+}
+END_TEST
+
+/* How often `what` is in kenaf-cameras's stderr so far. */
+static int logged(const char *what)
+{
+    int n = 0;
+    for (const char *p = h_stderr(&cams); (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+/* The daemon going away leaves the last frame served; it is picked up
+ * again (its STATUS and its world) when it is back on its port; SIGTERM
+ * stops the program with exit 0 and the stats on stdout. */
+START_TEST(daemon_gone_then_stop)
+{
+    free(snapshot_rgb("before.jpg"));
+    h_signal(&d.proc, SIGKILL);
+    h_wait_exit(&d.proc, 30000);
+    uint64_t end = h_now_us() + 30000000u;
+    while (!strstr(h_stderr(&cams), "no STATUS") && h_now_us() < end)
+        h_sleep_ms(100);
+    ck_assert_msg(strstr(h_stderr(&cams), "no STATUS"), "not logged: %s", h_stderr(&cams));
+    free(snapshot_rgb("frozen.jpg"));
+    char robots[256];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:%d\",\"backend\":{\"type\":"
+             "\"engine\",\"engine\":{\"terrain\":\"flat\"}}}]",
+             d.port[0]);
+    h_daemon_start(&d, robots);
+    end = h_now_us() + 60000000u;
+    while ((logged("STATUS from") < 2 || logged("world description") < 2) && h_now_us() < end)
+        h_sleep_ms(100);
+    ck_assert_msg(logged("STATUS from") == 2 && logged("world description") == 2,
+                  "the daemon's return was not picked up: %s", h_stderr(&cams));
+    free(snapshot_rgb("back.jpg"));
+    h_signal(&cams, SIGTERM);
+    int st = h_wait_exit(&cams, 30000);
+    ck_assert_msg(st == 0, "exit status %d: %s", st, h_stderr(&cams));
+    char line[4096];
+    bool stats = false;
+    while (h_read_line(&cams, line, sizeof line, 1000))
+        stats |= strncmp(line, "{\"cameras\":", 11) == 0;
+    ck_assert_msg(stats, "no stats at exit");
+}
+END_TEST
+
+/* The errors a user meets first, with their messages: exit status 1. */
+static void expect_error(char *const env[], const char *message)
+{
+    char *argv[] = {
+        (char *)env_or("KN_CAMERAS", "kenaf-cameras"), "--rtsp-port", "0", "--http-port", "0", NULL
+    };
+    struct h_proc p;
+    h_spawn(&p, argv, env, "error.stderr");
+    int st = h_wait_exit(&p, 60000);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 1 && strstr(h_stderr(&p), message),
+                  "status %d, stderr: %s (want \"%s\")", st, h_stderr(&p), message);
+    h_forget(&p);
+}
+
+START_TEST(errors)
+{
+    static char reg[300], sys[300], path[300];
+    snprintf(reg, sizeof reg, "GST_REGISTRY_1_0=%s", h_path("registry.bin"));
+    snprintf(sys, sizeof sys, "GST_PLUGIN_SYSTEM_PATH_1_0=%s", h_path("no-plugins"));
+    snprintf(path, sizeof path, "GST_PLUGIN_PATH_1_0=%s", h_path("no-plugins"));
+    char *no_gst[] = { reg, sys, path, NULL };
+    expect_error(no_gst, "\"x264enc\" missing: install the Debian package "
+                         "\"gstreamer1.0-plugins-ugly\"");
+    /* libglvnd finds no EGL vendor: as on a machine without Mesa's EGL */
+    char *no_egl[] = { reg, "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent/egl.json", NULL };
+    expect_error(no_egl, "kenaf-cameras: no EGL");
+}
+END_TEST
+
+START_TEST(usage)
+{
+    char *argv[] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"), "--front-fps", "0", NULL };
+    struct h_proc p;
+    h_spawn(&p, argv, NULL, "usage.stderr");
+    int st = h_wait_exit(&p, 30000);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+    char *argv2[] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"), "--bogus", NULL };
+    h_spawn(&p, argv2, NULL, "usage2.stderr");
+    st = h_wait_exit(&p, 30000);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+    ck_assert_ptr_nonnull(strstr(h_stderr(&p), "usage: kenaf-cameras"));
+    h_write_file(h_path("bad.json"), "{\"front\": {\"zoom\": 2}}");
+    char *argv3[] = { (char *)env_or("KN_CAMERAS", "kenaf-cameras"), "--config",
+                      (char *)h_path("bad.json"), NULL };
+    h_spawn(&p, argv3, NULL, "usage3.stderr");
+    st = h_wait_exit(&p, 30000);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+    ck_assert_ptr_nonnull(strstr(h_stderr(&p), "unknown key \"zoom\""));
+}
+END_TEST
+
+/* What a client receives in 10 s of wall time, front H.264 over RTSP and
+ * bird's-eye MJPEG over HTTP at once (ffmpeg -progress); printed. */
+START_TEST(rates)
+{
+    char progress[2][300];
+    struct h_proc p[2];
+    const char *src[2] = { url("rtsp", "kenaf/front"), url("http", "kenaf/birdseye.mjpg") };
+    const char *ff = h_which("ffmpeg");
+    ck_assert_ptr_nonnull(ff);
+    char path[512];
+    snprintf(path, sizeof path, "%s", ff);
+    for (int k = 0; k < 2; k++) {
+        snprintf(progress[k], sizeof progress[k], "%s", h_path(k ? "birdseye.prog" : "front.prog"));
+        char *argv[] = { path, "-nostdin", "-v", "error",     "-i",        (char *)src[k],
+                         "-f", "null",     "-",  "-progress", progress[k], NULL };
+        h_spawn(&p[k], argv, NULL, k ? "ff-birdseye.stderr" : "ff-front.stderr");
+    }
+    h_sleep_ms(10000);
+    for (int k = 0; k < 2; k++) {
+        h_signal(&p[k], SIGINT);
+        h_wait_exit(&p[k], 30000);
+        /* the last "frame=N" of the progress file */
+        FILE *f = fopen(progress[k], "r");
+        ck_assert_ptr_nonnull(f);
+        char line[256];
+        long frames = 0;
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "frame=", 6) == 0)
+                frames = atol(line + 6);
+        fclose(f);
+        printf("FIGURE %s: %ld frames in 10 s (%.1f fps, connection time included)\n",
+               k ? "birdseye MJPEG" : "front H.264", frames, frames / 10.0);
+    }
+    h_signal(&cams, SIGTERM);
+    h_wait_exit(&cams, 30000);
+    char line[4096];
+    while (h_read_line(&cams, line, sizeof line, 1000))
+        if (line[0] == '{')
+            printf("FIGURE stats %s\n", line);
+    printf("FIGURE %s", strstr(h_stderr(&cams), "frames rendered") ? h_stderr(&cams) : "\n");
+}
+END_TEST
+
+int main(void)
+{
+    const char *slow = "the engine and the encoders under valgrind run many times slower than "
+                       "these waits and pictures assume";
+    h_not_wrapped("play", slow);
+    h_not_wrapped("picture", slow);
+    h_not_wrapped("rates", slow);
+    const struct h_case cases[] = {
+        { "probe", probe_streams, 240, setup, teardown },
+        { "config", config_sizes, 240, setup_config, teardown },
+        { "play", play_rtsp, 240, setup, teardown },
+        { "picture", picture_follows_robot, 300, setup, teardown },
+        { "not-found", not_found, 180, setup, teardown },
+        { "daemon-gone", daemon_gone_then_stop, 240, setup, teardown },
+        { "usage", usage, 60, NULL, NULL },
+        { "errors", errors, 120, NULL, NULL },
+        { "rates", rates, 240, setup, teardown },
+    };
+    return h_run_cases("cameras-sys", cases, sizeof cases / sizeof cases[0]);
+}
