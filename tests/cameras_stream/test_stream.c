@@ -102,8 +102,22 @@ START_TEST(rtsp_probe)
 }
 END_TEST
 
-/* gst-launch-1.0 -e plays the mount until SIGINT, which it turns into
- * an EOS through the pipeline: exit 0 and "Got EOS" when it played. */
+/* SIGINT, which gst-launch-1.0 -e turns into an EOS through its
+ * pipeline; its exit status, its stdout's lines in out. */
+static int interrupt(struct h_proc *p, char *out, size_t outlen)
+{
+    h_signal(p, SIGINT);
+    int st = h_wait_exit(p, 60000);
+    char line[512];
+    out[0] = '\0';
+    while (h_read_line(p, line, sizeof line, 1000)) {
+        strncat(out, line, outlen - strlen(out) - 1);
+        strncat(out, "\n", outlen - strlen(out) - 1);
+    }
+    return st;
+}
+
+/* gst-launch-1.0 plays the mount for 4 s: exit 0 and "Got EOS". */
 static void play(const char *mount, const char *cam)
 {
     char loc[300];
@@ -117,16 +131,16 @@ static void play(const char *mount, const char *cam)
     uint64_t end = h_now_us() + 60000000;
     while (sf_stat(&run, cam, "rtsp_clients") < 1 && h_now_us() < end)
         h_sleep_ms(50);
-    ck_assert_msg(sf_stat(&run, cam, "rtsp_clients") >= 1, "%s: no client: %s", mount,
-                  h_stderr(&p));
+    static char out[16384];
+    if (sf_stat(&run, cam, "rtsp_clients") < 1) {
+        int st = interrupt(&p, out, sizeof out);
+        ck_abort_msg("%s: no client in 60 s; gst-launch status %d:\n%s%s\nstats %s", mount, st, out,
+                     h_stderr(&p), stats());
+    }
     h_sleep_ms(4000);
     ck_assert_msg(sf_stat(&run, cam, "frames_sent") > sent0, "%s: nothing sent: %s", mount,
                   stats());
-    h_signal(&p, SIGINT);
-    int st = h_wait_exit(&p, 60000);
-    char out[8192] = "", line[512];
-    while (h_read_line(&p, line, sizeof line, 1000))
-        strncat(out, line, sizeof out - strlen(out) - 1);
+    int st = interrupt(&p, out, sizeof out);
     ck_assert_msg(st == 0 && strstr(out, "Got EOS") && !strstr(out, "ERROR"),
                   "gst-launch %s: status %d: %s %s", mount, st, out, h_stderr(&p));
 }
