@@ -131,9 +131,23 @@ void kn_stream_run(struct kn_stream *s)
     g_main_context_pop_thread_default(s->ctx);
 }
 
+static gboolean quit_now(gpointer data)
+{
+    g_main_loop_quit(data);
+    return G_SOURCE_REMOVE;
+}
+
+/* Through a source on the context rather than g_main_loop_quit at once:
+ * a quit that comes before the loop thread has entered the loop would
+ * be lost (g_main_loop_run starts by marking the loop running), and the
+ * caller would wait for that thread for ever. */
 void kn_stream_quit(struct kn_stream *s)
 {
-    g_main_loop_quit(s->loop);
+    GSource *src = g_idle_source_new();
+    g_source_set_callback(src, quit_now, g_main_loop_ref(s->loop),
+                          (GDestroyNotify)g_main_loop_unref);
+    g_source_attach(src, s->ctx);
+    g_source_unref(src);
 }
 
 void kn_stream_free(struct kn_stream *s)

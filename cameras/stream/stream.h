@@ -56,7 +56,8 @@ struct kn_stream *kn_stream_new(const struct kn_stream_config *cfg, char *err, s
 
 /* Runs the main context until kn_stream_quit. */
 void kn_stream_run(struct kn_stream *s);
-/* Any thread: makes kn_stream_run return. */
+/* Any thread: makes kn_stream_run return, even when the loop has not
+ * started yet. */
 void kn_stream_quit(struct kn_stream *s);
 /* After kn_stream_run has returned (or was never called). */
 void kn_stream_free(struct kn_stream *s);
