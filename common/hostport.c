@@ -232,6 +232,29 @@ int kn_hostport_parse(const char *spec, uint16_t default_port, char *host, size_
     return kn_hostport_parse_flags(spec, default_port, 0, host, hostlen, port, err, errlen);
 }
 
+int kn_hostport_parse_named(const char *spec, uint16_t default_port, const char *allowed,
+                            char *name, size_t namelen, char *host, size_t hostlen, uint16_t *port,
+                            char *err, size_t errlen)
+{
+    name[0] = '\0';
+    const char *eq = strchr(spec, '=');
+    if (eq != NULL) {
+        size_t n = (size_t)(eq - spec);
+        bool ok = n > 0 && n < namelen;
+        for (size_t k = 0; ok && allowed != NULL && k < n; k++)
+            ok = spec[k] != '\0' && strchr(allowed, spec[k]) != NULL;
+        if (!ok) {
+            snprintf(err, errlen, "\"%.80s\": a name is 1..%zu %s before '='", spec, namelen - 1,
+                     allowed != NULL ? "letters, digits, '-' or '_'" : "characters");
+            return -1;
+        }
+        memcpy(name, spec, n);
+        name[n] = '\0';
+        spec = eq + 1;
+    }
+    return kn_hostport_parse(spec, default_port, host, hostlen, port, err, errlen);
+}
+
 void kn_hostport_format(const char *host, unsigned port, char *buf, size_t len)
 {
     snprintf(buf, len, strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);

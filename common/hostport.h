@@ -31,6 +31,14 @@ void kn_hostport_format(const char *host, unsigned port, char *buf, size_t len);
 int kn_hostport_parse(const char *spec, uint16_t default_port, char *host, size_t hostlen,
                       uint16_t *port, char *err, size_t errlen);
 
+/* "[NAME=]HOST:PORT", a robot on a tool's command line: NAME (empty when
+ * there is none; a host never holds '=', so the first '=' ends it) of
+ * 1..namelen - 1 characters, each from `allowed` when that is not NULL,
+ * then kn_hostport_parse. 0, or -1 with the reason in err. */
+int kn_hostport_parse_named(const char *spec, uint16_t default_port, const char *allowed,
+                            char *name, size_t namelen, char *host, size_t hostlen, uint16_t *port,
+                            char *err, size_t errlen);
+
 /* kn_hostport_parse with KN_HOSTPORT_* rules. */
 int kn_hostport_parse_flags(const char *spec, uint16_t default_port, unsigned flags, char *host,
                             size_t hostlen, uint16_t *port, char *err, size_t errlen);

@@ -66,38 +66,24 @@ static int add_robot(struct kn_cams_opts *o, const char *spec, const char *what)
     }
     struct kn_cobs_robot_opt *r = &o->robots[o->nrobots];
     memset(r, 0, sizeof *r);
-    const char *eq = strchr(spec, '=');
-    if (eq) {
-        size_t n = (size_t)(eq - spec);
-        bool ok = n > 0 && n < sizeof r->name;
-        for (size_t k = 0; ok && k < n; k++)
-            ok = (spec[k] >= 'a' && spec[k] <= 'z') || (spec[k] >= 'A' && spec[k] <= 'Z') ||
-                 (spec[k] >= '0' && spec[k] <= '9') || spec[k] == '-' || spec[k] == '_';
-        if (!ok) {
-            fprintf(stderr,
-                    "kenaf-cameras: %s \"%s\": a name is 1..%zu letters, digits, '-' or '_' "
-                    "before '='\n",
-                    what, spec, sizeof r->name - 1);
-            return -1;
-        }
-        memcpy(r->name, spec, n);
-        spec = eq + 1;
-    } else if (o->nrobots == 0) {
-        snprintf(r->name, sizeof r->name, "kenaf");
-    } else {
-        snprintf(r->name, sizeof r->name, "kenaf%zu", o->nrobots + 1);
+    /* the name is a path segment of the stream URLs */
+    static const char path_safe[] =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
+    char err[300];
+    if (kn_hostport_parse_named(spec, KN_KRP_DEFAULT_PORT, path_safe, r->name, sizeof r->name,
+                                r->host, sizeof r->host, &r->port, err, sizeof err) < 0) {
+        fprintf(stderr, "kenaf-cameras: %s %s\n", what, err);
+        return -1;
     }
+    if (r->name[0] == '\0' && o->nrobots == 0)
+        snprintf(r->name, sizeof r->name, "kenaf");
+    else if (r->name[0] == '\0')
+        snprintf(r->name, sizeof r->name, "kenaf%zu", o->nrobots + 1);
     for (size_t i = 0; i < o->nrobots; i++)
         if (strcmp(o->robots[i].name, r->name) == 0) {
             fprintf(stderr, "kenaf-cameras: %s: two robots named %s\n", what, r->name);
             return -1;
         }
-    char err[300];
-    if (kn_hostport_parse(spec, KN_KRP_DEFAULT_PORT, r->host, sizeof r->host, &r->port, err,
-                          sizeof err) < 0) {
-        fprintf(stderr, "kenaf-cameras: %s %s\n", what, err);
-        return -1;
-    }
     o->nrobots++;
     return 0;
 }

@@ -281,6 +281,41 @@ START_TEST(lookup_parses_then_resolves)
 }
 END_TEST
 
+/* "[NAME=]HOST:PORT" of the tools' --robot: the name before the first
+ * '=', its length and (when asked) its characters checked. */
+START_TEST(named_robot_specs)
+{
+    char name[8], host[64], err[200];
+    uint16_t port = 0;
+    ck_assert_int_eq(kn_hostport_parse_named("a-1=[::1]:9751", 9750, "a1-", name, sizeof name, host,
+                                             sizeof host, &port, err, sizeof err),
+                     0);
+    ck_assert_str_eq(name, "a-1");
+    ck_assert_str_eq(host, "::1");
+    ck_assert_uint_eq(port, 9751);
+    ck_assert_int_eq(kn_hostport_parse_named("10.0.0.2", 9750, NULL, name, sizeof name, host,
+                                             sizeof host, &port, err, sizeof err),
+                     0);
+    ck_assert_str_eq(name, "");
+    ck_assert_uint_eq(port, 9750);
+    ck_assert_int_eq(kn_hostport_parse_named("=h:1", 9, NULL, name, sizeof name, host, sizeof host,
+                                             &port, err, sizeof err),
+                     -1);
+    ck_assert_str_eq(err, "\"=h:1\": a name is 1..7 characters before '='");
+    ck_assert_int_eq(kn_hostport_parse_named("abcdefgh=h:1", 9, NULL, name, sizeof name, host,
+                                             sizeof host, &port, err, sizeof err),
+                     -1);
+    ck_assert_int_eq(kn_hostport_parse_named("a/b=h:1", 9, "ab", name, sizeof name, host,
+                                             sizeof host, &port, err, sizeof err),
+                     -1);
+    ck_assert_str_eq(err, "\"a/b=h:1\": a name is 1..7 letters, digits, '-' or '_' before '='");
+    ck_assert_int_eq(kn_hostport_parse_named("a=[::1", 9, NULL, name, sizeof name, host,
+                                             sizeof host, &port, err, sizeof err),
+                     -1);
+    ck_assert_str_eq(err, "\"[::1\": missing ']'");
+}
+END_TEST
+
 static Suite *hostport_suite(void)
 {
     Suite *s = suite_create("hostport");
@@ -291,6 +326,7 @@ static Suite *hostport_suite(void)
     tcase_add_test(t, messages_stay_one_line);
     tcase_add_test(t, long_hosts);
     tcase_add_test(t, format_round_trip);
+    tcase_add_test(t, named_robot_specs);
     suite_add_tcase(s, t);
     TCase *r = tcase_create("resolve");
     tcase_add_test(r, resolve_numeric);

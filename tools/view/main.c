@@ -74,20 +74,9 @@ static int add_robot(struct kn_view_opts *o, const char *spec, const char *what)
     }
     struct kn_view_robot_opt *r = &o->robots[o->nrobots];
     memset(r, 0, sizeof *r);
-    const char *eq = strchr(spec, '=');
-    if (eq) {
-        size_t n = (size_t)(eq - spec);
-        if (n == 0 || n >= sizeof r->name) {
-            fprintf(stderr, "kenaf-view: %s \"%s\": a name is 1..%zu characters before '='\n", what,
-                    spec, sizeof r->name - 1);
-            return -1;
-        }
-        memcpy(r->name, spec, n);
-        spec = eq + 1;
-    }
     char err[300];
-    if (kn_hostport_parse(spec, KN_KRP_DEFAULT_PORT, r->host, sizeof r->host, &r->port, err,
-                          sizeof err) < 0) {
+    if (kn_hostport_parse_named(spec, KN_KRP_DEFAULT_PORT, NULL, r->name, sizeof r->name, r->host,
+                                sizeof r->host, &r->port, err, sizeof err) < 0) {
         fprintf(stderr, "kenaf-view: %s %s\n", what, err);
         return -1;
     }
