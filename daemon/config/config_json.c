@@ -10,47 +10,40 @@
 #include "config_priv.h"
 #include "convert.h"
 
-/* A growing text buffer for the printer below. */
-struct out {
-    char *buf;
-    size_t len, cap;
-    bool failed;
-};
-
-static void out_put(struct out *o, const char *s, size_t n)
+void kn_config_text_put(struct kn_cfg_text *t, const char *s, size_t n)
 {
-    if (o->failed)
+    if (t->failed)
         return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (o->len + n + 1 > cap)
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (t->len + n + 1 > cap)
             cap *= 2;
-        char *nb = realloc(o->buf, cap);
+        char *nb = realloc(t->buf, cap);
         if (nb == NULL) {
-            o->failed = true;
+            t->failed = true;
             return;
         }
-        o->buf = nb;
-        o->cap = cap;
+        t->buf = nb;
+        t->cap = cap;
     }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-    o->buf[o->len] = '\0';
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+    t->buf[t->len] = '\0';
 }
 
-static void out_str(struct out *o, const char *s)
+void kn_config_text_str(struct kn_cfg_text *t, const char *s)
 {
-    out_put(o, s, strlen(s));
+    kn_config_text_put(t, s, strlen(s));
 }
 
-static void out_indent(struct out *o, int n)
+static void out_indent(struct kn_cfg_text *o, int n)
 {
     for (int i = 0; i < n; i++)
-        out_put(o, "  ", 2);
+        kn_config_text_put(o, "  ", 2);
 }
 
 /* cJSON's own escaping and number formatting (shortest exact form). */
-static void out_scalar(struct out *o, const cJSON *v)
+static void out_scalar(struct kn_cfg_text *o, const cJSON *v)
 {
     /* whole numbers exactly, up to 2^53 (cJSON's "%1.17g" fallback
      * prints 9007199254740991 as 9007199254740990.0) */
@@ -58,7 +51,7 @@ static void out_scalar(struct out *o, const cJSON *v)
         fabs(v->valuedouble) < 9007199254740992.0) {
         char num[32];
         snprintf(num, sizeof num, "%.0f", v->valuedouble);
-        out_str(o, strcmp(num, "-0") == 0 ? "0" : num);
+        kn_config_text_str(o, strcmp(num, "-0") == 0 ? "0" : num);
         return;
     }
     char *s = cJSON_PrintUnformatted(v);
@@ -66,11 +59,11 @@ static void out_scalar(struct out *o, const cJSON *v)
         o->failed = true;
         return;
     }
-    out_str(o, s);
+    kn_config_text_str(o, s);
     cJSON_free(s);
 }
 
-static void out_key(struct out *o, const char *key)
+static void out_key(struct kn_cfg_text *o, const char *key)
 {
     cJSON *k = cJSON_CreateString(key);
     if (k == NULL) {
@@ -79,12 +72,12 @@ static void out_key(struct out *o, const char *key)
     }
     out_scalar(o, k);
     cJSON_Delete(k);
-    out_put(o, ": ", 2);
+    kn_config_text_put(o, ": ", 2);
 }
 
 /* Two-space indentation, arrays of scalars on one line: the layout of the
  * shipped config files, so the output can be diffed against them. */
-static void out_value(struct out *o, const cJSON *v, int depth)
+static void out_value(struct kn_cfg_text *o, const cJSON *v, int depth)
 {
     if (!cJSON_IsObject(v) && !cJSON_IsArray(v)) {
         out_scalar(o, v);
@@ -93,18 +86,18 @@ static void out_value(struct out *o, const cJSON *v, int depth)
     bool obj = cJSON_IsObject(v), flat = !obj;
     const cJSON *c;
     cJSON_ArrayForEach(c, v) if (cJSON_IsObject(c) || cJSON_IsArray(c)) flat = false;
-    out_str(o, obj ? "{" : "[");
+    kn_config_text_str(o, obj ? "{" : "[");
     if (v->child == NULL) {
-        out_str(o, obj ? "}" : "]");
+        kn_config_text_str(o, obj ? "}" : "]");
         return;
     }
     cJSON_ArrayForEach(c, v)
     {
         if (flat) {
             if (c != v->child)
-                out_str(o, ", ");
+                kn_config_text_str(o, ", ");
         } else {
-            out_str(o, c != v->child ? ",\n" : "\n");
+            kn_config_text_str(o, c != v->child ? ",\n" : "\n");
             out_indent(o, depth + 1);
         }
         if (obj)
@@ -112,15 +105,15 @@ static void out_value(struct out *o, const cJSON *v, int depth)
         out_value(o, c, depth + 1);
     }
     if (!flat) {
-        out_str(o, "\n");
+        kn_config_text_str(o, "\n");
         out_indent(o, depth);
     }
-    out_str(o, obj ? "}" : "]");
+    kn_config_text_str(o, obj ? "}" : "]");
 }
 
 char *kn_config_print(const cJSON *v)
 {
-    struct out o = { NULL, 0, 0, false };
+    struct kn_cfg_text o = { NULL, 0, 0, false };
     out_value(&o, v, 0);
     if (o.failed) {
         free(o.buf);

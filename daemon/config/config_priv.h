@@ -92,7 +92,7 @@ bool kn_config_parse_hostport(const char *s, int default_port, bool ip_only, int
 
 /* Loads every key of scope held by the object at JSON path base (src,
  * "$.robots[0]") into obj, in table order; b (for backend keys) says which
- * sections apply. Keys of parents listed in skip are left alone. */
+ * sections apply. */
 void kn_config_load_scope(struct kn_cfg_ld *l, enum kn_cfg_scope scope, const cJSON *src,
                           const char *base, void *obj, const struct kn_cfg_backend *b);
 
@@ -114,6 +114,16 @@ double kn_config_deg_to_rad(double deg);
 double kn_config_rad_to_deg(double rad);
 
 /* ---- output (config_json.c) ---- */
+
+/* A growing text: the effective config's and the reference's. Appending
+ * after a failed allocation does nothing; `failed` says it happened. */
+struct kn_cfg_text {
+    char *buf;
+    size_t len, cap;
+    bool failed;
+};
+void kn_config_text_put(struct kn_cfg_text *t, const char *s, size_t n);
+void kn_config_text_str(struct kn_cfg_text *t, const char *s);
 
 /* v in the layout of the shipped files (two-space indent, arrays of
  * scalars on one line), no final newline; NULL when out of memory. */

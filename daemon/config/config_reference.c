@@ -9,46 +9,14 @@
 
 #include "config_priv.h"
 
-struct buf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (ns == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void putf(struct buf *b, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void putf(struct kn_cfg_text *b, const char *fmt, ...)
 {
     char tmp[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    puts_(b, tmp);
+    kn_config_text_str(b, tmp);
 }
 
 /* A number as people write it: whole numbers in full (1048576, not
@@ -191,30 +159,30 @@ static bool listed(const struct kn_cfg_key *k, const char *parents, char *first,
 }
 
 /* Markdown table cell: a '|' would end it. */
-static void put_cell(struct buf *b, const char *s)
+static void put_cell(struct kn_cfg_text *b, const char *s)
 {
     for (; *s; s++) {
         if (*s == '|')
-            puts_(b, "\\|");
+            kn_config_text_str(b, "\\|");
         else
-            put(b, s, 1);
+            kn_config_text_put(b, s, 1);
     }
 }
 
 /* scdoc text: '*' and a '_' that starts a word would format, '\' escapes. */
-static void put_scd(struct buf *b, const char *s, int *col)
+static void put_scd(struct kn_cfg_text *b, const char *s, int *col)
 {
     for (const char *p = s; *p; p++) {
         /* never start a line with what scdoc reads as a list or a
          * heading ("- ", "+ ", ". ", "# ") */
         if (*p == ' ' && *col > 72 && !strchr("-+.#", p[1])) {
-            puts_(b, "\n\t");
+            kn_config_text_str(b, "\n\t");
             *col = 8;
             continue;
         }
         if (*p == '*' || *p == '\\' || (*p == '_' && (p == s || p[-1] == ' ' || p[-1] == '(')))
-            put(b, "\\", 1);
-        put(b, p, 1);
+            kn_config_text_put(b, "\\", 1);
+        kn_config_text_put(b, p, 1);
         (*col)++;
     }
 }
@@ -226,21 +194,21 @@ static const char *label(const struct kn_cfg_key *k, const char *first)
     return strncmp(k->path, first, fl) == 0 && k->path[fl] == '.' ? k->path + fl + 1 : k->path;
 }
 
-static void md_row(struct buf *b, const struct kn_cfg_key *k, const char *first)
+static void md_row(struct kn_cfg_text *b, const struct kn_cfg_key *k, const char *first)
 {
     char t[300], d[300];
     type_text(k, t, sizeof t);
     default_text(k, d, sizeof d, true);
     putf(b, "| `%s` | ", label(k, first));
     put_cell(b, t);
-    puts_(b, " | ");
+    kn_config_text_str(b, " | ");
     put_cell(b, d);
     putf(b, " | %s | ", k->type == KN_CFG_SECTION ? "as its keys" : reload_text(k->reload));
     put_cell(b, k->doc);
-    puts_(b, " |\n");
+    kn_config_text_str(b, " |\n");
 }
 
-static void scd_entry(struct buf *b, const struct kn_cfg_key *k, const char *first)
+static void scd_entry(struct kn_cfg_text *b, const struct kn_cfg_key *k, const char *first)
 {
     char t[300], d[300], line[700];
     type_text(k, t, sizeof t);
@@ -255,16 +223,17 @@ static void scd_entry(struct buf *b, const struct kn_cfg_key *k, const char *fir
     int col = 8;
     put_scd(b, line, &col);
     put_scd(b, k->doc, &col);
-    puts_(b, "\n\n");
+    kn_config_text_str(b, "\n\n");
 }
 
 char *kn_config_reference(const char *parents, bool md)
 {
-    struct buf b = { NULL, 0, 0, false };
+    struct kn_cfg_text b = { NULL, 0, 0, false };
     char first[160];
     size_t rows = 0;
     if (md)
-        puts_(&b, "| key | type, range | default | on reload | meaning |\n|---|---|---|---|---|\n");
+        kn_config_text_str(
+            &b, "| key | type, range | default | on reload | meaning |\n|---|---|---|---|---|\n");
     for (size_t i = 0; i < kn_config_nkeys(); i++) {
         const struct kn_cfg_key *k = kn_config_key(i);
         if (!listed(k, parents, first, sizeof first))
@@ -276,8 +245,8 @@ char *kn_config_reference(const char *parents, bool md)
         rows++;
     }
     if (b.failed || rows == 0) {
-        free(b.s);
+        free(b.buf);
         return NULL;
     }
-    return b.s;
+    return b.buf;
 }
