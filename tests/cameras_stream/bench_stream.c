@@ -23,8 +23,8 @@ START_TEST(encode_times)
     char *gst[] = { "gst-launch-1.0", "rtspsrc", loc, "!", "decodebin", "!", "fakesink", NULL };
     char *curl[] = { "curl", "-s", "-N", "-o", "/dev/null", mjpg, NULL };
     struct h_proc g, c;
-    sf_spawn(&g, gst, "gst.stderr");
-    sf_spawn(&c, curl, "curl.stderr");
+    h_spawn_prog(&g, gst, "gst.stderr");
+    h_spawn_prog(&c, curl, "curl.stderr");
     uint64_t end = h_now_us() + 60000000;
     while ((sf_stat(&run, "front", "rtsp_clients") < 1 ||
             sf_stat(&run, "front", "http_clients") < 1) &&

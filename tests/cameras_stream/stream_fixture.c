@@ -39,18 +39,6 @@ void sf_frame(uint8_t *rgba, int w, int h, uint64_t n)
     }
 }
 
-void sf_spawn(struct h_proc *p, char **argv, const char *err_name)
-{
-    char path[512];
-    const char *full = h_which(argv[0]);
-    ck_assert_msg(full != NULL, "%s is not installed", argv[0]);
-    snprintf(path, sizeof path, "%s", full);
-    char *name = argv[0];
-    argv[0] = path;
-    h_spawn(p, argv, NULL, err_name);
-    argv[0] = name;
-}
-
 static void *loop_main(void *arg)
 {
     kn_stream_run(arg);

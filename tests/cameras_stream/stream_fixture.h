@@ -20,11 +20,6 @@ void sf_start(struct sf_run *r);
 /* Stops the feeder and the loop, frees the library. */
 void sf_stop(struct sf_run *r);
 
-/* Starts a program found in PATH (h_spawn, harness_proc.h); fails the
- * test when it is not installed. */
-struct h_proc;
-void sf_spawn(struct h_proc *p, char **argv, const char *err_name);
-
 /* Fills an RGBA frame: a gradient moving with n, and n drawn in binary
  * as 32 white or black 8x8 blocks along the top rows. */
 void sf_frame(uint8_t *rgba, int w, int h, uint64_t n);

@@ -43,24 +43,6 @@ static const char *stats(void)
     return buf;
 }
 
-/* Runs a program to its end (deadline 90 s); its stdout's lines joined
- * by '|' in out; returns its exit status. */
-static int program(char *const argv[], char *out, size_t outlen)
-{
-    struct h_proc p;
-    sf_spawn(&p, (char **)argv, "prog.stderr");
-    int st = h_wait_exit(&p, 90000);
-    ck_assert_msg(st >= 0, "%s did not finish: %s", argv[0], h_stderr(&p));
-    out[0] = '\0';
-    char line[512];
-    while (h_read_line(&p, line, sizeof line, 1000)) {
-        if (out[0])
-            strncat(out, "|", outlen - strlen(out) - 1);
-        strncat(out, line, outlen - strlen(out) - 1);
-    }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static const char *url(const char *scheme, const char *path)
 {
     static char buf[4][256];
@@ -71,32 +53,11 @@ static const char *url(const char *scheme, const char *path)
     return b;
 }
 
-/* ffprobe's codec,width,height of the first video stream. */
-static void probe(const char *u, const char *want)
-{
-    char out[1024];
-    char *argv[] = { "ffprobe",
-                     "-v",
-                     "error",
-                     "-select_streams",
-                     "v:0",
-                     "-show_entries",
-                     "stream=codec_name,width,height",
-                     "-of",
-                     "csv=p=0",
-                     (char *)u,
-                     NULL };
-    int st = program(argv, out, sizeof out);
-    ck_assert_msg(st == 0 && strcmp(out, want) == 0,
-                  "ffprobe %s: exit %d, \"%s\" (want \"%s\"): %s", u, st, out, want,
-                  h_file_text(h_path("prog.stderr")));
-}
-
 START_TEST(rtsp_probe)
 {
-    probe(url("rtsp", "kenaf1/front"), "h264,640,480");
-    probe(url("rtsp", "kenaf1/front.mjpeg"), "mjpeg,640,480");
-    probe(url("rtsp", "kenaf1/birdseye"), "h264,640,480");
+    h_ffprobe_video(url("rtsp", "kenaf1/front"), "h264,640,480");
+    h_ffprobe_video(url("rtsp", "kenaf1/front.mjpeg"), "mjpeg,640,480");
+    h_ffprobe_video(url("rtsp", "kenaf1/birdseye"), "h264,640,480");
     ck_assert_double_gt(sf_encode_stat(&run, "front", "h264", "n"), 0);
     ck_assert_double_gt(sf_stat(&run, "front", "frames_sent"), 0);
 }
@@ -129,7 +90,7 @@ static void play(const char *mount, const char *cam, int fps)
     char *argv[] = { "gst-launch-1.0", "rtspsrc", loc, "!", "decodebin", "!",
                      "fakesink",       frames,    NULL };
     struct h_proc p;
-    sf_spawn(&p, argv, "gst.stderr");
+    h_spawn_prog(&p, argv, "gst.stderr");
     double sent0 = sf_stat(&run, cam, "frames_sent");
     uint64_t end = h_now_us() + 60000000;
     while (sf_stat(&run, cam, "rtsp_clients") < 1 && h_now_us() < end)
@@ -167,7 +128,7 @@ END_TEST
 
 START_TEST(http_probe)
 {
-    probe(url("http", "kenaf1/front.mjpg"), "mjpeg,640,480");
+    h_ffprobe_video(url("http", "kenaf1/front.mjpg"), "mjpeg,640,480");
     ck_assert_double_gt(sf_encode_stat(&run, "front", "jpeg", "n"), 0);
 }
 END_TEST
@@ -177,7 +138,7 @@ static void fetch(const char *u, const char *to, char *out, size_t outlen)
 {
     char *argv[] = { "curl",    "-s", "-o", (char *)to, "-w", "%{response_code} %{content_type}\n",
                      (char *)u, NULL };
-    program(argv, out, outlen);
+    h_run_prog(argv, out, outlen);
 }
 
 START_TEST(snapshot)
@@ -190,10 +151,10 @@ START_TEST(snapshot)
         fetch(url("http", "kenaf1/front.jpg"), jpg, out, sizeof out);
     while (strncmp(out, "503", 3) == 0 && h_now_us() < end);
     ck_assert_str_eq(out, "200 image/jpeg");
-    probe(jpg, "mjpeg,640,480");
+    h_ffprobe_video(jpg, "mjpeg,640,480");
     fetch(url("http", "kenaf1/birdseye.jpg"), h_path("birdseye.jpg"), out, sizeof out);
     ck_assert_str_eq(out, "200 image/jpeg");
-    probe(h_path("birdseye.jpg"), "mjpeg,640,480");
+    h_ffprobe_video(h_path("birdseye.jpg"), "mjpeg,640,480");
 }
 END_TEST
 
@@ -212,7 +173,7 @@ START_TEST(not_found)
     const char *rbad[] = { "kenaf2/front", "kenaf1/rear", "kenaf1/front.jpeg" };
     for (size_t i = 0; i < sizeof rbad / sizeof rbad[0]; i++) {
         char *argv[] = { "ffprobe", "-v", "error", (char *)url("rtsp", rbad[i]), NULL };
-        int st = program(argv, out, sizeof out);
+        int st = h_run_prog(argv, out, sizeof out);
         const char *err = h_file_text(h_path("prog.stderr"));
         ck_assert_msg(st != 0 && strstr(err, "404 Not Found"), "rtsp /%s: %d %s", rbad[i], st, err);
     }
@@ -248,7 +209,7 @@ START_TEST(slow_client_dropped)
                      "-o",   (char *)got, (char *)url("http", "kenaf1/front.mjpg"),
                      NULL };
     struct h_proc reader;
-    sf_spawn(&reader, argv, "curl.stderr");
+    h_spawn_prog(&reader, argv, "curl.stderr");
     uint64_t end = h_now_us() + 90000000;
     while (sf_stat(&run, "front", "clients_dropped") < 1 && h_now_us() < end)
         h_sleep_ms(100);

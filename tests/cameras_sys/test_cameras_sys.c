@@ -108,71 +108,26 @@ static const char *url(const char *scheme, const char *path)
     return b;
 }
 
-/* Runs a program from PATH to its end (deadline 90 s); its stdout's lines
- * joined by '|' in out; returns its exit status. */
-static int program(char *argv[], char *out, size_t outlen)
-{
-    const char *full = h_which(argv[0]);
-    ck_assert_msg(full != NULL, "%s is not installed", argv[0]);
-    char path[512], *name = argv[0];
-    snprintf(path, sizeof path, "%s", full);
-    argv[0] = path;
-    struct h_proc p;
-    h_spawn(&p, argv, NULL, "prog.stderr");
-    argv[0] = name;
-    int st = h_wait_exit(&p, 90000);
-    ck_assert_msg(st >= 0, "%s did not finish: %s", name, h_stderr(&p));
-    out[0] = '\0';
-    char line[512];
-    while (h_read_line(&p, line, sizeof line, 1000)) {
-        if (out[0])
-            strncat(out, "|", outlen - strlen(out) - 1);
-        strncat(out, line, outlen - strlen(out) - 1);
-    }
-    h_forget(&p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static void probe(const char *u0, const char *want)
-{
-    char out[1024];
-    char *argv[] = { "ffprobe",
-                     "-v",
-                     "error",
-                     "-select_streams",
-                     "v:0",
-                     "-show_entries",
-                     "stream=codec_name,width,height",
-                     "-of",
-                     "csv=p=0",
-                     (char *)u0,
-                     NULL };
-    int st = program(argv, out, sizeof out);
-    ck_assert_msg(st == 0 && strcmp(out, want) == 0,
-                  "ffprobe %s: exit %d, \"%s\" (want \"%s\"): %s", u0, st, out, want,
-                  h_file_text(h_path("prog.stderr")));
-}
-
 /* curl's "code" for a URL, the body in file `to`. */
 static int fetch(const char *u0, const char *to)
 {
     char out[256];
     char *argv[] = { "curl", "-s", "-o", (char *)to, "-w", "%{response_code}\n", (char *)u0, NULL };
-    program(argv, out, sizeof out);
+    h_run_prog(argv, out, sizeof out);
     return atoi(out);
 }
 
 START_TEST(probe_streams)
 {
-    probe(url("rtsp", "kenaf/front"), "h264,640,480");
-    probe(url("http", "kenaf/birdseye.mjpg"), "mjpeg,640,480");
+    h_ffprobe_video(url("rtsp", "kenaf/front"), "h264,640,480");
+    h_ffprobe_video(url("http", "kenaf/birdseye.mjpg"), "mjpeg,640,480");
 }
 END_TEST
 
 START_TEST(config_sizes)
 {
-    probe(url("rtsp", "kenaf/front"), "h264,320,240");
-    probe(url("http", "kenaf/birdseye.mjpg"), "mjpeg,160,120");
+    h_ffprobe_video(url("rtsp", "kenaf/front"), "h264,320,240");
+    h_ffprobe_video(url("http", "kenaf/birdseye.mjpg"), "mjpeg,160,120");
 }
 END_TEST
 
@@ -219,7 +174,7 @@ static uint8_t *snapshot_rgb(const char *name)
     ck_assert_int_eq(code, 200);
     char *argv[] = { "ffmpeg", "-v",       "error",    "-y",    "-i", jpg,
                      "-f",     "rawvideo", "-pix_fmt", "rgb24", rgb,  NULL };
-    ck_assert_msg(program(argv, out, sizeof out) == 0, "ffmpeg %s: %s", jpg,
+    ck_assert_msg(h_run_prog(argv, out, sizeof out) == 0, "ffmpeg %s: %s", jpg,
                   h_file_text(h_path("prog.stderr")));
     FILE *f = fopen(rgb, "rb");
     ck_assert_ptr_nonnull(f);
@@ -313,7 +268,7 @@ START_TEST(not_found)
         ck_assert_msg(fetch(url("http", bad[i]), "/dev/null") == 404, "http /%s: not 404", bad[i]);
     char out[256];
     char *argv[] = { "ffprobe", "-v", "error", (char *)url("rtsp", "nope/front"), NULL };
-    int st = program(argv, out, sizeof out);
+    int st = h_run_prog(argv, out, sizeof out);
     const char *err = h_file_text(h_path("prog.stderr"));
     ck_assert_msg(st != 0 && strstr(err, "404 Not Found"), "rtsp /nope/front: %d %s", st, err);
 }

@@ -472,3 +472,52 @@ int h_engine_start(struct h_proc *p, const char *const extra[], bool wrapped)
     /* it builds its world first: slow under KN_WRAP */
     return h_read_port(p, 3 * H_LONG_MS);
 }
+
+void h_spawn_prog(struct h_proc *p, char *argv[], const char *err_name)
+{
+    char path[512];
+    const char *full = h_which(argv[0]);
+    ck_assert_msg(full != NULL, "%s is not installed", argv[0]);
+    snprintf(path, sizeof path, "%s", full);
+    char *name = argv[0];
+    argv[0] = path;
+    h_spawn(p, argv, NULL, err_name);
+    argv[0] = name;
+}
+
+int h_run_prog(char *argv[], char *out, size_t outlen)
+{
+    struct h_proc p;
+    h_spawn_prog(&p, argv, "prog.stderr");
+    int st = h_wait_exit(&p, 90000);
+    ck_assert_msg(st >= 0, "%s did not finish: %s", argv[0], h_stderr(&p));
+    out[0] = '\0';
+    char line[512];
+    while (h_read_line(&p, line, sizeof line, 1000)) {
+        if (out[0])
+            strncat(out, "|", outlen - strlen(out) - 1);
+        strncat(out, line, outlen - strlen(out) - 1);
+    }
+    h_forget(&p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+void h_ffprobe_video(const char *url, const char *want)
+{
+    char out[1024];
+    char *argv[] = { "ffprobe",
+                     "-v",
+                     "error",
+                     "-select_streams",
+                     "v:0",
+                     "-show_entries",
+                     "stream=codec_name,width,height",
+                     "-of",
+                     "csv=p=0",
+                     (char *)url,
+                     NULL };
+    int st = h_run_prog(argv, out, sizeof out);
+    ck_assert_msg(st == 0 && strcmp(out, want) == 0,
+                  "ffprobe %s: exit %d, \"%s\" (want \"%s\"): %s", url, st, out, want,
+                  h_file_text(h_path("prog.stderr")));
+}

@@ -96,6 +96,19 @@ int h_read_port(struct h_proc *p, int timeout_ms);
 /* Full path of a program found in PATH, or NULL (static buffer). */
 const char *h_which(const char *prog);
 
+/* h_spawn of argv[0] found in PATH (the test fails when it is not
+ * installed), no environment of its own. */
+void h_spawn_prog(struct h_proc *p, char *argv[], const char *err_name);
+
+/* Runs argv[0] from PATH to its end (deadline 90 s), its stderr in
+ * "prog.stderr"; its stdout's lines joined by '|' in out; returns its
+ * exit status (128 + signal when killed). */
+int h_run_prog(char *argv[], char *out, size_t outlen);
+
+/* ffprobe's "codec,width,height" of the first video stream at url must
+ * be `want` ("h264,640,480"). */
+void h_ffprobe_video(const char *url, const char *want);
+
 /* ---- stand-in simulators ---- */
 /* A program that takes --port N (0: any free port) and --log FILE, and
  * prints "PORT n" on stdout once it listens. */
