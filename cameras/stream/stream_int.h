@@ -38,11 +38,10 @@ struct kn_stream_cam {
     char robot[64], name[64];
     size_t bpp;
     /* under s->mu: the live media (held) and their sources (NULL:
-     * nobody watches), the offset from robot time to each media's
-     * running time */
+     * nobody watches), the robot time of each media's first frame */
     GstRTSPMedia *media[KN_STREAM_NVARIANTS];
     GstAppSrc *src[KN_STREAM_NVARIANTS];
-    GstClockTime base_robot[KN_STREAM_NVARIANTS], base_run[KN_STREAM_NVARIANTS];
+    GstClockTime base_robot[KN_STREAM_NVARIANTS];
     /* under s->mu: the last frame (for a snapshot between MJPEG frames) */
     guint8 *last;
     uint64_t last_ns;

@@ -24,6 +24,53 @@ static void on_unprepared(GstRTSPMedia *media, gpointer data)
         g_object_unref(held);
 }
 
+/* Robot time to the media's running time. The frames arrive stamped
+ * with robot time since the media's first frame; the source's streaming
+ * thread adds the running time its first frame (or the first after a
+ * DISCONT, a world reset) leaves at. There, in PLAYING, the clock and
+ * base time are the pipeline's: read from the caller's thread during
+ * the change to PLAYING, the clock can already be set while the base
+ * time is not, and a frame stamped hours ahead held the sink waiting
+ * for ever. */
+struct align {
+    gboolean set;
+    GstClockTimeDiff offset;
+};
+
+static GstPadProbeReturn align_frame(GstPad *pad, GstPadProbeInfo *info, gpointer data)
+{
+    struct align *a = data;
+    GstBuffer *buf = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    GST_PAD_PROBE_INFO_DATA(info) = buf;
+    if (!a->set || GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_DISCONT)) {
+        GstElement *el = gst_pad_get_parent_element(pad);
+        GstClock *clock = el ? gst_element_get_clock(el) : NULL;
+        GstClockTime run = 0;
+        if (clock) {
+            GstClockTime now = gst_clock_get_time(clock), base = gst_element_get_base_time(el);
+            run = now > base ? now - base : 0;
+            gst_object_unref(clock);
+        }
+        if (el)
+            gst_object_unref(el);
+        a->offset = GST_CLOCK_DIFF(GST_BUFFER_PTS(buf), run);
+        a->set = TRUE;
+    }
+    GstClockTimeDiff pts = (GstClockTimeDiff)GST_BUFFER_PTS(buf) + a->offset;
+    GST_BUFFER_PTS(buf) = pts > 0 ? (GstClockTime)pts : 0;
+    return GST_PAD_PROBE_OK;
+}
+
+static void align_attach(GstElement *src)
+{
+    struct align *a = g_new0(struct align, 1);
+    /* freed with the source, whose pad is the only user */
+    g_object_set_data_full(G_OBJECT(src), "kn-align", a, g_free);
+    GstPad *pad = gst_element_get_static_pad(src, "src");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, align_frame, a, NULL);
+    gst_object_unref(pad);
+}
+
 static void on_media_configure(GstRTSPMediaFactory *f, GstRTSPMedia *media, gpointer data)
 {
     struct kn_stream_cam *c = data;
@@ -36,6 +83,7 @@ static void on_media_configure(GstRTSPMediaFactory *f, GstRTSPMedia *media, gpoi
      * clients */
     kn_stream_probe_attach(c, enc, v == KN_STREAM_H264, 1);
     gst_object_unref(enc);
+    align_attach(src);
     /* a few frames of slack; beyond it frames are refused (counted) */
     gst_app_src_set_max_bytes(GST_APP_SRC(src),
                               3 * (guint64)c->c.width * (guint64)c->c.height * c->bpp);
@@ -223,21 +271,19 @@ void kn_stream_rtsp_feed(struct kn_stream_cam *c, const guint8 *packed, uint64_t
             c->frames_dropped++;
             continue;
         }
-        /* robot time, offset to the media's running time at its first
-         * frame (or again when robot time went back: a reset world) */
+        /* robot time since the media's first frame (again from 0 when
+         * robot time went back: a reset world); align_frame makes it
+         * running time */
+        int discont = 0;
         if (c->base_robot[v] == GST_CLOCK_TIME_NONE || robot_ns < c->base_robot[v]) {
-            GstClock *clock = gst_element_get_clock(GST_ELEMENT(src));
+            discont = c->base_robot[v] != GST_CLOCK_TIME_NONE;
             c->base_robot[v] = robot_ns;
-            c->base_run[v] = 0;
-            if (clock) {
-                c->base_run[v] =
-                    gst_clock_get_time(clock) - gst_element_get_base_time(GST_ELEMENT(src));
-                gst_object_unref(clock);
-            }
         }
         GstBuffer *buf = gst_buffer_new_memdup(packed, size);
-        GST_BUFFER_PTS(buf) = c->base_run[v] + (robot_ns - c->base_robot[v]);
+        GST_BUFFER_PTS(buf) = robot_ns - c->base_robot[v];
         GST_BUFFER_DURATION(buf) = GST_SECOND / (GstClockTime)c->c.fps;
+        if (discont)
+            GST_BUFFER_FLAG_SET(buf, GST_BUFFER_FLAG_DISCONT);
         gst_app_src_push_buffer(src, buf);
     }
 }

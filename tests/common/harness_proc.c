@@ -505,6 +505,10 @@ int h_run_prog(char *argv[], char *out, size_t outlen)
 void h_ffprobe_video(const char *url, const char *want)
 {
     char out[1024];
+    /* on RTSP, a server that stops answering is an error after 30 s of
+     * silence on the socket, said on stderr, rather than a wait for ever
+     * (ffmpeg's default) */
+    int rtsp = strncmp(url, "rtsp:", 5) == 0;
     char *argv[] = { "ffprobe",
                      "-v",
                      "error",
@@ -514,6 +518,8 @@ void h_ffprobe_video(const char *url, const char *want)
                      "stream=codec_name,width,height",
                      "-of",
                      "csv=p=0",
+                     rtsp ? "-timeout" : (char *)url,
+                     rtsp ? "30000000" : NULL,
                      (char *)url,
                      NULL };
     int st = h_run_prog(argv, out, sizeof out);
