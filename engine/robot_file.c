@@ -8,6 +8,7 @@
 
 #include "jsonutil.h"
 #include "params.h"
+#include "robot_cameras.h"
 
 #define DEG (M_PI / 180.0)
 
@@ -110,9 +111,9 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         cJSON_Delete(root);
         return -1;
     }
-    static const char *const top[] = { "name",       "comment",  "sources", "mass",
-                                       "main_track", "flipper",  "servo",   "chassis",
-                                       "belt",       "friction", "battery", NULL };
+    static const char *const top[] = { "name",    "comment", "sources", "mass", "main_track",
+                                       "flipper", "servo",   "chassis", "belt", "friction",
+                                       "battery", "cameras", NULL };
     char ctx[256];
     int rc = -1;
     const cJSON *s;
@@ -201,6 +202,12 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         snprintf(err, errlen, "%s: empty_v must be below full_v", ctx);
         goto out;
     }
+    /* the engine draws no pictures, but a file it accepts is one the
+     * cameras can use */
+    struct kn_robotcams cams;
+    if (kn_robotcams_parse(cJSON_GetObjectItemCaseSensitive(root, "cameras"), &cams, name, err,
+                           errlen))
+        goto out;
     rc = 0;
 out:
     cJSON_Delete(root);
