@@ -6,7 +6,7 @@
 import * as THREE from '../three/build/three.module.js';
 import { Belt } from './belt.js';
 import { mergeGeometries } from './merge.js';
-import { CAMERA_MOUNTS } from './mounts.js';
+import { cameraMounts } from './mounts.js';
 
 // The shipped config/robots/kenaf.json, for a world without a robot file
 // (USARSim, Gazebo, or a daemon that cannot describe its world).
@@ -65,6 +65,7 @@ const FL = 0, FR = 1, RL = 2, RR = 3;
 export class KenafModel {
     constructor(robotDoc, colourIndex) {
         const g = this.geom = robotGeometry(robotDoc);
+        this.mounts = cameraMounts(robotDoc);
         this.root = new THREE.Group();
         this.root.name = 'kenaf';
         const body = new THREE.MeshLambertMaterial({
@@ -123,7 +124,7 @@ export class KenafModel {
     // The PTZ camera head at the front of the chassis and the bird's-eye
     // camera on its mast; each has an `eye` object the views look through.
     buildCameras(dark, metal, fixedMetal) {
-        const m = CAMERA_MOUNTS, top = this.chassisTop;
+        const m = this.mounts, top = this.chassisTop;
         // PTZ: base on the chassis, pan about z, tilt about y
         this.ptzPan = new THREE.Group();
         this.ptzPan.position.set(m.ptz.x, m.ptz.y, top + m.ptz.above_chassis);

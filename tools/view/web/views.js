@@ -78,16 +78,20 @@ export class Views {
     update(pose, model, dt) {
         const at = pose ? new THREE.Vector3(pose.pos[0], pose.pos[1], pose.pos[2])
                         : new THREE.Vector3(0, 0, 0);
-        if (model)
+        if (model) {
+            // the followed robot's file gives the head's limits
+            this.ptz.limits = model.mounts.ptz;
             model.setPtz(this.ptz.pan * DEG, this.ptz.tilt * DEG);
+        }
+        const mounts = model ? model.mounts : CAMERA_MOUNTS;
         switch (this.name) {
         case 'chase': this.placeChase(at, pose, dt); break;
         case 'top': this.placeTop(at); break;
         case 'orbit': this.placeOrbit(at); break;
         case 'ptz': this.placeEye(this.ptzCam, model && model.ptzEye,
-                                  CAMERA_MOUNTS.ptz.hfov_deg / this.ptz.zoom); break;
+                                  mounts.ptz.hfov_deg / this.ptz.zoom); break;
         case 'bird': this.placeEye(this.birdCam, model && model.birdEye,
-                                   CAMERA_MOUNTS.bird.hfov_deg); break;
+                                   mounts.bird.hfov_deg); break;
         }
     }
 
