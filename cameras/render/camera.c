@@ -1,6 +1,6 @@
-/* The robot's cameras (camera.h): the mount table, which is kenaf-view's
- * mounts.js and robot_model.js in C (docs/cameras.md says where each value
- * comes from; change them together), and the matrices of one shot. */
+/* The robot's cameras (camera.h): the Kenaf's mount table (kenaf-view's
+ * mounts.js and robot_model.js in C), the mounts a robot file declares
+ * over it, and the matrices of one shot. */
 #include "camera.h"
 #include "mat.h"
 
@@ -30,6 +30,31 @@ const struct kn_rcam_mount kn_rcam_mounts[2] = {
                        .near_m = 0.05 },
 };
 
+int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
+                     struct kn_rcam_mount *out)
+{
+    enum kn_robotcam_kind kind = which == KN_RCAM_PTZ ? KN_ROBOTCAM_PTZ : KN_ROBOTCAM_FIXED;
+    for (int i = 0; i < g->cams.n; i++) {
+        const struct kn_robotcam *c = &g->cams.cam[i];
+        if (c->kind != kind)
+            continue;
+        /* the lens and near plane stay the view's; the rest is the file's */
+        *out = kn_rcam_mounts[which];
+        out->x = c->x_m;
+        out->y = c->y_m;
+        out->above_chassis = c->above_chassis_m;
+        out->height_m = c->height_m;
+        out->tilt_deg = c->tilt_deg;
+        out->hfov_deg = c->hfov_deg;
+        out->zoom_max = c->zoom_max;
+        out->pan_max_deg = c->pan_max_deg;
+        out->tilt_min_deg = c->tilt_min_deg;
+        out->tilt_max_deg = c->tilt_max_deg;
+        return 0;
+    }
+    return -1;
+}
+
 static double clamp(double v, double lo, double hi)
 {
     return v < lo ? lo : v > hi ? hi : v;
@@ -41,7 +66,10 @@ int kn_rcam_matrices(const struct kn_rscene_geom *g, const struct kn_rscene_robo
     if ((shot->cam != KN_RCAM_PTZ && shot->cam != KN_RCAM_BIRD) || shot->width <= 0 ||
         shot->height <= 0)
         return -1;
-    const struct kn_rcam_mount *m = &kn_rcam_mounts[shot->cam];
+    struct kn_rcam_mount mount;
+    if (kn_rcam_mount_of(g, shot->cam, &mount) < 0)
+        return -1;
+    const struct kn_rcam_mount *m = &mount;
     float eye[16];
     kn_rrobot_body(r, eye);
     double hfov = m->hfov_deg;

@@ -22,7 +22,15 @@ struct kn_rcam_mount {
     double near_m; /* kenaf-view's near plane for this camera */
 };
 
+/* The Kenaf's, with the optical centre and near plane kenaf-view uses. */
 extern const struct kn_rcam_mount kn_rcam_mounts[2];
+
+/* The mount of a robot's camera as its file declares it (the first "ptz"
+ * camera for KN_RCAM_PTZ, the first "fixed" one for KN_RCAM_BIRD), with
+ * kenaf-view's optical centre and near plane: 0, or -1 when the file
+ * declares no such camera. */
+int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
+                     struct kn_rcam_mount *out);
 
 /* One picture: which camera of which robot, the PTZ camera's pan and tilt
  * (degrees, + turns left and looks up) and zoom (1 .. zoom_max, dividing

@@ -82,6 +82,12 @@ static struct kn_rscene_geom geometry(const cJSON *robot)
     for (int i = 0; ok && i < 3; i++)
         ok = cs[i] > 0 && cs[i] < 5;
     memcpy(g.cs, ok ? cs : d->cs, sizeof g.cs);
+    /* the engine refuses a file whose cameras are malformed, so these are
+     * well formed whenever the world comes from a file it ran */
+    char err[256];
+    if (kn_robotcams_parse(cJSON_GetObjectItemCaseSensitive(robot, "cameras"), &g.cams, "robot",
+                           err, sizeof err))
+        kn_robotcams_defaults(&g.cams);
     return g;
 }
 
@@ -198,6 +204,7 @@ int kn_rscene_init(struct kn_rscene *s)
 {
     memset(s, 0, sizeof *s);
     s->geom = DEFAULT_GEOM;
+    kn_robotcams_defaults(&s->geom.cams);
     build_terrain(&s->terrain, NULL, NULL);
     return s->terrain.failed ? -1 : 0;
 }

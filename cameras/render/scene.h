@@ -7,6 +7,7 @@
 #define KN_RENDER_SCENE_H
 
 #include "mesh.h"
+#include "robot_cameras.h" /* engine/: the robot file's cameras */
 
 #include <stddef.h>
 
@@ -14,11 +15,14 @@
 
 /* The robot file's shape in metres (kenaf-view's robotGeometry): main
  * track pulley x, radius, width, y; flipper root and tip radius, length,
- * width, y; chassis size and clearance. */
+ * width, y; chassis size and clearance; and its cameras. */
 struct kn_rscene_geom {
     double px, r, tw, ty;
     double fr1, fr2, fl, fw, fy;
     double cs[3], clear;
+    /* the robot file's cameras, the Kenaf's when it has none or they are
+     * not well formed */
+    struct kn_robotcams cams;
 };
 
 /* One robot: its pose as STATUS gives it (the body origin on the main

@@ -156,6 +156,49 @@ START_TEST(ptz_pans_30_degrees)
 }
 END_TEST
 
+/* The robot file's cameras: a wider PTZ lens changes the picture, the
+ * mast's height moves the bird's-eye camera, and a file without a PTZ
+ * camera has no PTZ shot. */
+START_TEST(robot_file_cameras)
+{
+    struct kn_rscene_robot other = render_world_robot(2.0, 0, M_PI);
+    ck_assert_int_eq(kn_rscene_robot_set(&S, 1, &other), 0);
+    shoot(KN_RCAM_PTZ, 0, A);
+    const char *wide =
+        "{\"robot\": {\"cameras\": {\"front\": {\"kind\": \"ptz\", \"x_m\": 0.17, "
+        "\"y_m\": 0, \"above_chassis_m\": 0.05, \"hfov_deg\": 100, \"zoom_max\": 10, "
+        "\"pan_max_deg\": 170, \"tilt_min_deg\": -60, \"tilt_max_deg\": 60, "
+        "\"pan_speed_deg_s\": 90, \"tilt_speed_deg_s\": 60, \"zoom_time_s\": 3}, "
+        "\"mast\": {\"kind\": \"fixed\", \"x_m\": -0.17, \"y_m\": 0, \"height_m\": 0.5, "
+        "\"tilt_deg\": -60, \"hfov_deg\": 100}}}}";
+    ck_assert_int_eq(kn_rscene_load(&S, wide, strlen(wide), err, sizeof err), 0);
+    ck_assert_int_eq(S.geom.cams.n, 2);
+    ck_assert_str_eq(S.geom.cams.cam[1].name, "mast");
+    shoot(KN_RCAM_PTZ, 0, B);
+    double d = differ(A, B);
+    ck_assert_msg(d > 0.05, "100 deg against 60 deg: %.4f of the pixels changed", d);
+    /* the bird's-eye camera half as high: the Kenaf's against the file's */
+    ck_assert_int_eq(
+        kn_rscene_load(&S, RENDER_WORLD_FLAT, strlen(RENDER_WORLD_FLAT), err, sizeof err), 0);
+    shoot(KN_RCAM_BIRD, 0, A);
+    ck_assert_int_eq(kn_rscene_load(&S, wide, strlen(wide), err, sizeof err), 0);
+    shoot(KN_RCAM_BIRD, 0, B);
+    d = differ(A, B);
+    ck_assert_msg(d > 0.05, "mast 0.5 m against 1.0 m: %.4f of the pixels changed", d);
+    /* only a fixed camera: no PTZ shot; a malformed section: the Kenaf's */
+    const char *fixed = "{\"robot\": {\"cameras\": {\"mast\": {\"kind\": \"fixed\", "
+                        "\"x_m\": 0, \"y_m\": 0, \"height_m\": 1, \"tilt_deg\": -30, "
+                        "\"hfov_deg\": 90}}}}";
+    ck_assert_int_eq(kn_rscene_load(&S, fixed, strlen(fixed), err, sizeof err), 0);
+    struct kn_rcam_shot shot = { .cam = KN_RCAM_PTZ, .zoom = 1, .width = W, .height = H };
+    ck_assert_int_eq(kn_render_shot(R, &S, &shot, A, err, sizeof err), -1);
+    const char *bad = "{\"robot\": {\"cameras\": {\"front\": {\"kind\": \"zoom\"}}}}";
+    ck_assert_int_eq(kn_rscene_load(&S, bad, strlen(bad), err, sizeof err), 0);
+    ck_assert_int_eq(S.geom.cams.n, 2);
+    ck_assert_str_eq(S.geom.cams.cam[0].name, "front");
+}
+END_TEST
+
 START_TEST(terrain_box_seen)
 {
     /* a concrete block 1 m ahead, 0.3 m high, across the PTZ camera's view */
@@ -338,6 +381,7 @@ int main(int argc, char **argv)
     tcase_add_test(t, same_state_same_picture);
     tcase_add_test(t, robot_moves_half_metre);
     tcase_add_test(t, ptz_pans_30_degrees);
+    tcase_add_test(t, robot_file_cameras);
     tcase_add_test(t, terrain_box_seen);
     tcase_add_test(t, bad_shots_refused);
     suite_add_tcase(s, t);
