@@ -276,6 +276,8 @@ int kn_cams_run(const struct kn_cams_opts *o, const sigset_t *stop_signals)
     }
     st_on = true;
     print_urls(&g);
+    if (o->ready)
+        o->ready();
     int sig = 0;
     sigwait(stop_signals, &sig);
     fprintf(stderr, "kenaf-cameras: %s: stopping\n", strsignal(sig));

@@ -21,6 +21,9 @@ struct kn_cams_opts {
     int rtsp_port, http_port;
     struct kn_stream_camera cam[KN_CAMS_NCAMS]; /* robot and name filled per robot */
     bool stats;
+    /* called once, when the servers listen and the URLs are printed:
+     * main.c tells systemd READY=1 there (Type=notify) */
+    void (*ready)(void);
 };
 
 extern const char *const kn_cams_names[KN_CAMS_NCAMS];

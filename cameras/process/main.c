@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <systemd/sd-daemon.h>
 
 #include "cameras.h"
 #include "hostport.h"
@@ -43,8 +44,8 @@ static void usage(FILE *f)
             "  --listen HOST        the servers' address (default %s)\n"
             "  --rtsp-port N        the RTSP port (default 8554; 0 takes a free port)\n"
             "  --http-port N        the HTTP port (default 8081; 0 takes a free port)\n"
-            "  --config FILE        camera settings as JSON (kenaf-cameras(1)); the options\n"
-            "                       below override it\n"
+            "  --config FILE        settings as JSON: the cameras, and the robots, address\n"
+            "                       and ports (kenaf-cameras(1)); the options override it\n"
             "  --front-size WxH     the front camera's picture (default 640x480)\n"
             "  --front-fps N        its frames a second (default 30)\n"
             "  --front-bitrate KBPS its H.264 bit rate (default 2000)\n"
@@ -152,7 +153,62 @@ static int config_camera(const cJSON *obj, const char *name, struct kn_stream_ca
     return 0;
 }
 
-static int read_config(const char *path, struct kn_cams_opts *o)
+/* What the config may say about the program rather than a camera: the
+ * robots and the servers' address and ports, so that one file is all a
+ * service instance needs (config/kenaf-cameras@.service). The command
+ * line wins: --robot replaces the config's robots, --listen, --rtsp-port
+ * and --http-port its values. Returns 1 for such a key, 0 for another,
+ * -1 with the reason said. */
+static int config_service(const cJSON *it, const char *path, struct kn_cams_opts *cfg)
+{
+    if (strcmp(it->string, "robots") == 0) {
+        const cJSON *r;
+        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) == 0) {
+            fprintf(stderr,
+                    "kenaf-cameras: --config %s: robots: expected a list of "
+                    "\"[NAME=]HOST:PORT\" strings, at least one\n",
+                    path);
+            return -1;
+        }
+        cJSON_ArrayForEach(r, it)
+        {
+            char what[300];
+            snprintf(what, sizeof what, "--config %s: robots", path);
+            if (!cJSON_IsString(r)) {
+                fprintf(stderr, "kenaf-cameras: %s: expected \"[NAME=]HOST:PORT\" strings\n", what);
+                return -1;
+            }
+            if (add_robot(cfg, r->valuestring, what) < 0)
+                return -1;
+        }
+        return 1;
+    }
+    if (strcmp(it->string, "listen") == 0) {
+        if (!cJSON_IsString(it) || !it->valuestring[0] ||
+            strlen(it->valuestring) >= sizeof cfg->listen) {
+            fprintf(stderr, "kenaf-cameras: --config %s: listen: expected a host name or address\n",
+                    path);
+            return -1;
+        }
+        snprintf(cfg->listen, sizeof cfg->listen, "%s", it->valuestring);
+        return 1;
+    }
+    int *port = strcmp(it->string, "rtsp_port") == 0   ? &cfg->rtsp_port
+                : strcmp(it->string, "http_port") == 0 ? &cfg->http_port
+                                                       : NULL;
+    if (!port)
+        return 0;
+    double v = cJSON_IsNumber(it) ? it->valuedouble : -1;
+    if (v != (double)(long)v || v < 0 || v > 65535) {
+        fprintf(stderr, "kenaf-cameras: --config %s: %s: expected an integer 0..65535\n", path,
+                it->string);
+        return -1;
+    }
+    *port = (int)v;
+    return 1;
+}
+
+static int read_config(const char *path, struct kn_cams_opts *o, struct kn_cams_opts *cfg)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -173,13 +229,20 @@ static int read_config(const char *path, struct kn_cams_opts *o)
     const cJSON *it;
     cJSON_ArrayForEach(it, j)
     {
+        int svc = config_service(it, path, cfg);
+        if (svc < 0) {
+            rc = -1;
+            break;
+        }
+        if (svc > 0)
+            continue;
         int k = 0;
         while (k < KN_CAMS_NCAMS && strcmp(kn_cams_names[k], it->string) != 0)
             k++;
         if (k == KN_CAMS_NCAMS || !cJSON_IsObject(it)) {
             fprintf(stderr,
                     "kenaf-cameras: --config %s: \"%s\": expected front or birdseye, "
-                    "an object\n",
+                    "an object, or robots, listen, rtsp_port, http_port\n",
                     path, it->string);
             rc = -1;
             break;
@@ -258,8 +321,22 @@ static int parse_args(int argc, char **argv, struct kn_cams_opts *o)
         fprintf(stderr, "kenaf-cameras: unexpected argument \"%s\"\n", argv[optind]);
         return 2;
     }
-    if (config && read_config(config, o) < 0)
+    /* the config's robots, address and ports where the command line has none */
+    static struct kn_cams_opts cfg;
+    cfg.rtsp_port = cfg.http_port = -1;
+    if (config && read_config(config, o, &cfg) < 0)
         return 2;
+    if (o->nrobots == 0) {
+        memcpy(o->robots, cfg.robots, sizeof o->robots);
+        o->nrobots = cfg.nrobots;
+    }
+    if (!o->listen[0])
+        snprintf(o->listen, sizeof o->listen, "%s",
+                 cfg.listen[0] ? cfg.listen : KN_CAMS_DEFAULT_LISTEN);
+    if (o->rtsp_port < 0)
+        o->rtsp_port = cfg.rtsp_port;
+    if (o->http_port < 0)
+        o->http_port = cfg.http_port;
     for (int k = 0; k < KN_CAMS_NCAMS; k++) {
         if (cli[k].width)
             o->cam[k].width = cli[k].width, o->cam[k].height = cli[k].height;
@@ -275,12 +352,19 @@ static int parse_args(int argc, char **argv, struct kn_cams_opts *o)
     return -1;
 }
 
+/* systemd's Type=notify (config/kenaf-cameras@.service): ready once both
+ * servers listen and a client may connect; a no-op without NOTIFY_SOCKET. */
+static void notify_ready(void)
+{
+    sd_notify(0, "READY=1\nSTATUS=serving the cameras");
+}
+
 int main(int argc, char **argv)
 {
     static struct kn_cams_opts o;
-    snprintf(o.listen, sizeof o.listen, "%s", KN_CAMS_DEFAULT_LISTEN);
     o.rtsp_port = -1; /* the stream library's defaults, 8554 and 8081 */
     o.http_port = -1;
+    o.ready = notify_ready;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;

@@ -5,6 +5,7 @@
 // {"ok":false,"error":...}); the C test decides what to do and what to
 // assert. It ends with the connection or at "quit". Commands:
 //   {"cmd":"open","url":U}            load the page (waits for kenafView)
+//   {"cmd":"goto","url":U}            load any page (kenaf-cameras's <img> test)
 //   {"cmd":"shot","name":N}           screenshot to SHOT_DIR/N.png + pixel measures
 //   {"cmd":"differ","a":N1,"b":N2}    fraction of pixels that differ
 //   {"cmd":"click","selector":S}      click a page element
@@ -52,6 +53,10 @@ async function main() {
         async open(c) {
             await page.goto(c.url);
             await page.waitForFunction(() => window.kenafView !== undefined, null, { timeout: 20000 });
+            return {};
+        },
+        async goto(c) {
+            await page.goto(c.url, { waitUntil: 'commit' });
             return {};
         },
         async shot(c) {
