@@ -21,6 +21,7 @@ struct kn_cams_opts {
     int rtsp_port, http_port;
     struct kn_stream_camera cam[KN_CAMS_NCAMS]; /* robot and name filled per robot */
     bool stats;
+    bool overlay[KN_CAMS_NCAMS]; /* the robot time drawn into each frame (stamp.h) */
 };
 
 extern const char *const kn_cams_names[KN_CAMS_NCAMS];
