@@ -2,9 +2,10 @@
  * the KRP/1 observer on another (observe.h), and the render thread, which
  * owns the renderer and pushes each camera's shot at the camera's frame
  * rate. The main thread waits for SIGINT or SIGTERM and then stops them
- * all: render thread, servers, observer (which says BYE). Frames are
- * rendered whether anyone watches or not: the stream library encodes
- * only for its clients, and a snapshot wants the latest frame at once. */
+ * all: render thread, servers, observer (which says BYE). A camera's
+ * frames are rendered only while someone watches it (kn_stream_watched:
+ * an RTSP media, an MJPEG client, a snapshot waiting for the next frame);
+ * with the overlay, each frame carries its robot time (stamp.h). */
 #include "cameras.h"
 
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 
 #include "render.h"
+#include "stamp.h"
 
 const char *const kn_cams_names[KN_CAMS_NCAMS] = { "front", "birdseye" };
 
@@ -25,6 +27,8 @@ struct cam {
     int width, height;
     uint64_t period_ns, next_ns, last_robot_ns;
     uint8_t *rgba;
+    bool overlay;
+    uint32_t frame_no; /* frames pushed, the stamp's counter */
 };
 
 struct run {
@@ -42,7 +46,7 @@ struct run {
     int opened;
     char err[512];
     /* figures for --stats */
-    uint64_t frames, render_ns_sum, render_ns_max, late;
+    uint64_t frames, render_ns_sum, render_ns_max, late, unwatched;
 };
 
 static void deg2rad3(const int32_t cdeg[3], double out[3])
@@ -117,6 +121,10 @@ static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
     if (ns <= c->last_robot_ns && c->last_robot_ns - ns < 1000000000u)
         ns = c->last_robot_ns + 1000000u;
     c->last_robot_ns = ns;
+    if (c->overlay)
+        kn_stamp_draw(c->rgba, c->width, c->height, (size_t)c->width * 4, c->frame_no,
+                      ns / 1000000u);
+    c->frame_no++;
     kn_stream_push(g->stream, c->stream_cam, c->rgba, 0, ns);
 }
 
@@ -142,7 +150,11 @@ static void *render_main(void *arg)
         sleep_until(g, c->next_ns);
         if (g->stop)
             break;
-        shoot(g, rd, c);
+        /* nobody to see it: no frame, the schedule runs on */
+        if (kn_stream_watched(g->stream, c->stream_cam))
+            shoot(g, rd, c);
+        else
+            g->unwatched++;
         c->next_ns += c->period_ns;
         now = kn_cobs_now_ns();
         if (c->next_ns < now) { /* behind by a frame: skip, do not catch up */
@@ -195,6 +207,7 @@ static int open_all(struct run *g, struct kn_stream_camera *sc)
             m->width = c->width;
             m->height = c->height;
             m->period_ns = 1000000000ull / (uint64_t)c->fps;
+            m->overlay = o->overlay[k];
             m->rgba = malloc((size_t)c->width * (size_t)c->height * 4);
             if (!m->rgba) {
                 fprintf(stderr, "kenaf-cameras: out of memory\n");
@@ -238,10 +251,11 @@ static void print_stats(struct run *g)
     fflush(stdout);
     fprintf(stderr,
             "kenaf-cameras: %llu frames rendered, %.2f ms on average, %.2f ms at most; "
-            "%llu late\n",
+            "%llu late; %llu not rendered, unwatched\n",
             (unsigned long long)g->frames,
             g->frames ? (double)g->render_ns_sum / (double)g->frames / 1e6 : 0.0,
-            (double)g->render_ns_max / 1e6, (unsigned long long)g->late);
+            (double)g->render_ns_max / 1e6, (unsigned long long)g->late,
+            (unsigned long long)g->unwatched);
 }
 
 int kn_cams_run(const struct kn_cams_opts *o, const sigset_t *stop_signals)

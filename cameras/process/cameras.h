@@ -24,6 +24,7 @@ struct kn_cams_opts {
     /* called once, when the servers listen and the URLs are printed:
      * main.c tells systemd READY=1 there (Type=notify) */
     void (*ready)(void);
+    bool overlay[KN_CAMS_NCAMS]; /* the robot time drawn into each frame (stamp.h) */
 };
 
 extern const char *const kn_cams_names[KN_CAMS_NCAMS];

@@ -30,7 +30,7 @@ static void usage(FILE *f)
             "                     [--rtsp-port N] [--http-port N] [--config FILE]\n"
             "                     [--front-size WxH] [--front-fps N] [--front-bitrate KBPS]\n"
             "                     [--birdseye-size WxH] [--birdseye-fps N]\n"
-            "                     [--birdseye-bitrate KBPS] [--stats]\n"
+            "                     [--birdseye-bitrate KBPS] [--overlay] [--stats]\n"
             "\n"
             "Renders each robot's front (PTZ) and bird's-eye cameras and serves them as\n"
             "rtsp://HOST:RTSP/NAME/CAMERA (H.264), .../CAMERA.mjpeg (RTP/JPEG),\n"
@@ -52,6 +52,8 @@ static void usage(FILE *f)
             "  --birdseye-size WxH  the bird's-eye camera's picture (default 640x480)\n"
             "  --birdseye-fps N     its frames a second (default 15)\n"
             "  --birdseye-bitrate KBPS  its H.264 bit rate (default 2000)\n"
+            "  --overlay            draw the robot time into every frame, as text and as a\n"
+            "                       stamp a program reads (frame counter, robot ms)\n"
             "  --stats              print the streams' counters (JSON) on stdout at exit\n"
             "  -h, --help           this text\n"
             "  -V, --version        the version\n",
@@ -116,9 +118,22 @@ static int parse_size(const char *what, const char *s, struct kn_stream_camera *
     return 0;
 }
 
+/* "overlay": true or false; *out 1 or 0. */
+static int config_bool(const cJSON *it, const char *where, int *out)
+{
+    if (!cJSON_IsBool(it)) {
+        fprintf(stderr, "kenaf-cameras: --config: %s: expected true or false\n", where);
+        return -1;
+    }
+    *out = cJSON_IsTrue(it) ? 1 : 0;
+    return 0;
+}
+
 /* One camera's object of the config: {"width","height","fps",
- * "bitrate_kbps","jpeg_quality"}, each optional. */
-static int config_camera(const cJSON *obj, const char *name, struct kn_stream_camera *c)
+ * "bitrate_kbps","jpeg_quality","overlay"}, each optional; overlay in
+ * *overlay (-1 when not given). */
+static int config_camera(const cJSON *obj, const char *name, struct kn_stream_camera *c,
+                         int *overlay)
 {
     static const struct {
         const char *key;
@@ -134,6 +149,13 @@ static int config_camera(const cJSON *obj, const char *name, struct kn_stream_ca
     const cJSON *it;
     cJSON_ArrayForEach(it, obj)
     {
+        if (strcmp(it->string, "overlay") == 0) {
+            char where[64];
+            snprintf(where, sizeof where, "%s.overlay", name);
+            if (config_bool(it, where, overlay) < 0)
+                return -1;
+            continue;
+        }
         size_t k = 0;
         while (k < sizeof keys / sizeof keys[0] && strcmp(keys[k].key, it->string) != 0)
             k++;
@@ -226,6 +248,8 @@ static int read_config(const char *path, struct kn_cams_opts *o, struct kn_cams_
         return -1;
     }
     int rc = 0;
+    /* "overlay" at the top for both cameras; a camera's own wins */
+    int all = -1, own[KN_CAMS_NCAMS] = { -1, -1 };
     const cJSON *it;
     cJSON_ArrayForEach(it, j)
     {
@@ -236,29 +260,38 @@ static int read_config(const char *path, struct kn_cams_opts *o, struct kn_cams_
         }
         if (svc > 0)
             continue;
+        if (strcmp(it->string, "overlay") == 0) {
+            if (config_bool(it, "overlay", &all) < 0) {
+                rc = -1;
+                break;
+            }
+            continue;
+        }
         int k = 0;
         while (k < KN_CAMS_NCAMS && strcmp(kn_cams_names[k], it->string) != 0)
             k++;
         if (k == KN_CAMS_NCAMS || !cJSON_IsObject(it)) {
             fprintf(stderr,
                     "kenaf-cameras: --config %s: \"%s\": expected front or birdseye, "
-                    "an object, or robots, listen, rtsp_port, http_port\n",
+                    "an object, or overlay, robots, listen, rtsp_port, http_port\n",
                     path, it->string);
             rc = -1;
             break;
         }
-        if (config_camera(it, it->string, &o->cam[k]) < 0) {
+        if (config_camera(it, it->string, &o->cam[k], &own[k]) < 0) {
             rc = -1;
             break;
         }
     }
+    for (int k = 0; k < KN_CAMS_NCAMS; k++)
+        o->overlay[k] = own[k] >= 0 ? own[k] : all > 0;
     cJSON_Delete(j);
     return rc;
 }
 
 static int parse_args(int argc, char **argv, struct kn_cams_opts *o)
 {
-    enum { O_ROBOT = 256, O_LISTEN, O_RTSP, O_HTTP, O_CONFIG, O_STATS, O_CAM };
+    enum { O_ROBOT = 256, O_LISTEN, O_RTSP, O_HTTP, O_CONFIG, O_STATS, O_OVERLAY, O_CAM };
     /* per camera k: O_CAM + 3 k + (0 size, 1 fps, 2 bitrate) */
     static const struct option longopts[] = {
         { "robot", required_argument, NULL, O_ROBOT },
@@ -273,6 +306,7 @@ static int parse_args(int argc, char **argv, struct kn_cams_opts *o)
         { "birdseye-fps", required_argument, NULL, O_CAM + 4 },
         { "birdseye-bitrate", required_argument, NULL, O_CAM + 5 },
         { "stats", no_argument, NULL, O_STATS },
+        { "overlay", no_argument, NULL, O_OVERLAY },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -281,6 +315,7 @@ static int parse_args(int argc, char **argv, struct kn_cams_opts *o)
     struct kn_stream_camera cli[KN_CAMS_NCAMS];
     memset(cli, 0, sizeof cli);
     const char *config = NULL;
+    bool overlay = false;
     int c;
     while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -299,6 +334,7 @@ static int parse_args(int argc, char **argv, struct kn_cams_opts *o)
             break;
         case O_CONFIG: config = optarg; break;
         case O_STATS: o->stats = true; break;
+        case O_OVERLAY: overlay = true; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("kenaf-cameras %s\n", KN_VERSION); return 0;
         default:
@@ -338,6 +374,7 @@ static int parse_args(int argc, char **argv, struct kn_cams_opts *o)
     if (o->http_port < 0)
         o->http_port = cfg.http_port;
     for (int k = 0; k < KN_CAMS_NCAMS; k++) {
+        o->overlay[k] |= overlay;
         if (cli[k].width)
             o->cam[k].width = cli[k].width, o->cam[k].height = cli[k].height;
         if (cli[k].fps)

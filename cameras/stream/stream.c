@@ -112,6 +112,8 @@ struct kn_stream *kn_stream_new(const struct kn_stream_config *cfg, char *err, s
         s->cfg.client_queue = 4;
     if (s->cfg.client_stall_ms <= 0)
         s->cfg.client_stall_ms = 2000;
+    if (s->cfg.snapshot_wait_ms <= 0)
+        s->cfg.snapshot_wait_ms = 3000;
     s->ctx = g_main_context_new();
     s->loop = g_main_loop_new(s->ctx, FALSE);
     if (cams_init(s, cfg, err, errlen) < 0 || kn_stream_rtsp_start(s, err, errlen) < 0 ||

@@ -41,6 +41,8 @@ struct kn_stream_config {
     int http_port;       /* 0: a free port (kn_stream_http_port); -1: 8081 */
     int client_queue;    /* MJPEG parts queued per HTTP client; 0: 4 */
     int client_stall_ms; /* a client whose queue stays full this long is dropped; 0: 2000 */
+    /* a snapshot waits this long for the next frame, then 503; 0: 3000 */
+    int snapshot_wait_ms;
     const struct kn_stream_camera *cameras;
     size_t ncameras;
 };
@@ -76,6 +78,12 @@ int kn_stream_find(const struct kn_stream *s, const char *robot, const char *nam
  * thread. */
 int kn_stream_push(struct kn_stream *s, int cam, const uint8_t *pixels, size_t stride,
                    uint64_t robot_ns);
+
+/* Whether anyone wants camera `cam`'s frames now: an RTSP media of it
+ * exists (a client described or plays it), an MJPEG client reads it or a
+ * snapshot waits for its next frame. A caller may skip rendering the
+ * frames of a camera nobody watches. Any thread. */
+int kn_stream_watched(struct kn_stream *s, int cam);
 
 /* Every camera's counters as JSON (malloc'd, the caller frees):
  * {"cameras":[{"robot","camera","rtsp_clients","http_clients",

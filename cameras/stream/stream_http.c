@@ -48,16 +48,6 @@ static void on_client_finished(SoupServerMessage *msg, gpointer data)
     g_free(cl);
 }
 
-static void on_snap_finished(SoupServerMessage *msg, gpointer data)
-{
-    struct kn_stream_cam *c = data;
-    g_signal_handlers_disconnect_by_data(msg, c);
-    if (g_list_find(c->snaps, msg)) {
-        c->snaps = g_list_remove(c->snaps, msg);
-        watchers(c, -1, 0);
-    }
-}
-
 static void start_mjpeg(struct kn_stream_cam *c, SoupServerMessage *msg)
 {
     SoupMessageHeaders *h = soup_server_message_get_response_headers(msg);
@@ -74,27 +64,6 @@ static void start_mjpeg(struct kn_stream_cam *c, SoupServerMessage *msg)
     g_signal_connect(msg, "finished", G_CALLBACK(on_client_finished), cl);
     c->mjpeg = g_list_prepend(c->mjpeg, cl);
     watchers(c, 1, 1);
-}
-
-static void start_snapshot(struct kn_stream_cam *c, SoupServerMessage *msg)
-{
-    g_mutex_lock(&c->s->mu);
-    int have = c->frames_in > 0;
-    g_mutex_unlock(&c->s->mu);
-    if (!have) {
-        soup_server_message_set_status(msg, SOUP_STATUS_SERVICE_UNAVAILABLE, NULL);
-        soup_server_message_set_response(msg, "text/plain", SOUP_MEMORY_STATIC, "no frame yet\n",
-                                         13);
-        return;
-    }
-    /* answered with the next JPEG: the last frame now, encoded */
-    soup_server_message_pause(msg);
-    g_signal_connect(msg, "finished", G_CALLBACK(on_snap_finished), c);
-    c->snaps = g_list_prepend(c->snaps, msg);
-    watchers(c, 1, 0);
-    g_mutex_lock(&c->s->mu);
-    kn_stream_jpeg_encode(c, c->last);
-    g_mutex_unlock(&c->s->mu);
 }
 
 static void not_found(SoupServerMessage *msg, const char *path)
@@ -132,7 +101,7 @@ static void on_request(SoupServer *server, SoupServerMessage *msg, const char *p
     else if (mjpeg)
         start_mjpeg(&s->cams[cam], msg);
     else
-        start_snapshot(&s->cams[cam], msg);
+        kn_stream_snap_start(&s->cams[cam], msg);
 }
 
 /* A client whose queue stays full: its socket is shut, soup sees the
@@ -172,14 +141,7 @@ void kn_stream_http_deliver(struct kn_stream_cam *c, GBytes *jpeg)
 {
     gsize n;
     const void *data = g_bytes_get_data(jpeg, &n);
-    while (c->snaps) {
-        SoupServerMessage *msg = c->snaps->data;
-        c->snaps = g_list_delete_link(c->snaps, c->snaps);
-        watchers(c, -1, 0);
-        soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
-        soup_server_message_set_response(msg, "image/jpeg", SOUP_MEMORY_COPY, data, n);
-        soup_server_message_unpause(msg);
-    }
+    kn_stream_snap_deliver(c, data, n);
     if (!c->mjpeg)
         return;
     char head[128];

@@ -2,7 +2,8 @@
  * struct per camera, and the entry points each file gives the others
  * (stream.c the lifecycle and frames, stream_rtsp.c the RTSP server,
  * stream_http.c the HTTP server, stream_jpeg.c the JPEG encoder of the
- * HTTP side, stream_stats.c the counters). */
+ * HTTP side, stream_stats.c the counters, stream_demand.c who wants
+ * frames: the watched query and the snapshots waiting). */
 #ifndef KN_STREAM_INT_H
 #define KN_STREAM_INT_H
 
@@ -48,7 +49,7 @@ struct kn_stream_cam {
     int http_watchers; /* MJPEG clients plus snapshots waiting */
     /* main context only: HTTP clients and snapshots waiting */
     GList *mjpeg;
-    GList *snaps;
+    GList *snaps;          /* struct snap (stream_demand.c) */
     GstElement *jpeg_pipe; /* appsrc ! videoconvert ! jpegenc ! appsink */
     GstAppSrc *jpeg_src;
     /* under s->mu */
@@ -88,6 +89,11 @@ void kn_stream_jpeg_stop(struct kn_stream_cam *c);
 /* Any thread: encodes the packed frame; the JPEG reaches
  * kn_stream_http_deliver on the main context. */
 void kn_stream_jpeg_encode(struct kn_stream_cam *c, const guint8 *packed);
+
+/* stream_demand.c: a snapshot waits (paused) for the next JPEG, or for
+ * its deadline; main context only. */
+void kn_stream_snap_start(struct kn_stream_cam *c, SoupServerMessage *msg);
+void kn_stream_snap_deliver(struct kn_stream_cam *c, const void *jpeg, size_t n);
 
 /* stream_stats.c */
 void kn_stream_timing_add(struct kn_stream_timing *t, gint64 us);

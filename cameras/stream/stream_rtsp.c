@@ -109,10 +109,14 @@ static char *launch_line(const struct kn_stream_cam *c, int v)
     if (v == KN_STREAM_H264)
         /* constrained baseline: what every player decodes; a key frame
          * each second and SPS/PPS with each, so a client joining late
-         * starts within a second */
+         * starts within a second. x264 writes them itself before each key
+         * frame in a byte stream; rtph264pay's config-interval=-1 put
+         * them before each of the key frame's slices instead (zerolatency
+         * cuts a frame into one slice a thread), which split the frame
+         * in two for ffmpeg and broke every picture after it */
         line = g_strdup_printf("%sx264enc name=enc tune=zerolatency speed-preset=ultrafast "
                                "bitrate=%d key-int-max=%d ! video/x-h264,profile=constrained-"
-                               "baseline ! rtph264pay name=pay0 pt=96 config-interval=-1 )",
+                               "baseline,stream-format=byte-stream ! rtph264pay name=pay0 pt=96 )",
                                src, c->c.bitrate_kbps, c->c.fps);
     else
         line = g_strdup_printf("%sjpegenc name=enc quality=%d ! rtpjpegpay name=pay0 pt=26 )", src,

@@ -2,6 +2,7 @@
  * about them. Children get SIGKILL when the bench dies, so an interrupted
  * run leaves nothing behind. */
 #include "bench.h"
+#include "procstat.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -142,25 +143,11 @@ long kn_bench_rss_kib(pid_t pid, const char *field)
 
 double kn_bench_cpu_s(pid_t pid)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* the command name may hold spaces: fields count from its ')' */
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return -1;
-    unsigned long long ut = 0, st = 0;
-    /* after ')': state(3) ppid pgrp session tty tpgid flags minflt cminflt
-     * majflt cmajflt utime(14) stime(15) */
-    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+    long long t = kn_procstat_cpu_ticks(pid);
+    if (t < 0)
         return -1;
     long hz = sysconf(_SC_CLK_TCK);
-    return (double)(ut + st) / (double)(hz > 0 ? hz : 100);
+    return (double)t / (double)(hz > 0 ? hz : 100);
 }
 
 double kn_bench_wait_s(pid_t pid)
