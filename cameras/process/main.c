@@ -273,7 +273,7 @@ static int read_config(const char *path, struct kn_cams_opts *o, struct kn_cams_
         if (k == KN_CAMS_NCAMS || !cJSON_IsObject(it)) {
             fprintf(stderr,
                     "kenaf-cameras: --config %s: \"%s\": expected front or birdseye, "
-                    "an object, or overlay, robots, listen, rtsp_port, http_port\n",
+                    "an object, or robots, listen, rtsp_port, http_port, overlay\n",
                     path, it->string);
             rc = -1;
             break;
