@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ptz_http.h"
 #include "render.h"
 #include "stamp.h"
 
@@ -35,6 +36,7 @@ struct run {
     const struct kn_cams_opts *o;
     struct kn_stream *stream;
     struct kn_cobs *obs;
+    struct kn_ptzh *ptz; /* the front cameras' pan, tilt and zoom */
     struct cam cams[KN_COBS_MAX_ROBOTS * KN_CAMS_NCAMS];
     size_t ncams;
     struct kn_rscene scenes[KN_COBS_MAX_ROBOTS];
@@ -100,6 +102,8 @@ static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
     struct kn_rcam_shot shot = {
         .cam = c->which, .robot = 0, .zoom = 1, .width = c->width, .height = c->height
     };
+    if (c->which == KN_RCAM_PTZ)
+        kn_ptzh_get(g->ptz, c->robot, &shot.pan_deg, &shot.tilt_deg, &shot.zoom);
     char why[300];
     uint64_t t0 = kn_cobs_now_ns();
     if (kn_render_shot(rd, &g->scenes[c->robot], &shot, c->rgba, why, sizeof why) < 0) {
@@ -187,6 +191,12 @@ static void print_urls(const struct run *g)
             printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.mjpg\n", lb, h, rb, hp, r, n);
             printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.jpg\n", lb, h, rb, hp, r, n);
         }
+    for (size_t i = 0; i < o->nrobots; i++) {
+        printf("kenaf-cameras: http://%s%s%s:%d/%s" KN_PTZH_PATH "\n", lb, h, rb, hp,
+               o->robots[i].name);
+        printf("kenaf-cameras: http://%s%s%s:%d" KN_PTZH_PATH "?camera=%zu\n", lb, h, rb, hp,
+               i + 1);
+    }
     fflush(stdout);
 }
 
@@ -214,7 +224,17 @@ static int open_all(struct run *g, struct kn_stream_camera *sc)
                 return -1;
             }
         }
+    const char *names[KN_COBS_MAX_ROBOTS];
+    for (size_t i = 0; i < o->nrobots; i++)
+        names[i] = o->robots[i].name;
+    g->ptz = kn_ptzh_new(names, o->nrobots);
+    if (!g->ptz) {
+        fprintf(stderr, "kenaf-cameras: out of memory\n");
+        return -1;
+    }
     struct kn_stream_config cfg = {
+        .http_handler = kn_ptzh_handle,
+        .http_handler_arg = g->ptz,
         .address = o->listen,
         .rtsp_port = o->rtsp_port,
         .http_port = o->http_port,
@@ -245,6 +265,10 @@ static int open_all(struct run *g, struct kn_stream_camera *sc)
 static void print_stats(struct run *g)
 {
     char *j = kn_stream_stats_json(g->stream);
+    if (j)
+        printf("%s\n", j);
+    free(j);
+    j = kn_ptzh_stats_json(g->ptz);
     if (j)
         printf("%s\n", j);
     free(j);
@@ -311,6 +335,7 @@ out:
         kn_stream_free(g.stream);
     for (size_t i = 0; i < o->nrobots; i++)
         kn_rscene_free(&g.scenes[i]);
+    kn_ptzh_free(g.ptz);
     for (size_t k = 0; k < g.ncams; k++)
         free(g.cams[k].rgba);
     return rc;

@@ -1,6 +1,7 @@
 /* The robot's cameras (camera.h): the Kenaf's mount table (kenaf-view's
- * mounts.js and robot_model.js in C), the mounts a robot file declares
- * over it, and the matrices of one shot. */
+ * mounts.js and robot_model.js in C; the PTZ head's speeds are
+ * kenaf-cameras' alone), the mounts a robot file declares over it, and
+ * the matrices of one shot. */
 #include "camera.h"
 #include "mat.h"
 
@@ -18,6 +19,9 @@ const struct kn_rcam_mount kn_rcam_mounts[2] = {
                       .pan_max_deg = 170,
                       .tilt_min_deg = -60,
                       .tilt_max_deg = 60,
+                      .pan_speed_dps = 90,
+                      .tilt_speed_dps = 60,
+                      .zoom_speed = 3,
                       .eye_m = 0.026,
                       .near_m = 0.02 },
     [KN_RCAM_BIRD] = { .x = -0.17,

@@ -18,6 +18,9 @@ struct kn_rcam_mount {
     double tilt_deg; /* the bird's-eye camera's fixed tilt (- looks down) */
     double hfov_deg; /* the widest horizontal field of view (PTZ: zoom 1) */
     double zoom_max, pan_max_deg, tilt_min_deg, tilt_max_deg;
+    /* the PTZ head's fastest moves (kenaf-cameras' continuous moves):
+     * degrees a second, zoom factor a second */
+    double pan_speed_dps, tilt_speed_dps, zoom_speed;
     double eye_m;  /* the optical centre ahead of the pivot, along the view */
     double near_m; /* kenaf-view's near plane for this camera */
 };

@@ -35,6 +35,25 @@ struct kn_stream_camera {
     enum kn_stream_format format;
 };
 
+/* What the caller's HTTP handler answers (kn_stream_config.http_handler):
+ * the status, the body's type and the body (text, len bytes), with
+ * `Access-Control-Allow-Origin: *` when any_origin, so that a page from
+ * another server may read it. Sent with `Cache-Control: no-store`. */
+struct kn_stream_http_reply {
+    int status;
+    const char *content_type;
+    char body[1024];
+    size_t len;
+    int any_origin;
+};
+
+/* A request for the caller: the method, the path and the query as sent
+ * (%-escapes kept; "" without one). Fills r and returns 1 when the path is
+ * the handler's, else 0 and the library serves it. On the library's main
+ * context. */
+typedef int (*kn_stream_http_handler)(void *arg, const char *method, const char *path,
+                                      const char *query, struct kn_stream_http_reply *r);
+
 struct kn_stream_config {
     const char *address; /* listen address; NULL: every interface */
     int rtsp_port;       /* 0: a free port (kn_stream_rtsp_port); -1: 8554 */
@@ -45,6 +64,8 @@ struct kn_stream_config {
     int snapshot_wait_ms;
     const struct kn_stream_camera *cameras;
     size_t ncameras;
+    kn_stream_http_handler http_handler; /* NULL: none */
+    void *http_handler_arg;
 };
 
 /* front: 640x480 at 30 fps; birdseye (and any other): 640x480 at 15 fps;

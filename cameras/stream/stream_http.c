@@ -1,4 +1,5 @@
-/* The HTTP side (libsoup 3): /ROBOT/CAMERA.mjpg as multipart/x-mixed-replace
+/* The HTTP side (libsoup 3): the caller's handler first, when it has one
+ * (kenaf-cameras' PTZ control); then /ROBOT/CAMERA.mjpg as multipart/x-mixed-replace
  * (one image/jpeg part with its Content-Length a frame) and
  * /ROBOT/CAMERA.jpg, one snapshot. Each MJPEG client has a bounded queue
  * of parts: while it is full new frames skip that client (counted), and a
@@ -73,13 +74,37 @@ static void not_found(SoupServerMessage *msg, const char *path)
     soup_server_message_set_response(msg, "text/plain", SOUP_MEMORY_TAKE, text, strlen(text));
 }
 
-/* "/ROBOT/CAMERA.mjpg" and "/ROBOT/CAMERA.jpg", nothing else. */
+/* The caller's handler first (kenaf-cameras' PTZ control): 1 when it
+ * answered. */
+static int handled(struct kn_stream *s, SoupServerMessage *msg, const char *path)
+{
+    if (!s->cfg.http_handler)
+        return 0;
+    const char *q = g_uri_get_query(soup_server_message_get_uri(msg));
+    struct kn_stream_http_reply r = { .status = SOUP_STATUS_OK, .content_type = "text/plain" };
+    if (!s->cfg.http_handler(s->cfg.http_handler_arg, soup_server_message_get_method(msg), path,
+                             q ? q : "", &r))
+        return 0;
+    SoupMessageHeaders *h = soup_server_message_get_response_headers(msg);
+    soup_message_headers_replace(h, "Cache-Control", "no-store");
+    if (r.any_origin)
+        soup_message_headers_replace(h, "Access-Control-Allow-Origin", "*");
+    soup_server_message_set_status(msg, (guint)r.status, NULL);
+    if (r.len)
+        soup_server_message_set_response(msg, r.content_type, SOUP_MEMORY_COPY, r.body,
+                                         r.len < sizeof r.body ? r.len : sizeof r.body);
+    return 1;
+}
+
+/* "/ROBOT/CAMERA.mjpg" and "/ROBOT/CAMERA.jpg", nothing else of its own. */
 static void on_request(SoupServer *server, SoupServerMessage *msg, const char *path,
                        GHashTable *query, gpointer data)
 {
     (void)server;
     (void)query;
     struct kn_stream *s = data;
+    if (handled(s, msg, path))
+        return;
     const char *method = soup_server_message_get_method(msg);
     if (method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD) {
         soup_server_message_set_status(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);

@@ -149,16 +149,29 @@ static void settle(void)
     ck_abort_msg("the robot never came to rest");
 }
 
+/* Two snapshots a second apart (NAME-1.jpg, NAME-2.jpg) that must not
+ * differ: the second's pixels. */
+static uint8_t *still_picture(const char *name)
+{
+    char n1[64], n2[64];
+    snprintf(n1, sizeof n1, "%s-1.jpg", name);
+    snprintf(n2, sizeof n2, "%s-2.jpg", name);
+    uint8_t *a = snapshot_rgb(n1);
+    h_sleep_ms(1000);
+    uint8_t *b = snapshot_rgb(n2);
+    double still = difference(a, b);
+    free(a);
+    printf("%s: %.3f %% of the pixels changed\n", name, still);
+    fflush(stdout);
+    ck_assert_msg(still < 0.2, "%s: the picture changed (%.3f %%) while nothing moved", name,
+                  still);
+    return b;
+}
+
 START_TEST(picture_follows_robot)
 {
     settle();
-    uint8_t *a = snapshot_rgb("a.jpg");
-    h_sleep_ms(1000);
-    uint8_t *b = snapshot_rgb("b.jpg");
-    double still = difference(a, b);
-    printf("still: %.3f %% of the pixels changed\n", still);
-    fflush(stdout);
-    ck_assert_msg(still < 0.2, "the picture changed (%.3f %%) while nothing moved", still);
+    uint8_t *b = still_picture("still");
 
     struct kn_krp_status s0 = h_status_any(&u);
     uint64_t end = h_now_us() + 30000000u;
@@ -177,7 +190,6 @@ START_TEST(picture_follows_robot)
     printf("moved 0.5 m: %.3f %% of the pixels changed\n", moved);
     fflush(stdout);
     ck_assert_msg(moved > 0.5, "the picture hardly changed (%.3f %%) after a 0.5 m drive", moved);
-    free(a);
     free(b);
     free(c);
 }
@@ -335,6 +347,158 @@ START_TEST(rates)
 }
 END_TEST
 
+/* ---- PTZ control (docs/cameras.md#ptz-control), curl as the console ---- */
+
+#define PTZ "axis-cgi/com/ptz.cgi"
+
+/* curl's GET (or `method`) of PATH?QUERY on the HTTP port: the status;
+ * the body in *body (the scratch file's text), the headers in *head. */
+static int ptz_req(const char *method, const char *path, const char **body, const char **head)
+{
+    char out[256], hfile[300], bfile[300];
+    snprintf(hfile, sizeof hfile, "%s", h_path("ptz.head"));
+    snprintf(bfile, sizeof bfile, "%s", h_path("ptz.body"));
+    char *argv[] = { "curl",
+                     "-s",
+                     "-X",
+                     (char *)method,
+                     "-D",
+                     hfile,
+                     "-o",
+                     bfile,
+                     "-w",
+                     "%{http_code}\n",
+                     (char *)url("http", path),
+                     NULL };
+    ck_assert_msg(h_run_prog(argv, out, sizeof out) == 0, "curl %s: %s", path,
+                  h_file_text(h_path("prog.stderr")));
+    if (body)
+        *body = h_file_text(bfile);
+    if (head)
+        *head = h_file_text(hfile);
+    return atoi(out);
+}
+
+static void ptz_expect(const char *path, int code, const char *body)
+{
+    const char *b;
+    int got = ptz_req("GET", path, &b, NULL);
+    ck_assert_msg(got == code && strcmp(b, body) == 0, "%s: %d \"%s\" (want %d \"%s\")", path, got,
+                  b, code, body);
+}
+
+/* The pan kenaf-cameras reports for camera 1 (query=position). */
+static double ptz_pan(void)
+{
+    const char *b;
+    ck_assert_int_eq(ptz_req("GET", PTZ "?query=position", &b, NULL), 200);
+    double pan;
+    ck_assert_msg(sscanf(b, "pan=%lf\n", &pan) == 1, "query=position: %s", b);
+    return pan;
+}
+
+/* The counters kenaf-cameras prints at SIGTERM with --stats. */
+static const char *ptz_stats(void)
+{
+    h_signal(&cams, SIGTERM);
+    ck_assert_int_eq(h_wait_exit(&cams, 30000), 0);
+    static char line[4096];
+    while (h_read_line(&cams, line, sizeof line, 1000))
+        if (strncmp(line, "{\"ptz\":", 7) == 0)
+            return line;
+    ck_abort_msg("no PTZ stats at exit");
+    return NULL;
+}
+
+START_TEST(ptz_control)
+{
+    /* the PTZ URLs follow the stream URLs */
+    char line[256], want[2][128];
+    snprintf(want[0], sizeof want[0], "kenaf-cameras: http://127.0.0.1:%d/kenaf/" PTZ, http_port);
+    snprintf(want[1], sizeof want[1], "kenaf-cameras: http://127.0.0.1:%d/" PTZ "?camera=1",
+             http_port);
+    int seen = 0;
+    while (seen < 2 && h_read_line(&cams, line, sizeof line, H_LONG_MS))
+        seen += strcmp(line, want[seen]) == 0;
+    ck_assert_msg(seen == 2, "not printed: %s", want[seen]);
+
+    const char *b, *hd;
+    ck_assert_int_eq(ptz_req("GET", PTZ "?query=position", &b, &hd), 200);
+    ck_assert_str_eq(b, "pan=0.00\ntilt=0.00\nzoom=1\n");
+    ck_assert_msg(strstr(hd, "Content-Type: text/plain") &&
+                      strstr(hd, "Access-Control-Allow-Origin: *"),
+                  "headers: %s", hd);
+    ptz_expect(PTZ "?query=limits", 200,
+               "MinPan=-170.00\nMaxPan=170.00\nMinTilt=-60.00\nMaxTilt=60.00\n"
+               "MinZoom=1\nMaxZoom=9999\n");
+    /* absolute, relative: 204 as Axis answers a move */
+    ptz_expect(PTZ "?camera=1&pan=30&tilt=-10&zoom=5000", 204, "");
+    ptz_expect(PTZ "?rpan=10&rtilt=-2.5&rzoom=-999&query=position", 200,
+               "pan=40.00\ntilt=-12.50\nzoom=4001\n");
+    ptz_expect("kenaf/" PTZ "?query=position", 200, "pan=40.00\ntilt=-12.50\nzoom=4001\n");
+    ptz_expect(PTZ "?move=home&query=position", 200, "pan=0.00\ntilt=0.00\nzoom=1\n");
+    /* continuous: right at full speed until past 30°, then stop; still */
+    ptz_expect(PTZ "?continuouspantiltmove=100,0", 204, "");
+    uint64_t end = h_now_us() + 30000000u;
+    while (ptz_pan() < 30)
+        ck_assert_msg(h_now_us() < end, "the pan never passed 30 in 30 s");
+    ptz_expect("kenaf/" PTZ "?camera=1&continuouspantiltmove=0,0", 204, "");
+    double p0 = ptz_pan();
+    h_sleep_ms(500);
+    ck_assert(p0 >= 30 && ptz_pan() == p0);
+    /* past the limits: clamped and said */
+    ptz_expect(PTZ "?pan=-400&continuouszoommove=250&query=position", 200,
+               "clamped pan=-400.00: pan=-170.00\n"
+               "clamped continuouszoommove=250.00: zoomspeed=100.00\n"
+               "pan=-170.00\ntilt=0.00\nzoom=1\n");
+    ptz_expect(PTZ "?continuouszoommove=0&zoom=1", 204, "");
+    /* bad requests: 400 with the reason, 405, unknown cameras 404 */
+    ptz_expect(PTZ "?bogus=1", 400, "Error: unknown parameter \"bogus\"\n");
+    ptz_expect(PTZ "?pan=abc", 400, "Error: pan: \"abc\" is not a number\n");
+    ptz_expect(PTZ, 400,
+               "Error: no PTZ parameter (pan, tilt, zoom, rpan, rtilt, rzoom, "
+               "continuouspantiltmove, continuouszoommove, move=home, query)\n");
+    ck_assert_int_eq(ptz_req("POST", PTZ "?pan=1", NULL, NULL), 405);
+    ptz_expect(PTZ "?camera=2&pan=1", 404, "Error: no PTZ camera 2\n");
+    ptz_expect("kenaf/" PTZ "?camera=2&pan=1", 404, "Error: no PTZ camera 2 at this robot\n");
+    ptz_expect("nope/" PTZ "?pan=1", 404, "Error: no robot at /nope/" PTZ "\n");
+    /* the streams are still served beside it */
+    ck_assert_int_eq(fetch(url("http", "kenaf/nope.jpg"), "/dev/null"), 404);
+    const char *st = ptz_stats();
+    ck_assert_msg(strstr(st, "\"clamped\":2") && strstr(st, "\"bad\":4") &&
+                      strstr(st, "\"unknown_camera\":3"),
+                  "stats: %s", st);
+}
+END_TEST
+
+/* The front camera's picture turns with a 30° pan and is still when
+ * nothing moves. */
+START_TEST(ptz_picture)
+{
+    settle();
+    uint8_t *b = still_picture("ptz-still");
+    ptz_expect(PTZ "?pan=30", 204, "");
+    /* the next frames show it: wait for a changed picture */
+    uint8_t *c = NULL;
+    double moved = 0;
+    uint64_t end = h_now_us() + 30000000u;
+    while (moved <= 2 && h_now_us() < end) {
+        free(c);
+        h_sleep_ms(200);
+        c = snapshot_rgb("pan.jpg");
+        moved = difference(b, c);
+    }
+    printf("PTZ pan 30: %.3f %% of the pixels changed\n", moved);
+    fflush(stdout);
+    ck_assert_msg(moved > 2, "the picture hardly changed (%.3f %%) after a 30 degree pan", moved);
+    /* a frame or two may have been in flight: then still again */
+    h_sleep_ms(1000);
+    free(still_picture("ptz-after-pan"));
+    free(b);
+    free(c);
+}
+END_TEST
+
 int main(void)
 {
     const char *slow = "the engine and the encoders under valgrind run many times slower than "
@@ -342,6 +506,7 @@ int main(void)
     h_not_wrapped("play", slow);
     h_not_wrapped("picture", slow);
     h_not_wrapped("rates", slow);
+    h_not_wrapped("ptz-picture", slow);
     const struct h_case cases[] = {
         { "probe", probe_streams, 240, setup, teardown },
         { "config", config_sizes, 240, setup_config, teardown },
@@ -352,6 +517,8 @@ int main(void)
         { "usage", usage, 60, NULL, NULL },
         { "errors", errors, 120, NULL, NULL },
         { "rates", rates, 240, setup, teardown },
+        { "ptz", ptz_control, 240, setup, teardown },
+        { "ptz-picture", ptz_picture, 300, setup, teardown },
     };
     return h_run_cases("cameras-sys", cases, sizeof cases / sizeof cases[0]);
 }

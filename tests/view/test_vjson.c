@@ -93,15 +93,22 @@ END_TEST
 START_TEST(hello_link_world)
 {
     struct kn_vjson_robot r[2] = { { "kenaf", "127.0.0.1:9750" }, { "a\"b\\c", "[::1]:9751" } };
-    char *h = kn_vjson_hello("1.2.3", r, 2);
+    char *h = kn_vjson_hello("1.2.3", r, 2, NULL);
     cJSON *o = cJSON_Parse(h);
     ck_assert_ptr_nonnull(o);
     ck_assert_str_eq(cJSON_GetObjectItem(o, "server")->valuestring, "kenaf-view 1.2.3");
+    ck_assert_ptr_null(cJSON_GetObjectItem(o, "cameras"));
     cJSON *arr = cJSON_GetObjectItem(o, "robots");
     ck_assert_int_eq(cJSON_GetArraySize(arr), 2);
     ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(arr, 1), "name")->valuestring,
                      "a\"b\\c");
     ck_assert_double_eq(num(cJSON_GetArrayItem(arr, 1), "id"), 1);
+    cJSON_Delete(o);
+    free(h);
+    /* kenaf-view --cameras: the page learns where kenaf-cameras is */
+    h = kn_vjson_hello("1.2.3", r, 1, "http://127.0.0.1:8081");
+    o = cJSON_Parse(h);
+    ck_assert_str_eq(cJSON_GetObjectItem(o, "cameras")->valuestring, "http://127.0.0.1:8081");
     cJSON_Delete(o);
     free(h);
 

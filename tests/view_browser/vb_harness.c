@@ -143,6 +143,12 @@ int vb_robot_port(struct h_daemon *d, int robot)
 
 void vb_view_start(struct h_proc *p, struct h_daemon *d, char *url, size_t len)
 {
+    vb_view_start_with(p, d, NULL, url, len);
+}
+
+void vb_view_start_with(struct h_proc *p, struct h_daemon *d, const char *const extra[], char *url,
+                        size_t len)
+{
     static char robots[VB_MAX_ROBOTS][64];
     char *argv[8 + 2 * VB_MAX_ROBOTS];
     int n = 0;
@@ -155,6 +161,8 @@ void vb_view_start(struct h_proc *p, struct h_daemon *d, char *url, size_t len)
         argv[n++] = "--robot";
         argv[n++] = robots[i];
     }
+    for (int i = 0; extra && extra[i] && i < 4; i++)
+        argv[n++] = (char *)extra[i];
     argv[n] = NULL;
     h_spawn(p, argv, NULL, "kenaf-view.stderr");
     char line[256];

@@ -37,6 +37,9 @@ int vb_robot_port(struct h_daemon *d, int robot);
 /* kenaf-view on 127.0.0.1:0 watching all the daemon's robots; its page's
  * URL ("http://127.0.0.1:N/") goes to url. */
 void vb_view_start(struct h_proc *p, struct h_daemon *d, char *url, size_t len);
+/* The same with more arguments (NULL-terminated, up to 4). */
+void vb_view_start_with(struct h_proc *p, struct h_daemon *d, const char *const extra[], char *url,
+                        size_t len);
 
 struct vb_browser {
     struct h_proc proc;

@@ -42,6 +42,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kenaf-view [--listen HOST:PORT] [--robot [NAME=]HOST:PORT]...\n"
             "                  [--web-dir DIR] [--three-dir DIR] [--max-clients N] [--stats]\n"
+            "                  [--cameras URL]\n"
             "\n"
             "Serves the live 3D view of the robots on http://HOST:PORT/ (default %s)\n"
             "and streams their state to every browser that opens it. It only observes:\n"
@@ -59,6 +60,9 @@ static void usage(FILE *f)
             "  --three-dir DIR      three.js (default %s, Debian's libjs-three)\n"
             "  --max-clients N      WebSocket clients at once, 1..1000 (default %d)\n"
             "  --stats              print the counters (the /api/stats JSON) on exit\n"
+            "  --cameras URL        kenaf-cameras' HTTP server (http://HOST:8081): the\n"
+            "                       page's PTZ buttons then drive its front cameras\n"
+            "                       (robot N is camera=N+1) and show where they point\n"
             "  -h, --help           this text\n"
             "  -V, --version        the version\n",
             KN_VIEW_DEFAULT_LISTEN, KN_VIEW_MAX_ROBOTS, KN_KRP_DEFAULT_PORT,
@@ -101,9 +105,29 @@ static void default_web_dir(char *out, size_t len)
     snprintf(out, len, "%s", KN_VIEW_INSTALL_WEB_DIR);
 }
 
+/* --cameras: an http:// or https:// URL without a query, its trailing
+ * '/' dropped; the page puts "/axis-cgi/com/ptz.cgi?..." after it. Only
+ * the characters of a URL, so the page never reads anything else. */
+static int cameras_url(struct kn_view_opts *o, const char *url)
+{
+    size_t n = strlen(url);
+    bool scheme = strncmp(url, "http://", 7) == 0 || strncmp(url, "https://", 8) == 0;
+    bool chars = n > 0 && strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789-._~:/[]@%!$'()*+,;=") == n;
+    while (n > 0 && url[n - 1] == '/')
+        n--;
+    if (!scheme || !chars || n >= sizeof o->cameras || n <= (size_t)(url[4] == 's' ? 8 : 7)) {
+        fprintf(stderr, "kenaf-view: --cameras \"%s\": expected http://HOST:PORT\n", url);
+        return -1;
+    }
+    memcpy(o->cameras, url, n);
+    o->cameras[n] = '\0';
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct kn_view_opts *o)
 {
-    enum { O_LISTEN = 256, O_ROBOT, O_WEB, O_THREE, O_MAXC, O_STATS };
+    enum { O_LISTEN = 256, O_ROBOT, O_WEB, O_THREE, O_MAXC, O_STATS, O_CAMERAS };
     static const struct option longopts[] = {
         { "listen", required_argument, NULL, O_LISTEN },
         { "robot", required_argument, NULL, O_ROBOT },
@@ -111,6 +135,7 @@ static int parse_args(int argc, char **argv, struct kn_view_opts *o)
         { "three-dir", required_argument, NULL, O_THREE },
         { "max-clients", required_argument, NULL, O_MAXC },
         { "stats", no_argument, NULL, O_STATS },
+        { "cameras", required_argument, NULL, O_CAMERAS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -137,6 +162,10 @@ static int parse_args(int argc, char **argv, struct kn_view_opts *o)
             break;
         }
         case O_STATS: o->stats = true; break;
+        case O_CAMERAS:
+            if (cameras_url(o, optarg) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("kenaf-view %s\n", KN_VERSION); return 0;
         default: usage(stderr); return 2;

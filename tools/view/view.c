@@ -71,7 +71,7 @@ int kn_view_hello_update(struct kn_view *v)
         list[i].name = v->robots[i].name;
         list[i].address = v->robots[i].address;
     }
-    char *h = kn_vjson_hello(KN_VERSION, list, v->nrobots);
+    char *h = kn_vjson_hello(KN_VERSION, list, v->nrobots, v->o.cameras[0] ? v->o.cameras : NULL);
     if (!h)
         return -1;
     free(v->hello);

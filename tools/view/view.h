@@ -53,7 +53,8 @@ struct kn_view_opts {
     char web_dir[PATH_MAX];
     char three_dir[PATH_MAX];
     unsigned max_clients;
-    bool stats; /* counters on stdout at exit */
+    bool stats;        /* counters on stdout at exit */
+    char cameras[256]; /* kenaf-cameras' HTTP base URL for the page's PTZ, "" none */
 };
 
 /* A message shared by the clients sending it (reference counted). */

@@ -58,7 +58,8 @@ size_t kn_vjson_link(char *out, size_t cap, unsigned robot, bool up, const char 
     return ok ? strlen(out) : 0;
 }
 
-char *kn_vjson_hello(const char *version, const struct kn_vjson_robot *robots, unsigned n)
+char *kn_vjson_hello(const char *version, const struct kn_vjson_robot *robots, unsigned n,
+                     const char *cameras)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -75,6 +76,8 @@ char *kn_vjson_hello(const char *version, const struct kn_vjson_robot *robots, u
         cJSON_AddStringToObject(r, "name", robots[i].name);
         cJSON_AddStringToObject(r, "address", robots[i].address);
     }
+    if (cameras)
+        cJSON_AddStringToObject(o, "cameras", cameras);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     return text;

@@ -30,8 +30,11 @@ struct kn_vjson_robot {
 };
 
 /* {"type":"hello","server":"kenaf-view VERSION","robots":[{"id","name",
- * "address"}...]}: a malloc'ed text (free()), NULL when out of memory. */
-char *kn_vjson_hello(const char *version, const struct kn_vjson_robot *robots, unsigned n);
+ * "address"}...]}, and "cameras":URL when cameras is not NULL (the page
+ * then shares the PTZ camera with kenaf-cameras there): a malloc'ed text
+ * (free()), NULL when out of memory. */
+char *kn_vjson_hello(const char *version, const struct kn_vjson_robot *robots, unsigned n,
+                     const char *cameras);
 
 /* {"type":"world","robot":id,"world":DOC}: DOC is inserted as it is, so
  * it must be one JSON value (kn_vjson_world_ok); NULL doc gives null.

@@ -2,7 +2,8 @@
 // steer the PTZ camera (buttons, arrow keys, +/-), follow the next robot
 // (n), hide the trail (t) or the overlay (h). The address bar follows the
 // view and camera settings so the layout can be bookmarked. None of this
-// reaches the robot.
+// reaches the robot; PTZ steps reach kenaf-cameras when it shares the
+// camera (ptz_share.js).
 const STEP_DEG = 5;
 const ZOOM_STEP = 1.25;
 
@@ -18,7 +19,7 @@ function setUrl(views) {
 }
 
 export function bindControls(c) {
-    const { views, overlay, VIEWS } = c;
+    const { views, overlay, VIEWS, ptzShare } = c;
     const show = () => {
         for (const v of VIEWS)
             document.getElementById('v-' + v).classList.toggle('sel', views.name === v);
@@ -26,6 +27,8 @@ export function bindControls(c) {
     };
     const ptz = (dp, dt, z) => {
         views.movePtz(dp, dt, z);
+        if (ptzShare && ptzShare.active)
+            ptzShare.send();
         setUrl(views);
     };
     for (const v of VIEWS)

@@ -15,6 +15,7 @@ import { Meter } from './meter.js';
 import { Trail } from './trail.js';
 import { bindControls } from './controls.js';
 import { RenderScale } from './render_scale.js';
+import { PtzShare } from './ptz_share.js';
 
 const P = readParams(location.search);
 const tracks = new Map();          // robot id -> RobotTrack
@@ -39,6 +40,8 @@ sun.position.set(3, 2, 6);
 scene.add(sun);
 
 const views = new Views(renderer.domElement, P);
+// kenaf-cameras' PTZ state, when kenaf-view names it (ptz_share.js)
+const ptzShare = new PtzShare(views.ptz, () => (followed() ? followed().id : followId) + 1);
 const overlay = new Overlay(P.hud);
 const meter = new Meter();
 
@@ -56,6 +59,7 @@ function followed() {
 // ---- what the server says ----
 
 function onHello(m) {
+    ptzShare.setBase(typeof m.cameras === 'string' ? m.cameras : '');
     const ids = new Set();
     for (const r of Array.isArray(m.robots) ? m.robots : []) {
         if (!r || !Number.isInteger(r.id))
@@ -210,7 +214,7 @@ function viewLabel() {
 
 let trailOn = P.trail;
 bindControls({
-    views, overlay, VIEWS,
+    views, overlay, VIEWS, ptzShare,
     nextRobot() {
         const ids = [...tracks.keys()].sort((a, b) => a - b);
         if (ids.length)
@@ -236,6 +240,10 @@ Object.defineProperty(window, 'kenafView', {
         get badFrames() { return link.badFrames; },
         get view() { return views.name; },
         get ptz() { return { pan: views.ptz.pan, tilt: views.ptz.tilt, zoom: views.ptz.zoom }; },
+        get ptzShared() {
+            return { base: ptzShare.base, polls: ptzShare.polls, sent: ptzShare.sent,
+                     errors: ptzShare.errors };
+        },
         get terrain() { return terrain ? terrain.label : null; },
         get following() { const f = followed(); return f ? f.id : null; },
         get robots() {
