@@ -18,17 +18,21 @@ static void snap_watch(struct kn_stream_cam *c, int delta)
     g_mutex_unlock(&c->s->mu);
 }
 
-/* Leaves the list and stops being called back: the snapshot is answered,
- * or its client went away. */
-static void snap_end(struct snap *sn)
+/* Stops being called back, once out of the list: the snapshot is
+ * answered, or its client went away. */
+static void snap_free(struct snap *sn)
 {
-    struct kn_stream_cam *c = sn->c;
-    c->snaps = g_list_remove(c->snaps, sn);
-    snap_watch(c, -1);
+    snap_watch(sn->c, -1);
     g_signal_handlers_disconnect_by_data(sn->msg, sn);
     g_source_destroy(sn->deadline);
     g_source_unref(sn->deadline);
     g_free(sn);
+}
+
+static void snap_end(struct snap *sn)
+{
+    sn->c->snaps = g_list_remove(sn->c->snaps, sn);
+    snap_free(sn);
 }
 
 static void on_snap_finished(SoupServerMessage *msg, gpointer data)
@@ -66,14 +70,19 @@ void kn_stream_snap_start(struct kn_stream_cam *c, SoupServerMessage *msg)
 
 void kn_stream_snap_deliver(struct kn_stream_cam *c, const void *jpeg, size_t n)
 {
-    while (c->snaps) {
-        struct snap *sn = c->snaps->data;
+    /* every waiting one at once: the list is taken whole, each freed
+     * before its answer goes (unpausing may finish the message) */
+    GList *waiting = c->snaps;
+    c->snaps = NULL;
+    for (GList *l = waiting; l; l = l->next) {
+        struct snap *sn = l->data;
         SoupServerMessage *msg = sn->msg;
-        snap_end(sn);
+        snap_free(sn);
         soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
         soup_server_message_set_response(msg, "image/jpeg", SOUP_MEMORY_COPY, jpeg, n);
         soup_server_message_unpause(msg);
     }
+    g_list_free(waiting);
 }
 
 int kn_stream_watched(struct kn_stream *s, int cam)
