@@ -64,9 +64,12 @@ static bool update_scene(struct run *g, size_t i, struct kn_cobs_view *v)
     kn_cobs_take(g->obs, i, g->world_gen[i], v);
     if (v->world) {
         char why[300];
+        struct kn_rcam_mount m;
         if (kn_rscene_load(&g->scenes[i], v->world, v->world_len, why, sizeof why) < 0)
             fprintf(stderr, "kenaf-cameras: robot %s: world description: %s\n",
                     g->o->robots[i].name, why);
+        else if (kn_rcam_mount_of(&g->scenes[i].geom, KN_RCAM_PTZ, &m) == 0)
+            kn_ptzh_set_mount(g->ptz, i, &m); /* the robot file's limits and speeds */
         free(v->world);
         v->world = NULL;
     }
@@ -154,11 +157,15 @@ static void *render_main(void *arg)
         sleep_until(g, c->next_ns);
         if (g->stop)
             break;
-        /* nobody to see it: no frame, the schedule runs on */
-        if (kn_stream_watched(g->stream, c->stream_cam))
+        /* nobody to see it: no frame, the schedule runs on; a new world
+         * is still taken (its PTZ limits answer ptz.cgi at once) */
+        if (kn_stream_watched(g->stream, c->stream_cam)) {
             shoot(g, rd, c);
-        else
+        } else {
+            struct kn_cobs_view v;
+            update_scene(g, c->robot, &v);
             g->unwatched++;
+        }
         c->next_ns += c->period_ns;
         now = kn_cobs_now_ns();
         if (c->next_ns < now) { /* behind by a frame: skip, do not catch up */

@@ -17,13 +17,24 @@
 
 struct kn_ptzh {
     pthread_mutex_t mu;
-    struct kn_ptz_limits lim;
+    struct kn_ptz_limits *lim; /* each robot's, from its robot file */
     size_t n;
     char (*names)[KN_COBS_NAME_LEN];
     struct kn_ptz_state *st;
     /* under mu */
     uint64_t requests, moves, queries, clamped, bad, unknown_camera;
 };
+
+static void limits_of(struct kn_ptz_limits *l, const struct kn_rcam_mount *m)
+{
+    *l = (struct kn_ptz_limits){ .pan_max_deg = m->pan_max_deg,
+                                 .tilt_min_deg = m->tilt_min_deg,
+                                 .tilt_max_deg = m->tilt_max_deg,
+                                 .zoom_max = m->zoom_max,
+                                 .pan_speed_dps = m->pan_speed_dps,
+                                 .tilt_speed_dps = m->tilt_speed_dps,
+                                 .zoom_speed = m->zoom_speed };
+}
 
 struct kn_ptzh *kn_ptzh_new(const char *const names[], size_t n)
 {
@@ -33,22 +44,16 @@ struct kn_ptzh *kn_ptzh_new(const char *const names[], size_t n)
     pthread_mutex_init(&h->mu, NULL);
     h->names = calloc(n ? n : 1, sizeof *h->names);
     h->st = calloc(n ? n : 1, sizeof *h->st);
-    if (!h->names || !h->st) {
+    h->lim = calloc(n ? n : 1, sizeof *h->lim);
+    if (!h->names || !h->st || !h->lim) {
         kn_ptzh_free(h);
         return NULL;
     }
-    const struct kn_rcam_mount *m = &kn_rcam_mounts[KN_RCAM_PTZ];
-    h->lim = (struct kn_ptz_limits){ .pan_max_deg = m->pan_max_deg,
-                                     .tilt_min_deg = m->tilt_min_deg,
-                                     .tilt_max_deg = m->tilt_max_deg,
-                                     .zoom_max = m->zoom_max,
-                                     .pan_speed_dps = m->pan_speed_dps,
-                                     .tilt_speed_dps = m->tilt_speed_dps,
-                                     .zoom_speed = m->zoom_speed };
     h->n = n;
     uint64_t now = kn_cobs_now_ns();
     for (size_t i = 0; i < n; i++) {
         snprintf(h->names[i], sizeof h->names[i], "%s", names[i]);
+        limits_of(&h->lim[i], &kn_rcam_mounts[KN_RCAM_PTZ]);
         kn_ptz_home(&h->st[i], now);
     }
     return h;
@@ -61,6 +66,7 @@ void kn_ptzh_free(struct kn_ptzh *h)
     pthread_mutex_destroy(&h->mu);
     free(h->names);
     free(h->st);
+    free(h->lim);
     free(h);
 }
 
@@ -127,8 +133,8 @@ int kn_ptzh_handle(void *arg, const char *method, const char *path, const char *
             h->unknown_camera++;
             reply(r, 404, "Error: no PTZ camera %d%s\n", cam, robot >= 0 ? " at this robot" : "");
         } else {
-            int nc =
-                kn_ptz_apply(&h->st[i], &h->lim, &req, kn_cobs_now_ns(), r->body, sizeof r->body);
+            int nc = kn_ptz_apply(&h->st[i], &h->lim[i], &req, kn_cobs_now_ns(), r->body,
+                                  sizeof r->body);
             r->len = strlen(r->body);
             r->status = r->len ? 200 : 204; /* Axis answers a move with 204 */
             h->clamped += (uint64_t)nc;
@@ -143,10 +149,21 @@ int kn_ptzh_handle(void *arg, const char *method, const char *path, const char *
 void kn_ptzh_get(struct kn_ptzh *h, size_t i, double *pan_deg, double *tilt_deg, double *zoom)
 {
     pthread_mutex_lock(&h->mu);
-    kn_ptz_advance(&h->st[i], &h->lim, kn_cobs_now_ns());
+    kn_ptz_advance(&h->st[i], &h->lim[i], kn_cobs_now_ns());
     *pan_deg = h->st[i].pan_deg;
     *tilt_deg = h->st[i].tilt_deg;
     *zoom = h->st[i].zoom;
+    pthread_mutex_unlock(&h->mu);
+}
+
+void kn_ptzh_set_mount(struct kn_ptzh *h, size_t i, const struct kn_rcam_mount *m)
+{
+    pthread_mutex_lock(&h->mu);
+    uint64_t now = kn_cobs_now_ns();
+    /* up to now at the old speeds, then inside the new limits */
+    kn_ptz_advance(&h->st[i], &h->lim[i], now);
+    limits_of(&h->lim[i], m);
+    kn_ptz_advance(&h->st[i], &h->lim[i], now);
     pthread_mutex_unlock(&h->mu);
 }
 

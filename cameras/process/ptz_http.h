@@ -16,8 +16,8 @@
 struct kn_ptzh;
 
 /* One PTZ camera per robot, camera=1 the first of `names` (the URLs'
- * robot names), all at home; the limits and speeds from the front
- * camera's mount (kn_rcam_mounts). NULL when out of memory. */
+ * robot names), all at home; the limits and speeds the Kenaf's
+ * (kn_rcam_mounts) until kn_ptzh_set_mount. NULL when out of memory. */
 struct kn_ptzh *kn_ptzh_new(const char *const names[], size_t n);
 void kn_ptzh_free(struct kn_ptzh *h);
 
@@ -29,6 +29,12 @@ int kn_ptzh_handle(void *arg, const char *method, const char *path, const char *
 /* Robot i's camera now, for its front shot: pan (+ left), tilt (+ up) in
  * degrees and the zoom factor. Any thread. */
 void kn_ptzh_get(struct kn_ptzh *h, size_t i, double *pan_deg, double *tilt_deg, double *zoom);
+
+/* Robot i's PTZ camera as its robot file declares it (kn_rcam_mount_of,
+ * with each new world): its limits and speeds from now on, the head
+ * brought inside them. Any thread. */
+struct kn_rcam_mount;
+void kn_ptzh_set_mount(struct kn_ptzh *h, size_t i, const struct kn_rcam_mount *m);
 
 /* The counters as JSON (malloc'd): {"ptz":{"requests","moves","queries",
  * "clamped","bad","unknown_camera"}}. Any thread. */

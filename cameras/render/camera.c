@@ -54,6 +54,12 @@ int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
         out->pan_max_deg = c->pan_max_deg;
         out->tilt_min_deg = c->tilt_min_deg;
         out->tilt_max_deg = c->tilt_max_deg;
+        if (kind == KN_ROBOTCAM_PTZ) {
+            out->pan_speed_dps = c->pan_speed_deg_s;
+            out->tilt_speed_dps = c->tilt_speed_deg_s;
+            /* the file gives the time through the zoom range */
+            out->zoom_speed = (c->zoom_max - 1) / c->zoom_time_s;
+        }
         return 0;
     }
     return -1;

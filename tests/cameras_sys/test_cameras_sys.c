@@ -39,6 +39,36 @@ static void setup_config(void)
     cameras_start(extra);
 }
 
+/* A robot file whose front camera pans +-90 deg and tilts -20..30 deg. */
+static void setup_robot_file(void)
+{
+    h_setup();
+    const char *kenaf = h_file_text(KN_CONFIG_DIR "/robots/kenaf.json");
+    ck_assert_ptr_nonnull(kenaf);
+    const char *from[] = { "\"pan_max_deg\": 170", "\"tilt_min_deg\": -60",
+                           "\"tilt_max_deg\": 60" };
+    const char *to[] = { "\"pan_max_deg\": 90", "\"tilt_min_deg\": -20", "\"tilt_max_deg\": 30" };
+    static char text[16384];
+    snprintf(text, sizeof text, "%s", kenaf);
+    for (int k = 0; k < 3; k++) {
+        char *p = strstr(text, from[k]);
+        ck_assert_msg(p != NULL, "kenaf.json lacks %s", from[k]);
+        char rest[16384];
+        snprintf(rest, sizeof rest, "%s", p + strlen(from[k]));
+        snprintf(p, sizeof text - (size_t)(p - text), "%s%s", to[k], rest);
+    }
+    h_write_file(h_path("narrow.json"), text);
+    char robots[1024];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
+             "\"engine\",\"engine\":{\"terrain\":\"flat\",\"robot\":\"%s\"}}}]",
+             h_path("narrow.json"));
+    setenv("GST_REGISTRY_1_0", h_path("registry.bin"), 1);
+    h_daemon_start(&d, robots);
+    h_wait_backend_fresh(&d, 0, 60000);
+    cameras_start(NULL);
+}
+
 START_TEST(probe_streams)
 {
     h_ffprobe_video(url("rtsp", "kenaf/front"), "h264,640,480");
@@ -499,6 +529,27 @@ START_TEST(ptz_picture)
 }
 END_TEST
 
+/* The limits ptz.cgi keeps are the robot file's, nobody watching. */
+START_TEST(ptz_robot_file)
+{
+    const char *want = "MinPan=-90.00\nMaxPan=90.00\nMinTilt=-20.00\nMaxTilt=30.00\n"
+                       "MinZoom=1\nMaxZoom=9999\n";
+    const char *b = "";
+    uint64_t end = h_now_us() + 60000000u;
+    while (h_now_us() < end) {
+        ck_assert_int_eq(ptz_req("GET", PTZ "?query=limits", &b, NULL), 200);
+        if (strcmp(b, want) == 0)
+            break;
+        h_sleep_ms(100);
+    }
+    ck_assert_msg(strcmp(b, want) == 0, "query=limits: \"%s\"; kenaf-cameras: %s", b,
+                  h_stderr(&cams));
+    ptz_expect(PTZ "?pan=120&tilt=-45&query=position", 200,
+               "clamped pan=120.00: pan=90.00\nclamped tilt=-45.00: tilt=-20.00\n"
+               "pan=90.00\ntilt=-20.00\nzoom=1\n");
+}
+END_TEST
+
 int main(void)
 {
     const char *slow = "the engine and the encoders under valgrind run many times slower than "
@@ -519,6 +570,7 @@ int main(void)
         { "rates", rates, 240, setup, teardown },
         { "ptz", ptz_control, 240, setup, teardown },
         { "ptz-picture", ptz_picture, 300, setup, teardown },
+        { "ptz-robot-file", ptz_robot_file, 240, setup_robot_file, teardown },
     };
     return h_run_cases("cameras-sys", cases, sizeof cases / sizeof cases[0]);
 }
