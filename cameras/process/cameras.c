@@ -51,6 +51,9 @@ struct run {
     uint64_t frames, render_ns_sum, render_ns_max, late, unwatched;
 };
 
+/* as the observer's "no STATUS for 1 s" (observe.c) */
+#define STALE_NS 1000000000ull
+
 static void deg2rad3(const int32_t cdeg[3], double out[3])
 {
     for (int k = 0; k < 3; k++)
@@ -131,6 +134,10 @@ static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
     if (c->overlay)
         kn_stamp_draw(c->rgba, c->width, c->height, (size_t)c->width * 4, c->frame_no,
                       ns / 1000000u);
+    /* the robot's daemon quiet for the observer's second: the last pose,
+     * marked as such, rather than a picture that looks live */
+    if (t1 - v.status_wall_ns > STALE_NS)
+        kn_stamp_stale(c->rgba, c->width, c->height, (size_t)c->width * 4);
     c->frame_no++;
     kn_stream_push(g->stream, c->stream_cam, c->rgba, 0, ns);
 }

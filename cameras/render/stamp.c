@@ -153,3 +153,46 @@ int kn_stamp_read(const uint8_t *px, int width, int height, size_t stride, int b
         (uint32_t)bytes[4] << 24 | (uint32_t)bytes[5] << 16 | (uint32_t)bytes[6] << 8 | bytes[7];
     return 0;
 }
+
+static void red(uint8_t *rgba, int width, int height, size_t stride, int x0, int y0, int w, int h)
+{
+    for (int y = y0 < 0 ? 0 : y0; y < y0 + h && y < height; y++)
+        for (int x = x0 < 0 ? 0 : x0; x < x0 + w && x < width; x++) {
+            uint8_t *p = rgba + (size_t)y * stride + (size_t)x * 4;
+            p[0] = 230;
+            p[1] = 20;
+            p[2] = 20;
+        }
+}
+
+void kn_stamp_stale(uint8_t *rgba, int width, int height, size_t stride)
+{
+    if (!rgba || width <= 0 || height <= 0)
+        return;
+    int b = kn_stamp_block(width);
+    red(rgba, width, height, stride, 0, height - b, width, b); /* bottom */
+    red(rgba, width, height, stride, width - b, 0, b, height); /* right */
+    /* the left below the stamp's band; the top holds the stamp and the
+     * time, which stay readable */
+    int band = (KN_STAMP_ROWS + 2) * b;
+    red(rgba, width, height, stride, 0, band, b, height - band);
+}
+
+/* Red in the middle of a b x b block at (x0, y0): JPEG and H.264 blur
+ * its edges, not its middle. */
+static int red_at(const uint8_t *px, size_t stride, int bpp, int x0, int y0, int b)
+{
+    int x = x0 + b / 2, y = y0 + b / 2;
+    const uint8_t *p = px + (size_t)y * stride + (size_t)x * (size_t)bpp;
+    return p[0] > 160 && p[1] < 90 && p[2] < 90;
+}
+
+int kn_stamp_is_stale(const uint8_t *px, int width, int height, size_t stride, int bpp)
+{
+    if (!px || (bpp != 3 && bpp != 4) || width < 16 || height < 16 ||
+        stride < (size_t)width * (size_t)bpp)
+        return 0;
+    int b = kn_stamp_block(width);
+    return red_at(px, stride, bpp, width - b, height / 2, b) &&
+           red_at(px, stride, bpp, width / 2, height - b, b);
+}

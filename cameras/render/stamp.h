@@ -34,6 +34,14 @@ int kn_stamp_draw(uint8_t *rgba, int width, int height, size_t stride, uint32_t 
 int kn_stamp_read(const uint8_t *px, int width, int height, size_t stride, int bpp,
                   struct kn_stamp *out);
 
+/* Marks a picture stale (its robot's daemon has gone quiet and the pose
+ * is the last one known): red bars one block wide along its left, right
+ * and bottom edges; the top, with the stamp and the time, stays clear. */
+void kn_stamp_stale(uint8_t *rgba, int width, int height, size_t stride);
+/* Whether a decoded picture (bpp as kn_stamp_read) carries that frame:
+ * the middles of its right and bottom edges red. */
+int kn_stamp_is_stale(const uint8_t *px, int width, int height, size_t stride, int bpp);
+
 /* The robot time as the overlay writes it ("0:01:02.345"), into buf. */
 void kn_stamp_format(uint64_t robot_ms, char *buf, size_t len);
 

@@ -195,6 +195,32 @@ static void through(int w, int h, const char *encoder, const char *format)
     free(px);
 }
 
+/* The stale mark: found where drawn, not on a live picture, and the
+ * stamp and time beside it still read. */
+START_TEST(stale)
+{
+    static uint8_t px[640 * 480 * 4], rgb[640 * 480 * 3];
+    background(px, 640, 480, 7);
+    ck_assert_int_eq(kn_stamp_draw(px, 640, 480, 640 * 4, 1234, 56789), 0);
+    ck_assert(!kn_stamp_is_stale(px, 640, 480, 640 * 4, 4));
+    kn_stamp_stale(px, 640, 480, 640 * 4);
+    ck_assert(kn_stamp_is_stale(px, 640, 480, 640 * 4, 4));
+    struct kn_stamp st;
+    ck_assert_int_eq(kn_stamp_read(px, 640, 480, 640 * 4, 4, &st), 0);
+    ck_assert_uint_eq(st.frame, 1234);
+    ck_assert_uint_eq(st.robot_ms, 56789);
+    for (int i = 0; i < 640 * 480; i++)
+        memcpy(rgb + i * 3, px + i * 4, 3);
+    ck_assert(kn_stamp_is_stale(rgb, 640, 480, 640 * 3, 3));
+    /* a picture that is red all over is red at the edges too: the mark
+     * says nothing more than red edges, and grey, or too small, is not */
+    ck_assert(!kn_stamp_is_stale(rgb, 640, 480, 640 * 3, 1));
+    ck_assert(!kn_stamp_is_stale(rgb, 8, 8, 8 * 3, 3));
+    ck_assert(!kn_stamp_is_stale(NULL, 640, 480, 640 * 3, 3));
+    kn_stamp_stale(NULL, 640, 480, 640 * 4); /* nothing drawn, no crash */
+}
+END_TEST
+
 START_TEST(codecs)
 {
     /* the RTSP H.264 mount's encoder (cameras/stream/stream_rtsp.c) */
@@ -212,9 +238,8 @@ END_TEST
 int main(void)
 {
     const struct h_case cases[] = {
-        { "roundtrip", roundtrip, 60, NULL, NULL },
-        { "refuses", refuses, 60, NULL, NULL },
-        { "text", text, 30, NULL, NULL },
+        { "roundtrip", roundtrip, 60, NULL, NULL }, { "refuses", refuses, 60, NULL, NULL },
+        { "text", text, 30, NULL, NULL },           { "stale", stale, 30, NULL, NULL },
         { "codecs", codecs, 240, NULL, NULL },
     };
     return h_run_cases("cameras-stamp", cases, sizeof cases / sizeof cases[0]);

@@ -17,6 +17,7 @@
 
 #include "camsys.h"
 #include "harness.h"
+#include "stamp.h"
 
 static void setup(void)
 {
@@ -250,16 +251,36 @@ static int logged(const char *what)
 /* The daemon going away leaves the last frame served; it is picked up
  * again (its STATUS and its world) when it is back on its port; SIGTERM
  * stops the program with exit 0 and the stats on stdout. */
+/* Front snapshots until one is not marked stale (a live robot gives one
+ * as soon as a STATUS is fresh when it is drawn), or 30 s. */
+static void live_snapshot(const char *name)
+{
+    uint64_t end = h_now_us() + 30000000u;
+    for (;;) {
+        uint8_t *px = snapshot_rgb(name);
+        int stale = kn_stamp_is_stale(px, 640, 480, 640 * 3, 3);
+        free(px);
+        if (!stale)
+            return;
+        ck_assert_msg(h_now_us() < end, "%s: marked stale 30 s after STATUS came: %s", name,
+                      h_stderr(&cams));
+        h_sleep_ms(200);
+    }
+}
+
 START_TEST(daemon_gone_then_stop)
 {
-    free(snapshot_rgb("before.jpg"));
+    live_snapshot("before.jpg");
     h_signal(&d.proc, SIGKILL);
     h_wait_exit(&d.proc, 30000);
     uint64_t end = h_now_us() + 30000000u;
     while (!strstr(h_stderr(&cams), "no STATUS") && h_now_us() < end)
         h_sleep_ms(100);
     ck_assert_msg(strstr(h_stderr(&cams), "no STATUS"), "not logged: %s", h_stderr(&cams));
-    free(snapshot_rgb("frozen.jpg"));
+    /* the last pose, marked stale */
+    uint8_t *frozen = snapshot_rgb("frozen.jpg");
+    ck_assert_msg(kn_stamp_is_stale(frozen, 640, 480, 640 * 3, 3), "frozen.jpg: not marked stale");
+    free(frozen);
     char robots[256];
     snprintf(robots, sizeof robots,
              "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:%d\",\"backend\":{\"type\":"
@@ -271,7 +292,7 @@ START_TEST(daemon_gone_then_stop)
         h_sleep_ms(100);
     ck_assert_msg(logged("STATUS from") == 2 && logged("world description") == 2,
                   "the daemon's return was not picked up: %s", h_stderr(&cams));
-    free(snapshot_rgb("back.jpg"));
+    live_snapshot("back.jpg");
     h_signal(&cams, SIGTERM);
     int st = h_wait_exit(&cams, 30000);
     ck_assert_msg(st == 0, "exit status %d: %s", st, h_stderr(&cams));
