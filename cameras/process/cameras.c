@@ -24,7 +24,10 @@ const char *const kn_cams_names[KN_CAMS_NCAMS] = { "front", "birdseye" };
 struct cam {
     int stream_cam; /* kn_stream index */
     size_t robot;
-    enum kn_rcam_which which;
+    char name[32];            /* the robot file's camera, its path in the URLs */
+    enum kn_rcam_which which; /* its kind */
+    bool ptz;                 /* the robot's first PTZ camera: ptz.cgi moves it */
+    bool missing;             /* said once: a new world no longer has it */
     int width, height;
     uint64_t period_ns, next_ns, last_robot_ns;
     uint8_t *rgba;
@@ -37,7 +40,7 @@ struct run {
     struct kn_stream *stream;
     struct kn_cobs *obs;
     struct kn_ptzh *ptz; /* the front cameras' pan, tilt and zoom */
-    struct cam cams[KN_COBS_MAX_ROBOTS * KN_CAMS_NCAMS];
+    struct cam cams[KN_COBS_MAX_ROBOTS * KN_ROBOTCAMS_MAX];
     size_t ncams;
     struct kn_rscene scenes[KN_COBS_MAX_ROBOTS];
     unsigned world_gen[KN_COBS_MAX_ROBOTS];
@@ -105,18 +108,26 @@ static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
     struct kn_cobs_view v;
     if (!update_scene(g, c->robot, &v))
         return; /* no pose yet: nothing to draw */
-    struct kn_rcam_shot shot = {
-        .cam = c->which, .robot = 0, .zoom = 1, .width = c->width, .height = c->height
-    };
-    if (c->which == KN_RCAM_PTZ)
+    struct kn_rcam_shot shot = { .cam = c->which,
+                                 .name = c->name,
+                                 .robot = 0,
+                                 .zoom = 1,
+                                 .width = c->width,
+                                 .height = c->height };
+    if (c->ptz)
         kn_ptzh_get(g->ptz, c->robot, &shot.pan_deg, &shot.tilt_deg, &shot.zoom);
     char why[300];
     uint64_t t0 = kn_cobs_now_ns();
     if (kn_render_shot(rd, &g->scenes[c->robot], &shot, c->rgba, why, sizeof why) < 0) {
-        fprintf(stderr, "kenaf-cameras: %s/%s: %s\n", g->o->robots[c->robot].name,
-                kn_cams_names[c->which == KN_RCAM_PTZ ? 0 : 1], why);
+        /* the cameras are the ones the robot file named at start; a new
+         * file without this one leaves its stream still until a restart */
+        if (!c->missing)
+            fprintf(stderr, "kenaf-cameras: %s/%s: %s (the robot file has no such camera now?)\n",
+                    g->o->robots[c->robot].name, c->name, why);
+        c->missing = true;
         return;
     }
+    c->missing = false;
     uint64_t t1 = kn_cobs_now_ns();
     g->frames++;
     g->render_ns_sum += t1 - t0;
@@ -197,14 +208,13 @@ static void print_urls(const struct run *g)
     const char *h = o->listen;
     bool v6 = strchr(h, ':') != NULL;
     const char *lb = v6 ? "[" : "", *rb = v6 ? "]" : "";
-    for (size_t i = 0; i < o->nrobots; i++)
-        for (int k = 0; k < KN_CAMS_NCAMS; k++) {
-            const char *r = o->robots[i].name, *n = kn_cams_names[k];
-            printf("kenaf-cameras: rtsp://%s%s%s:%d/%s/%s\n", lb, h, rb, rp, r, n);
-            printf("kenaf-cameras: rtsp://%s%s%s:%d/%s/%s.mjpeg\n", lb, h, rb, rp, r, n);
-            printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.mjpg\n", lb, h, rb, hp, r, n);
-            printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.jpg\n", lb, h, rb, hp, r, n);
-        }
+    for (size_t k = 0; k < g->ncams; k++) {
+        const char *r = o->robots[g->cams[k].robot].name, *n = g->cams[k].name;
+        printf("kenaf-cameras: rtsp://%s%s%s:%d/%s/%s\n", lb, h, rb, rp, r, n);
+        printf("kenaf-cameras: rtsp://%s%s%s:%d/%s/%s.mjpeg\n", lb, h, rb, rp, r, n);
+        printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.mjpg\n", lb, h, rb, hp, r, n);
+        printf("kenaf-cameras: http://%s%s%s:%d/%s/%s.jpg\n", lb, h, rb, hp, r, n);
+    }
     for (size_t i = 0; i < o->nrobots; i++) {
         printf("kenaf-cameras: http://%s%s%s:%d/%s" KN_PTZH_PATH "\n", lb, h, rb, hp,
                o->robots[i].name);
@@ -214,30 +224,114 @@ static void print_urls(const struct run *g)
     fflush(stdout);
 }
 
-static int open_all(struct run *g, struct kn_stream_camera *sc)
+/* How long kenaf-cameras waits at start for each robot's world
+ * description, whose robot file names the cameras to serve. */
+#define WORLD_WAIT_NS 3000000000ull
+
+/* The observer, started, and each robot's world as it is at start (the
+ * robot file's cameras): waited for up to WORLD_WAIT_NS; a robot not
+ * heard from by then has the Kenaf's cameras. */
+static int open_observer(struct run *g)
 {
     const struct kn_cams_opts *o = g->o;
     for (size_t i = 0; i < o->nrobots; i++)
-        for (int k = 0; k < KN_CAMS_NCAMS; k++) {
-            struct kn_stream_camera *c = &sc[g->ncams];
-            *c = o->cam[k];
-            c->robot = o->robots[i].name;
-            c->name = kn_cams_names[k];
-            c->format = KN_STREAM_RGBA;
-            kn_stream_camera_defaults(c);
-            struct cam *m = &g->cams[g->ncams++];
-            m->robot = i;
-            m->which = k == 0 ? KN_RCAM_PTZ : KN_RCAM_BIRD;
-            m->width = c->width;
-            m->height = c->height;
-            m->period_ns = 1000000000ull / (uint64_t)c->fps;
-            m->overlay = o->overlay[k];
-            m->rgba = malloc((size_t)c->width * (size_t)c->height * 4);
-            if (!m->rgba) {
-                fprintf(stderr, "kenaf-cameras: out of memory\n");
-                return -1;
-            }
+        if (kn_rscene_init(&g->scenes[i]) < 0) {
+            fprintf(stderr, "kenaf-cameras: out of memory\n");
+            return -1;
         }
+    char err[1024];
+    g->obs = kn_cobs_open(o->robots, o->nrobots, err, sizeof err);
+    if (!g->obs) {
+        fprintf(stderr, "kenaf-cameras: %s\n", err);
+        return -1;
+    }
+    if (kn_cobs_start(g->obs) < 0) {
+        fprintf(stderr, "kenaf-cameras: cannot start a thread\n");
+        return -1;
+    }
+    uint64_t end = kn_cobs_now_ns() + WORLD_WAIT_NS;
+    size_t known = 0;
+    while (known < o->nrobots && kn_cobs_now_ns() < end) {
+        known = 0;
+        for (size_t i = 0; i < o->nrobots; i++) {
+            if (g->world_gen[i] == 0) {
+                struct kn_cobs_view v;
+                kn_cobs_take(g->obs, i, 0, &v);
+                if (v.world) {
+                    char why[300];
+                    if (kn_rscene_load(&g->scenes[i], v.world, v.world_len, why, sizeof why) < 0)
+                        fprintf(stderr, "kenaf-cameras: robot %s: world description: %s\n",
+                                o->robots[i].name, why);
+                    free(v.world);
+                    g->world_gen[i] = v.world_gen;
+                }
+            }
+            known += g->world_gen[i] != 0;
+        }
+        if (known < o->nrobots) {
+            struct timespec ts = { 0, 20000000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    for (size_t i = 0; i < o->nrobots; i++)
+        if (g->world_gen[i] == 0)
+            fprintf(stderr,
+                    "kenaf-cameras: robot %s: no world description in %llu s: serving the "
+                    "Kenaf's cameras\n",
+                    o->robots[i].name, WORLD_WAIT_NS / 1000000000ull);
+    return 0;
+}
+
+/* One stream camera for camera `rc` of robot i: the options of the
+ * slot its kind has (front for a PTZ camera, birdseye for a fixed one)
+ * where they are set, else the robot file's picture. */
+static int add_camera(struct run *g, struct kn_stream_camera *sc, size_t i,
+                      const struct kn_robotcam *rc, bool first_ptz)
+{
+    const struct kn_cams_opts *o = g->o;
+    int k = rc->kind == KN_ROBOTCAM_PTZ ? 0 : 1;
+    struct cam *m = &g->cams[g->ncams];
+    struct kn_stream_camera *c = &sc[g->ncams];
+    *c = o->cam[k];
+    if (!c->width)
+        c->width = rc->width_px, c->height = rc->height_px;
+    if (!c->fps)
+        c->fps = rc->fps;
+    snprintf(m->name, sizeof m->name, "%s", rc->name);
+    c->robot = o->robots[i].name;
+    c->name = m->name;
+    c->format = KN_STREAM_RGBA;
+    kn_stream_camera_defaults(c);
+    m->robot = i;
+    m->which = k == 0 ? KN_RCAM_PTZ : KN_RCAM_BIRD;
+    m->ptz = first_ptz;
+    m->width = c->width;
+    m->height = c->height;
+    m->period_ns = 1000000000ull / (uint64_t)c->fps;
+    m->overlay = o->overlay[k];
+    m->rgba = malloc((size_t)c->width * (size_t)c->height * 4);
+    if (!m->rgba) {
+        fprintf(stderr, "kenaf-cameras: out of memory\n");
+        return -1;
+    }
+    g->ncams++;
+    return 0;
+}
+
+/* The servers, with every camera of every robot's file. */
+static int open_streams(struct run *g, struct kn_stream_camera *sc)
+{
+    const struct kn_cams_opts *o = g->o;
+    for (size_t i = 0; i < o->nrobots; i++) {
+        const struct kn_robotcams *rcs = &g->scenes[i].geom.cams;
+        bool ptz_seen = false;
+        for (int j = 0; j < rcs->n; j++) {
+            bool first_ptz = rcs->cam[j].kind == KN_ROBOTCAM_PTZ && !ptz_seen;
+            ptz_seen |= first_ptz;
+            if (add_camera(g, sc, i, &rcs->cam[j], first_ptz) < 0)
+                return -1;
+        }
+    }
     const char *names[KN_COBS_MAX_ROBOTS];
     for (size_t i = 0; i < o->nrobots; i++)
         names[i] = o->robots[i].name;
@@ -245,6 +339,11 @@ static int open_all(struct run *g, struct kn_stream_camera *sc)
     if (!g->ptz) {
         fprintf(stderr, "kenaf-cameras: out of memory\n");
         return -1;
+    }
+    for (size_t i = 0; i < o->nrobots; i++) {
+        struct kn_rcam_mount m;
+        if (kn_rcam_mount_of(&g->scenes[i].geom, KN_RCAM_PTZ, &m) == 0)
+            kn_ptzh_set_mount(g->ptz, i, &m); /* the robot file's limits and speeds */
     }
     struct kn_stream_config cfg = {
         .http_handler = kn_ptzh_handle,
@@ -263,16 +362,6 @@ static int open_all(struct run *g, struct kn_stream_camera *sc)
     }
     for (size_t k = 0; k < g->ncams; k++)
         g->cams[k].stream_cam = kn_stream_find(g->stream, sc[k].robot, sc[k].name);
-    for (size_t i = 0; i < o->nrobots; i++)
-        if (kn_rscene_init(&g->scenes[i]) < 0) {
-            fprintf(stderr, "kenaf-cameras: out of memory\n");
-            return -1;
-        }
-    g->obs = kn_cobs_open(o->robots, o->nrobots, err, sizeof err);
-    if (!g->obs) {
-        fprintf(stderr, "kenaf-cameras: %s\n", err);
-        return -1;
-    }
     return 0;
 }
 
@@ -299,14 +388,14 @@ static void print_stats(struct run *g)
 int kn_cams_run(const struct kn_cams_opts *o, const sigset_t *stop_signals)
 {
     static struct run g;
-    static struct kn_stream_camera sc[KN_COBS_MAX_ROBOTS * KN_CAMS_NCAMS];
+    static struct kn_stream_camera sc[KN_COBS_MAX_ROBOTS * KN_ROBOTCAMS_MAX];
     g.o = o;
     pthread_mutex_init(&g.lock, NULL);
     pthread_cond_init(&g.cond, NULL);
     int rc = 1;
     pthread_t rt, st;
     bool rt_on = false, st_on = false;
-    if (open_all(&g, sc) < 0)
+    if (open_observer(&g) < 0 || open_streams(&g, sc) < 0)
         goto out;
     /* the renderer first: no EGL device is the commonest failure */
     if (pthread_create(&rt, NULL, render_main, &g) != 0) {
@@ -322,7 +411,7 @@ int kn_cams_run(const struct kn_cams_opts *o, const sigset_t *stop_signals)
         fprintf(stderr, "kenaf-cameras: %s\n", g.err);
         goto out;
     }
-    if (kn_cobs_start(g.obs) < 0 || pthread_create(&st, NULL, stream_main, g.stream) != 0) {
+    if (pthread_create(&st, NULL, stream_main, g.stream) != 0) {
         fprintf(stderr, "kenaf-cameras: cannot start a thread\n");
         goto out;
     }

@@ -6,6 +6,7 @@
 #include "mat.h"
 
 #include <math.h>
+#include <string.h>
 
 #define DEG (M_PI / 180.0)
 #define FAR_M 300.0 /* kenaf-view's far plane for both cameras */
@@ -34,34 +35,53 @@ const struct kn_rcam_mount kn_rcam_mounts[2] = {
                        .near_m = 0.05 },
 };
 
+/* Camera i of the file over the Kenaf's mount of its kind: the lens and
+ * near plane stay the view's, the rest is the file's. */
+static void mount_at(const struct kn_rscene_geom *g, int i, struct kn_rcam_mount *out,
+                     enum kn_rcam_which *which)
+{
+    const struct kn_robotcam *c = &g->cams.cam[i];
+    *which = c->kind == KN_ROBOTCAM_PTZ ? KN_RCAM_PTZ : KN_RCAM_BIRD;
+    *out = kn_rcam_mounts[*which];
+    out->x = c->x_m;
+    out->y = c->y_m;
+    out->above_chassis = c->above_chassis_m;
+    out->height_m = c->height_m;
+    out->tilt_deg = c->tilt_deg;
+    out->hfov_deg = c->hfov_deg;
+    out->zoom_max = c->zoom_max;
+    out->pan_max_deg = c->pan_max_deg;
+    out->tilt_min_deg = c->tilt_min_deg;
+    out->tilt_max_deg = c->tilt_max_deg;
+    if (c->kind == KN_ROBOTCAM_PTZ) {
+        out->pan_speed_dps = c->pan_speed_deg_s;
+        out->tilt_speed_dps = c->tilt_speed_deg_s;
+        /* the file gives the time through the zoom range */
+        out->zoom_speed = (c->zoom_max - 1) / c->zoom_time_s;
+    }
+}
+
 int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
                      struct kn_rcam_mount *out)
 {
     enum kn_robotcam_kind kind = which == KN_RCAM_PTZ ? KN_ROBOTCAM_PTZ : KN_ROBOTCAM_FIXED;
-    for (int i = 0; i < g->cams.n; i++) {
-        const struct kn_robotcam *c = &g->cams.cam[i];
-        if (c->kind != kind)
-            continue;
-        /* the lens and near plane stay the view's; the rest is the file's */
-        *out = kn_rcam_mounts[which];
-        out->x = c->x_m;
-        out->y = c->y_m;
-        out->above_chassis = c->above_chassis_m;
-        out->height_m = c->height_m;
-        out->tilt_deg = c->tilt_deg;
-        out->hfov_deg = c->hfov_deg;
-        out->zoom_max = c->zoom_max;
-        out->pan_max_deg = c->pan_max_deg;
-        out->tilt_min_deg = c->tilt_min_deg;
-        out->tilt_max_deg = c->tilt_max_deg;
-        if (kind == KN_ROBOTCAM_PTZ) {
-            out->pan_speed_dps = c->pan_speed_deg_s;
-            out->tilt_speed_dps = c->tilt_speed_deg_s;
-            /* the file gives the time through the zoom range */
-            out->zoom_speed = (c->zoom_max - 1) / c->zoom_time_s;
+    for (int i = 0; i < g->cams.n; i++)
+        if (g->cams.cam[i].kind == kind) {
+            enum kn_rcam_which w;
+            mount_at(g, i, out, &w);
+            return 0;
         }
-        return 0;
-    }
+    return -1;
+}
+
+int kn_rcam_mount_named(const struct kn_rscene_geom *g, const char *name, struct kn_rcam_mount *out,
+                        enum kn_rcam_which *which)
+{
+    for (int i = 0; i < g->cams.n; i++)
+        if (strcmp(g->cams.cam[i].name, name) == 0) {
+            mount_at(g, i, out, which);
+            return 0;
+        }
     return -1;
 }
 
@@ -77,13 +97,15 @@ int kn_rcam_matrices(const struct kn_rscene_geom *g, const struct kn_rscene_robo
         shot->height <= 0)
         return -1;
     struct kn_rcam_mount mount;
-    if (kn_rcam_mount_of(g, shot->cam, &mount) < 0)
+    enum kn_rcam_which which = shot->cam;
+    if (shot->name ? kn_rcam_mount_named(g, shot->name, &mount, &which) < 0
+                   : kn_rcam_mount_of(g, shot->cam, &mount) < 0)
         return -1;
     const struct kn_rcam_mount *m = &mount;
     float eye[16];
     kn_rrobot_body(r, eye);
     double hfov = m->hfov_deg;
-    if (shot->cam == KN_RCAM_PTZ) {
+    if (which == KN_RCAM_PTZ) {
         /* pan about z, then tilt about y (+ about y lowers +x) */
         double pan = isfinite(shot->pan_deg) ? shot->pan_deg : 0;
         double tilt = isfinite(shot->tilt_deg) ? shot->tilt_deg : 0;

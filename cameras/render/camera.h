@@ -34,6 +34,10 @@ extern const struct kn_rcam_mount kn_rcam_mounts[2];
  * declares no such camera. */
 int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
                      struct kn_rcam_mount *out);
+/* The same for the file's camera called name, and which kind it is: 0,
+ * or -1 when the file has no camera of that name. */
+int kn_rcam_mount_named(const struct kn_rscene_geom *g, const char *name, struct kn_rcam_mount *out,
+                        enum kn_rcam_which *which);
 
 /* One picture: which camera of which robot, the PTZ camera's pan and tilt
  * (degrees, + turns left and looks up) and zoom (1 .. zoom_max, dividing
@@ -41,6 +45,9 @@ int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
  * clamped, as kenaf-view's controls do. */
 struct kn_rcam_shot {
     enum kn_rcam_which cam;
+    /* the robot file's camera of this name (its kind then says PTZ or
+     * fixed, whatever cam is); NULL: the file's first camera of kind cam */
+    const char *name;
     int robot;
     double pan_deg, tilt_deg, zoom;
     int width, height;

@@ -40,6 +40,22 @@ static void setup_config(void)
     cameras_start(extra);
 }
 
+/* kenaf-simd on the engine with the robot file `text` (written to
+ * `name` in the scratch directory), then kenaf-cameras. */
+static void start_with_robot_file(const char *name, const char *text)
+{
+    h_write_file(h_path(name), text);
+    char robots[1024];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
+             "\"engine\",\"engine\":{\"terrain\":\"flat\",\"robot\":\"%s\"}}}]",
+             h_path(name));
+    setenv("GST_REGISTRY_1_0", h_path("registry.bin"), 1);
+    h_daemon_start(&d, robots);
+    h_wait_backend_fresh(&d, 0, 60000);
+    cameras_start(NULL);
+}
+
 /* A robot file whose front camera pans +-90 deg and tilts -20..30 deg. */
 static void setup_robot_file(void)
 {
@@ -58,16 +74,29 @@ static void setup_robot_file(void)
         snprintf(rest, sizeof rest, "%s", p + strlen(from[k]));
         snprintf(p, sizeof text - (size_t)(p - text), "%s%s", to[k], rest);
     }
-    h_write_file(h_path("narrow.json"), text);
-    char robots[1024];
-    snprintf(robots, sizeof robots,
-             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
-             "\"engine\",\"engine\":{\"terrain\":\"flat\",\"robot\":\"%s\"}}}]",
-             h_path("narrow.json"));
-    setenv("GST_REGISTRY_1_0", h_path("registry.bin"), 1);
-    h_daemon_start(&d, robots);
-    h_wait_backend_fresh(&d, 0, 60000);
-    cameras_start(NULL);
+    start_with_robot_file("narrow.json", text);
+}
+
+/* A robot file with a small PTZ camera "front" and a fixed "rear" one
+ * looking back, instead of the Kenaf's two. */
+static void setup_robot_cameras(void)
+{
+    h_setup();
+    const char *kenaf = h_file_text(KN_CONFIG_DIR "/robots/kenaf.json");
+    ck_assert_ptr_nonnull(kenaf);
+    static char text[16384];
+    snprintf(text, sizeof text, "%s", kenaf);
+    char *cams = strstr(text, ",\n  \"cameras\": {");
+    ck_assert_ptr_nonnull(cams);
+    snprintf(cams, sizeof text - (size_t)(cams - text), "%s",
+             ", \"cameras\": {\"front\": {\"kind\": \"ptz\", \"x_m\": 0.17, \"y_m\": 0, "
+             "\"above_chassis_m\": 0.05, \"hfov_deg\": 60, \"zoom_max\": 10, "
+             "\"pan_max_deg\": 170, \"tilt_min_deg\": -60, \"tilt_max_deg\": 60, "
+             "\"pan_speed_deg_s\": 90, \"tilt_speed_deg_s\": 60, \"zoom_time_s\": 3, "
+             "\"width_px\": 320, \"height_px\": 240, \"fps\": 10}, "
+             "\"rear\": {\"kind\": \"fixed\", \"x_m\": -0.2, \"y_m\": 0, \"height_m\": 0.3, "
+             "\"tilt_deg\": -10, \"hfov_deg\": 90, \"width_px\": 160, \"height_px\": 120}}}\n");
+    start_with_robot_file("rear.json", text);
 }
 
 START_TEST(probe_streams)
@@ -550,6 +579,17 @@ START_TEST(ptz_picture)
 }
 END_TEST
 
+/* Every camera the robot file declares, at its size: front 320x240,
+ * rear 160x120, and no birdseye. */
+START_TEST(robot_file_cameras)
+{
+    h_ffprobe_video(url("rtsp", "kenaf/front"), "h264,320,240");
+    h_ffprobe_video(url("rtsp", "kenaf/rear"), "h264,160,120");
+    h_ffprobe_video(url("http", "kenaf/rear.mjpg"), "mjpeg,160,120");
+    ck_assert_int_eq(fetch(url("http", "kenaf/birdseye.jpg"), h_path("none.jpg")), 404);
+}
+END_TEST
+
 /* The limits ptz.cgi keeps are the robot file's, nobody watching. */
 START_TEST(ptz_robot_file)
 {
@@ -592,6 +632,7 @@ int main(void)
         { "ptz", ptz_control, 240, setup, teardown },
         { "ptz-picture", ptz_picture, 300, setup, teardown },
         { "ptz-robot-file", ptz_robot_file, 240, setup_robot_file, teardown },
+        { "robot-file-cameras", robot_file_cameras, 240, setup_robot_cameras, teardown },
     };
     return h_run_cases("cameras-sys", cases, sizeof cases / sizeof cases[0]);
 }
