@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "ptz_http.h"
 #include "render.h"
 #include "stamp.h"
@@ -50,7 +52,8 @@ struct run {
     pthread_cond_t cond;
     int opened;
     char err[512];
-    /* figures for --stats */
+    /* figures for --stats and GET /stats, under stats_mu */
+    pthread_mutex_t stats_mu;
     uint64_t frames, render_ns_sum, render_ns_max, late, unwatched;
 };
 
@@ -129,10 +132,12 @@ static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
     }
     c->missing = false;
     uint64_t t1 = kn_cobs_now_ns();
+    pthread_mutex_lock(&g->stats_mu);
     g->frames++;
     g->render_ns_sum += t1 - t0;
     if (t1 - t0 > g->render_ns_max)
         g->render_ns_max = t1 - t0;
+    pthread_mutex_unlock(&g->stats_mu);
     /* robot time, run on by the wall clock since that STATUS: a daemon
      * gone leaves the picture still and the stream's clock running */
     uint64_t ns = v.status.time_us * 1000u + (t1 - v.status_wall_ns);
@@ -182,12 +187,16 @@ static void *render_main(void *arg)
         } else {
             struct kn_cobs_view v;
             update_scene(g, c->robot, &v);
+            pthread_mutex_lock(&g->stats_mu);
             g->unwatched++;
+            pthread_mutex_unlock(&g->stats_mu);
         }
         c->next_ns += c->period_ns;
         now = kn_cobs_now_ns();
         if (c->next_ns < now) { /* behind by a frame: skip, do not catch up */
+            pthread_mutex_lock(&g->stats_mu);
             g->late++;
+            pthread_mutex_unlock(&g->stats_mu);
             c->next_ns = now + c->period_ns;
         }
     }
@@ -221,7 +230,67 @@ static void print_urls(const struct run *g)
         printf("kenaf-cameras: http://%s%s%s:%d" KN_PTZH_PATH "?camera=%zu\n", lb, h, rb, hp,
                i + 1);
     }
+    printf("kenaf-cameras: http://%s%s%s:%d/stats\n", lb, h, rb, hp);
     fflush(stdout);
+}
+
+/* Everything the program counts as one JSON document (malloc'd): the
+ * streams' counters per camera, the PTZ control's, and the render
+ * thread's. */
+static char *stats_json(struct run *g)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *text = kn_stream_stats_json(g->stream);
+    cJSON *streams = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    cJSON_AddItemToObject(root, "cameras", cJSON_DetachItemFromObject(streams, "cameras"));
+    cJSON_Delete(streams);
+    text = kn_ptzh_stats_json(g->ptz);
+    cJSON *ptz = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    cJSON_AddItemToObject(root, "ptz", cJSON_DetachItemFromObject(ptz, "ptz"));
+    cJSON_Delete(ptz);
+    cJSON *r = cJSON_AddObjectToObject(root, "render");
+    pthread_mutex_lock(&g->stats_mu);
+    cJSON_AddNumberToObject(r, "frames", (double)g->frames);
+    cJSON_AddNumberToObject(r, "avg_ms",
+                            g->frames ? (double)g->render_ns_sum / (double)g->frames / 1e6 : 0.0);
+    cJSON_AddNumberToObject(r, "max_ms", (double)g->render_ns_max / 1e6);
+    cJSON_AddNumberToObject(r, "late", (double)g->late);
+    cJSON_AddNumberToObject(r, "unwatched", (double)g->unwatched);
+    pthread_mutex_unlock(&g->stats_mu);
+    char *out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return out;
+}
+
+/* The HTTP paths the program answers itself: GET /stats, and ptz.cgi. */
+static int serve(void *arg, const char *method, const char *path, const char *query,
+                 struct kn_stream_http_reply *r)
+{
+    struct run *g = arg;
+    if (strcmp(path, "/stats") != 0)
+        return kn_ptzh_handle(g->ptz, method, path, query, r);
+    r->any_origin = 1;
+    if (strcmp(method, "GET") != 0) {
+        r->status = 405;
+        r->len = (size_t)snprintf(r->body, sizeof r->body, "Error: /stats takes GET\n");
+        return 1;
+    }
+    char *j = stats_json(g);
+    size_t n = j ? strlen(j) : 0;
+    if (!j || n + 1 >= sizeof r->body) {
+        r->status = 500;
+        r->len = (size_t)snprintf(r->body, sizeof r->body, "Error: stats %s\n",
+                                  j ? "larger than an answer" : "out of memory");
+    } else {
+        r->content_type = "application/json";
+        memcpy(r->body, j, n);
+        r->body[n] = '\n';
+        r->len = n + 1;
+    }
+    free(j);
+    return 1;
 }
 
 /* How long kenaf-cameras waits at start for each robot's world
@@ -346,8 +415,8 @@ static int open_streams(struct run *g, struct kn_stream_camera *sc)
             kn_ptzh_set_mount(g->ptz, i, &m); /* the robot file's limits and speeds */
     }
     struct kn_stream_config cfg = {
-        .http_handler = kn_ptzh_handle,
-        .http_handler_arg = g->ptz,
+        .http_handler = serve,
+        .http_handler_arg = g,
         .address = o->listen,
         .rtsp_port = o->rtsp_port,
         .http_port = o->http_port,
@@ -391,6 +460,7 @@ int kn_cams_run(const struct kn_cams_opts *o, const sigset_t *stop_signals)
     static struct kn_stream_camera sc[KN_COBS_MAX_ROBOTS * KN_ROBOTCAMS_MAX];
     g.o = o;
     pthread_mutex_init(&g.lock, NULL);
+    pthread_mutex_init(&g.stats_mu, NULL);
     pthread_cond_init(&g.cond, NULL);
     int rc = 1;
     pthread_t rt, st;

@@ -42,7 +42,7 @@ struct kn_stream_camera {
 struct kn_stream_http_reply {
     int status;
     const char *content_type;
-    char body[1024];
+    char body[32768];
     size_t len;
     int any_origin;
 };

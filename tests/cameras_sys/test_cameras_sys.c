@@ -103,6 +103,28 @@ START_TEST(probe_streams)
 {
     h_ffprobe_video(url("rtsp", "kenaf/front"), "h264,640,480");
     h_ffprobe_video(url("http", "kenaf/birdseye.mjpg"), "mjpeg,640,480");
+    /* the counters on request, while it runs: both cameras, the frames
+     * the probes were sent, PTZ and the render thread's */
+    ck_assert_int_eq(fetch(url("http", "stats"), h_path("stats.json")), 200);
+    const char *st = h_file_text(h_path("stats.json"));
+    ck_assert_msg(strstr(st, "{\"cameras\":[{\"robot\":\"kenaf\",\"camera\":\"front\"") &&
+                      strstr(st, "\"camera\":\"birdseye\"") && strstr(st, "\"ptz\":{") &&
+                      strstr(st, "\"render\":{\"frames\":") && !strstr(st, "\"frames_sent\":0,"),
+                  "stats: %s", st);
+    ck_assert_int_eq(fetch(url("http", "stats?x=1"), h_path("stats.json")), 200);
+    char *argv[] = { "curl",
+                     "-s",
+                     "-o",
+                     (char *)h_path("post.txt"),
+                     "-w",
+                     "%{response_code}\n",
+                     "-X",
+                     "POST",
+                     (char *)url("http", "stats"),
+                     NULL };
+    char out[64];
+    h_run_prog(argv, out, sizeof out);
+    ck_assert_str_eq(out, "405");
 }
 END_TEST
 
