@@ -78,7 +78,7 @@ static int interrupt(struct h_proc *p, char *out, size_t outlen)
     return st;
 }
 
-/* gst-launch-1.0 plays 4 s of the mount (fakesink ends after as many
+/* gst-launch-1.0 plays 5 s of the mount (fakesink ends after as many
  * frames, which sends EOS through the pipeline): exit 0 and "Got EOS".
  * It ends by itself: stopping it with SIGINT and -e sometimes left it
  * waiting for an EOS that never came. */
@@ -86,7 +86,7 @@ static void play(const char *mount, const char *cam, int fps)
 {
     char loc[300], frames[64];
     snprintf(loc, sizeof loc, "location=%s", url("rtsp", mount));
-    snprintf(frames, sizeof frames, "num-buffers=%d", 4 * fps);
+    snprintf(frames, sizeof frames, "num-buffers=%d", 5 * fps);
     char *argv[] = { "gst-launch-1.0", "rtspsrc", loc, "!", "decodebin", "!",
                      "fakesink",       frames,    NULL };
     struct h_proc p;
@@ -111,12 +111,15 @@ static void play(const char *mount, const char *cam, int fps)
     ck_assert_msg(st == 0 && strstr(out, "Got EOS") && !strstr(out, "ERROR"),
                   "gst-launch %s: status %d:\n%s%s\nstats %s", mount, st, out, h_stderr(&p),
                   stats());
-    ck_assert_msg(sf_stat(&run, cam, "frames_sent") >= sent0 + 4 * fps, "%s: %s", mount, stats());
+    ck_assert_msg(sf_stat(&run, cam, "frames_sent") >= sent0 + 5 * fps, "%s: %s", mount, stats());
 }
 
 START_TEST(rtsp_play)
 {
+    /* every mount: both cameras, H.264 and JPEG over RTP */
     play("kenaf1/front", "front", 30);
+    play("kenaf1/front.mjpeg", "front", 30);
+    play("kenaf1/birdseye", "birdseye", 15);
     play("kenaf1/birdseye.mjpeg", "birdseye", 15);
     /* gone when they leave */
     uint64_t end = h_now_us() + 30000000;
