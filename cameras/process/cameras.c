@@ -46,6 +46,9 @@ struct run {
     size_t ncams;
     struct kn_rscene scenes[KN_COBS_MAX_ROBOTS];
     unsigned world_gen[KN_COBS_MAX_ROBOTS];
+    /* which world each robot is in (its terrain and where it lies): the
+     * robots of one world are drawn in each other's pictures; 0: none */
+    uint32_t world_key[KN_COBS_MAX_ROBOTS];
     volatile int stop;
     /* the render thread's start: 1 open, -1 failed (message in err) */
     pthread_mutex_t lock;
@@ -66,32 +69,92 @@ static void deg2rad3(const int32_t cdeg[3], double out[3])
         out[k] = cdeg[k] / 100.0 * M_PI / 180.0;
 }
 
+/* A world description's terrain and terrain pose as one number: robots
+ * whose numbers match are taken to stand in one world, as kenaf-view
+ * draws every robot it watches in one scene. 0 for a document that is
+ * not JSON. */
+static uint32_t world_key_of(const char *json, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    if (!root)
+        return 0;
+    uint32_t h = 2166136261u;
+    const char *keys[] = { "terrain", "terrain_pose" };
+    for (int k = 0; k < 2; k++) {
+        char *t = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(root, keys[k]));
+        for (const char *p = t ? t : "-"; *p; p++)
+            h = (h ^ (uint8_t)*p) * 16777619u;
+        h = (h ^ '|') * 16777619u;
+        free(t);
+    }
+    cJSON_Delete(root);
+    return h | 1u;
+}
+
+/* A robot as the scene places it, from its last STATUS. */
+static int pose_of(const struct kn_cobs_view *v, struct kn_rscene_robot *rr)
+{
+    memset(rr, 0, sizeof *rr);
+    if (!v->have_status)
+        return -1;
+    rr->present = 1;
+    for (int k = 0; k < 3; k++)
+        rr->pos[k] = v->status.pos_mm[k] / 1000.0;
+    deg2rad3(v->status.rpy_cdeg, rr->rpy);
+    for (int k = 0; k < KN_KRP_FLIPPERS && k < 4; k++)
+        rr->flippers[k] = v->status.flipper_cdeg[k] / 100.0 * M_PI / 180.0;
+    return 0;
+}
+
+/* Robot i's world into its scene. */
+static void load_world(struct run *g, size_t i, const char *world, size_t len)
+{
+    char why[300];
+    struct kn_rcam_mount m;
+    if (kn_rscene_load(&g->scenes[i], world, len, why, sizeof why) < 0) {
+        fprintf(stderr, "kenaf-cameras: robot %s: world description: %s\n", g->o->robots[i].name,
+                why);
+        return;
+    }
+    g->world_key[i] = world_key_of(world, len);
+    if (g->ptz && kn_rcam_mount_of(&g->scenes[i].geom, KN_RCAM_PTZ, &m) == 0)
+        kn_ptzh_set_mount(g->ptz, i, &m); /* the robot file's limits and speeds */
+}
+
 /* The scene of robot i, from the observer's latest: a new world when
- * there is one, the pose and flippers of the last STATUS. */
+ * there is one, the robot (robot i of the scene, kenaf-view's colour i)
+ * where its last STATUS puts it. */
 static bool update_scene(struct run *g, size_t i, struct kn_cobs_view *v)
 {
     kn_cobs_take(g->obs, i, g->world_gen[i], v);
     if (v->world) {
-        char why[300];
-        struct kn_rcam_mount m;
-        if (kn_rscene_load(&g->scenes[i], v->world, v->world_len, why, sizeof why) < 0)
-            fprintf(stderr, "kenaf-cameras: robot %s: world description: %s\n",
-                    g->o->robots[i].name, why);
-        else if (kn_rcam_mount_of(&g->scenes[i].geom, KN_RCAM_PTZ, &m) == 0)
-            kn_ptzh_set_mount(g->ptz, i, &m); /* the robot file's limits and speeds */
+        load_world(g, i, v->world, v->world_len);
         free(v->world);
         v->world = NULL;
     }
     g->world_gen[i] = v->world_gen;
-    if (!v->have_status)
+    struct kn_rscene_robot rr;
+    if (pose_of(v, &rr) < 0)
         return false;
-    struct kn_rscene_robot rr = { .present = 1 };
-    for (int k = 0; k < 3; k++)
-        rr.pos[k] = v->status.pos_mm[k] / 1000.0;
-    deg2rad3(v->status.rpy_cdeg, rr.rpy);
-    for (int k = 0; k < KN_KRP_FLIPPERS && k < 4; k++)
-        rr.flippers[k] = v->status.flipper_cdeg[k] / 100.0 * M_PI / 180.0;
-    return kn_rscene_robot_set(&g->scenes[i], 0, &rr) == 0;
+    return kn_rscene_robot_set(&g->scenes[i], (int)i, &rr) == 0;
+}
+
+/* The other robots of robot i's world into its scene, where their last
+ * STATUS puts them; the rest out of it. */
+static void place_others(struct run *g, size_t i)
+{
+    for (size_t j = 0; j < g->o->nrobots; j++) {
+        if (j == i)
+            continue;
+        struct kn_cobs_view v;
+        kn_cobs_take(g->obs, j, g->world_gen[j], &v);
+        free(v.world); /* robot j's own scene takes it */
+        struct kn_rscene_robot rr;
+        bool same = g->world_key[j] != 0 && g->world_key[j] == g->world_key[i];
+        if (!same || pose_of(&v, &rr) < 0)
+            memset(&rr, 0, sizeof rr);
+        kn_rscene_robot_set(&g->scenes[i], (int)j, &rr);
+    }
 }
 
 static void sleep_until(struct run *g, uint64_t t)
@@ -111,9 +174,10 @@ static void shoot(struct run *g, struct kn_render *rd, struct cam *c)
     struct kn_cobs_view v;
     if (!update_scene(g, c->robot, &v))
         return; /* no pose yet: nothing to draw */
+    place_others(g, c->robot);
     struct kn_rcam_shot shot = { .cam = c->which,
                                  .name = c->name,
-                                 .robot = 0,
+                                 .robot = (int)c->robot,
                                  .zoom = 1,
                                  .width = c->width,
                                  .height = c->height };
@@ -327,10 +391,7 @@ static int open_observer(struct run *g)
                 struct kn_cobs_view v;
                 kn_cobs_take(g->obs, i, 0, &v);
                 if (v.world) {
-                    char why[300];
-                    if (kn_rscene_load(&g->scenes[i], v.world, v.world_len, why, sizeof why) < 0)
-                        fprintf(stderr, "kenaf-cameras: robot %s: world description: %s\n",
-                                o->robots[i].name, why);
+                    load_world(g, i, v.world, v.world_len);
                     free(v.world);
                     g->world_gen[i] = v.world_gen;
                 }
