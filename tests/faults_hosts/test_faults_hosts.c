@@ -566,6 +566,12 @@ int main(void)
         nl_down();
         return EXIT_FAILURE;
     }
+    /* its drives and outages are timed for a daemon at full speed on
+     * links that lose packets at random: under valgrind the daemon runs
+     * tens of times slower, and a run of losses can leave no driving
+     * STATUS in the second before an outage (seen once in a valgrind
+     * stage); the other fault tests check the outage paths there */
+    h_not_wrapped("netem", "its timings assume a daemon at full speed on lossy links");
     const struct h_case cases[] = { { "netem", netem_outages, 240, NULL, NULL } };
     int rc = h_run_cases("faults-hosts", cases, 1);
     nl_down();
