@@ -269,6 +269,26 @@ static void settle(void)
     settle_robot(&u);
 }
 
+/* Drives the robot of client c straight at `speed` mm/s until it is `m` metres
+ * from where it was (90 s allowed, for an engine slowed by a loaded
+ * machine), then stops it and waits for it to rest. */
+static void drive_robot(struct h_udp *c, int speed, double m)
+{
+    struct kn_krp_status s0 = h_status_any(c);
+    uint64_t end = h_now_us() + 90000000u;
+    for (;;) {
+        h_crawler(c, 0, 0, speed, speed);
+        h_sleep_ms(100);
+        struct kn_krp_status s = h_status_any(c);
+        if (hypot(pos_m(&s, 0) - pos_m(&s0, 0), pos_m(&s, 1) - pos_m(&s0, 1)) >= m)
+            break;
+        ck_assert_msg(h_now_us() < end, "the robot did not move %.1f m in 90 s (at %d, %d mm)", m,
+                      s.pos_mm[0], s.pos_mm[1]);
+    }
+    h_simple(c, 0, KN_KRP_STOP, 0);
+    settle_robot(c);
+}
+
 /* Two snapshots a second apart (NAME-1.jpg, NAME-2.jpg) that must not
  * differ: the second's pixels. */
 static uint8_t *still_picture(const char *name)
@@ -293,18 +313,7 @@ START_TEST(picture_follows_robot)
     settle();
     uint8_t *b = still_picture("still");
 
-    struct kn_krp_status s0 = h_status_any(&u);
-    uint64_t end = h_now_us() + 30000000u;
-    for (;;) {
-        h_crawler(&u, 0, 0, 300, 300);
-        h_sleep_ms(100);
-        struct kn_krp_status s = h_status_any(&u);
-        if (hypot(pos_m(&s, 0) - pos_m(&s0, 0), pos_m(&s, 1) - pos_m(&s0, 1)) >= 0.5)
-            break;
-        ck_assert_msg(h_now_us() < end, "the robot did not move 0.5 m in 30 s");
-    }
-    h_simple(&u, 0, KN_KRP_STOP, 0);
-    settle();
+    drive_robot(&u, 300, 0.5);
     uint8_t *c = snapshot_rgb("c.jpg");
     double moved = difference(b, c);
     printf("moved 0.5 m: %.3f %% of the pixels changed\n", moved);
@@ -650,26 +659,6 @@ START_TEST(robot_file_cameras)
 }
 END_TEST
 
-/* Drives robot two straight at `speed` mm/s until it is `m` metres
- * from where it was (90 s allowed, for an engine slowed by a loaded
- * machine), then stops it and waits for it to rest. */
-static void drive_two(int speed, double m)
-{
-    struct kn_krp_status s0 = h_status_any(&u2);
-    uint64_t end = h_now_us() + 90000000u;
-    for (;;) {
-        h_crawler(&u2, 0, 0, speed, speed);
-        h_sleep_ms(100);
-        struct kn_krp_status s = h_status_any(&u2);
-        if (hypot(pos_m(&s, 0) - pos_m(&s0, 0), pos_m(&s, 1) - pos_m(&s0, 1)) >= m)
-            break;
-        ck_assert_msg(h_now_us() < end, "robot two did not move %.1f m in 90 s (at %d, %d mm)", m,
-                      s.pos_mm[0], s.pos_mm[1]);
-    }
-    h_simple(&u2, 0, KN_KRP_STOP, 0);
-    settle_robot(&u2);
-}
-
 /* The other robot of the world in the first one's front camera: robot
  * two, driven 3 m forward past kenaf, which stood still, comes into
  * kenaf's picture (2 m ahead, 0.6 m aside). */
@@ -678,7 +667,7 @@ START_TEST(other_robot_seen)
     settle();
     settle_robot(&u2);
     uint8_t *b = still_picture("still");
-    drive_two(300, 3.0);
+    drive_robot(&u2, 300, 3.0);
     uint8_t *c = snapshot_rgb("c.jpg");
     double moved = difference(b, c);
     printf("robot two came 2 m ahead: %.3f %% of kenaf's front picture changed\n", moved);
