@@ -15,7 +15,7 @@
 #define KN_PTZ_AXIS_ZOOM_MAX 9999
 #define KN_PTZ_SPEED_MAX 100
 
-/* One camera's mount, from kn_rcam_mounts: degrees, the zoom factor
+/* One camera's mount, from the robot file (kn_rcam_mount_of): degrees, the zoom factor
  * (1 .. zoom_max divides the field of view), the fastest moves (degrees
  * a second, zoom factor a second) that speed 100 stands for. */
 struct kn_ptz_limits {

@@ -51,9 +51,11 @@ struct kn_ptzh *kn_ptzh_new(const char *const names[], size_t n)
     }
     h->n = n;
     uint64_t now = kn_cobs_now_ns();
+    struct kn_rcam_mount kenaf;
+    kn_rcam_mount_kenaf(KN_RCAM_PTZ, &kenaf);
     for (size_t i = 0; i < n; i++) {
         snprintf(h->names[i], sizeof h->names[i], "%s", names[i]);
-        limits_of(&h->lim[i], &kn_rcam_mounts[KN_RCAM_PTZ]);
+        limits_of(&h->lim[i], &kenaf);
         kn_ptz_home(&h->st[i], now);
     }
     return h;

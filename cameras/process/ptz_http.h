@@ -17,7 +17,7 @@ struct kn_ptzh;
 
 /* One PTZ camera per robot, camera=1 the first of `names` (the URLs'
  * robot names), all at home; the limits and speeds the Kenaf's
- * (kn_rcam_mounts) until kn_ptzh_set_mount. NULL when out of memory. */
+ * (kn_rcam_mount_kenaf) until kn_ptzh_set_mount. NULL when out of memory. */
 struct kn_ptzh *kn_ptzh_new(const char *const names[], size_t n);
 void kn_ptzh_free(struct kn_ptzh *h);
 

@@ -1,7 +1,6 @@
-/* The robot's cameras (camera.h): the Kenaf's mount table (kenaf-view's
- * mounts.js and robot_model.js in C; the PTZ head's speeds are
- * kenaf-cameras' alone), the mounts a robot file declares over it, and
- * the matrices of one shot. */
+/* The robot's cameras (camera.h): the mounts a robot file declares
+ * (engine/robot_cameras.c, the Kenaf's by default) with kenaf-view's
+ * lens values, and the matrices of one shot. */
 #include "camera.h"
 #include "mat.h"
 
@@ -11,48 +10,29 @@
 #define DEG (M_PI / 180.0)
 #define FAR_M 300.0 /* kenaf-view's far plane for both cameras */
 
-const struct kn_rcam_mount kn_rcam_mounts[2] = {
-    [KN_RCAM_PTZ] = { .x = 0.17,
-                      .y = 0,
-                      .above_chassis = 0.05,
-                      .hfov_deg = 60,
-                      .zoom_max = 10,
-                      .pan_max_deg = 170,
-                      .tilt_min_deg = -60,
-                      .tilt_max_deg = 60,
-                      .pan_speed_dps = 90,
-                      .tilt_speed_dps = 60,
-                      .zoom_speed = 3,
-                      .eye_m = 0.026,
-                      .near_m = 0.02 },
-    [KN_RCAM_BIRD] = { .x = -0.17,
-                       .y = 0,
-                       .height_m = 1.0,
-                       .tilt_deg = -60,
-                       .hfov_deg = 100,
-                       .zoom_max = 1,
-                       .eye_m = 0.01,
-                       .near_m = 0.05 },
-};
+/* kenaf-view's optical centre ahead of the pivot and near plane; the
+ * rest of each mount is the robot file's */
+static const struct {
+    double eye_m, near_m;
+} LENS[2] = { [KN_RCAM_PTZ] = { 0.026, 0.02 }, [KN_RCAM_BIRD] = { 0.01, 0.05 } };
 
-/* Camera i of the file over the Kenaf's mount of its kind: the lens and
- * near plane stay the view's, the rest is the file's. */
-static void mount_at(const struct kn_rscene_geom *g, int i, struct kn_rcam_mount *out,
-                     enum kn_rcam_which *which)
+/* A robot file's camera as a mount, and which kind it is. */
+static void mount_from(const struct kn_robotcam *c, struct kn_rcam_mount *out,
+                       enum kn_rcam_which *which)
 {
-    const struct kn_robotcam *c = &g->cams.cam[i];
     *which = c->kind == KN_ROBOTCAM_PTZ ? KN_RCAM_PTZ : KN_RCAM_BIRD;
-    *out = kn_rcam_mounts[*which];
-    out->x = c->x_m;
-    out->y = c->y_m;
-    out->above_chassis = c->above_chassis_m;
-    out->height_m = c->height_m;
-    out->tilt_deg = c->tilt_deg;
-    out->hfov_deg = c->hfov_deg;
-    out->zoom_max = c->zoom_max;
-    out->pan_max_deg = c->pan_max_deg;
-    out->tilt_min_deg = c->tilt_min_deg;
-    out->tilt_max_deg = c->tilt_max_deg;
+    *out = (struct kn_rcam_mount){ .x = c->x_m,
+                                   .y = c->y_m,
+                                   .above_chassis = c->above_chassis_m,
+                                   .height_m = c->height_m,
+                                   .tilt_deg = c->tilt_deg,
+                                   .hfov_deg = c->hfov_deg,
+                                   .zoom_max = c->zoom_max,
+                                   .pan_max_deg = c->pan_max_deg,
+                                   .tilt_min_deg = c->tilt_min_deg,
+                                   .tilt_max_deg = c->tilt_max_deg,
+                                   .eye_m = LENS[*which].eye_m,
+                                   .near_m = LENS[*which].near_m };
     if (c->kind == KN_ROBOTCAM_PTZ) {
         out->pan_speed_dps = c->pan_speed_deg_s;
         out->tilt_speed_dps = c->tilt_speed_deg_s;
@@ -61,17 +41,30 @@ static void mount_at(const struct kn_rscene_geom *g, int i, struct kn_rcam_mount
     }
 }
 
-int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
-                     struct kn_rcam_mount *out)
+static int first_of(const struct kn_robotcams *cams, enum kn_rcam_which which,
+                    struct kn_rcam_mount *out)
 {
     enum kn_robotcam_kind kind = which == KN_RCAM_PTZ ? KN_ROBOTCAM_PTZ : KN_ROBOTCAM_FIXED;
-    for (int i = 0; i < g->cams.n; i++)
-        if (g->cams.cam[i].kind == kind) {
+    for (int i = 0; i < cams->n; i++)
+        if (cams->cam[i].kind == kind) {
             enum kn_rcam_which w;
-            mount_at(g, i, out, &w);
+            mount_from(&cams->cam[i], out, &w);
             return 0;
         }
     return -1;
+}
+
+void kn_rcam_mount_kenaf(enum kn_rcam_which which, struct kn_rcam_mount *out)
+{
+    struct kn_robotcams kenaf;
+    kn_robotcams_defaults(&kenaf);
+    first_of(&kenaf, which, out); /* the Kenaf has one of each kind */
+}
+
+int kn_rcam_mount_of(const struct kn_rscene_geom *g, enum kn_rcam_which which,
+                     struct kn_rcam_mount *out)
+{
+    return first_of(&g->cams, which, out);
 }
 
 int kn_rcam_mount_named(const struct kn_rscene_geom *g, const char *name, struct kn_rcam_mount *out,
@@ -79,7 +72,7 @@ int kn_rcam_mount_named(const struct kn_rscene_geom *g, const char *name, struct
 {
     for (int i = 0; i < g->cams.n; i++)
         if (strcmp(g->cams.cam[i].name, name) == 0) {
-            mount_at(g, i, out, which);
+            mount_from(&g->cams.cam[i], out, which);
             return 0;
         }
     return -1;

@@ -25,8 +25,9 @@ struct kn_rcam_mount {
     double near_m; /* kenaf-view's near plane for this camera */
 };
 
-/* The Kenaf's, with the optical centre and near plane kenaf-view uses. */
-extern const struct kn_rcam_mount kn_rcam_mounts[2];
+/* The Kenaf's (config/robots/kenaf.json, kn_robotcams_defaults), with
+ * the optical centre and near plane kenaf-view uses. */
+void kn_rcam_mount_kenaf(enum kn_rcam_which which, struct kn_rcam_mount *out);
 
 /* The mount of a robot's camera as its file declares it (the first "ptz"
  * camera for KN_RCAM_PTZ, the first "fixed" one for KN_RCAM_BIRD), with

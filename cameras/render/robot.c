@@ -80,8 +80,12 @@ static void tracks(struct kn_rmesh *out, const struct kn_rscene_geom *g, const f
 static void cameras(struct kn_rmesh *out, const struct kn_rscene_geom *g, const float body[16],
                     const struct kn_rscene_robot *r)
 {
-    const struct kn_rcam_mount *ptz = &kn_rcam_mounts[KN_RCAM_PTZ];
-    const struct kn_rcam_mount *bird = &kn_rcam_mounts[KN_RCAM_BIRD];
+    /* the head and the mast where the robot file puts its cameras */
+    struct kn_rcam_mount m[2];
+    for (int k = 0; k < 2; k++)
+        if (kn_rcam_mount_of(g, (enum kn_rcam_which)k, &m[k]) < 0)
+            kn_rcam_mount_kenaf((enum kn_rcam_which)k, &m[k]);
+    const struct kn_rcam_mount *ptz = &m[KN_RCAM_PTZ], *bird = &m[KN_RCAM_BIRD];
     double top = kn_rrobot_chassis_top(g);
     float t[16];
     /* PTZ: a post on the chassis, the head turned by pan and tilt */
