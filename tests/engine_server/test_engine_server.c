@@ -266,24 +266,37 @@ END_TEST
 
 START_TEST(two_robots_collide)
 {
-    start(FAST);
+    /* In lockstep, so both DRIVEs are in before the world moves: with a
+     * free-running world, a test process descheduled between the two
+     * sends let A push a standing B backwards. */
+    static const char *const STEP[] = { "--pace", "step", NULL };
+    start(STEP);
     ec_connect(&cb, eng.port);
     /* face to face 1.6 m apart (USARSim yaw pi = facing -x) */
     init_robot(&ca, "A", 0, 0, 0);
     init_robot(&cb, "B", 1.6, 0, KN_PI);
+    struct kn_usar_sta sta;
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
+    ck_assert(ec_wait_sta(&cb, 0, &sta, H_LONG_MS));
+    /* the SENs come before the Step's answer, which skips what it passes */
+    ec_send(&cb, "KENAF {Cmd Step} {Ms 100}\r\n");
     struct kn_usar_sen ga, gb;
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0, &ga, H_LONG_MS));
-    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, ga.time, &gb, H_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 0.05, &ga, H_LONG_MS));
+    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, 0.05, &gb, H_LONG_MS));
+    ck_assert(ec_wait_kenaf(&cb, "Step", H_LONG_MS));
     ck_assert_double_eq_tol(gb.location[0], 1.6, 0.01);
     ck_assert_int_eq(ec_stat_now(&ca, "Robots"), 2);
     /* each connection sees only its own robot */
     ck_assert_double_eq_tol(ga.location[0], 0.0, 0.01);
-    double t0 = ga.time > gb.time ? ga.time : gb.time;
+    /* A's DRIVE is read before its Stats answer; B's comes before the
+     * Step on the same connection */
     ec_send(&ca, "DRIVE {Left 5} {Right 5}\r\n");
-    ec_send(&cb, "DRIVE {Left 5} {Right 5}\r\n");
+    ec_stats(&ca);
+    ec_send(&cb, "DRIVE {Left 5} {Right 5}\r\nKENAF {Cmd Step} {Ms 6000}\r\n");
     /* alone, each would cover 2.3 m in 6 s: they meet and push instead */
-    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, t0 + 6.0, &ga, H_LONG_MS));
-    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, ga.time, &gb, H_LONG_MS));
+    ck_assert(ec_wait_sen(&ca, KN_USAR_SEN_GROUNDTRUTH, 6.0, &ga, H_LONG_MS));
+    ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, 6.0, &gb, H_LONG_MS));
+    ck_assert(ec_wait_kenaf(&cb, "Step", H_LONG_MS));
     double gap = gb.location[0] - ga.location[0];
     printf("after 6 s head-on: A at x %.3f, B at x %.3f, centres %.3f m apart\n", ga.location[0],
            gb.location[0], gap);
