@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#define KN_BENCH_MAX_ROBOTS 64
+#define KN_BENCH_MAX_ROBOTS 1024
 
 /* The simulator protocol the bench's sink speaks toward kenaf-simd. */
 enum kn_sink_proto {
@@ -195,6 +195,9 @@ void kn_sink_count(void *ctx, int robot, uint32_t id, uint64_t t_ns);
 /* relayed: the counter the sink increments (kn_sink_count). */
 struct kn_gen *kn_gen_new(const struct kn_simd *d, atomic_uint_fast64_t *relayed, char *err,
                           size_t errlen);
+/* To n UDP ports on loopback (a baseline relay's). */
+struct kn_gen *kn_gen_new_ports(const int *ports, int n, atomic_uint_fast64_t *relayed, char *err,
+                                size_t errlen);
 void kn_gen_free(struct kn_gen *g);
 
 struct kn_step {
@@ -207,13 +210,24 @@ struct kn_step {
     double cpu_util;    /* kenaf-simd CPU time / wall time */
     double wait_util;   /* time kenaf-simd waited for its CPU / wall time */
     double cpu_us_per_dgram;
-    bool zero_loss, generator_limited, stats_ok;
+    /* after the window: time until everything was relayed and answered
+     * (NAN: never, within the settle time) */
+    double drain_ms;
+    /* zero_loss: every datagram counted, answered and relayed in the end;
+     * sustained: also by KN_GEN_GRACE_MS after the window, so socket
+     * buffers did not carry the step */
+    bool zero_loss, sustained, generator_limited, stats_ok;
 };
+#define KN_GEN_GRACE_MS 100
 /* Sends at rate (datagrams/s over all robots) for seconds, waits for the
  * answers and relayed commands to settle, reads kenaf-simd's counters
  * before and after. */
 void kn_gen_step(struct kn_gen *g, struct kn_simd *d, double rate, double seconds,
                  struct kn_step *out);
+/* The same toward a relay that is not kenaf-simd (d NULL: no counters, no
+ * ACKs expected): CPU is the sum over pids. */
+void kn_gen_step_pids(struct kn_gen *g, struct kn_simd *d, const pid_t *pids, int npids,
+                      double rate, double seconds, struct kn_step *out);
 cJSON *kn_gen_step_json(const struct kn_step *s);
 
 /* ---- benchmarks ---------------------------------------------------- */

@@ -82,16 +82,26 @@ static void *rx_run(void *arg)
 struct kn_gen *kn_gen_new(const struct kn_simd *d, atomic_uint_fast64_t *relayed, char *err,
                           size_t errlen)
 {
+    return kn_gen_new_ports(d->port, d->nrobots, relayed, err, errlen);
+}
+
+struct kn_gen *kn_gen_new_ports(const int *ports, int n, atomic_uint_fast64_t *relayed, char *err,
+                                size_t errlen)
+{
+    if (n < 1 || n > KN_BENCH_MAX_ROBOTS) {
+        snprintf(err, errlen, "1..%d targets", KN_BENCH_MAX_ROBOTS);
+        return NULL;
+    }
     struct kn_gen *g = calloc(1, sizeof *g);
     if (!g) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    g->n = d->nrobots;
+    g->n = n;
     g->relayed = relayed;
     for (int i = 0; i < g->n; i++) {
         g->dst[i].sin_family = AF_INET;
-        g->dst[i].sin_port = htons((uint16_t)d->port[i]);
+        g->dst[i].sin_port = htons((uint16_t)ports[i]);
         g->dst[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     }
     g->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -193,14 +203,39 @@ static struct counters read_counters(struct kn_simd *d)
     return c;
 }
 
+static double cpu_sum(const pid_t *pids, int npids)
+{
+    double t = 0;
+    for (int i = 0; i < npids; i++) {
+        double c = kn_bench_cpu_s(pids[i]);
+        if (c < 0)
+            return -1;
+        t += c;
+    }
+    return t;
+}
+
+/* Everything sent in the step relayed, and answered where a daemon answers. */
+static bool all_in(const struct kn_gen *g, const struct kn_simd *d, uint64_t acks0, uint64_t rel0,
+                   uint64_t sent)
+{
+    return (!d || g->acks - acks0 >= sent) && *g->relayed - rel0 >= sent;
+}
+
 void kn_gen_step(struct kn_gen *g, struct kn_simd *d, double rate, double seconds,
                  struct kn_step *out)
 {
+    kn_gen_step_pids(g, d, &d->proc.pid, 1, rate, seconds, out);
+}
+
+void kn_gen_step_pids(struct kn_gen *g, struct kn_simd *d, const pid_t *pids, int npids,
+                      double rate, double seconds, struct kn_step *out)
+{
     memset(out, 0, sizeof *out);
     out->rate_target = rate;
-    struct counters c0 = read_counters(d);
+    struct counters c0 = d ? read_counters(d) : (struct counters){ 0, 0, 0, true };
     uint64_t sent0 = g->sent, acks0 = g->acks, rel0 = *g->relayed;
-    double cpu0 = kn_bench_cpu_s(d->proc.pid), wait0 = kn_bench_wait_s(d->proc.pid);
+    double cpu0 = cpu_sum(pids, npids), wait0 = d ? kn_bench_wait_s(d->proc.pid) : -1;
     uint64_t t0 = kn_bench_now_ns();
     uint64_t dur = (uint64_t)(seconds * 1e9);
     uint64_t now = t0;
@@ -214,19 +249,24 @@ void kn_gen_step(struct kn_gen *g, struct kn_simd *d, double rate, double second
         now = kn_bench_now_ns();
     }
     uint64_t t1 = kn_bench_now_ns();
-    double cpu_mid = kn_bench_cpu_s(d->proc.pid), wait_mid = kn_bench_wait_s(d->proc.pid);
+    double cpu_mid = cpu_sum(pids, npids), wait_mid = d ? kn_bench_wait_s(d->proc.pid) : -1;
     out->sent = g->sent - sent0;
     out->seconds = (double)(t1 - t0) / 1e9;
     out->rate_sent = (double)out->sent / out->seconds;
     out->generator_limited = (double)out->sent < 0.97 * rate * seconds;
 
-    /* settle: everything answered and relayed, or no progress for 300 ms */
+    /* settle: everything answered and relayed, or no progress for 300 ms;
+     * the moment it is all in tells whether the relay kept the rate or
+     * only its socket buffers did */
     uint64_t last_change = kn_bench_now_ns(), deadline = last_change + 5000000000ull;
     uint64_t la = g->acks, lr = *g->relayed;
+    out->drain_ms = NAN;
     while (kn_bench_now_ns() < deadline) {
-        if (g->acks - acks0 >= out->sent && *g->relayed - rel0 >= out->sent)
+        if (all_in(g, d, acks0, rel0, out->sent)) {
+            out->drain_ms = (double)(kn_bench_now_ns() - t1) / 1e6;
             break;
-        kn_bench_sleep_ms(10);
+        }
+        kn_bench_sleep_ms(1);
         if (g->acks != la || *g->relayed != lr) {
             la = g->acks;
             lr = *g->relayed;
@@ -235,22 +275,24 @@ void kn_gen_step(struct kn_gen *g, struct kn_simd *d, double rate, double second
             break;
         }
     }
-    double cpu1 = kn_bench_cpu_s(d->proc.pid);
-    struct counters c1 = read_counters(d);
+    double cpu1 = cpu_sum(pids, npids);
+    struct counters c1 = d ? read_counters(d) : (struct counters){ 0, 0, 0, true };
     out->acks_seen = g->acks - acks0;
     out->relayed = *g->relayed - rel0;
     out->stats_ok = c0.ok && c1.ok;
-    out->in = c1.in - c0.in;
-    out->acked = c1.acked - c0.acked;
+    /* without a daemon's counters, what the relay passed on is what it got */
+    out->in = d ? c1.in - c0.in : (double)out->relayed;
+    out->acked = d ? c1.acked - c0.acked : (double)out->sent;
     out->coalesced = c1.coalesced - c0.coalesced;
     out->cpu_util = cpu0 >= 0 && cpu_mid >= 0 ? (cpu_mid - cpu0) / out->seconds : NAN;
     out->wait_util = wait0 >= 0 && wait_mid >= 0 ? (wait_mid - wait0) / out->seconds : NAN;
-    /* per datagram kenaf-simd really handled: a lost one cost it nothing */
+    /* per datagram the relay really handled: a lost one cost it nothing */
     double handled = out->stats_ok && out->in > 0 ? out->in : (double)out->sent;
     out->cpu_us_per_dgram =
         cpu0 >= 0 && cpu1 >= 0 && handled > 0 ? (cpu1 - cpu0) / handled * 1e6 : NAN;
     out->zero_loss = out->stats_ok && out->sent > 0 && out->in == (double)out->sent &&
                      out->acked == (double)out->sent && out->relayed == out->sent;
+    out->sustained = out->zero_loss && out->drain_ms <= KN_GEN_GRACE_MS;
 }
 
 cJSON *kn_gen_step_json(const struct kn_step *s)
@@ -278,7 +320,12 @@ cJSON *kn_gen_step_json(const struct kn_step *s)
                                 round(s->cpu_us_per_dgram * 1000) / 1000);
     else
         cJSON_AddNullToObject(o, "daemon_cpu_us_per_datagram");
+    if (isfinite(s->drain_ms))
+        cJSON_AddNumberToObject(o, "drain_ms", round(s->drain_ms * 10) / 10);
+    else
+        cJSON_AddNullToObject(o, "drain_ms");
     cJSON_AddBoolToObject(o, "zero_loss", s->zero_loss);
+    cJSON_AddBoolToObject(o, "sustained", s->sustained);
     cJSON_AddBoolToObject(o, "generator_limited", s->generator_limited);
     return o;
 }

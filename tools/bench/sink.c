@@ -35,7 +35,7 @@
 #include "linebuf.h"
 #include "usarsim_codec.h"
 
-#define MAX_CONNS 160
+#define MAX_CONNS (KN_BENCH_MAX_ROBOTS + 32) /* a robot's link each, and a few more */
 #define MAX_LINE 4096
 #define STA_PERIOD_NS 100000000ull
 #define WHEEL_RADIUS_MM 80.0 /* the wheel_radius_m the bench configures, in mm */
