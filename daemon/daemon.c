@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "capture.h"
 #include "config_check.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "notify.h"
 #include "sockdir.h"
@@ -41,7 +42,7 @@ struct kn_daemon {
     struct kn_config *cfg;
     char path[KN_CFG_PATH_LEN];
     int log_override;
-    struct slot slots[KN_CFG_MAX_ROBOTS];
+    struct slot *slots; /* nslots, as many as the config has robots */
     size_t nslots;
     unsigned stopping_robots;
     struct kn_stats_server *stats;
@@ -350,16 +351,25 @@ static void reload(struct kn_daemon *d)
         send_ready(d);
         return;
     }
+    if (kn_fdlimit_ensure(nc, NULL, d->last_reload_error, sizeof d->last_reload_error) < 0) {
+        kn_err("reload of %s refused, the running config stays: %s", d->path, d->last_reload_error);
+        d->reload_failures++;
+        free(nc);
+        send_ready(d);
+        return;
+    }
     if (d->log_override < 0)
         kn_log_set_level(nc->log_level);
 
     /* Old robots: keep unchanged ones, stop changed and removed ones first
      * so their ports are free for whoever takes them now. */
-    struct slot *next = calloc(KN_CFG_MAX_ROBOTS, sizeof *next);
-    bool taken[KN_CFG_MAX_ROBOTS] = { false };
-    if (!next) {
+    struct slot *next = calloc(nc->n_robots, sizeof *next);
+    bool *taken = calloc(nc->n_robots, sizeof *taken);
+    if (!next || !taken) {
         kn_err("reload of %s refused: out of memory", d->path);
         d->reload_failures++;
+        free(next);
+        free(taken);
         free(nc);
         send_ready(d);
         return;
@@ -398,8 +408,9 @@ static void reload(struct kn_daemon *d)
         added += !existed;
         start_robot(d, &next[j]);
     }
-    memcpy(d->slots, next, KN_CFG_MAX_ROBOTS * sizeof *next);
-    free(next);
+    free(d->slots);
+    free(taken);
+    d->slots = next;
     d->nslots = nc->n_robots;
 
     if (strcmp(nc->stats_socket, d->cfg->stats_socket) != 0 || (!d->stats && nc->stats_socket[0]) ||
@@ -454,8 +465,23 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
         kn_err("%s", cerr);
         rc = 1;
     }
-    d->nslots = cfg->n_robots;
-    for (size_t i = 0; i < cfg->n_robots; i++) {
+    /* Too few file descriptors for the robots: refused before any starts. */
+    size_t nofile = 0;
+    bool fds_ok = kn_fdlimit_ensure(cfg, &nofile, cerr, sizeof cerr) == 0;
+    if (!fds_ok) {
+        kn_err("%s", cerr);
+        rc = 1;
+    } else {
+        kn_debug("%zu robots need about %zu file descriptors; RLIMIT_NOFILE %zu", cfg->n_robots,
+                 kn_fdlimit_need(cfg), nofile);
+    }
+    d->slots = fds_ok ? calloc(cfg->n_robots, sizeof *d->slots) : NULL;
+    if (fds_ok && !d->slots) {
+        kn_err("out of memory for %zu robots", cfg->n_robots);
+        rc = 1;
+    }
+    d->nslots = d->slots ? cfg->n_robots : 0;
+    for (size_t i = 0; i < d->nslots; i++) {
         d->slots[i].cfg = cfg->robots[i];
         if (start_robot(d, &d->slots[i]) < 0)
             rc = 1;
@@ -494,6 +520,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
     if (rc == 0)
         kn_info("stopped");
     free(d->cfg);
+    free(d->slots);
     free(d);
     return rc;
 }
