@@ -48,9 +48,10 @@ struct kn_daemon {
     struct kn_stats_server *stats;
     uv_signal_t sigterm, sigint, sighup;
     uv_timer_t wd_timer;
-    uv_timer_t ready_timer; /* ready_timeout_s: READY=1 with links still down */
-    bool waiting;           /* started, READY=1 held back for the links */
-    bool ready;             /* READY=1 sent */
+    uv_timer_t ready_timer;  /* ready_timeout_s: READY=1 with links still down */
+    uv_timer_t status_timer; /* one STATUS= for a burst of link changes */
+    bool waiting;            /* started, READY=1 held back for the links */
+    bool ready;              /* READY=1 sent */
     bool wd_on;
     bool stopping;
     uint64_t started_ns, reloads, reload_failures;
@@ -205,6 +206,20 @@ static void ready_or_wait(struct kn_daemon *d)
     send_status(d);
 }
 
+static void on_status_timer(uv_timer_t *t)
+{
+    struct kn_daemon *d = t->data;
+    if (!d->stopping)
+        send_status(d);
+}
+
+/* A fleet's links come up (or go down) in bursts, one call per robot: the
+ * STATUS= they change is sent once for the burst, STATUS_COALESCE_MS
+ * after its first change. sd_notify blocks while the notify socket's
+ * queue is full (net.unix.max_dgram_qlen, 10 by default), so a message
+ * per robot could hold the loop. READY=1 still goes out at once. */
+#define STATUS_COALESCE_MS 200
+
 static void on_link_change(void *ctx, struct kn_robot *r, bool up)
 {
     (void)r;
@@ -214,8 +229,8 @@ static void on_link_change(void *ctx, struct kn_robot *r, bool up)
         return; /* still starting: ready_or_wait looks at the links */
     if (d->waiting && all_links_up(d))
         send_ready(d);
-    else
-        send_status(d);
+    else if (!uv_is_active((const uv_handle_t *)&d->status_timer))
+        uv_timer_start(&d->status_timer, on_status_timer, STATUS_COALESCE_MS, 0);
 }
 
 /* ---- robots ------------------------------------------------------------ */
@@ -315,6 +330,7 @@ static void stop_everything(struct kn_daemon *d)
     uv_close((uv_handle_t *)&d->sighup, NULL);
     uv_close((uv_handle_t *)&d->wd_timer, NULL);
     uv_close((uv_handle_t *)&d->ready_timer, NULL);
+    uv_close((uv_handle_t *)&d->status_timer, NULL);
 }
 
 static void shutdown_all(struct kn_daemon *d)
@@ -450,7 +466,8 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
     signal(SIGPIPE, SIG_IGN);
     uv_loop_init(&d->loop);
     uv_timer_init(&d->loop, &d->ready_timer);
-    d->ready_timer.data = d;
+    uv_timer_init(&d->loop, &d->status_timer);
+    d->ready_timer.data = d->status_timer.data = d;
     d->cfg = cfg;
     d->log_override = log_override;
     d->started_ns = uv_hrtime();

@@ -1,6 +1,7 @@
 /* kenaf-simd with fleets: a config whose robots need more file
  * descriptors than RLIMIT_NOFILE allows is refused at start with the
- * numbers, and a soft limit below the hard one is raised; a robot
+ * numbers, and a soft limit below the hard one is raised; 256 robots on
+ * one stand-in simulator each answer HELLO and report BACKEND_UP; a robot
  * flooded with datagrams does not starve another one (counts, not
  * timings). Real kenaf-simd and standin_sim processes, real sockets. */
 #include <check.h>
@@ -93,6 +94,93 @@ START_TEST(fd_limit_raised)
     ck_assert_ptr_nonnull(line);
     unsigned long long soft = strtoull(line + strlen("Max open files"), NULL, 10);
     ck_assert_msg(soft >= 184, "soft limit %llu", soft);
+}
+END_TEST
+
+#define FLEET 256
+
+/* A client socket for many robots: one unconnected UDP socket with room
+ * for a burst of answers. */
+static int fleet_socket(void)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(fd, 0);
+    int rcv = 1 << 20;
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    return fd;
+}
+
+static void send_to_port(int fd, int port, const struct kn_krp_msg *m)
+{
+    uint8_t buf[KN_KRP_MAX_DGRAM];
+    size_t n = kn_krp_encode(m, buf, sizeof buf);
+    ck_assert_uint_gt(n, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(sendto(fd, buf, n, 0, (struct sockaddr *)&a, sizeof a), (ssize_t)n);
+}
+
+/* 256 robots on one stand-in simulator: each answers HELLO with its own
+ * name, and its STATUS reports BACKEND_UP. Whatever is not answered yet
+ * is asked again every 200 ms. */
+START_TEST(fleet_256)
+{
+    struct h_standin sim;
+    const char *extra[] = { "--hz", "100", "--state-hz", "10", NULL };
+    h_standin_start(&sim, 0, "sim", extra);
+    char *robots = robots_on("k", FLEET, sim.port);
+    static struct h_daemon d;
+    h_daemon_start(&d, robots);
+    free(robots);
+    ck_assert_int_eq(d.nrobots, FLEET);
+    int fd = fleet_socket();
+    static bool hello[FLEET], up[FLEET];
+    int n_hello = 0, n_up = 0;
+    uint64_t end = h_now_us() + (uint64_t)H_LONG_MS * 6000u;
+    while ((n_hello < FLEET || n_up < FLEET) && h_now_us() < end) {
+        for (int i = 0; i < FLEET; i++) {
+            struct kn_krp_msg m;
+            if (!hello[i]) {
+                kn_krp_init(&m, KN_KRP_HELLO, (uint32_t)i + 1, 0);
+                snprintf(m.u.hello.name, sizeof m.u.hello.name, "fleet");
+            } else if (!up[i]) {
+                kn_krp_init(&m, KN_KRP_STATUS_REQ, (uint32_t)i + 1, 0);
+            } else {
+                continue;
+            }
+            send_to_port(fd, d.port[i], &m);
+        }
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        while (poll(&pf, 1, 200) > 0) {
+            uint8_t buf[1024];
+            struct sockaddr_in from;
+            socklen_t fl = sizeof from;
+            ssize_t n = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+            struct kn_krp_msg m;
+            if (n <= 0 || kn_krp_decode(buf, (size_t)n, &m) != KN_KRP_OK)
+                continue;
+            int i = 0;
+            while (i < FLEET && d.port[i] != ntohs(from.sin_port))
+                i++;
+            ck_assert_msg(i < FLEET, "an answer from port %d", ntohs(from.sin_port));
+            if (m.h.type == KN_KRP_HELLO_ACK && !hello[i]) {
+                char name[16];
+                snprintf(name, sizeof name, "k%d", i);
+                ck_assert_str_eq(m.u.hello_ack.robot_name, name);
+                hello[i] = true;
+                n_hello++;
+            } else if (m.h.type == KN_KRP_STATUS && !up[i] &&
+                       (m.u.status.flags & KN_KRP_ST_BACKEND_UP)) {
+                up[i] = true;
+                n_up++;
+            }
+        }
+    }
+    close(fd);
+    ck_assert_msg(n_hello == FLEET && n_up == FLEET,
+                  "%d of %d robots answered HELLO, %d reported BACKEND_UP: %s", n_hello, FLEET,
+                  n_up, h_stderr(&d.proc));
+    ck_assert_int_eq((int)h_stat(&d, "robots_configured"), FLEET);
 }
 END_TEST
 
@@ -206,10 +294,12 @@ int main(void)
 {
     /* under a memory checker the daemon runs tens of times slower: 256
      * robots' start and state streams, or a 50 kHz flood, outrun it */
+    h_not_wrapped("fleet-256", "256 robots' state streams outrun a daemon under KN_WRAP");
     h_not_wrapped("flood-fair", "a 50 kHz flood outruns a daemon under KN_WRAP");
     const struct h_case cases[] = {
         { "fd-limit-refused", fd_limit_refused, 60, NULL, NULL },
         { "fd-limit-raised", fd_limit_raised, 60, NULL, NULL },
+        { "fleet-256", fleet_256, 120, NULL, NULL },
         { "flood-fair", flood_fair, 120, NULL, NULL },
     };
     return h_run_cases("daemon-fleet", cases, sizeof cases / sizeof cases[0]);
