@@ -27,8 +27,10 @@
 
 #define UDP_QUEUE_MAX 64 /* datagrams waiting when the socket is full */
 /* Datagrams sent in one sendmmsg(2): what one loop turn answers, at most
- * this many held before they go out (a socket reads about 32 per turn). */
-#define OUT_BATCH_MAX 64
+ * this many held before they go out (libuv reads at most 40 datagrams
+ * from a socket per turn). Held ones take 720 bytes each, grown on demand: at
+ * most 23 KiB per robot. */
+#define OUT_BATCH_MAX 32
 #define OUT_DGRAM_MAX (KN_KRP_MAX_DGRAM + 64) /* a KRP/1 datagram and its key trailer */
 #define STATS_PEERS_MAX 32                    /* peers listed in the stats, most recent first */
 

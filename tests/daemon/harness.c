@@ -221,8 +221,10 @@ cJSON *h_stats(struct h_daemon *d)
         if (poll(&pf, 1, H_LONG_MS) <= 0)
             break;
         if (cap - 1 - n == 0) {
-            buf = realloc(buf, cap *= 2);
-            ck_assert_ptr_nonnull(buf);
+            char *grown = realloc(buf, cap * 2);
+            ck_assert_ptr_nonnull(grown);
+            buf = grown;
+            cap *= 2;
         }
         ssize_t k = read(fd, buf + n, cap - 1 - n);
         if (k <= 0)

@@ -246,7 +246,7 @@ static int take_acks(struct h_udp *u, bool *acked, int timeout_ms)
 }
 
 /* One robot flooded at 50 kHz, a controller on another at 1 kHz: libuv
- * reads at most 32 datagrams from a socket per loop turn, so the flooded
+ * reads at most 40 datagrams from a socket per loop turn, so the flooded
  * socket cannot hold the loop, and every CRAWLER on the other robot is
  * answered and counted. */
 START_TEST(flood_fair)

@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#define KN_BENCH_MAX_ROBOTS 64
+#define KN_BENCH_MAX_ROBOTS 256
 
 /* The simulator protocol the bench's sink speaks toward kenaf-simd. */
 enum kn_sink_proto {
