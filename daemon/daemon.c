@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "capture.h"
 #include "config_check.h"
+#include "fdlimit.h"
 #include "log.h"
 #include "notify.h"
 #include "sockdir.h"
@@ -41,15 +42,16 @@ struct kn_daemon {
     struct kn_config *cfg;
     char path[KN_CFG_PATH_LEN];
     int log_override;
-    struct slot slots[KN_CFG_MAX_ROBOTS];
+    struct slot *slots; /* nslots, as many as the config has robots */
     size_t nslots;
     unsigned stopping_robots;
     struct kn_stats_server *stats;
     uv_signal_t sigterm, sigint, sighup;
     uv_timer_t wd_timer;
-    uv_timer_t ready_timer; /* ready_timeout_s: READY=1 with links still down */
-    bool waiting;           /* started, READY=1 held back for the links */
-    bool ready;             /* READY=1 sent */
+    uv_timer_t ready_timer;  /* ready_timeout_s: READY=1 with links still down */
+    uv_timer_t status_timer; /* one STATUS= for a burst of link changes */
+    bool waiting;            /* started, READY=1 held back for the links */
+    bool ready;              /* READY=1 sent */
     bool wd_on;
     bool stopping;
     uint64_t started_ns, reloads, reload_failures;
@@ -204,6 +206,20 @@ static void ready_or_wait(struct kn_daemon *d)
     send_status(d);
 }
 
+static void on_status_timer(uv_timer_t *t)
+{
+    struct kn_daemon *d = t->data;
+    if (!d->stopping)
+        send_status(d);
+}
+
+/* A fleet's links come up (or go down) in bursts, one call per robot: the
+ * STATUS= they change is sent once for the burst, STATUS_COALESCE_MS
+ * after its first change. sd_notify blocks while the notify socket's
+ * queue is full (net.unix.max_dgram_qlen, 10 by default), so a message
+ * per robot could hold the loop. READY=1 still goes out at once. */
+#define STATUS_COALESCE_MS 200
+
 static void on_link_change(void *ctx, struct kn_robot *r, bool up)
 {
     (void)r;
@@ -213,8 +229,8 @@ static void on_link_change(void *ctx, struct kn_robot *r, bool up)
         return; /* still starting: ready_or_wait looks at the links */
     if (d->waiting && all_links_up(d))
         send_ready(d);
-    else
-        send_status(d);
+    else if (!uv_is_active((const uv_handle_t *)&d->status_timer))
+        uv_timer_start(&d->status_timer, on_status_timer, STATUS_COALESCE_MS, 0);
 }
 
 /* ---- robots ------------------------------------------------------------ */
@@ -314,6 +330,7 @@ static void stop_everything(struct kn_daemon *d)
     uv_close((uv_handle_t *)&d->sighup, NULL);
     uv_close((uv_handle_t *)&d->wd_timer, NULL);
     uv_close((uv_handle_t *)&d->ready_timer, NULL);
+    uv_close((uv_handle_t *)&d->status_timer, NULL);
 }
 
 static void shutdown_all(struct kn_daemon *d)
@@ -350,16 +367,25 @@ static void reload(struct kn_daemon *d)
         send_ready(d);
         return;
     }
+    if (kn_fdlimit_ensure(nc, NULL, d->last_reload_error, sizeof d->last_reload_error) < 0) {
+        kn_err("reload of %s refused, the running config stays: %s", d->path, d->last_reload_error);
+        d->reload_failures++;
+        free(nc);
+        send_ready(d);
+        return;
+    }
     if (d->log_override < 0)
         kn_log_set_level(nc->log_level);
 
     /* Old robots: keep unchanged ones, stop changed and removed ones first
      * so their ports are free for whoever takes them now. */
-    struct slot *next = calloc(KN_CFG_MAX_ROBOTS, sizeof *next);
-    bool taken[KN_CFG_MAX_ROBOTS] = { false };
-    if (!next) {
+    struct slot *next = calloc(nc->n_robots, sizeof *next);
+    bool *taken = calloc(nc->n_robots, sizeof *taken);
+    if (!next || !taken) {
         kn_err("reload of %s refused: out of memory", d->path);
         d->reload_failures++;
+        free(next);
+        free(taken);
         free(nc);
         send_ready(d);
         return;
@@ -398,8 +424,9 @@ static void reload(struct kn_daemon *d)
         added += !existed;
         start_robot(d, &next[j]);
     }
-    memcpy(d->slots, next, KN_CFG_MAX_ROBOTS * sizeof *next);
-    free(next);
+    free(d->slots);
+    free(taken);
+    d->slots = next;
     d->nslots = nc->n_robots;
 
     if (strcmp(nc->stats_socket, d->cfg->stats_socket) != 0 || (!d->stats && nc->stats_socket[0]) ||
@@ -439,7 +466,8 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
     signal(SIGPIPE, SIG_IGN);
     uv_loop_init(&d->loop);
     uv_timer_init(&d->loop, &d->ready_timer);
-    d->ready_timer.data = d;
+    uv_timer_init(&d->loop, &d->status_timer);
+    d->ready_timer.data = d->status_timer.data = d;
     d->cfg = cfg;
     d->log_override = log_override;
     d->started_ns = uv_hrtime();
@@ -454,8 +482,23 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
         kn_err("%s", cerr);
         rc = 1;
     }
-    d->nslots = cfg->n_robots;
-    for (size_t i = 0; i < cfg->n_robots; i++) {
+    /* Too few file descriptors for the robots: refused before any starts. */
+    size_t nofile = 0;
+    bool fds_ok = kn_fdlimit_ensure(cfg, &nofile, cerr, sizeof cerr) == 0;
+    if (!fds_ok) {
+        kn_err("%s", cerr);
+        rc = 1;
+    } else {
+        kn_debug("%zu robots need about %zu file descriptors; RLIMIT_NOFILE %zu", cfg->n_robots,
+                 kn_fdlimit_need(cfg), nofile);
+    }
+    d->slots = fds_ok ? calloc(cfg->n_robots, sizeof *d->slots) : NULL;
+    if (fds_ok && !d->slots) {
+        kn_err("out of memory for %zu robots", cfg->n_robots);
+        rc = 1;
+    }
+    d->nslots = d->slots ? cfg->n_robots : 0;
+    for (size_t i = 0; i < d->nslots; i++) {
         d->slots[i].cfg = cfg->robots[i];
         if (start_robot(d, &d->slots[i]) < 0)
             rc = 1;
@@ -494,6 +537,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
     if (rc == 0)
         kn_info("stopped");
     free(d->cfg);
+    free(d->slots);
     free(d);
     return rc;
 }

@@ -1,10 +1,12 @@
 /* A robot's I/O: see robot.h. */
 #include "robot.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "access.h"
@@ -23,8 +25,14 @@
 #include "stats.h"
 #include "world_doc.h"
 
-#define UDP_QUEUE_MAX 64   /* datagrams waiting when the socket is full */
-#define STATS_PEERS_MAX 32 /* peers listed in the stats, most recent first */
+#define UDP_QUEUE_MAX 64 /* datagrams waiting when the socket is full */
+/* Datagrams sent in one sendmmsg(2): what one loop turn answers, at most
+ * this many held before they go out (libuv reads at most 40 datagrams
+ * from a socket per turn). Held ones take 720 bytes each, grown on demand: at
+ * most 23 KiB per robot. */
+#define OUT_BATCH_MAX 32
+#define OUT_DGRAM_MAX (KN_KRP_MAX_DGRAM + 64) /* a KRP/1 datagram and its key trailer */
+#define STATS_PEERS_MAX 32                    /* peers listed in the stats, most recent first */
 
 struct kn_robot {
     uv_loop_t *loop;
@@ -33,6 +41,12 @@ struct kn_robot {
     char listen[KN_CFG_HOST_LEN + 16];
     uv_udp_t udp;
     uv_timer_t timer;
+    /* What this loop turn sends (answers, STATUS), in order: sent by the
+     * flush check with one sendmmsg(2) once the turn's reading is done. */
+    uv_check_t flush;
+    struct out_dgram *out;
+    size_t nout, out_cap;
+    bool out_closed; /* stopping: the socket closes, nothing more is held */
     uint64_t deadline;
     struct kn_rules *rules;
     struct kn_link *link;
@@ -60,16 +74,27 @@ struct kn_robot {
 #endif
 };
 
+struct out_dgram {
+    struct kn_addr to;
+    size_t len;
+    uint8_t data[OUT_DGRAM_MAX];
+};
+
 struct udp_sreq {
     uv_udp_send_t req;
     size_t len;
     uint8_t data[];
 };
 
-/* One buffer for every robot: the loop is single-threaded and a datagram
- * is handled completely before the next read. Big enough for any UDP
- * datagram, so oversize KRP/1 datagrams are seen whole and answered. */
-static uint8_t rx_buf[65536];
+/* One buffer for every robot: the loop is single-threaded and a socket's
+ * datagrams are handled completely before the next read. The sockets read
+ * with recvmmsg(2) (UV_UDP_RECVMMSG): libuv cuts the buffer into 64 KiB
+ * slots, one datagram each, so any UDP datagram is seen whole (oversize
+ * KRP/1 datagrams are answered), and takes up to RX_SLOTS per call (libuv
+ * 1.44 fills at most 20). */
+#define RX_DGRAM_MAX 65536
+#define RX_SLOTS 20
+static uint8_t rx_buf[RX_SLOTS * RX_DGRAM_MAX];
 
 static void reschedule(struct kn_robot *r);
 
@@ -100,24 +125,19 @@ struct sim_item {
     struct kn_command cmd;
     uint64_t t_rx;
 };
-static uint8_t in_item[sizeof(struct kn_addr) + sizeof rx_buf];
+static uint8_t in_item[sizeof(struct kn_addr) + RX_DGRAM_MAX];
 static uint8_t out_item[sizeof(struct kn_addr) + KN_KRP_MAX_DGRAM + 64];
 
-static void udp_send_now(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf,
-                         size_t len)
+static void capture_out(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf,
+                        size_t len)
 {
-    uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
-    int rc = uv_udp_try_send(&r->udp, &b, 1, (const struct sockaddr *)&to->ss);
-    if (rc >= 0) {
-        kn_capture_udp((const struct sockaddr *)&r->local, (const struct sockaddr *)&to->ss, buf,
-                       len, KN_PCAPNG_DIR_OUT, NULL);
-        return;
-    }
-    if (rc != UV_EAGAIN) {
-        r->send_errors++;
-        kn_debug("robot %s: UDP send failed: %s", r->cfg.name, uv_strerror(rc));
-        return;
-    }
+    kn_capture_udp((const struct sockaddr *)&r->local, (const struct sockaddr *)&to->ss, buf, len,
+                   KN_PCAPNG_DIR_OUT, NULL);
+}
+
+/* The socket is full (or datagrams already wait): libuv's queue, bounded. */
+static void udp_queue(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf, size_t len)
+{
     if (uv_udp_get_send_queue_count(&r->udp) >= UDP_QUEUE_MAX) {
         r->send_queue_full++;
         return;
@@ -128,15 +148,119 @@ static void udp_send_now(struct kn_robot *r, const struct kn_addr *to, const uin
         return;
     }
     memcpy(q->data, buf, len);
-    b = uv_buf_init((char *)q->data, (unsigned)len);
+    uv_buf_t b = uv_buf_init((char *)q->data, (unsigned)len);
     if (uv_udp_send(&q->req, &r->udp, &b, 1, (const struct sockaddr *)&to->ss, on_sent) < 0) {
         free(q);
         r->send_errors++;
         return;
     }
     r->send_queued++;
-    kn_capture_udp((const struct sockaddr *)&r->local, (const struct sockaddr *)&to->ss, buf, len,
-                   KN_PCAPNG_DIR_OUT, NULL);
+    capture_out(r, to, buf, len);
+}
+
+/* One datagram at once: uv_udp_try_send, the queue on UV_EAGAIN. */
+static void udp_send_one(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf,
+                         size_t len)
+{
+    uv_buf_t b = uv_buf_init((char *)buf, (unsigned)len);
+    int rc = uv_udp_try_send(&r->udp, &b, 1, (const struct sockaddr *)&to->ss);
+    if (rc >= 0) {
+        capture_out(r, to, buf, len);
+        return;
+    }
+    if (rc != UV_EAGAIN) {
+        r->send_errors++;
+        kn_debug("robot %s: UDP send failed: %s", r->cfg.name, uv_strerror(rc));
+        return;
+    }
+    udp_queue(r, to, buf, len);
+}
+
+/* Sends what the turn held, in order, with sendmmsg(2): each datagram is
+ * sent, queued or counted as udp_send_one would. Behind datagrams already
+ * queued, or when the socket is full (EAGAIN, ENOBUFS: uv_udp_try_send's
+ * UV_EAGAIN), the rest go to the queue; any other error belongs to the
+ * first datagram not sent, which is counted and skipped. */
+static void out_flush(struct kn_robot *r)
+{
+    struct mmsghdr msg[OUT_BATCH_MAX];
+    struct iovec iov[OUT_BATCH_MAX];
+    size_t i = 0, n = r->nout;
+    uv_os_fd_t fd = -1;
+    r->nout = 0;
+    uv_check_stop(&r->flush);
+    if (uv_fileno((const uv_handle_t *)&r->udp, &fd) != 0)
+        fd = -1;
+    while (i < n) {
+        struct out_dgram *o = r->out + i;
+        if (fd < 0 || uv_udp_get_send_queue_count(&r->udp) > 0) {
+            udp_send_one(r, &o->to, o->data, o->len); /* keeps the queue's order */
+            i++;
+            continue;
+        }
+        size_t k = n - i;
+        for (size_t j = 0; j < k; j++) {
+            iov[j].iov_base = o[j].data;
+            iov[j].iov_len = o[j].len;
+            memset(&msg[j], 0, sizeof msg[j]);
+            msg[j].msg_hdr.msg_name = &o[j].to.ss;
+            msg[j].msg_hdr.msg_namelen = o[j].to.len;
+            msg[j].msg_hdr.msg_iov = &iov[j];
+            msg[j].msg_hdr.msg_iovlen = 1;
+        }
+        int sent;
+        do
+            sent = sendmmsg(fd, msg, (unsigned)k, 0);
+        while (sent < 0 && errno == EINTR);
+        if (sent > 0) {
+            for (int j = 0; j < sent; j++)
+                capture_out(r, &o[j].to, o[j].data, o[j].len);
+            i += (size_t)sent;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+            for (; i < n; i++)
+                udp_queue(r, &r->out[i].to, r->out[i].data, r->out[i].len);
+        } else {
+            r->send_errors++;
+            kn_debug("robot %s: UDP send failed: %s", r->cfg.name, strerror(errno));
+            i++;
+        }
+    }
+}
+
+static void on_flush(uv_check_t *h)
+{
+    out_flush(h->data);
+}
+
+/* Holds a datagram for the turn's sendmmsg(2): the flush check sends it
+ * once the loop has handled what was ready to read. */
+static void udp_send_now(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf,
+                         size_t len)
+{
+    if (r->out_closed || len > OUT_DGRAM_MAX || to->len > sizeof to->ss) {
+        udp_send_one(r, to, buf, len);
+        return;
+    }
+    if (r->nout == r->out_cap) {
+        size_t cap = r->out_cap ? r->out_cap * 2 : 4;
+        struct out_dgram *grown =
+            cap <= OUT_BATCH_MAX ? realloc(r->out, cap * sizeof *grown) : NULL;
+        if (grown) {
+            r->out = grown;
+            r->out_cap = cap;
+        } else {
+            out_flush(r); /* full, or no memory to grow: send what is held */
+        }
+    }
+    if (r->nout == r->out_cap) { /* no memory at all: at once */
+        udp_send_one(r, to, buf, len);
+        return;
+    }
+    struct out_dgram *o = &r->out[r->nout++];
+    o->to = *to;
+    o->len = len;
+    memcpy(o->data, buf, len);
+    uv_check_start(&r->flush, on_flush);
 }
 
 static void deliver_out(void *ctx, const void *item, size_t len)
@@ -325,8 +449,9 @@ static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_
 static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
                     unsigned flags)
 {
-    (void)flags;
     struct kn_robot *r = h->data;
+    if (flags & UV_UDP_MMSG_FREE)
+        return; /* the end of a recvmmsg batch: rx_buf is static */
     if (nread < 0) {
         r->recv_errors++;
         kn_debug("robot %s: UDP receive error: %s", r->cfg.name, uv_strerror((int)nread));
@@ -417,6 +542,7 @@ static void free_robot(struct kn_robot *r)
 #ifdef KN_HAVE_KEYS
     kn_keyring_put(r->replay);
 #endif
+    free(r->out);
     free(r);
     if (done)
         done(arg);
@@ -486,15 +612,24 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     }
 #endif
 
-    uv_udp_init(loop, &r->udp);
+    /* recvmmsg(2): a turn takes what the socket holds in a few calls */
+    int rc = uv_udp_init_ex(loop, &r->udp, (unsigned)ss.ss_family | UV_UDP_RECVMMSG);
+    if (rc < 0) {
+        snprintf(err, errlen, "robot %s: cannot open a UDP socket: %s", cfg->name, uv_strerror(rc));
+        free_robot(r); /* no handle yet */
+        return -1;
+    }
     r->udp.data = r;
-    int rc = uv_udp_bind(&r->udp, (const struct sockaddr *)&ss, 0);
+    uv_check_init(loop, &r->flush);
+    r->flush.data = r;
+    rc = uv_udp_bind(&r->udp, (const struct sockaddr *)&ss, 0);
     if (rc < 0) {
         snprintf(err, errlen, "robot %s: cannot bind UDP %s%s%s:%u: %s", cfg->name,
                  ss.ss_family == AF_INET6 ? "[" : "", cfg->bind_host,
                  ss.ss_family == AF_INET6 ? "]" : "", cfg->port, uv_strerror(rc));
-        r->open = 1;
+        r->open = 2;
         uv_close((uv_handle_t *)&r->udp, on_handle_closed);
+        uv_close((uv_handle_t *)&r->flush, on_handle_closed);
         return -1;
     }
     /* A daemon descheduled on a shared machine must not lose a burst of
@@ -557,8 +692,9 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
         kn_link_on_step(r->link, link_stepped, r);
     if (!r->link) {
         snprintf(err, errlen, "robot %s: out of memory", cfg->name);
-        r->open = 1;
+        r->open = 2;
         uv_close((uv_handle_t *)&r->udp, on_handle_closed);
+        uv_close((uv_handle_t *)&r->flush, on_handle_closed);
         return -1;
     }
     kn_faults_set_allowed(r->faults, cfg->fault_injection);
@@ -593,7 +729,10 @@ void kn_robot_stop(struct kn_robot *r, void (*done)(void *arg), void *arg)
     kn_faults_free(r->faults);
     r->faults = NULL;
     uv_udp_recv_stop(&r->udp);
-    r->open = 3;
+    out_flush(r); /* what this turn answered still goes out */
+    r->out_closed = true;
+    r->open = 4;
+    uv_close((uv_handle_t *)&r->flush, on_handle_closed);
     uv_close((uv_handle_t *)&r->udp, on_handle_closed);
     uv_close((uv_handle_t *)&r->timer, on_handle_closed);
     kn_link_close(r->link, on_link_closed, r);

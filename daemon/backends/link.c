@@ -22,6 +22,9 @@
  * latest-wins queue above can act; this bounds that backlog to a few
  * hundred commands (the kernel doubles the value). */
 #define SNDBUF_BYTES 32768
+/* What one loop turn writes toward the simulator is held and written at
+ * once by the flush check; this much held is written without waiting. */
+#define OUT_FLUSH_AT 65536
 /* Bytes from the simulator waiting unread when the silence timer fires:
  * look again this soon, after the loop has read them. */
 #define UNREAD_RECHECK_MS 20
@@ -44,8 +47,9 @@ struct conn {
 
 struct wreq {
     uv_write_t req;
-    uint64_t t_rx; /* command receive time, for the latency histogram */
-    char data[];
+    char *data;   /* after t[nt] */
+    size_t nt;    /* commands whose bytes end in this write */
+    uint64_t t[]; /* their receive times, for the latency histogram */
 };
 
 struct kn_link {
@@ -81,9 +85,15 @@ struct kn_link {
     bool pending;
     uint64_t pend_t_rx;
 
-    /* latency of the command being encoded */
-    bool cmd_active;
-    struct wreq *cmd_last_req;
+    /* This loop turn's bytes toward the simulator, in order, written once
+     * by the flush check (kn_link_write appends), with the receive times
+     * of the commands they carry (for the latency histogram). */
+    uv_check_t flush;
+    char *obuf;
+    size_t olen, ocap;
+    uint64_t *ot;
+    size_t nt, tcap;
+    uint64_t appended; /* bytes ever appended: did a command write any? */
     struct kn_hist lat;
 
     bool stalled;
@@ -157,6 +167,9 @@ static void conn_drop(struct kn_link *l)
     }
     l->conn = NULL;
     c->abandoned = true;
+    l->bytes_dropped += l->olen; /* held for a connection that is gone */
+    l->olen = 0;
+    l->nt = 0;
     if (c->started && l->ops->stop)
         l->ops->stop(l->be);
     c->started = false;
@@ -211,17 +224,18 @@ static void on_write(uv_write_t *req, int status)
     struct wreq *w = (struct wreq *)req;
     struct conn *c = req->handle->data;
     struct kn_link *l = c->link;
-    uint64_t t_rx = w->t_rx;
-    free(w);
-    if (c->abandoned)
-        return;
-    if (status < 0) {
+    if (c->abandoned || status < 0) {
+        free(w);
+        if (c->abandoned)
+            return;
         l->write_errors++;
         defer_fail(l, uv_strerror(status));
         return;
     }
-    if (t_rx)
-        kn_hist_record(&l->lat, now_ns() - t_rx);
+    uint64_t now = now_ns();
+    for (size_t i = 0; i < w->nt; i++)
+        kn_hist_record(&l->lat, now - w->t[i]);
+    free(w);
     stall_update(l);
     if (l->st == L_READY && l->pending && queue_size(l) == 0) {
         l->pending = false;
@@ -229,8 +243,35 @@ static void on_write(uv_write_t *req, int status)
     }
 }
 
-void kn_link_write(struct kn_link *l, const void *data, size_t len)
+/* A command's receive time, held until the turn's write takes its bytes
+ * (recorded at once when there is no room to hold it). */
+static void hold_time(struct kn_link *l, uint64_t t_rx)
 {
+    if (l->nt == l->tcap) {
+        size_t cap = l->tcap ? l->tcap * 2 : 16;
+        uint64_t *grown = realloc(l->ot, cap * sizeof *grown);
+        if (!grown) {
+            kn_hist_record(&l->lat, now_ns() - t_rx);
+            return;
+        }
+        l->ot = grown;
+        l->tcap = cap;
+    }
+    l->ot[l->nt++] = t_rx;
+}
+
+/* Writes what the turn held, in one write: uv_try_write, the rest queued
+ * with uv_write (the queue kn_link_command watches for back-pressure).
+ * The commands held are timed now when the try took every byte, else when
+ * the queued rest is written. */
+static void link_flush(struct kn_link *l)
+{
+    uv_check_stop(&l->flush);
+    size_t len = l->olen, nt = l->nt;
+    l->olen = 0;
+    l->nt = 0;
+    if (len == 0)
+        return;
     struct conn *c = l->conn;
     if (!c || !c->connected || c->abandoned || l->deferred_fail) {
         l->bytes_dropped += len;
@@ -239,11 +280,11 @@ void kn_link_write(struct kn_link *l, const void *data, size_t len)
     uv_stream_t *s = (uv_stream_t *)&c->tcp;
     size_t off = 0;
     if (uv_stream_get_write_queue_size(s) == 0) {
-        uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+        uv_buf_t b = uv_buf_init(l->obuf, (unsigned)len);
         int n = uv_try_write(s, &b, 1);
         if (n >= 0) {
             off = (size_t)n;
-            kn_capture_tcp_data(&c->flow, true, data, off);
+            kn_capture_tcp_data(&c->flow, true, l->obuf, off);
         } else if (n != UV_EAGAIN) {
             l->write_errors++;
             l->bytes_dropped += len;
@@ -252,45 +293,86 @@ void kn_link_write(struct kn_link *l, const void *data, size_t len)
         }
     }
     l->bytes_out += off;
-    if (off == len)
+    if (off == len) {
+        uint64_t now = now_ns();
+        for (size_t i = 0; i < nt; i++)
+            kn_hist_record(&l->lat, now - l->ot[i]);
         return;
-    struct wreq *w = malloc(sizeof *w + (len - off));
+    }
+    size_t rest = len - off;
+    struct wreq *w = malloc(sizeof *w + nt * sizeof w->t[0] + rest);
     if (!w) {
-        l->bytes_dropped += len - off;
+        l->bytes_dropped += rest;
         defer_fail(l, "out of memory");
         return;
     }
-    memcpy(w->data, (const char *)data + off, len - off);
-    w->t_rx = 0;
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)(len - off));
+    w->nt = nt;
+    memcpy(w->t, l->ot, nt * sizeof w->t[0]);
+    w->data = (char *)&w->t[nt];
+    memcpy(w->data, l->obuf + off, rest);
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)rest);
     int rc = uv_write(&w->req, s, &b, 1, on_write);
     if (rc < 0) {
         free(w);
         l->write_errors++;
-        l->bytes_dropped += len - off;
+        l->bytes_dropped += rest;
         defer_fail(l, uv_strerror(rc));
         return;
     }
-    l->bytes_out += len - off;
-    kn_capture_tcp_data(&c->flow, true, (const char *)data + off, len - off);
-    if (l->cmd_active)
-        l->cmd_last_req = w;
+    l->bytes_out += rest;
+    kn_capture_tcp_data(&c->flow, true, l->obuf + off, rest);
     stall_update(l);
+}
+
+static void on_flush(uv_check_t *h)
+{
+    link_flush(h->data);
+}
+
+/* What a backend writes on the link's connection is held for the turn
+ * (in order), and the flush check writes it once the loop has handled
+ * what was ready: one write(2) per simulator per turn, however many
+ * commands the turn relayed. */
+void kn_link_write(struct kn_link *l, const void *data, size_t len)
+{
+    struct conn *c = l->conn;
+    if (!c || !c->connected || c->abandoned || l->deferred_fail) {
+        l->bytes_dropped += len;
+        return;
+    }
+    if (len > l->ocap - l->olen) {
+        size_t cap = l->ocap ? l->ocap : 1024;
+        while (cap - l->olen < len)
+            cap *= 2;
+        char *grown = realloc(l->obuf, cap);
+        if (!grown) {
+            l->bytes_dropped += len;
+            defer_fail(l, "out of memory");
+            return;
+        }
+        l->obuf = grown;
+        l->ocap = cap;
+    }
+    memcpy(l->obuf + l->olen, data, len);
+    l->olen += len;
+    l->appended += len;
+    if (l->olen >= OUT_FLUSH_AT)
+        link_flush(l);
+    else
+        uv_check_start(&l->flush, on_flush);
 }
 
 static void send_now(struct kn_link *l, const struct kn_command *cmd, uint64_t t_rx, bool reapply)
 {
-    l->cmd_active = true;
-    l->cmd_last_req = NULL;
+    uint64_t before = l->appended;
     l->ops->send_command(l->be, cmd, reapply);
-    l->cmd_active = false;
     l->cmds_sent++;
     if (reapply)
         l->cmds_reapplied++;
     if (!t_rx)
         return;
-    if (l->cmd_last_req)
-        l->cmd_last_req->t_rx = t_rx; /* timed when its write completes */
+    if (l->appended != before && l->olen > 0)
+        hold_time(l, t_rx); /* timed when the turn's write takes its bytes */
     else if (!l->deferred_fail)
         kn_hist_record(&l->lat, now_ns() - t_rx);
 }
@@ -764,6 +846,8 @@ struct kn_link *kn_link_new(uv_loop_t *loop, const struct kn_cfg_robot *cfg,
         uv_close((uv_handle_t *)&l->timer, free_link_handle);
         return NULL;
     }
+    uv_check_init(loop, &l->flush);
+    l->flush.data = l;
     return l;
 }
 
@@ -790,9 +874,18 @@ static void on_timer_closed(uv_handle_t *h)
     void (*done)(void *) = l->done;
     void *arg = l->done_arg;
     l->ops->destroy(l->be);
+    free(l->obuf);
+    free(l->ot);
     free(l);
     if (done)
         done(arg);
+}
+
+/* The flush check closes first, then the timer, whose callback frees. */
+static void on_flush_closed(uv_handle_t *h)
+{
+    struct kn_link *l = h->data;
+    uv_close((uv_handle_t *)&l->timer, on_timer_closed);
 }
 
 static void maybe_finish(struct kn_link *l)
@@ -800,7 +893,7 @@ static void maybe_finish(struct kn_link *l)
     if (l->st != L_CLOSING || l->conn || l->conns_open || l->gai_busy || l->timer_closing)
         return;
     l->timer_closing = true;
-    uv_close((uv_handle_t *)&l->timer, on_timer_closed);
+    uv_close((uv_handle_t *)&l->flush, on_flush_closed);
 }
 
 static void on_shutdown(uv_shutdown_t *req, int status)
@@ -827,6 +920,7 @@ void kn_link_close(struct kn_link *l, void (*done)(void *arg), void *arg)
             l->pending = false;
             send_now(l, &l->pend, l->pend_t_rx, false);
         }
+        link_flush(l); /* what this turn held, before the shutdown */
         uv_read_stop((uv_stream_t *)&c->tcp);
         if (uv_shutdown(&c->sreq, (uv_stream_t *)&c->tcp, on_shutdown) == 0)
             return;

@@ -11,7 +11,11 @@
 #include "access.h"
 #include "state.h"
 
-#define KN_CFG_MAX_ROBOTS 64
+/* Robots per daemon. The config is always on the heap (about 6.5 KB per
+ * entry); the daemon's own tables are sized to the robots configured, and
+ * the sockets they need are checked against RLIMIT_NOFILE at start
+ * (daemon/fdlimit.h). */
+#define KN_CFG_MAX_ROBOTS 1024
 #define KN_CFG_NAME_LEN 16
 #define KN_CFG_HOST_LEN 256
 #define KN_CFG_PATH_LEN 512

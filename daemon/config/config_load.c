@@ -569,12 +569,21 @@ static void load_config(struct kn_cfg_ld *l, const cJSON *doc, struct kn_config 
 
 /* ---- public ----------------------------------------------------------- */
 
+/* The part of a config in use: the top-level fields and the robots
+ * loaded. The entries past n_robots are never read, nor written here, so
+ * the pages of a config's unused robots (most of its 6.5 MB) are never
+ * made resident. */
+static size_t used_size(const struct kn_config *c)
+{
+    return offsetof(struct kn_config, robots) + c->n_robots * sizeof c->robots[0];
+}
+
 /* partial: fill *out with what loaded even when there are problems. */
 static int parse_checked(const char *json, size_t len, struct kn_cfg_errs *e,
                          const char *schema_path, struct kn_config *out, bool partial)
 {
     if (partial) {
-        memset(out, 0, sizeof *out);
+        memset(out, 0, offsetof(struct kn_config, robots));
         snprintf(out->source, sizeof out->source, "%s", e->name);
         out->log_level = KN_LOG_INFO;
     }
@@ -617,7 +626,7 @@ static int parse_checked(const char *json, size_t len, struct kn_cfg_errs *e,
     load_config(&l, doc, cfg);
     cJSON_Delete(doc);
     if (e->n == 0 || partial)
-        memcpy(out, cfg, sizeof *cfg);
+        memcpy(out, cfg, used_size(cfg));
     free(cfg);
     return e->n > 0 ? -1 : 0;
 }
@@ -636,7 +645,7 @@ static size_t load_file(const char *path, const char *schema_path, struct kn_con
     struct kn_cfg_errs e;
     kn_config_errs_init(&e, path, err, errlen);
     if (partial) {
-        memset(out, 0, sizeof *out);
+        memset(out, 0, offsetof(struct kn_config, robots));
         snprintf(out->source, sizeof out->source, "%s", e.name);
     }
     if (path == NULL) {

@@ -454,7 +454,7 @@ static const struct bad_case bad_cases[] = {
       { "bad/missing-required.json: $.robots[0]: missing required key \"name\"",
         "bad/missing-required.json: $.robots[0].backend: missing required key \"type\"" } },
     { "missing-robots.json", { "bad/missing-robots.json: $: missing required key \"robots\"" } },
-    { "robots-empty.json", { "bad/robots-empty.json: $.robots: expected 1..64 items, got 0" } },
+    { "robots-empty.json", { "bad/robots-empty.json: $.robots: expected 1..1024 items, got 0" } },
     { "bad-listen-hostname.json",
       { "bad/bad-listen-hostname.json: $.robots[0].listen: expected \"IPv4:PORT\" or \"[IPv6]:PORT\"",
         "got \"localhost:9750\" (expected an IP address, not a host name)" } },
@@ -645,7 +645,7 @@ END_TEST
 
 static char *n_robots_json(int n)
 {
-    size_t cap = 20000, len = 0;
+    size_t cap = 128 * (size_t)n + 64, len = 0;
     char *text = malloc(cap);
     len += (size_t)snprintf(text + len, cap - len, "{\"robots\": [");
     for (int i = 0; i < n; i++)
@@ -659,13 +659,13 @@ static char *n_robots_json(int n)
 
 START_TEST(too_many_robots)
 {
-    char *text = n_robots_json(65);
-    fails_with(text, "t.json: $.robots: expected 1..64 items, got 65");
+    char *text = n_robots_json(KN_CFG_MAX_ROBOTS + 1);
+    fails_with(text, "t.json: $.robots: expected 1..1024 items, got 1025");
     free(text);
-    text = n_robots_json(64);
-    struct kn_config *c = parse_ok(text, "64");
-    ck_assert_uint_eq(c->n_robots, 64);
-    ck_assert_uint_eq(c->robots[63].port, 10063);
+    text = n_robots_json(KN_CFG_MAX_ROBOTS);
+    struct kn_config *c = parse_ok(text, "1024");
+    ck_assert_uint_eq(c->n_robots, 1024);
+    ck_assert_uint_eq(c->robots[1023].port, 11023);
     free(c);
     free(text);
 }
@@ -916,7 +916,7 @@ START_TEST(loader_does_not_trust_the_schema)
           "p.json: $.robots[0].backend.flippers.FL.sign: expected one of -1, 1, got 0.5" },
         { "{\"robots\": [{\"name\": \"a\", \"backend\": {\"type\": \"usarsim\", \"usarsim\": {\"location_m\": [1, 2]}}}]}",
           "p.json: $.robots[0].backend.usarsim.location_m: expected an array of 3 numbers, got an array" },
-        { "{\"robots\": []}", "p.json: $.robots: expected an array of 1..64 robots" },
+        { "{\"robots\": []}", "p.json: $.robots: expected an array of 1..1024 robots" },
         { "{\"robots\": [7]}", "p.json: $.robots[0]: expected an object, got number 7" },
         { "[]", "p.json: $: expected an object, got an array" },
         { "{\"log_level\": 1, \"robots\": [{\"name\": \"a\", \"backend\": {\"type\": \"engine\"}}]}",

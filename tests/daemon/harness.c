@@ -213,14 +213,20 @@ cJSON *h_stats(struct h_daemon *d)
         ck_assert_msg(h_now_us() < end, "no stats socket at %s: %s", d->stats, h_stderr(&d->proc));
         h_sleep_ms(20);
     }
-    char *buf = malloc(1 << 20);
+    size_t cap = 1 << 20, n = 0; /* grows: a fleet's stats run to megabytes */
+    char *buf = malloc(cap);
     ck_assert_ptr_nonnull(buf);
-    size_t n = 0;
     for (;;) {
         struct pollfd pf = { .fd = fd, .events = POLLIN };
         if (poll(&pf, 1, H_LONG_MS) <= 0)
             break;
-        ssize_t k = read(fd, buf + n, (1 << 20) - 1 - n);
+        if (cap - 1 - n == 0) {
+            char *grown = realloc(buf, cap * 2);
+            ck_assert_ptr_nonnull(grown);
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t k = read(fd, buf + n, cap - 1 - n);
         if (k <= 0)
             break;
         n += (size_t)k;

@@ -42,7 +42,7 @@ void h_standin_start(struct h_standin *s, int port, const char *name, const char
 const char *h_standin_robot(const char *name, int sim_port, const char *extra);
 
 /* ---- kenaf-simd ---- */
-#define H_MAX_ROBOTS 4
+#define H_MAX_ROBOTS 256 /* ports read from the stats */
 struct h_daemon {
     struct h_proc proc;
     char config[256];

@@ -13,7 +13,9 @@
  * clients' sockets (a simulator that does not drain), SIGUSR2 resumes,
  * SIGTERM/SIGINT exit 0. A malformed line is counted and skipped.
  * --garbage sends malformed lines after the handshake (tests the daemon's
- * side); --no-ready never answers the handshake. */
+ * side); --no-ready never answers the handshake. Any number of daemon
+ * links may connect (a fleet's robots share one stand-in): they all see
+ * the one robot it integrates. */
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -203,7 +205,7 @@ int main(int argc, char **argv)
         .on_line = on_line,
         .on_close = on_close,
     };
-    if (!sim_open(&S.srv, "standin_sim", &hooks, logpath) || !sim_listen(&S.srv, port, 16))
+    if (!sim_open(&S.srv, "standin_sim", &hooks, logpath) || !sim_listen(&S.srv, port, 1024))
         return 1;
 
     uv_timer_init(S.srv.loop, &S.step);

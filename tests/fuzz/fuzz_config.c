@@ -8,7 +8,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Static: struct kn_config holds 64 robots and is too big for the stack
+/* Static: struct kn_config holds 1024 robots and is too big for the stack
  * of a fuzzing thread. */
 static struct kn_config cfg, again;
 

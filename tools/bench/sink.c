@@ -35,7 +35,7 @@
 #include "linebuf.h"
 #include "usarsim_codec.h"
 
-#define MAX_CONNS (KN_BENCH_MAX_ROBOTS + 32) /* a robot's link each, and a few more */
+#define MAX_CONNS (2 * KN_BENCH_MAX_ROBOTS + 32) /* robots, and their reconnects */
 #define MAX_LINE 4096
 #define STA_PERIOD_NS 100000000ull
 #define WHEEL_RADIUS_MM 80.0 /* the wheel_radius_m the bench configures, in mm */
@@ -336,7 +336,7 @@ struct kn_sink *kn_sink_start(enum kn_sink_proto proto, kn_sink_fn fn, void *ctx
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t alen = sizeof a;
     if (s->lfd < 0 || s->efd < 0 || s->stopfd < 0 ||
-        bind(s->lfd, (struct sockaddr *)&a, sizeof a) < 0 || listen(s->lfd, 128) < 0 ||
+        bind(s->lfd, (struct sockaddr *)&a, sizeof a) < 0 || listen(s->lfd, 1024) < 0 ||
         getsockname(s->lfd, (struct sockaddr *)&a, &alen) < 0) {
         snprintf(err, errlen, "sink: cannot listen on TCP 127.0.0.1: %s", strerror(errno));
         goto fail;
