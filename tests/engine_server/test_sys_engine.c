@@ -212,6 +212,24 @@ START_TEST(intruder_refused)
 }
 END_TEST
 
+/* The first chunk of the robot's WORLD answer (its generation first). */
+static struct kn_krp_world world_head(int port)
+{
+    struct h_udp u;
+    h_udp_open(&u, port);
+    struct kn_krp_msg m = {
+        .h = { .version = KN_KRP_VERSION, .type = KN_KRP_WORLD_REQ, .seq = ++u.seq }
+    };
+    m.u.world_req.offset = 0;
+    h_udp_send(&u, &m);
+    struct kn_krp_msg a;
+    do
+        ck_assert_msg(h_udp_recv_answer(&u, &a, H_LONG_MS), "no WORLD answer");
+    while (a.h.type != KN_KRP_WORLD);
+    h_udp_close(&u);
+    return a.u.world;
+}
+
 START_TEST(reload_removes_engine)
 {
     /* two robots with the same terrain share one engine (one world) */
@@ -225,6 +243,13 @@ START_TEST(reload_removes_engine)
     int pid = (int)h_stat(&d, "robots.0.backend.engine.process.pid");
     ck_assert_int_eq((int)h_stat(&d, "robots.1.backend.engine.process.pid"), pid);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.process.robots"), 2);
+    /* one world, one description: a viewer draws both robots on it */
+    struct kn_krp_world wa = world_head(d.port[0]), wb = world_head(d.port[1]);
+    ck_assert_uint_gt(wa.total_len, 0);
+    ck_assert_uint_eq(wa.total_len, wb.total_len);
+    ck_assert_uint_eq(wa.n, wb.n);
+    ck_assert_msg(memcmp(wa.data, wb.data, wa.n) == 0, "%.*s\n%.*s", (int)wa.n, wa.data, (int)wb.n,
+                  wb.data);
     /* SIGHUP with both robots gone: the engine is stopped */
     h_daemon_write_config(&d, "[{\"name\":\"c\",\"listen\":\"127.0.0.1:0\",\"backend\":"
                               "{\"type\":\"standin\",\"address\":\"127.0.0.1:9\"}}]");
