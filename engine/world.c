@@ -519,7 +519,7 @@ int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const s
             id = i;
     if (id < 0) {
         int cap = w->nrobots ? 2 * w->nrobots : 4;
-        struct robot **grown = realloc(w->robots, (size_t)cap * sizeof *grown);
+        struct robot **grown = realloc(w->robots, (size_t)cap * sizeof(struct robot *));
         if (!grown)
             return -1;
         for (int i = w->nrobots; i < cap; i++)

@@ -188,6 +188,11 @@ static struct bench_row bench_one(const char *terrain_file, int n, int sim_ms)
 {
     const char *args[8] = { "--pace", "step", NULL };
     if (terrain_file) {
+        /* the stairs of config/terrains/stairs.json, 12 m wide: 16 lanes;
+         * written just before the engine reads it */
+        h_write_file(terrain_file,
+                     "{ \"type\": \"stairs\", \"rise\": 0.17, \"run\": 0.29, \"count\": 5, "
+                     "\"edge_x\": 0.0, \"landing\": 2.0, \"span_y\": 12.0 }\n");
         args[2] = "--terrain";
         args[3] = terrain_file;
     }
@@ -223,11 +228,12 @@ START_TEST(fleet_bench)
     CPU_ZERO(&one);
     CPU_SET(0, &one);
     ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
-    /* the stairs of config/terrains/stairs.json, 12 m wide: 16 lanes */
-    char terrain[600];
-    snprintf(terrain, sizeof terrain, "%s", h_path("stairs-wide.json"));
-    h_write_file(terrain, "{ \"type\": \"stairs\", \"rise\": 0.17, \"run\": 0.29, \"count\": 5, "
-                          "\"edge_x\": 0.0, \"landing\": 2.0, \"span_y\": 12.0 }\n");
+    /* a directory of its own for the terrain file (written by bench_one):
+     * outside the scratch directory, which a long run on a shared machine
+     * has seen cleared under it by others' clean-ups of /tmp/kn-sys-* */
+    char dir[64] = "/tmp/kenaf-fleet-bench-XXXXXX", terrain[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(terrain, sizeof terrain, "%s/stairs-wide.json", dir);
     static const int flat_n[] = { 1, 8, 16, 32, 48 }, stairs_n[] = { 1, 8, 16, 32, 48 };
     struct bench_row rows[16];
     int nr = 0;
@@ -235,6 +241,7 @@ START_TEST(fleet_bench)
         rows[nr++] = bench_one(NULL, flat_n[i], 4000);
     for (size_t i = 0; i < sizeof stairs_n / sizeof stairs_n[0]; i++)
         rows[nr++] = bench_one(terrain, stairs_n[i], 6000);
+    h_remove_tree(dir);
     printf("%-12s %6s %14s %18s\n", "terrain", "robots", "real-time x", "us/robot/step");
     for (int i = 0; i < nr; i++)
         printf("%-12s %6d %14.2f %18.1f\n", rows[i].terrain, rows[i].n, rows[i].rtf,
