@@ -83,6 +83,14 @@ static void warn_overlap(struct kn_srv_conn *c, int id)
     }
 }
 
+static int robots_in_world(const struct kn_srv *s)
+{
+    int n = 0;
+    for (const struct kn_srv_conn *o = s->conns; o; o = o->next)
+        n += o->robot >= 0;
+    return n;
+}
+
 static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const char *line,
                     size_t len)
 {
@@ -135,12 +143,22 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
     const struct kn_scenario *sc = judged ? kn_judge_scenario(s->judge) : NULL;
     if (judged)
         p = want = sc->start;
+    if (robots_in_world(s) >= KN_ENGINE_MAX_ROBOTS) {
+        char why[160];
+        snprintf(why, sizeof why,
+                 "world full: this engine takes at most %d robots (KN_ENGINE_MAX_ROBOTS)",
+                 KN_ENGINE_MAX_ROBOTS);
+        kn_srv_log_bad(c, &s->st.init_failed, why, line, len);
+        kn_srv_fail(c, "Init", why);
+        return;
+    }
     int id = kn_world_spawn(s->w, &s->rp, &p, judged ? sc->start_flip : NULL);
     if (id >= 0 && judged)
         kn_judge_start(s->judge, s->w, id, s->steps);
     if (id < 0) {
-        kn_srv_log_bad(c, &s->st.init_failed,
-                       "INIT: cannot spawn (world full or pose out of range)", line, len);
+        static const char why[] = "cannot spawn: pose out of range or out of memory";
+        kn_srv_log_bad(c, &s->st.init_failed, why, line, len);
+        kn_srv_fail(c, "Init", why);
         return;
     }
     warn_overlap(c, id);

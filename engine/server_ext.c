@@ -62,6 +62,11 @@ static void fail(struct kn_srv_conn *c, const char *cmd, const char *why)
     r_send(&r, c);
 }
 
+void kn_srv_fail(struct kn_srv_conn *c, const char *cmd, const char *why)
+{
+    fail(c, cmd, why);
+}
+
 static void ok_time(struct kn_srv_conn *c, const char *cmd);
 
 bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line, size_t len)

@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "convert.h"
+#include "engine_limits.h"
 #include "judge.h"
 #include "linebuf.h"
 #include "pacing.h"
@@ -22,7 +23,8 @@
 #include "usarsim_codec.h"
 #include "world.h"
 
-#define KN_SRV_MAX_CONNS 64           /* like USARSim's MaxConnections */
+/* every robot the world takes, and some connections that only watch */
+#define KN_SRV_MAX_CONNS (KN_ENGINE_MAX_ROBOTS + 16)
 #define KN_SRV_OUT_CAP (256u * 1024u) /* unsent bytes kept per client before lines drop */
 #define KN_SRV_LINE_MAX 4096          /* longest line the server writes */
 #define KN_SRV_MAX_STARTS 8
@@ -215,6 +217,9 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
  * commands): counted, logged, answered with a KENAF {Cmd <cmd>} {Status
  * Failed} line. True when refused. */
 bool kn_srv_refuse_untrusted(struct kn_srv_conn *c, const char *cmd, const char *line, size_t len);
+/* A KENAF {Cmd <cmd>} {Status Failed} {Reason <why>} line: the answer to a
+ * request that did nothing (an INIT the world cannot take). */
+void kn_srv_fail(struct kn_srv_conn *c, const char *cmd, const char *why);
 /* The dead-man of each connection that armed one (KENAF {Cmd Deadman}):
  * a robot whose client has sent no line for its time is braked as by
  * KENAF {Cmd Brake}. Real-time pace only (see docs/engine.md). */

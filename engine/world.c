@@ -32,8 +32,8 @@ struct ginfo {
 };
 
 struct robot {
-    int used;
     int id;
+    dSpaceID space; /* its own geoms: a robot's parts never collide with each other */
     struct kn_robot_params rp;
     struct kn_pose spawn;
     double spawn_flip[KN_NFLIPPERS];
@@ -80,7 +80,10 @@ struct kn_world {
     int ntgeom;
     dHeightfieldDataID hfdata;
     double *hfbuf; /* heights in ODE's layout, kept alive for the geom */
-    struct robot robots[KN_WORLD_MAX_ROBOTS];
+    /* indexed by id; NULL: a free id. Grown by doubling as robots spawn,
+     * each robot allocated apart so the geoms' ginfo pointers stay put. */
+    struct robot **robots;
+    int nrobots; /* length of robots[] (ids handed out so far) */
     double time;
     long steps;
     unsigned long rng; /* this world's ODE RNG state */
@@ -293,20 +296,18 @@ static void add_geom(struct robot *r, dGeomID g, dBodyID b, int part, int side, 
     r->geom[r->ngeom++] = g;
 }
 
+static const unsigned long ROBOT_CAT = 2ul;
+
 static void robot_bits(struct kn_world *w, struct robot *r)
 {
-    /* one category bit per robot slot so a robot never collides with itself
-     * (its base and flippers are separate bodies) */
-    unsigned long cat = 1ul << (1 + (r - w->robots));
+    /* Own parts never meet: the robot's geoms sit in their own space, and
+     * the world's space only collides that space against others. Flippers
+     * switched off collide with nothing. */
     for (int i = 0; i < r->ngeom; i++) {
         int is_flip = r->gi[i].part >= KN_PART_FLIPPER_FL && r->gi[i].part < KN_PART_CHASSIS;
-        if (is_flip && !w->pp.flipper_collision) {
-            dGeomSetCategoryBits(r->geom[i], 0);
-            dGeomSetCollideBits(r->geom[i], 0);
-        } else {
-            dGeomSetCategoryBits(r->geom[i], cat);
-            dGeomSetCollideBits(r->geom[i], ~cat);
-        }
+        unsigned long on = is_flip && !w->pp.flipper_collision ? 0 : 1;
+        dGeomSetCategoryBits(r->geom[i], on ? ROBOT_CAT : 0);
+        dGeomSetCollideBits(r->geom[i], on ? ~0ul : 0);
     }
 }
 
@@ -326,6 +327,9 @@ static void robot_destroy_ode(struct robot *r)
     if (r->base)
         dBodyDestroy(r->base);
     r->base = NULL;
+    if (r->space)
+        dSpaceDestroy(r->space);
+    r->space = NULL;
 }
 
 /* Hinge angle with the KRP/1 sign (+ raises the tip); the hinge axes are
@@ -347,6 +351,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
     double v[3];
 
     /* base: body at its CoG, geoms offset from it */
+    r->space = dSimpleSpaceCreate(w->space);
     r->base = dBodyCreate(w->world);
     dMass m;
     dMassSetBoxTotal(&m, rp->base_mass, rp->base_box[0], rp->base_box[1], rp->base_box[2]);
@@ -357,7 +362,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
     dBodySetRotation(r->base, R);
     r->ngeom = 0;
     for (int s = 0; s < 2; s++) {
-        dGeomID g = dCreateCapsule(w->space, rp->track_radius, 2 * rp->track_pulley_x);
+        dGeomID g = dCreateCapsule(r->space, rp->track_radius, 2 * rp->track_pulley_x);
         double off[3] = { -rp->cog_x, s == KN_LEFT ? rp->track_y : -rp->track_y, -rp->cog_z };
         add_geom(r, g, r->base, KN_PART_TRACK_L + s, s, 1, off, Rcap);
         /* The capsule touches flat ground only at its two pulley ends, and
@@ -367,7 +372,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
          * bottom and top runs, inside the stadium, so they add ground
          * contacts along the belt without changing its outline. */
         for (int i = 1; i < w->pp.belt_points - 1; i++) {
-            dGeomID sp = dCreateSphere(w->space, rp->track_radius);
+            dGeomID sp = dCreateSphere(r->space, rp->track_radius);
             double f = (double)i / (w->pp.belt_points - 1);
             double soff[3] = { rp->track_pulley_x * (2 * f - 1) + off[0], off[1], off[2] };
             add_geom(r, sp, r->base, KN_PART_TRACK_L + s, s, 1, soff, NULL);
@@ -375,7 +380,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
     }
     {
         const double *cs = rp->chassis_size;
-        dGeomID g = dCreateBox(w->space, cs[0], cs[1], cs[2]);
+        dGeomID g = dCreateBox(r->space, cs[0], cs[1], cs[2]);
         double off[3] = { -rp->cog_x, 0,
                           -rp->track_radius + rp->chassis_clearance + 0.5 * cs[2] - rp->cog_z };
         add_geom(r, g, r->base, KN_PART_CHASSIS, KN_LEFT, 0, off, NULL);
@@ -408,7 +413,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
         dBodySetRotation(b, R);
         const int part = KN_PART_FLIPPER_FL + k;
         /* tip-radius capsule from the root axis to the tip axis */
-        dGeomID g = dCreateCapsule(w->space, r2, L);
+        dGeomID g = dCreateCapsule(r->space, r2, L);
         double off[3] = { s * (0.5 * L - r->flip_com_dist), 0, 0 };
         add_geom(r, g, b, part, side, 1, off, Rcap);
         /* two wedges fill the taper between the root and tip circles: each
@@ -418,7 +423,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
             double t1u = r1 * nu, t1w = r1 * nw, t2u = L + r2 * nu, t2w = r2 * nw;
             double du = t2u - t1u, dw = t2w - t1w, len = sqrt(du * du + dw * dw);
             double cu = 0.5 * (t1u + t2u) - 0.5 * r2 * nu, cw = 0.5 * (t1w + t2w) - 0.5 * r2 * nw;
-            dGeomID bx = dCreateBox(w->space, len, rp->flipper_width, r2);
+            dGeomID bx = dCreateBox(r->space, len, rp->flipper_width, r2);
             double boff[3] = { s * (cu - r->flip_com_dist), 0, cw };
             double beta = atan2(dw, du);
             dMatrix3 Rb;
@@ -430,7 +435,7 @@ static void robot_build(struct kn_world *w, struct robot *r)
          * falls linearly from r1 to r2) touches both tangent runs */
         for (int i = 1; i < w->pp.flipper_points - 1; i++) {
             double u = L * i / (w->pp.flipper_points - 1);
-            dGeomID sp = dCreateSphere(w->space, r1 + (r2 - r1) * u / L);
+            dGeomID sp = dCreateSphere(r->space, r1 + (r2 - r1) * u / L);
             double soff[3] = { s * (u - r->flip_com_dist), 0, 0 };
             add_geom(r, sp, b, part, side, 1, soff, NULL);
         }
@@ -486,9 +491,9 @@ static void robot_build(struct kn_world *w, struct robot *r)
 
 static struct robot *get_robot(const struct kn_world *w, int id)
 {
-    if (id < 0 || id >= KN_WORLD_MAX_ROBOTS || !w->robots[id].used)
+    if (id < 0 || id >= w->nrobots)
         return NULL;
-    return (struct robot *)&w->robots[id];
+    return w->robots[id];
 }
 
 int kn_world_robot_valid(const struct kn_world *w, int id)
@@ -509,19 +514,31 @@ int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const s
     if (!pose_ok(pose))
         return -1;
     int id = -1;
-    for (int i = 0; i < KN_WORLD_MAX_ROBOTS && id < 0; i++)
-        if (!w->robots[i].used)
+    for (int i = 0; i < w->nrobots && id < 0; i++)
+        if (!w->robots[i])
             id = i;
-    if (id < 0)
+    if (id < 0) {
+        int cap = w->nrobots ? 2 * w->nrobots : 4;
+        struct robot **grown = realloc(w->robots, (size_t)cap * sizeof(struct robot *));
+        if (!grown)
+            return -1;
+        for (int i = w->nrobots; i < cap; i++)
+            grown[i] = NULL;
+        w->robots = grown;
+        id = w->nrobots;
+        w->nrobots = cap;
+    }
+    struct robot *r = calloc(1, sizeof *r);
+    if (!r)
         return -1;
-    struct robot *r = &w->robots[id];
-    memset(r, 0, sizeof *r);
     r->rp = *rp;
     r->spawn = *pose;
     for (int k = 0; k < KN_NFLIPPERS; k++) {
         double th = flippers ? flippers[k] : 0;
-        if (!isfinite(th))
+        if (!isfinite(th)) {
+            free(r);
             return -1;
+        }
         r->spawn_flip[k] = clampd(th, -rp->flipper_limit, rp->flipper_limit);
     }
     if (isnan(pose->z)) {
@@ -533,8 +550,8 @@ int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const s
                       rp->track_y * fabs(sin(pose->roll));
         r->spawn.z = g + lift + 0.005;
     }
-    r->used = 1;
     r->id = id;
+    w->robots[id] = r;
     robot_build(w, r);
     return id;
 }
@@ -545,7 +562,8 @@ int kn_world_remove(struct kn_world *w, int id)
     if (!r)
         return -1;
     robot_destroy_ode(r);
-    r->used = 0;
+    w->robots[id] = NULL;
+    free(r);
     return 0;
 }
 
@@ -718,6 +736,10 @@ static void note_contact(struct robot *r, int part, int tag, const dContactGeom 
 static void near_cb(void *data, dGeomID a, dGeomID b)
 {
     struct kn_world *w = data;
+    if (dGeomIsSpace(a) || dGeomIsSpace(b)) { /* a robot's space: into its geoms */
+        dSpaceCollide2(a, b, data, near_cb);
+        return;
+    }
     struct ginfo *ia = dGeomGetData(a), *ib = dGeomGetData(b);
     if (!ia->robot) {
         dGeomID tg = a;
@@ -843,15 +865,15 @@ void kn_world_step(struct kn_world *w, int n)
     const double h = w->pp.step_s;
     dRandSetSeed(w->rng);
     for (int it = 0; it < n; it++) {
-        for (int i = 0; i < KN_WORLD_MAX_ROBOTS; i++)
-            if (w->robots[i].used)
-                robot_pre_step(w, &w->robots[i]);
+        for (int i = 0; i < w->nrobots; i++)
+            if (w->robots[i])
+                robot_pre_step(w, w->robots[i]);
         dSpaceCollide(w->space, w, near_cb);
         dWorldQuickStep(w->world, h);
         dJointGroupEmpty(w->cgroup);
-        for (int i = 0; i < KN_WORLD_MAX_ROBOTS; i++)
-            if (w->robots[i].used)
-                robot_post_step(w, &w->robots[i]);
+        for (int i = 0; i < w->nrobots; i++)
+            if (w->robots[i])
+                robot_post_step(w, w->robots[i]);
         w->steps++;
         w->time = w->steps * h;
     }
@@ -998,7 +1020,9 @@ static int world_build(struct kn_world *w)
     /* QuickStep reorders constraints with ODE's global RNG: reseed per build */
     dRandSetSeed(pp->seed);
     w->world = dWorldCreate();
-    w->space = dSimpleSpaceCreate(0);
+    /* a hash space: each robot's space is tested against the terrain and
+     * only the robots whose boxes share a cell, not all pairs of geoms */
+    w->space = dHashSpaceCreate(0);
     w->cgroup = dJointGroupCreate(0);
     dWorldSetGravity(w->world, 0, 0, -pp->gravity);
     dWorldSetERP(w->world, pp->erp);
@@ -1012,18 +1036,18 @@ static int world_build(struct kn_world *w)
     w->steps = 0;
     if (w->have_terrain && terrain_build(w))
         return -1;
-    for (int i = 0; i < KN_WORLD_MAX_ROBOTS; i++)
-        if (w->robots[i].used)
-            robot_build(w, &w->robots[i]);
+    for (int i = 0; i < w->nrobots; i++)
+        if (w->robots[i])
+            robot_build(w, w->robots[i]);
     w->rng = dRandGetSeed();
     return 0;
 }
 
 static void world_teardown(struct kn_world *w)
 {
-    for (int i = 0; i < KN_WORLD_MAX_ROBOTS; i++)
-        if (w->robots[i].used)
-            robot_destroy_ode(&w->robots[i]);
+    for (int i = 0; i < w->nrobots; i++)
+        if (w->robots[i])
+            robot_destroy_ode(w->robots[i]);
     terrain_clear(w);
     if (w->cgroup)
         dJointGroupDestroy(w->cgroup);
@@ -1062,6 +1086,9 @@ void kn_world_destroy(struct kn_world *w)
     if (!w)
         return;
     world_teardown(w);
+    for (int i = 0; i < w->nrobots; i++)
+        free(w->robots[i]);
+    free(w->robots);
     if (w->have_terrain)
         kn_terrain_free(&w->terrain);
     free(w);
@@ -1102,9 +1129,9 @@ uint64_t kn_world_hash(const struct kn_world *w)
 {
     uint64_t h = 1469598103934665603ull;
     h = fnv(h, &w->steps, sizeof w->steps);
-    for (int i = 0; i < KN_WORLD_MAX_ROBOTS; i++) {
-        const struct robot *r = &w->robots[i];
-        if (!r->used)
+    for (int i = 0; i < w->nrobots; i++) {
+        const struct robot *r = w->robots[i];
+        if (!r)
             continue;
         h = hash_body(h, r->base);
         for (int k = 0; k < KN_NFLIPPERS; k++)

@@ -13,8 +13,6 @@
 #include "state.h"
 #include "terrain.h"
 
-#define KN_WORLD_MAX_ROBOTS 16
-
 /* Robot parts, for contact bookkeeping. */
 enum kn_world_part {
     KN_PART_TRACK_L = 0,
@@ -74,8 +72,10 @@ double kn_world_ground_z(struct kn_world *w, double x, double y);
 
 /* Adds a robot at pose with initial flipper angles (NULL = all 0). With
  * pose->z NaN the robot is placed with its tracks 5 mm above the ground at
- * (x, y). Returns its id (>= 0), or -1 when the world is full or an
- * argument is out of range. */
+ * (x, y). The world holds any number of robots (their storage grows; the
+ * server caps a world at KN_ENGINE_MAX_ROBOTS, engine_limits.h). Returns
+ * its id (>= 0, the lowest free one), or -1 when an argument is out of
+ * range or memory runs out. */
 int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const struct kn_pose *pose,
                    const double flippers[KN_NFLIPPERS]);
 int kn_world_remove(struct kn_world *w, int id);

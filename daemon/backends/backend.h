@@ -123,6 +123,10 @@ void kn_link_state(struct kn_link *l, const struct kn_state *s);
 /* The step asked with ops->step is done (ok) or failed. */
 void kn_link_stepped(struct kn_link *l, bool ok);
 void kn_link_fail(struct kn_link *l, const char *why);
+/* The simulator answered the spawn with a refusal (a full engine world):
+ * like kn_link_fail during the handshake, but warned once per streak as a
+ * refusal, shown as state "refused" and counted in refusals. */
+void kn_link_refused(struct kn_link *l, const char *why);
 /* Sets what the simulator lacks (KN_LINK_NO_* bits) on the ready
  * connection; cleared when the connection goes. */
 void kn_link_lacks(struct kn_link *l, unsigned lacks);

@@ -119,6 +119,11 @@ struct kn_link {
     unsigned lacks;        /* KN_LINK_NO_*, from the backend */
     uint64_t down_since_ns;
     unsigned fail_streak;
+    /* the simulator took the connection but refused the robot (an engine
+     * world that is full): shown as state "refused" until a spawn works */
+    bool refused;  /* the last attempt ended so */
+    bool refusing; /* this attempt is ending so (kn_link_refused) */
+    uint64_t refusals;
     char last_error[128];
 
     void (*done)(void *arg);
@@ -595,14 +600,23 @@ static void link_down(struct kn_link *l, const char *why)
         if (!was_silent) /* a silent simulator was reported down already */
             l->ev.up(l->ev.ctx, false);
     } else {
+        /* a refusal (a full engine world) is said once, as is a streak of
+         * failures to reach the simulator; a change between the two anew */
+        bool refusal = l->refusing;
+        l->refusing = false;
+        if (refusal != l->refused)
+            l->fail_streak = 0;
+        l->refused = refusal;
         l->connect_failures++;
         if (l->fail_streak++ == 0)
-            kn_warn("robot %s: cannot reach the simulator at %s: %s; retrying (back-off up to "
-                    "%.2f s)",
-                    l->robot, l->where, why, l->reconnect_max_s);
+            kn_warn("robot %s: %s %s: %s; %s (back-off up to %.2f s)", l->robot,
+                    refusal ? "the robot was refused by the simulator at"
+                            : "cannot reach the simulator at",
+                    l->where, why, refusal ? "asking again" : "retrying", l->reconnect_max_s);
         else
-            kn_debug("robot %s: attempt %llu to %s failed: %s", l->robot,
-                     (unsigned long long)l->attempts, l->where, why);
+            kn_debug("robot %s: attempt %llu to %s %s: %s", l->robot,
+                     (unsigned long long)l->attempts, l->where, refusal ? "refused" : "failed",
+                     why);
     }
     l->st = L_BACKOFF;
     timer_start_s(l, on_timer, l->backoff_s);
@@ -653,6 +667,7 @@ void kn_link_ready(struct kn_link *l)
     }
     l->was_ready = true;
     l->fail_streak = 0;
+    l->refused = false;
     l->silent = false;
     l->heard_ns = now;
     timer_start_s(l, on_timer, (double)l->stale_ns / 1e9);
@@ -759,6 +774,15 @@ uint64_t kn_link_heard_ns(const struct kn_link *l)
 
 void kn_link_fail(struct kn_link *l, const char *why)
 {
+    defer_fail(l, why);
+}
+
+void kn_link_refused(struct kn_link *l, const char *why)
+{
+    if (l->st != L_HANDSHAKE || l->deferred_fail)
+        return;
+    l->refusing = true;
+    l->refusals++;
     defer_fail(l, why);
 }
 
@@ -948,7 +972,8 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
 {
     cJSON_AddStringToObject(o, "type", l->ops->name);
     cJSON_AddStringToObject(o, "address", l->where);
-    cJSON_AddStringToObject(o, "state", state_names[l->st]);
+    cJSON_AddStringToObject(o, "state",
+                            l->refused && l->st != L_READY ? "refused" : state_names[l->st]);
     cJSON_AddBoolToObject(o, "up", l->st == L_READY && !l->silent);
     cJSON_AddBoolToObject(o, "silent", l->silent);
     cJSON_AddNumberToObject(o, "silences", (double)l->silences);
@@ -969,6 +994,7 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
     cJSON_AddNumberToObject(o, "connect_failures", (double)l->connect_failures);
     cJSON_AddNumberToObject(o, "disconnects", (double)l->disconnects);
     cJSON_AddNumberToObject(o, "handshake_timeouts", (double)l->handshake_timeouts);
+    cJSON_AddNumberToObject(o, "refusals", (double)l->refusals);
     cJSON_AddStringToObject(o, "last_error", l->last_error);
     if (l->have_state)
         cJSON_AddNumberToObject(o, "status_age_ms", (double)(now - l->last_state_ns) / 1e6);

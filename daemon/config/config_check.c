@@ -16,6 +16,8 @@
 #include "backend.h"
 #include "log.h"
 #include "engine_files.h"
+#include "engine_limits.h"
+#include "config_priv.h"
 #include "engine_proc.h"
 #include "filetrust.h"
 #include "sockdir.h"
@@ -181,6 +183,54 @@ static void check_socket_group(struct check *c)
             g, why);
 }
 
+/* Robots i and j in one engine world: a spawned engine is shared by the
+ * robots whose engine path, terrain, robot file and lockstep agree (as
+ * engine_proc.c's proc_get), an engine at an address by those naming the
+ * same address. */
+static bool same_engine(const struct kn_cfg_backend *a, const struct kn_cfg_backend *b)
+{
+    if (a->kind != KN_BACKEND_ENGINE || b->kind != KN_BACKEND_ENGINE ||
+        uses_address(a) != uses_address(b))
+        return false;
+    if (uses_address(a))
+        return strcmp(a->host, b->host) == 0 && (a->port ? a->port : KN_CFG_USARSIM_PORT) ==
+                                                    (b->port ? b->port : KN_CFG_USARSIM_PORT);
+    const char *ta = a->terrain[0] ? a->terrain : "flat", *tb = b->terrain[0] ? b->terrain : "flat";
+    const char *ra = a->robot[0] ? a->robot : "kenaf", *rb = b->robot[0] ? b->robot : "kenaf";
+    return strcmp(a->engine_path, b->engine_path) == 0 && strcmp(ta, tb) == 0 &&
+           strcmp(ra, rb) == 0 && a->lockstep == b->lockstep;
+}
+
+/* An engine world takes KN_ENGINE_MAX_ROBOTS robots; the ones beyond would
+ * only ever be refused. Said once per world, at its first robot too many. */
+static void check_engine_capacity(struct check *c)
+{
+    size_t n = c->cfg->n_robots < KN_CFG_MAX_ROBOTS ? c->cfg->n_robots : KN_CFG_MAX_ROBOTS;
+    for (size_t i = 0; i < n; i++) {
+        const struct kn_cfg_backend *b = &c->cfg->robots[i].backend;
+        bool first = b->kind == KN_BACKEND_ENGINE;
+        for (size_t j = 0; j < i && first; j++)
+            first = !same_engine(&c->cfg->robots[j].backend, b);
+        if (!first)
+            continue;
+        size_t in_world = 0, over = 0;
+        for (size_t j = i; j < n; j++)
+            if (same_engine(&c->cfg->robots[j].backend, b) &&
+                ++in_world == KN_ENGINE_MAX_ROBOTS + 1)
+                over = j;
+        if (in_world <= KN_ENGINE_MAX_ROBOTS)
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "$.robots[%zu]", over);
+        problem(c, path,
+                "expected at most %d robots in one engine world (KN_ENGINE_MAX_ROBOTS: what one "
+                "core steps at real time), got %zu in the world of robot %s (%s); give the rest "
+                "another terrain or engine address",
+                KN_ENGINE_MAX_ROBOTS, in_world, c->cfg->robots[i].name,
+                uses_address(b) ? "the engine at its address" : "a spawned engine");
+    }
+}
+
 /* A config names programs to run and sockets to open: only root and the
  * daemon's own user may be able to change it. */
 static void check_source(struct check *c)
@@ -218,5 +268,6 @@ size_t kn_cfgcheck_run(const struct kn_config *cfg, char *err, size_t errlen)
         check_address(&c, i, &r->backend);
         check_engine(&c, i, &r->backend);
     }
+    check_engine_capacity(&c);
     return c.n;
 }

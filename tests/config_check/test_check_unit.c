@@ -17,6 +17,7 @@
 #include "capdir.h"
 #include "config_check.h"
 #include "engine_files.h"
+#include "engine_limits.h"
 #include "harness_proc.h"
 #include "harness_suite.h"
 #include "sockdir.h"
@@ -288,6 +289,63 @@ START_TEST(checker_finds_what_start_up_would)
 }
 END_TEST
 
+/* A config of n_flat robots in the spawned engine on flat ground, then
+ * n_addr in the engine at 127.0.0.1:3999 and n_stairs in a spawned engine
+ * on the stairs: three engine worlds. */
+static struct kn_config *fleet_config(int n_flat, int n_addr, int n_stairs)
+{
+    static char text[32768];
+    size_t len = (size_t)snprintf(text, sizeof text, "{\"robots\": [");
+    for (int i = 0; i < n_flat + n_addr + n_stairs; i++) {
+        const char *be = i < n_flat            ? "{\"type\": \"engine\"}"
+                         : i < n_flat + n_addr ? "{\"type\": \"engine\", \"address\": "
+                                                 "\"127.0.0.1:3999\"}"
+                                               : "{\"type\": \"engine\", \"engine\": "
+                                                 "{\"terrain\": \"stairs\"}}";
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "%s{\"name\": \"r%d\", \"listen\": \"127.0.0.1:0\", "
+                                "\"backend\": %s}",
+                                i ? "," : "", i, be);
+        ck_assert_uint_lt(len, sizeof text);
+    }
+    snprintf(text + len, sizeof text - len, "]}");
+    return load_text(text);
+}
+
+START_TEST(engine_world_capacity)
+{
+    clear_env();
+    /* the limit exactly, in each world: fine */
+    struct kn_config *cfg = fleet_config(KN_ENGINE_MAX_ROBOTS, 5, 5);
+    err[0] = '\0';
+    size_t n = kn_cfgcheck_run(cfg, err, sizeof err);
+    ck_assert_msg(n == 0, "%s", err);
+    free(cfg);
+    /* one robot too many on flat, said once at the first robot beyond it */
+    cfg = fleet_config(KN_ENGINE_MAX_ROBOTS + 2, 5, 5);
+    err[0] = '\0';
+    n = kn_cfgcheck_run(cfg, err, sizeof err);
+    ck_assert_msg(n == 1, "expected 1 problem, got %zu:\n%s", n, err);
+    char want[256];
+    snprintf(want, sizeof want,
+             ": $.robots[%d]: expected at most %d robots in one engine world "
+             "(KN_ENGINE_MAX_ROBOTS: what one core steps at real time), got %d in the world of "
+             "robot r0 (a spawned engine)",
+             KN_ENGINE_MAX_ROBOTS, KN_ENGINE_MAX_ROBOTS, KN_ENGINE_MAX_ROBOTS + 2);
+    ck_assert_msg(strstr(err, want), "expected\n  %s\nin\n%s", want, err);
+    free(cfg);
+    /* and at an address */
+    cfg = fleet_config(2, KN_ENGINE_MAX_ROBOTS + 1, 0);
+    err[0] = '\0';
+    n = kn_cfgcheck_run(cfg, err, sizeof err);
+    ck_assert_msg(n == 1, "expected 1 problem, got %zu:\n%s", n, err);
+    snprintf(want, sizeof want, "got %d in the world of robot r2 (the engine at its address)",
+             KN_ENGINE_MAX_ROBOTS + 1);
+    ck_assert_msg(strstr(err, want), "expected\n  %s\nin\n%s", want, err);
+    free(cfg);
+}
+END_TEST
+
 /* ---- files kenaf-simd trusts: the config, the engine it runs ---------------- */
 
 /* The problems of the config in c.json after chmod(mode) and, when uid is
@@ -450,6 +508,7 @@ int main(void)
     tcase_add_test(tc, tmp_fallback_must_be_ours);
     tcase_add_test(tc, engine_files_resolve_and_load);
     tcase_add_test(tc, checker_finds_what_start_up_would);
+    tcase_add_test(tc, engine_world_capacity);
     tcase_add_test(tc, config_file_must_be_trusted);
     tcase_add_test(tc, engine_program_must_be_trusted);
     tcase_add_test(tc, socket_group_is_resolved);

@@ -5,7 +5,8 @@
  * kill -9 of the engine clears BACKEND_UP, the engine is restarted and
  * the robot re-spawned where it was; another local program connecting to
  * the spawned engine's port can neither spawn robots nor reset, pause or
- * re-pace the world, while the daemon's own link drives on. */
+ * re-pace the world, while the daemon's own link drives on; a robot
+ * refused by an engine whose world is full shows why and asks again. */
 #include <check.h>
 #include <math.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "eng_client.h"
+#include "engine_limits.h"
 #include "harness.h"
 
 #define ROBOT                                                              \
@@ -210,6 +212,24 @@ START_TEST(intruder_refused)
 }
 END_TEST
 
+/* The first chunk of the robot's WORLD answer (its generation first). */
+static struct kn_krp_world world_head(int port)
+{
+    struct h_udp u;
+    h_udp_open(&u, port);
+    struct kn_krp_msg m = {
+        .h = { .version = KN_KRP_VERSION, .type = KN_KRP_WORLD_REQ, .seq = ++u.seq }
+    };
+    m.u.world_req.offset = 0;
+    h_udp_send(&u, &m);
+    struct kn_krp_msg a;
+    do
+        ck_assert_msg(h_udp_recv_answer(&u, &a, H_LONG_MS), "no WORLD answer");
+    while (a.h.type != KN_KRP_WORLD);
+    h_udp_close(&u);
+    return a.u.world;
+}
+
 START_TEST(reload_removes_engine)
 {
     /* two robots with the same terrain share one engine (one world) */
@@ -223,6 +243,13 @@ START_TEST(reload_removes_engine)
     int pid = (int)h_stat(&d, "robots.0.backend.engine.process.pid");
     ck_assert_int_eq((int)h_stat(&d, "robots.1.backend.engine.process.pid"), pid);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.process.robots"), 2);
+    /* one world, one description: a viewer draws both robots on it */
+    struct kn_krp_world wa = world_head(d.port[0]), wb = world_head(d.port[1]);
+    ck_assert_uint_gt(wa.total_len, 0);
+    ck_assert_uint_eq(wa.total_len, wb.total_len);
+    ck_assert_uint_eq(wa.n, wb.n);
+    ck_assert_msg(memcmp(wa.data, wb.data, wa.n) == 0, "%.*s\n%.*s", (int)wa.n, wa.data, (int)wb.n,
+                  wb.data);
     /* SIGHUP with both robots gone: the engine is stopped */
     h_daemon_write_config(&d, "[{\"name\":\"c\",\"listen\":\"127.0.0.1:0\",\"backend\":"
                               "{\"type\":\"standin\",\"address\":\"127.0.0.1:9\"}}]");
@@ -234,6 +261,52 @@ START_TEST(reload_removes_engine)
 }
 END_TEST
 
+/* An engine at an address whose world is full (KN_ENGINE_MAX_ROBOTS robots
+ * of other clients): the daemon's robot is refused with the engine's
+ * reason, which the link shows as state "refused", warns once and counts;
+ * it asks again, and gets its robot once a place is free. */
+START_TEST(world_full_refused)
+{
+    static const char *const STEP[] = { "--pace", "step", NULL };
+    static struct ec_engine eng;
+    ec_engine_start(&eng, STEP);
+    static struct ec_conn others[KN_ENGINE_MAX_ROBOTS];
+    for (int i = 0; i < KN_ENGINE_MAX_ROBOTS; i++) {
+        ec_connect(&others[i], eng.port);
+        ec_send(&others[i], "INIT {ClassName USARBot.Kenaf} {Name O%d} {Location %d,%d,0}\r\n", i,
+                2 * (i % 8), 2 * (i / 8) + 3);
+    }
+    for (int i = 0; i < KN_ENGINE_MAX_ROBOTS; i++)
+        ck_assert(ec_wait_head(&others[i], "STA", NULL, 3 * H_LONG_MS));
+    char robots[256];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"late\",\"listen\":\"127.0.0.1:0\",\"backend\":{\"type\":"
+             "\"engine\",\"address\":\"127.0.0.1:%d\",\"usarsim\":{\"location_m\":[-3,0,0]}}}]",
+             eng.port);
+    h_daemon_start(&d, robots);
+    ck_assert(h_wait_stat(&d, "robots.0.backend.refusals", 3, 3 * H_LONG_MS));
+    ck_assert_str_eq(h_stat_str(&d, "robots.0.backend.state"), "refused");
+    ck_assert_msg(strstr(h_stat_str(&d, "robots.0.backend.last_error"), "world full") != NULL, "%s",
+                  h_stat_str(&d, "robots.0.backend.last_error"));
+    ck_assert_double_ge(h_stat(&d, "robots.0.backend.engine.init_refused"), 3);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.handshake_timeouts"), 0);
+    /* said once, with the limit */
+    const char *log = h_stderr(&d.proc), *first = strstr(log, "refused by the simulator at");
+    ck_assert_msg(first && strstr(first + 1, "refused by the simulator at") == NULL, "%s", log);
+    char want[96];
+    snprintf(want, sizeof want, "world full: this engine takes at most %d robots",
+             KN_ENGINE_MAX_ROBOTS);
+    ck_assert_msg(strstr(first, want) != NULL, "%s", log);
+    /* a place comes free: the robot spawns */
+    ec_close(&others[0]);
+    ck_assert(h_wait_stat(&d, "robots.0.backend.connects", 1, 3 * H_LONG_MS));
+    ck_assert(h_wait_stat(&d, "robots.0.flags.BACKEND_UP", 1, 3 * H_LONG_MS));
+    ck_assert_str_eq(h_stat_str(&d, "robots.0.backend.state"), "up");
+    for (int i = 1; i < KN_ENGINE_MAX_ROBOTS; i++)
+        ec_close(&others[i]);
+}
+END_TEST
+
 int main(void)
 {
     const struct h_case cases[] = {
@@ -241,7 +314,9 @@ int main(void)
         { "kill", engine_killed_and_restarted, 100, NULL, NULL },
         { "reload", reload_removes_engine, 100, NULL, NULL },
         { "intruder", intruder_refused, 100, NULL, NULL },
+        { "full", world_full_refused, 100, NULL, NULL },
     };
+    h_not_wrapped("full", "48 robots in the engine: kept out of the valgrind run's budget");
     return h_run_cases("kenaf-simd with the built-in engine", cases,
                        sizeof cases / sizeof cases[0]);
 }

@@ -41,6 +41,12 @@ static void io_fail(void *ctx, const char *why)
     kn_link_fail(b->link, why);
 }
 
+static void io_refused(void *ctx, const char *why)
+{
+    struct usar_be *b = ctx;
+    kn_link_refused(b->link, why);
+}
+
 static void io_stepped(void *ctx, bool ok)
 {
     struct usar_be *b = ctx;
@@ -59,6 +65,7 @@ static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         .ready = io_ready,
         .state = io_state,
         .fail = io_fail,
+        .refused = io_refused,
         .stepped = io_stepped,
     };
     char err[160];

@@ -52,6 +52,9 @@ struct kn_usarsim_io {
     void (*state)(void *ctx, const struct kn_state *s);
     /* Unrecoverable for this connection (the robot died): reconnect. */
     void (*fail)(void *ctx, const char *why);
+    /* The built-in engine refused the INIT (KENAF {Cmd Init} {Status
+     * Failed}: its world is full): no robot on this connection. */
+    void (*refused)(void *ctx, const char *why);
     /* The built-in engine answered a lockstep Step: done (ok) or refused.
      * May be NULL. */
     void (*stepped)(void *ctx, bool ok);

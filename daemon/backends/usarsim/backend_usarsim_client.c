@@ -312,6 +312,7 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
         num(o, "steps_refused", u->steps_refused);
     }
     num(o, "kenaf_failed", u->kenaf_failed);
+    num(o, "init_refused", u->init_refused);
     num(o, "ignored", u->ignored);
 
     cJSON *in = cJSON_AddObjectToObject(o, "received");

@@ -506,6 +506,12 @@ static void on_kenaf_reply(struct kn_usarsim *u)
         copy_view(c, sizeof c, cmd);
     if (kn_usar_get_str(&u->line, "Reason", &why) == KN_USAR_OK)
         copy_view(w, sizeof w, why);
+    if (strcmp(c, "Init") == 0 && u->io.refused) {
+        /* no robot will come on this connection: the link says why, once */
+        u->init_refused++;
+        u->io.refused(u->io.ctx, w);
+        return;
+    }
     kn_warn("robot %s: the engine refused KENAF {Cmd %s}: %s", u->robot, c, w);
 }
 

@@ -111,6 +111,7 @@ struct kn_usarsim {
     uint64_t connects, inits, spawns, deaths;
     uint64_t lines, blank, malformed[NRESULTS], unknown_head, ignored;
     uint64_t kenaf_ok, kenaf_failed; /* the built-in engine's KENAF replies */
+    uint64_t init_refused;           /* ... of them INIT refusals (a full world) */
     uint64_t nfo, sta, asta, conf, geo, res;
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
     uint64_t sen_shut_out, encoder_unmapped, encoder_jumps, states;
