@@ -108,7 +108,7 @@ int kn_peers_init(struct kn_peers *t, uint32_t cap)
     t->nbuckets = 1;
     while (t->nbuckets < 2 * cap)
         t->nbuckets <<= 1;
-    t->block = calloc((cap + KN_PEERS_BLOCK - 1) / KN_PEERS_BLOCK, sizeof *t->block);
+    t->block = calloc((cap + KN_PEERS_BLOCK - 1) / KN_PEERS_BLOCK, sizeof(struct kn_peer *));
     t->bucket = malloc(t->nbuckets * sizeof *t->bucket);
     if (!t->block || !t->bucket) {
         kn_peers_free(t);
