@@ -33,7 +33,9 @@
 #endif
 
 struct slot {
-    struct kn_cfg_robot cfg;
+    /* in d->cfg (a pointer, not a copy: 6 KiB a robot; the robot keeps
+     * its own copy) */
+    const struct kn_cfg_robot *cfg;
     struct kn_robot *robot; /* NULL when it failed to start */
 };
 
@@ -78,6 +80,8 @@ static char *render_stats(void *ctx)
     cJSON_AddNumberToObject(o, "reload_failures", (double)d->reload_failures);
     cJSON_AddStringToObject(o, "last_reload_error", d->last_reload_error);
     kn_capture_stats(cJSON_AddObjectToObject(o, "capture"));
+    /* robots refused because a backend's module (gz) did not load */
+    cJSON_AddNumberToObject(o, "backend_module_failures", (double)kn_backend_module_failures());
     /* --wait-ready tells a robot that is not up from one that never ran */
     cJSON_AddNumberToObject(o, "robots_configured", (double)d->nslots);
     cJSON *failed = cJSON_AddArrayToObject(o, "robots_failed");
@@ -86,7 +90,7 @@ static char *render_stats(void *ctx)
         if (d->slots[i].robot)
             kn_robot_stats(d->slots[i].robot, arr);
         else
-            cJSON_AddItemToArray(failed, cJSON_CreateString(d->slots[i].cfg.name));
+            cJSON_AddItemToArray(failed, cJSON_CreateString(d->slots[i].cfg->name));
     }
     char *s = cJSON_Print(o);
     cJSON_Delete(o);
@@ -104,7 +108,7 @@ static char *daemon_command(void *ctx, const char *verb, const char *args, const
     if (n != 2 || strlen(name) > KN_CFG_NAME_LEN)
         return kn_stats_error_reply("usage: estop engage|release|status ROBOT");
     for (size_t i = 0; i < d->nslots; i++)
-        if (d->slots[i].robot && !strcmp(d->slots[i].cfg.name, name))
+        if (d->slots[i].robot && !strcmp(d->slots[i].cfg->name, name))
             return kn_robot_estop_command(d->slots[i].robot, action, who);
     return kn_stats_error_reply("no such robot");
 }
@@ -130,7 +134,7 @@ static size_t links_down(const struct kn_daemon *d, char *out, size_t len)
     for (size_t i = 0; i < d->nslots; i++) {
         if (link_up(&d->slots[i]))
             continue;
-        int w = snprintf(out + used, len - used, "%s%s", n ? ", " : "", d->slots[i].cfg.name);
+        int w = snprintf(out + used, len - used, "%s%s", n ? ", " : "", d->slots[i].cfg->name);
         if (w > 0 && (size_t)w < len - used)
             used += (size_t)w;
         n++;
@@ -157,7 +161,7 @@ static void send_status(struct kn_daemon *d)
     n = w > 0 ? (size_t)w : 0;
     for (size_t i = 0; i < d->nslots && n < sizeof buf - 1; i++) {
         struct kn_robot *r = d->slots[i].robot;
-        w = snprintf(buf + n, sizeof buf - n, "%s %s@%s %s", i ? "," : ":", d->slots[i].cfg.name,
+        w = snprintf(buf + n, sizeof buf - n, "%s %s@%s %s", i ? "," : ":", d->slots[i].cfg->name,
                      r ? kn_robot_listen(r) : "-",
                      !r                    ? "failed"
                      : kn_robot_link_up(r) ? "up"
@@ -256,7 +260,7 @@ static void stop_robot(struct kn_daemon *d, struct slot *s)
 static int start_robot(struct kn_daemon *d, struct slot *s)
 {
     char err[512];
-    if (kn_robot_start(&d->loop, &s->cfg, on_link_change, d, &s->robot, err, sizeof err) < 0) {
+    if (kn_robot_start(&d->loop, s->cfg, on_link_change, d, &s->robot, err, sizeof err) < 0) {
         kn_err("%s", err);
         s->robot = NULL;
         return -1;
@@ -392,13 +396,13 @@ static void reload(struct kn_daemon *d)
     }
     size_t kept = 0, restarted = 0, added = 0, removed = 0;
     for (size_t j = 0; j < nc->n_robots; j++)
-        next[j].cfg = nc->robots[j];
+        next[j].cfg = &nc->robots[j];
     for (size_t i = 0; i < d->nslots; i++) {
         struct slot *s = &d->slots[i];
         size_t j = 0;
-        while (j < nc->n_robots && strcmp(nc->robots[j].name, s->cfg.name) != 0)
+        while (j < nc->n_robots && strcmp(nc->robots[j].name, s->cfg->name) != 0)
             j++;
-        if (j < nc->n_robots && s->robot && kn_config_robot_equal(&s->cfg, &nc->robots[j])) {
+        if (j < nc->n_robots && s->robot && kn_config_robot_equal(s->cfg, &nc->robots[j])) {
             next[j].robot = s->robot; /* same socket, same simulator link */
             taken[j] = true;
             s->robot = NULL;
@@ -410,7 +414,7 @@ static void reload(struct kn_daemon *d)
         else
             removed++;
         if (s->robot)
-            kn_info("robot %s: %s", s->cfg.name,
+            kn_info("robot %s: %s", s->cfg->name,
                     j < nc->n_robots ? "config changed, restarting"
                                      : "removed from the config, stopping");
         stop_robot(d, s);
@@ -420,7 +424,7 @@ static void reload(struct kn_daemon *d)
             continue;
         bool existed = false;
         for (size_t i = 0; i < d->nslots; i++)
-            existed |= strcmp(d->slots[i].cfg.name, nc->robots[j].name) == 0;
+            existed |= strcmp(d->slots[i].cfg->name, nc->robots[j].name) == 0;
         added += !existed;
         start_robot(d, &next[j]);
     }
@@ -499,7 +503,7 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
     }
     d->nslots = d->slots ? cfg->n_robots : 0;
     for (size_t i = 0; i < d->nslots; i++) {
-        d->slots[i].cfg = cfg->robots[i];
+        d->slots[i].cfg = &cfg->robots[i];
         if (start_robot(d, &d->slots[i]) < 0)
             rc = 1;
     }

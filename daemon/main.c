@@ -4,6 +4,7 @@
  * are up (--wait-ready). */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,12 @@ static bool parse_seconds(const char *s, double *out)
 
 int main(int argc, char **argv)
 {
+    /* A fixed mmap threshold (glibc's default): freeing a big block (the
+     * 1 MiB config read buffer) would otherwise raise it, and the config
+     * and the robot table (400 KiB each, mostly unused slots) would come
+     * from the heap, zeroed page by page, instead of from mmap, where the
+     * pages nobody writes take no memory. */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     enum {
         OPT_CHECK = 1000,
         OPT_STATS,

@@ -1,5 +1,9 @@
-/* Peer table: see peers.h. Slots live in one array; hash chains and the
- * recency list are index links, so nothing is allocated after init. */
+/* Peer table: see peers.h. Slots live in blocks of KN_PEERS_BLOCK, each
+ * allocated the first time a peer needs one of its slots and kept until
+ * the table goes, so a slot never moves; hash chains and the recency list
+ * are index links. Slots are taken from the front (`fresh`), freed ones
+ * chained for reuse: a robot with one controller holds one block (4 KiB),
+ * not the whole table (256 slots, 68 KiB per robot). */
 #include "peers.h"
 
 #include <arpa/inet.h>
@@ -104,9 +108,9 @@ int kn_peers_init(struct kn_peers *t, uint32_t cap)
     t->nbuckets = 1;
     while (t->nbuckets < 2 * cap)
         t->nbuckets <<= 1;
-    t->slot = calloc(cap, sizeof *t->slot);
+    t->block = calloc((cap + KN_PEERS_BLOCK - 1) / KN_PEERS_BLOCK, sizeof(struct kn_peer *));
     t->bucket = malloc(t->nbuckets * sizeof *t->bucket);
-    if (!t->slot || !t->bucket) {
+    if (!t->block || !t->bucket) {
         kn_peers_free(t);
         return -1;
     }
@@ -114,33 +118,42 @@ int kn_peers_init(struct kn_peers *t, uint32_t cap)
         t->bucket[i] = -1;
     t->cap = cap;
     t->newest = t->oldest = -1;
-    for (uint32_t i = 0; i < cap; i++)
-        t->slot[i].hnext = (i + 1 < cap) ? (int32_t)(i + 1) : -1;
-    t->free_head = 0;
+    t->free_head = -1;
+    t->fresh = 0;
     return 0;
 }
 
 void kn_peers_free(struct kn_peers *t)
 {
-    free(t->slot);
+    if (t->block)
+        for (uint32_t b = 0; b * KN_PEERS_BLOCK < t->fresh; b++)
+            free(t->block[b]);
+    free(t->block);
     free(t->bucket);
-    t->slot = NULL;
+    t->block = NULL;
     t->bucket = NULL;
-    t->cap = t->used = 0;
+    t->cap = t->used = t->fresh = 0;
+}
+
+struct kn_peer *kn_peers_at(const struct kn_peers *t, int32_t i)
+{
+    return &t->block[(uint32_t)i / KN_PEERS_BLOCK][(uint32_t)i % KN_PEERS_BLOCK];
 }
 
 static int32_t idx(const struct kn_peers *t, const struct kn_peer *p)
 {
-    return (int32_t)(p - t->slot);
+    (void)t;
+    return p->index;
 }
 
 struct kn_peer *kn_peers_find(struct kn_peers *t, const struct kn_addr *a)
 {
     int32_t i = t->bucket[kn_addr_hash(a) & (t->nbuckets - 1)];
     while (i >= 0) {
-        if (kn_addr_equal(&t->slot[i].addr, a))
-            return &t->slot[i];
-        i = t->slot[i].hnext;
+        struct kn_peer *p = kn_peers_at(t, i);
+        if (kn_addr_equal(&p->addr, a))
+            return p;
+        i = p->hnext;
     }
     return NULL;
 }
@@ -148,11 +161,11 @@ struct kn_peer *kn_peers_find(struct kn_peers *t, const struct kn_addr *a)
 static void list_unlink(struct kn_peers *t, struct kn_peer *p)
 {
     if (p->newer >= 0)
-        t->slot[p->newer].older = p->older;
+        kn_peers_at(t, p->newer)->older = p->older;
     else
         t->newest = p->older;
     if (p->older >= 0)
-        t->slot[p->older].newer = p->newer;
+        kn_peers_at(t, p->older)->newer = p->newer;
     else
         t->oldest = p->newer;
     p->newer = p->older = -1;
@@ -164,7 +177,7 @@ static void list_push_newest(struct kn_peers *t, struct kn_peer *p)
     p->newer = -1;
     p->older = t->newest;
     if (t->newest >= 0)
-        t->slot[t->newest].newer = i;
+        kn_peers_at(t, t->newest)->newer = i;
     t->newest = i;
     if (t->oldest < 0)
         t->oldest = i;
@@ -172,12 +185,22 @@ static void list_push_newest(struct kn_peers *t, struct kn_peer *p)
 
 struct kn_peer *kn_peers_add(struct kn_peers *t, const struct kn_addr *a)
 {
-    if (t->free_head < 0)
+    int32_t i;
+    if (t->free_head >= 0) {
+        i = t->free_head;
+        t->free_head = kn_peers_at(t, i)->hnext;
+    } else if (t->fresh < t->cap) {
+        uint32_t b = t->fresh / KN_PEERS_BLOCK;
+        if (t->fresh % KN_PEERS_BLOCK == 0 &&
+            !(t->block[b] = calloc(KN_PEERS_BLOCK, sizeof *t->block[b])))
+            return NULL; /* out of memory: as full */
+        i = (int32_t)t->fresh++;
+    } else {
         return NULL;
-    int32_t i = t->free_head;
-    struct kn_peer *p = &t->slot[i];
-    t->free_head = p->hnext;
+    }
+    struct kn_peer *p = kn_peers_at(t, i);
     memset(p, 0, sizeof *p);
+    p->index = i;
     p->addr = *a;
     p->used = true;
     uint32_t b = kn_addr_hash(a) & (t->nbuckets - 1);
@@ -198,7 +221,7 @@ void kn_peers_touch(struct kn_peers *t, struct kn_peer *p)
 
 struct kn_peer *kn_peers_oldest(struct kn_peers *t)
 {
-    return t->oldest >= 0 ? &t->slot[t->oldest] : NULL;
+    return t->oldest >= 0 ? kn_peers_at(t, t->oldest) : NULL;
 }
 
 void kn_peers_remove(struct kn_peers *t, struct kn_peer *p)
@@ -207,7 +230,7 @@ void kn_peers_remove(struct kn_peers *t, struct kn_peer *p)
     uint32_t b = kn_addr_hash(&p->addr) & (t->nbuckets - 1);
     int32_t *link = &t->bucket[b];
     while (*link >= 0 && *link != i)
-        link = &t->slot[*link].hnext;
+        link = &kn_peers_at(t, *link)->hnext;
     if (*link == i)
         *link = p->hnext;
     list_unlink(t, p);
@@ -219,8 +242,8 @@ void kn_peers_remove(struct kn_peers *t, struct kn_peer *p)
 
 struct kn_peer *kn_peers_next(struct kn_peers *t, uint32_t *i)
 {
-    while (*i < t->cap) {
-        struct kn_peer *p = &t->slot[(*i)++];
+    while (*i < t->fresh) {
+        struct kn_peer *p = kn_peers_at(t, (int32_t)(*i)++);
         if (p->used)
             return p;
     }

@@ -47,26 +47,35 @@ struct kn_peer {
     uint64_t dgrams_in, dgrams_out, errors_sent, errors_suppressed;
     /* table links (indices, -1 = none) */
     int32_t hnext, newer, older;
+    int32_t index; /* its own */
     bool used;
 };
 
+#define KN_PEERS_BLOCK 16 /* slots allocated at a time */
+
 struct kn_peers {
-    struct kn_peer *slot;
-    int32_t *bucket;   /* hash heads */
-    uint32_t nbuckets; /* power of two */
+    struct kn_peer **block; /* cap / KN_PEERS_BLOCK, each NULL until used */
+    int32_t *bucket;        /* hash heads */
+    uint32_t nbuckets;      /* power of two */
     uint32_t cap, used;
     int32_t newest, oldest; /* recency list */
-    int32_t free_head;      /* free slots chained through hnext */
+    int32_t free_head;      /* freed slots chained through hnext */
+    uint32_t fresh;         /* slots [fresh, cap) were never used */
 };
 
-/* Allocates the table once; returns -1 on allocation failure. */
+/* Allocates the table's index; slots come a block at a time as peers do
+ * (kn_peers_add). Returns -1 on allocation failure. */
 int kn_peers_init(struct kn_peers *t, uint32_t cap);
 void kn_peers_free(struct kn_peers *t);
 
 struct kn_peer *kn_peers_find(struct kn_peers *t, const struct kn_addr *a);
 
-/* Adds a peer (zeroed, addr set) as the most recent; NULL when full. */
+/* Adds a peer (zeroed, addr set) as the most recent; NULL when full (or
+ * its block could not be allocated). */
 struct kn_peer *kn_peers_add(struct kn_peers *t, const struct kn_addr *a);
+
+/* The peer in slot i (an index of the links hnext, newer, older). */
+struct kn_peer *kn_peers_at(const struct kn_peers *t, int32_t i);
 
 /* Marks a peer as the most recently seen. */
 void kn_peers_touch(struct kn_peers *t, struct kn_peer *p);

@@ -569,6 +569,11 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
 {
     *out = NULL;
     const struct kn_backend_ops *ops = kn_backend_find(cfg->backend.kind);
+    if (!ops && kn_backend_error(cfg->backend.kind)) {
+        snprintf(err, errlen, "robot %s: backend \"%s\": %s", cfg->name,
+                 kn_backend_kind_name(cfg->backend.kind), kn_backend_error(cfg->backend.kind));
+        return -1;
+    }
     if (!ops) {
         snprintf(err, errlen, "robot %s: backend \"%s\" is not built in (built: %s)", cfg->name,
                  kn_backend_kind_name(cfg->backend.kind), kn_backend_built_list());
@@ -964,8 +969,8 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON *list = cJSON_AddArrayToObject(pe, "recent");
     int shown = 0;
     for (int32_t i = pt->newest; i >= 0 && shown < STATS_PEERS_MAX;
-         i = pt->slot[i].older, shown++) {
-        const struct kn_peer *p = &pt->slot[i];
+         i = kn_peers_at(pt, i)->older, shown++) {
+        const struct kn_peer *p = kn_peers_at(pt, i);
         char a[80];
         kn_addr_format(&p->addr, a, sizeof a);
         cJSON *po = cJSON_CreateObject();

@@ -37,6 +37,8 @@ struct kn_rules *kn_rules_new(const struct kn_rules_params *p, const struct kn_r
     if (r->p.n_consoles > KN_RULES_MAX_CONSOLES)
         r->p.n_consoles = KN_RULES_MAX_CONSOLES;
     r->rng = now_ns ^ (uint64_t)(uintptr_t)r;
+    r->eng = r->eng_inline;
+    r->eng_cap = KN_RULES_ENG_INLINE;
     return r;
 }
 
@@ -45,6 +47,8 @@ void kn_rules_free(struct kn_rules *r)
     if (!r)
         return;
     kn_peers_free(&r->peers);
+    if (r->eng != r->eng_inline)
+        free(r->eng);
     free(r->world);
     free(r);
 }

@@ -3,6 +3,7 @@
  * ESTOP_INFO answer, and the admin's engage and reset. Part of the rules
  * module (rules.h); the robot itself is in rules.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules.h"
@@ -27,6 +28,24 @@ static void estop_halt(struct kn_rules *r, uint64_t now)
     kn_rules_stop_belts(r);
     r->wd_armed = false;
     kn_rules_command_as(r, kn_rules_hold_flippers(r, now, false), now, true);
+}
+
+/* Room for one more engagement: past the ones held in place, the full
+ * table once. false when it is full, or cannot be allocated (the robot is
+ * stopped already then: the places in the struct are all held). */
+static bool eng_room(struct kn_rules *r)
+{
+    if (r->n_eng < r->eng_cap)
+        return true;
+    if (r->eng_cap >= KN_RULES_MAX_ENGAGEMENTS)
+        return false;
+    struct kn_rules_engagement *t = calloc(KN_RULES_MAX_ENGAGEMENTS, sizeof *t);
+    if (!t)
+        return false;
+    memcpy(t, r->eng, r->n_eng * sizeof *t);
+    r->eng = t;
+    r->eng_cap = KN_RULES_MAX_ENGAGEMENTS;
+    return true;
 }
 
 static void add_engagement(struct kn_rules *r, const struct kn_addr *from, uint32_t token,
@@ -63,7 +82,7 @@ void kn_rules_on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
             /* The robot is already stopped when the table is full; the
              * engager is told its own engagement was not recorded. The
              * last place is kept for the admin's. */
-            if (r->n_eng >= KN_RULES_MAX_ENGAGEMENTS - 1) {
+            if (r->n_eng >= KN_RULES_MAX_ENGAGEMENTS - 1 || !eng_room(r)) {
                 r->st.estop_table_full++;
                 kn_rules_send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_BUSY, now);
                 return;
@@ -144,8 +163,13 @@ void kn_rules_estop_engage(struct kn_rules *r, const char *who, uint64_t now_ns)
     bool held = false;
     for (unsigned i = 0; i < r->n_eng; i++)
         held |= r->eng[i].kind == KN_RULES_ENG_ADMIN;
-    if (!held) /* its place is kept free (on_estop) */
+    /* its place is kept free (on_estop); only an allocation failing, with
+     * the places in the struct all held (so the robot stopped), leaves it
+     * out, counted */
+    if (!held && eng_room(r))
         add_engagement(r, NULL, 0, KN_RULES_ENG_ADMIN, who, now_ns);
+    else if (!held)
+        r->st.estop_table_full++;
     estop_halt(r, now_ns);
 }
 

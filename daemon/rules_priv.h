@@ -14,6 +14,8 @@
 #include "rules.h"
 #include "state.h"
 
+#define KN_RULES_ENG_INLINE 4 /* e-stop engagements held without an allocation */
+
 struct kn_rules {
     struct kn_rules_params p;
     struct kn_rules_io io;
@@ -27,9 +29,13 @@ struct kn_rules {
     struct kn_peer *driver; /* the one peer whose set-points apply */
     uint64_t driver_sp_ns;  /* the driver's last set-point (plain grace) */
     uint64_t grace_ns;      /* a plain driver's hold after its last set-point */
-    /* The e-stop circuit: the robot is stopped while any engagement holds. */
-    struct kn_rules_engagement eng[KN_RULES_MAX_ENGAGEMENTS];
-    unsigned n_eng;
+    /* The e-stop circuit: the robot is stopped while any engagement holds.
+     * The first few are held in place; the full table (10 KiB, for
+     * KN_RULES_MAX_ENGAGEMENTS) is allocated only when more are held at
+     * once, so a fleet does not carry one per robot. */
+    struct kn_rules_engagement *eng; /* eng_inline, or the full table */
+    unsigned n_eng, eng_cap;
+    struct kn_rules_engagement eng_inline[KN_RULES_ENG_INLINE];
     uint64_t rng; /* tokens without io.random32 */
 
     uint32_t seq_out; /* the robot's own seq, one per robot */

@@ -18,11 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "capture.h"
 #include "faults.h"
-#ifdef KN_HAVE_GZ
-#include "backend_gz.h"
-#endif
 #include "log.h"
 #include "sockdir.h"
 #include "unixsock.h"
@@ -135,10 +133,13 @@ static char *run_command(struct client *c, char *line)
         return kn_capture_command(s->loop, rest);
     if (w == 6 && !strncmp(line, "faults", 6))
         return kn_faults_command(rest);
-#ifdef KN_HAVE_GZ
-    if (w == 5 && !strncmp(line, "world", 5))
-        return kn_gzsim_command(rest);
-#endif
+    if (w == 5 && !strncmp(line, "world", 5)) {
+        /* the gz module's own command; not loaded: no gz robot runs */
+        const struct kn_backend_ops *gz = kn_backend_loaded(KN_BACKEND_GZ);
+        if (gz && gz->command)
+            return gz->command(rest);
+        return kn_stats_error_reply("world: no gz robot runs in this kenaf-simd");
+    }
     if (w == 5 && !strncmp(line, "estop", 5) && s->command) {
         char who[160];
         peer_who(c, who, sizeof who);

@@ -58,10 +58,30 @@ struct kn_backend_ops {
     /* Lockstep (backend.lockstep): let advance_us of simulated time pass,
      * then kn_link_stepped(). NULL: the simulator cannot step. */
     void (*step)(void *be, uint32_t advance_us);
+    /* The stats socket's command for this backend's robots ("world" for
+     * gz): the malloc'd JSON reply to its arguments. NULL: none. */
+    char *(*command)(const char *args);
 };
 
-/* The backend table: every kind the config knows, built or not. */
+/* A backend built as a loadable module (gz: kenaf-simd-gz.so) exports one
+ * function, named with its own prefix and listed in backend.c's table
+ * (kn_gzsim_module_ops), returning these ops:
+ * const struct kn_backend_ops *fn(void). The module's code calls the
+ * link's and the log's functions of kenaf-simd itself (exported with
+ * -rdynamic). */
+
+/* The backend table: every kind the config knows, built or not. A kind
+ * built as a module is loaded on its first lookup (RTLD_NOW); NULL when
+ * it is not built or its module did not load (kn_backend_error says
+ * why, logged once; each such lookup is counted). */
 const struct kn_backend_ops *kn_backend_find(enum kn_backend_kind kind);
+/* The ops if built in or already loaded; never loads a module. */
+const struct kn_backend_ops *kn_backend_loaded(enum kn_backend_kind kind);
+/* Why the kind's module did not load ("module PATH: ..."), or NULL. */
+const char *kn_backend_error(enum kn_backend_kind kind);
+/* Lookups refused because a module did not load (the stats'
+ * backend_module_failures). */
+uint64_t kn_backend_module_failures(void);
 const char *kn_backend_kind_name(enum kn_backend_kind kind);
 /* "standin" or "standin, usarsim": for error messages. */
 const char *kn_backend_built_list(void);

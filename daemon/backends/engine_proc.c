@@ -37,6 +37,7 @@
 #include "engine_files.h"
 #include "krp.h"
 #include "log.h"
+#include "selfdir.h"
 #include "usarsim_codec.h"
 
 enum pstate { P_STARTING, P_RUNNING, P_BACKOFF, P_STOPPING };
@@ -168,14 +169,7 @@ int kn_engine_resolve(const char *configured, char *out, size_t outlen, char *wh
         return try_path(configured, out, outlen, why, whylen) ? 0 : -1;
     }
     char self[PATH_MAX], cand[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    char *slash = NULL;
-    if (n > 0) {
-        self[n] = '\0';
-        slash = strrchr(self, '/');
-    }
-    if (slash) {
-        *slash = '\0';
+    if (kn_selfdir_get(self, sizeof self) == 0) {
         /* installed: side by side in bindir */
         snprintf(cand, sizeof cand, "%s/%s", self, KN_ENGINE_EXE);
         if (try_path(cand, out, outlen, why, whylen))

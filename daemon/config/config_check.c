@@ -151,8 +151,13 @@ static void check_backend_built(struct check *c, size_t i, const struct kn_cfg_b
         return;
     char path[64];
     snprintf(path, sizeof path, "$.robots[%zu].backend.type", i);
-    problem(c, path, "expected a backend built into this kenaf-simd (%s), got \"%s\"",
-            kn_backend_built_list(), kn_backend_kind_name(b->kind));
+    const char *why = kn_backend_error(b->kind);
+    if (why)
+        problem(c, path, "expected a backend whose module loads, got \"%s\" (%s)",
+                kn_backend_kind_name(b->kind), why);
+    else
+        problem(c, path, "expected a backend built into this kenaf-simd (%s), got \"%s\"",
+                kn_backend_built_list(), kn_backend_kind_name(b->kind));
 }
 
 static void check_stats_socket(struct check *c)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -578,12 +579,17 @@ static size_t used_size(const struct kn_config *c)
     return offsetof(struct kn_config, robots) + c->n_robots * sizeof c->robots[0];
 }
 
+static void clear_config(struct kn_config *c)
+{
+    memset(c, 0, offsetof(struct kn_config, robots));
+}
+
 /* partial: fill *out with what loaded even when there are problems. */
 static int parse_checked(const char *json, size_t len, struct kn_cfg_errs *e,
                          const char *schema_path, struct kn_config *out, bool partial)
 {
     if (partial) {
-        memset(out, 0, offsetof(struct kn_config, robots));
+        clear_config(out);
         snprintf(out->source, sizeof out->source, "%s", e->name);
         out->log_level = KN_LOG_INFO;
     }
@@ -645,7 +651,7 @@ static size_t load_file(const char *path, const char *schema_path, struct kn_con
     struct kn_cfg_errs e;
     kn_config_errs_init(&e, path, err, errlen);
     if (partial) {
-        memset(out, 0, offsetof(struct kn_config, robots));
+        clear_config(out);
         snprintf(out->source, sizeof out->source, "%s", e.name);
     }
     if (path == NULL) {

@@ -462,4 +462,11 @@ const struct kn_backend_ops kn_gzsim_ops = {
     .input = gz_input,
     .send_command = gz_send_command,
     .stats = gz_stats,
+    .command = kn_gzsim_command,
 };
+
+/* The module's one entry point (kenaf-simd-gz.so; backend.c's table). */
+const struct kn_backend_ops *kn_gzsim_module_ops(void)
+{
+    return &kn_gzsim_ops;
+}

@@ -15,6 +15,8 @@
 #include "state.h"
 
 extern const struct kn_backend_ops kn_gzsim_ops;
+/* The entry point kenaf-simd looks up in the module kenaf-simd-gz.so. */
+const struct kn_backend_ops *kn_gzsim_module_ops(void);
 
 /* Calls the world's /world/<W>/control service with c. Returns 0 when the
  * request went out (its Boolean answer is counted in the stats), -1 when l
