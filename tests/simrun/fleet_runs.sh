@@ -39,10 +39,13 @@ cmp "$tmp/a-alpha.csv" "$tmp/b-alpha.csv" || fail "alpha's trajectories differ b
 cmp "$tmp/a-bravo.csv" "$tmp/b-bravo.csv" || fail "bravo's trajectories differ between an idle and a loaded run"
 
 # 3. judged per robot: the square beside a robot that does not drive
-# (the scenario's one start: bravo 3 m to the left of alpha)
+# (the scenario's one start: bravo 3 m to the left of alpha); bravo's
+# program starts 1.5 s late, longer than the library's default wait for
+# a STEP, which alpha's first STEP spends waiting for it
 set +e
 "$run" --scenario "$scen/square.json" --junit "$tmp/c.xml" \
-    --robot alpha -- "$square" --robot bravo -- "$tmp/driver" 0 2 >"$tmp/c.out" 2>&1
+    --robot alpha -- "$square" --robot bravo -- sh -c 'sleep 1.5; exec "$0" 0 2' "$tmp/driver" \
+    >"$tmp/c.out" 2>&1
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || { cat "$tmp/c.out"; fail "square and idle robot: exit $rc, want 1"; }
