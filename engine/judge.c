@@ -1,6 +1,8 @@
 /* Scenario verdicts for external controllers (judge.h). One format with
  * the engine's own scenario runs: the same file, the same samples, the
- * same criteria; only the controller is a program outside the engine. */
+ * same criteria; only the controller is a program outside the engine.
+ * A fleet is judged robot by robot: each has its own samples, criterion
+ * state, limits and verdict; the world's time limit is theirs alike. */
 #include "judge.h"
 
 #include <errno.h>
@@ -12,24 +14,93 @@
 #define DEG (180.0 / M_PI)
 #define JUDGE_SAMPLE_S 0.01 /* as the engine's scenario runs */
 
+/* One judged robot. */
+struct bot {
+    char name[KN_SCENARIO_ROBOT_NAME];
+    struct kn_pose start;
+    double start_flip[KN_NFLIPPERS];
+    struct kn_crit_state *cs;
+    int robot;
+    bool started, over, exited;
+    uint64_t next, end_step; /* in physics steps */
+    struct kn_result res;
+    struct kn_sample prev;
+    int decided, passed;
+    bool time_limit, gone;
+    double max_tilt, max_torque; /* over the run: rad, N*m */
+    double max_tilt_t, max_torque_t;
+    double end_t; /* simulated time its judging ended */
+    char limit_why[200];
+};
+
 struct kn_judge {
     struct kn_judge_opts o;
     struct kn_scenario sc;
-    struct kn_crit_state *cs;
     struct kn_world *w;
-    int robot;
-    bool started, over, finished;
-    uint64_t every, next, end_step; /* in physics steps */
-    struct kn_result res;
+    bool finished, fleet, idle;
+    uint64_t every; /* in physics steps */
     int cap;
-    struct kn_sample prev;
-    int decided, passed;
-    bool time_limit, idle, gone;
     double idle_wall_s;
-    double max_tilt, max_torque; /* over the run: rad, N*m */
-    double max_tilt_t, max_torque_t;
-    char limit_why[200];
+    char waiting_for[KN_SCENARIO_MAX_ROBOTS * KN_SCENARIO_ROBOT_NAME];
+    int nbots;
+    struct bot bots[KN_SCENARIO_MAX_ROBOTS];
 };
+
+/* The fleet's names (comma-separated) into bots, each at its start. */
+static int add_fleet(struct kn_judge *j, const char *names, char *err, size_t errlen)
+{
+    const char *p = names;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char name[KN_SCENARIO_ROBOT_NAME + 1];
+        if (n >= sizeof name)
+            n = sizeof name - 1;
+        memcpy(name, p, n);
+        name[n] = '\0';
+        if (!kn_scenario_robot_name_ok(name)) {
+            snprintf(err, errlen, "robot name \"%s\": 1..%d letters, digits, '_' or '-'", name,
+                     KN_SCENARIO_ROBOT_NAME - 1);
+            return -1;
+        }
+        if (j->nbots == KN_SCENARIO_MAX_ROBOTS) {
+            snprintf(err, errlen, "more than %d robots", KN_SCENARIO_MAX_ROBOTS);
+            return -1;
+        }
+        if (kn_judge_find(j, name) >= 0) {
+            snprintf(err, errlen, "robot %s named twice", name);
+            return -1;
+        }
+        struct bot *b = &j->bots[j->nbots];
+        snprintf(b->name, sizeof b->name, "%.31s", name);
+        if (kn_scenario_fleet_start(&j->sc, name, j->nbots, &b->start, b->start_flip) < 0) {
+            char known[KN_SCENARIO_MAX_ROBOTS * KN_SCENARIO_ROBOT_NAME] = "";
+            for (int i = 0; i < j->sc.nrobots; i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                         j->sc.robots[i].name);
+            snprintf(err, errlen, "%s declares no robot %s (its robots: %s)", j->o.scenario, name,
+                     known);
+            return -1;
+        }
+        j->nbots++;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (j->nbots == 0) {
+        snprintf(err, errlen, "no robot names");
+        return -1;
+    }
+    /* every robot the file declares needs its program: one left standing
+     * would block the lockstep world for ever */
+    for (int i = 0; i < j->sc.nrobots; i++)
+        if (kn_judge_find(j, j->sc.robots[i].name) < 0) {
+            snprintf(err, errlen, "%s declares robot %s: give it a program too", j->o.scenario,
+                     j->sc.robots[i].name);
+            return -1;
+        }
+    return 0;
+}
 
 struct kn_judge *kn_judge_new(const struct kn_judge_opts *o, char *err, size_t errlen)
 {
@@ -51,16 +122,39 @@ struct kn_judge *kn_judge_new(const struct kn_judge_opts *o, char *err, size_t e
         kn_judge_free(j);
         return NULL;
     }
-    j->cs = kn_crit_begin(&j->sc);
-    j->every = (uint64_t)fmax(1.0, llround(JUDGE_SAMPLE_S / j->sc.pp.step_s));
-    j->end_step = (uint64_t)llround(j->sc.duration / j->sc.pp.step_s);
-    j->cap = (int)(j->end_step / j->every) + 2;
-    j->res.samples = malloc((size_t)j->cap * sizeof *j->res.samples);
-    j->res.finite = 1;
-    if (!j->cs || !j->res.samples) {
-        snprintf(err, errlen, "out of memory");
+    j->fleet = o->robots != NULL;
+    if (j->fleet) {
+        if (add_fleet(j, o->robots, err, errlen)) {
+            kn_judge_free(j);
+            return NULL;
+        }
+    } else if (j->sc.nrobots > 0) {
+        snprintf(err, errlen,
+                 "%s declares %d robots: give each its program (kenaf-sim-run --scenario "
+                 "FILE --robot %s -- PROGRAM ...)",
+                 o->scenario, j->sc.nrobots, j->sc.robots[0].name);
         kn_judge_free(j);
         return NULL;
+    } else {
+        j->nbots = 1;
+        j->bots[0].start = j->sc.start;
+        memcpy(j->bots[0].start_flip, j->sc.start_flip, sizeof j->sc.start_flip);
+    }
+    j->every = (uint64_t)fmax(1.0, llround(JUDGE_SAMPLE_S / j->sc.pp.step_s));
+    uint64_t end_step = (uint64_t)llround(j->sc.duration / j->sc.pp.step_s);
+    j->cap = (int)(end_step / j->every) + 2;
+    for (int i = 0; i < j->nbots; i++) {
+        struct bot *b = &j->bots[i];
+        b->robot = -1;
+        b->end_step = end_step;
+        b->cs = kn_crit_begin(&j->sc);
+        b->res.samples = malloc((size_t)j->cap * sizeof *b->res.samples);
+        b->res.finite = 1;
+        if (!b->cs || !b->res.samples) {
+            snprintf(err, errlen, "out of memory");
+            kn_judge_free(j);
+            return NULL;
+        }
     }
     return j;
 }
@@ -69,8 +163,10 @@ void kn_judge_free(struct kn_judge *j)
 {
     if (!j)
         return;
-    kn_crit_free(j->cs);
-    free(j->res.samples);
+    for (int i = 0; i < j->nbots; i++) {
+        kn_crit_free(j->bots[i].cs);
+        free(j->bots[i].res.samples);
+    }
     kn_scenario_free(&j->sc);
     free(j);
 }
@@ -80,114 +176,200 @@ const struct kn_scenario *kn_judge_scenario(const struct kn_judge *j)
     return &j->sc;
 }
 
+bool kn_judge_is_fleet(const struct kn_judge *j)
+{
+    return j->fleet;
+}
+
+int kn_judge_count(const struct kn_judge *j)
+{
+    return j->nbots;
+}
+
+const char *kn_judge_name(const struct kn_judge *j, int slot)
+{
+    return j->bots[slot].name;
+}
+
+int kn_judge_find(const struct kn_judge *j, const char *name)
+{
+    for (int i = 0; i < j->nbots; i++)
+        if (strcmp(j->bots[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
 bool kn_judge_started(const struct kn_judge *j)
 {
-    return j->started;
+    for (int i = 0; i < j->nbots; i++)
+        if (j->bots[i].started)
+            return true;
+    return false;
+}
+
+bool kn_judge_all_started(const struct kn_judge *j)
+{
+    for (int i = 0; i < j->nbots; i++)
+        if (!j->bots[i].started)
+            return false;
+    return true;
 }
 
 bool kn_judge_over(const struct kn_judge *j)
 {
-    return j->over;
+    for (int i = 0; i < j->nbots; i++)
+        if (!j->bots[i].over)
+            return false;
+    return true;
 }
 
 uint64_t kn_judge_next_step(const struct kn_judge *j)
 {
-    return j->started && !j->over ? j->next : UINT64_MAX;
+    uint64_t next = UINT64_MAX;
+    for (int i = 0; i < j->nbots; i++)
+        if (j->bots[i].started && !j->bots[i].over && j->bots[i].next < next)
+            next = j->bots[i].next;
+    return next;
 }
 
-static void take(struct kn_judge *j)
+int kn_judge_claim(const struct kn_judge *j, const char *name, struct kn_pose *pose,
+                   const double **flip)
+{
+    int slot = j->fleet ? kn_judge_find(j, name) : 0;
+    if (slot < 0 || j->bots[slot].started)
+        return -1;
+    *pose = j->bots[slot].start;
+    *flip = j->bots[slot].start_flip;
+    return slot;
+}
+
+static void take(struct kn_judge *j, struct bot *b)
 {
     struct kn_sample cur;
-    kn_scenario_sample(j->w, j->robot, j->res.nsamples ? &j->prev : NULL, &cur);
-    j->prev = cur;
-    if (j->res.nsamples < j->cap)
-        j->res.samples[j->res.nsamples++] = cur;
+    kn_scenario_sample(j->w, b->robot, b->res.nsamples ? &b->prev : NULL, &cur);
+    b->prev = cur;
+    b->end_t = cur.t;
+    if (b->res.nsamples < j->cap)
+        b->res.samples[b->res.nsamples++] = cur;
     if (!kn_sample_finite(&cur)) {
-        j->res.finite = 0;
-        j->over = true;
-        snprintf(j->limit_why, sizeof j->limit_why, "non-finite state at t=%.2f s", cur.t);
+        b->res.finite = 0;
+        b->over = true;
+        snprintf(b->limit_why, sizeof b->limit_why, "non-finite state at t=%.2f s", cur.t);
         return;
     }
-    if (cur.max_depth > j->res.max_depth)
-        j->res.max_depth = cur.max_depth;
+    if (cur.max_depth > b->res.max_depth)
+        b->res.max_depth = cur.max_depth;
     double tilt = fmax(fabs(cur.rpy[0]), fabs(cur.rpy[1]));
-    if (tilt > j->max_tilt) {
-        j->max_tilt = tilt;
-        j->max_tilt_t = cur.t;
+    if (tilt > b->max_tilt) {
+        b->max_tilt = tilt;
+        b->max_tilt_t = cur.t;
     }
     for (int k = 0; k < KN_NFLIPPERS; k++)
-        if (fabs(cur.torque[k]) > j->max_torque) {
-            j->max_torque = fabs(cur.torque[k]);
-            j->max_torque_t = cur.t;
+        if (fabs(cur.torque[k]) > b->max_torque) {
+            b->max_torque = fabs(cur.torque[k]);
+            b->max_torque_t = cur.t;
         }
-    /* a broken limit ends the run: nothing after it can mend it */
-    if (!j->limit_why[0] && j->sc.limit_tilt > 0 && tilt > j->sc.limit_tilt) {
-        snprintf(j->limit_why, sizeof j->limit_why, "tilted %.1f deg at t=%.2f s (limit %.1f deg)",
+    /* a broken limit ends the robot's run: nothing after it can mend it */
+    if (!b->limit_why[0] && j->sc.limit_tilt > 0 && tilt > j->sc.limit_tilt) {
+        snprintf(b->limit_why, sizeof b->limit_why, "tilted %.1f deg at t=%.2f s (limit %.1f deg)",
                  tilt * DEG, cur.t, j->sc.limit_tilt * DEG);
-        j->over = true;
+        b->over = true;
     }
-    if (!j->limit_why[0] && j->sc.limit_torque > 0 && j->max_torque > j->sc.limit_torque) {
-        snprintf(j->limit_why, sizeof j->limit_why,
-                 "flipper torque %.1f N*m at t=%.2f s (limit %.1f N*m)", j->max_torque, cur.t,
+    if (!b->limit_why[0] && j->sc.limit_torque > 0 && b->max_torque > j->sc.limit_torque) {
+        snprintf(b->limit_why, sizeof b->limit_why,
+                 "flipper torque %.1f N*m at t=%.2f s (limit %.1f N*m)", b->max_torque, cur.t,
                  j->sc.limit_torque);
-        j->over = true;
+        b->over = true;
     }
     /* the criterion's first decision stands, as in the engine's own runs */
-    if (!j->decided && kn_crit_sample(j->cs, &cur, &j->passed, j->res.why, sizeof j->res.why))
-        j->decided = 1;
+    if (!b->decided && kn_crit_sample(b->cs, &cur, &b->passed, b->res.why, sizeof b->res.why))
+        b->decided = 1;
 }
 
-bool kn_judge_start(struct kn_judge *j, struct kn_world *w, int robot, uint64_t steps)
+void kn_judge_start(struct kn_judge *j, int slot, struct kn_world *w, int robot, uint64_t steps)
 {
-    if (j->started)
-        return false;
-    j->started = true;
+    struct bot *b = &j->bots[slot];
     j->w = w;
-    j->robot = robot;
-    j->end_step += steps;
-    j->next = steps + j->every;
-    take(j);
-    return true;
+    b->started = true;
+    b->robot = robot;
+    b->end_step += steps;
+    b->next = steps + j->every;
+    take(j, b);
 }
 
 void kn_judge_steps(struct kn_judge *j, uint64_t steps)
 {
-    while (j->started && !j->over && steps >= j->next) {
-        uint64_t at = j->next;
-        take(j);
-        j->next += j->every;
-        if (at >= j->end_step) {
-            j->time_limit = true;
-            j->over = true;
+    bool broken = false;
+    for (int i = 0; i < j->nbots; i++) {
+        struct bot *b = &j->bots[i];
+        while (b->started && !b->over && steps >= b->next) {
+            uint64_t at = b->next;
+            take(j, b);
+            b->next += j->every;
+            if (at >= b->end_step) {
+                b->time_limit = true;
+                b->over = true;
+            }
         }
+        broken |= !b->res.finite;
     }
+    /* a world gone non-finite is over for every robot in it */
+    for (int i = 0; broken && i < j->nbots; i++)
+        j->bots[i].over = true;
 }
 
 void kn_judge_robot_gone(struct kn_judge *j, int robot)
 {
-    if (j->started && !j->over && robot == j->robot) {
-        j->over = true;
-        j->gone = true;
+    for (int i = 0; i < j->nbots; i++) {
+        struct bot *b = &j->bots[i];
+        if (b->started && !b->over && b->robot == robot) {
+            b->over = true;
+            b->gone = true;
+        }
     }
 }
 
-void kn_judge_idle(struct kn_judge *j, double wall_s)
+void kn_judge_exited(struct kn_judge *j, int slot)
+{
+    struct bot *b = &j->bots[slot];
+    b->exited = true;
+    b->over = true;
+}
+
+void kn_judge_idle(struct kn_judge *j, double wall_s, const char *waiting_for)
 {
     j->idle = true;
     j->idle_wall_s = wall_s;
-    j->over = true;
+    snprintf(j->waiting_for, sizeof j->waiting_for, "%s", waiting_for);
+    for (int i = 0; i < j->nbots; i++)
+        j->bots[i].over = true;
 }
 
-static int write_file(const char *path, const struct kn_judge *j, int svg)
+/* path with "-NAME" before its suffix (a fleet's robot's file). */
+static void robot_path(const struct kn_judge *j, const char *path, const struct bot *b, char *out,
+                       size_t n)
 {
-    FILE *f = fopen(path, "w");
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!j->fleet)
+        snprintf(out, n, "%s", path);
+    else if (!dot || (slash && dot < slash))
+        snprintf(out, n, "%s-%s", path, b->name);
+    else
+        snprintf(out, n, "%.*s-%s%s", (int)(dot - path), path, b->name, dot);
+}
+
+static int write_file(const char *path, const struct kn_judge *j, const struct bot *b, int svg)
+{
+    char fn[1100];
+    robot_path(j, path, b, fn, sizeof fn);
+    FILE *f = fopen(fn, "w");
     if (!f) {
-        fprintf(stderr, "kenaf-engine: judge: cannot write %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "kenaf-engine: judge: cannot write %s: %s\n", fn, strerror(errno));
         return -1;
     }
-    int rc = svg ? kn_plot_write_svg(&j->sc, &j->res, f) : kn_result_write_csv(&j->res, f);
+    int rc = svg ? kn_plot_write_svg(&j->sc, &b->res, f) : kn_result_write_csv(&b->res, f);
     if (fclose(f) != 0 || rc) {
-        fprintf(stderr, "kenaf-engine: judge: writing %s failed\n", path);
+        fprintf(stderr, "kenaf-engine: judge: writing %s failed\n", fn);
         return -1;
     }
     return 0;
@@ -201,63 +383,92 @@ static void one_line(char *s)
             *s = ' ';
 }
 
-int kn_judge_finish(struct kn_judge *j)
+/* One robot's verdict and why. */
+static const char *decide(struct kn_judge *j, struct bot *b, char *why, size_t n)
 {
-    if (j->finished)
-        return 0;
-    j->finished = true;
-    if (j->started && !j->decided)
-        kn_crit_end(j->cs, &j->passed, j->res.why, sizeof j->res.why);
-    const char *verdict = "pass";
-    char why[512];
-    if (!j->started) {
-        verdict = "error";
-        snprintf(why, sizeof why, "no robot was spawned");
-    } else if (j->gone && !j->limit_why[0] && !j->decided) {
-        verdict = "error";
-        snprintf(why, sizeof why, "the robot left the world at t=%.2f s (its connection closed)",
-                 j->prev.t);
-    } else if (j->idle) {
-        verdict = "error";
-        snprintf(why, sizeof why,
-                 "simulated time stood still at t=%.2f s for %.0f s of wall "
-                 "time: the controller never lets time pass (hrt_sleep, hrt_go_forward, "
-                 "hrt_turning)",
-                 kn_world_time(j->w), j->idle_wall_s);
-    } else if (j->limit_why[0]) {
-        verdict = "fail";
-        snprintf(why, sizeof why, "%s", j->limit_why);
-    } else {
-        verdict = j->passed ? "pass" : "fail";
-        snprintf(why, sizeof why, "%s", j->res.why);
+    if (b->started && !b->decided)
+        kn_crit_end(b->cs, &b->passed, b->res.why, sizeof b->res.why);
+    if (!b->started) {
+        snprintf(why, n, "no robot was spawned%s%s", j->fleet ? " as " : "",
+                 j->fleet ? b->name : "");
+        return "error";
     }
+    if (b->gone && !b->limit_why[0] && !b->decided) {
+        snprintf(why, n, "the robot left the world at t=%.2f s (its connection closed)", b->prev.t);
+        return "error";
+    }
+    if (j->idle && !b->exited && !b->time_limit && !b->limit_why[0]) {
+        if (j->waiting_for[0])
+            snprintf(why, n,
+                     "simulated time stood still at t=%.2f s for %.0f s of wall time, waiting "
+                     "for the controller of %.300s: it never lets time pass (hrt_sleep, "
+                     "hrt_go_forward, hrt_turning)",
+                     kn_world_time(j->w), j->idle_wall_s, j->waiting_for);
+        else
+            snprintf(why, n,
+                     "simulated time stood still at t=%.2f s for %.0f s of wall "
+                     "time: the controller never lets time pass (hrt_sleep, hrt_go_forward, "
+                     "hrt_turning)",
+                     kn_world_time(j->w), j->idle_wall_s);
+        return "error";
+    }
+    if (b->limit_why[0]) {
+        snprintf(why, n, "%s", b->limit_why);
+        return "fail";
+    }
+    snprintf(why, n, "%s", b->res.why);
+    return b->passed ? "pass" : "fail";
+}
+
+static int write_verdict(struct kn_judge *j, struct bot *b)
+{
+    char why[600];
+    const char *verdict = decide(j, b, why, sizeof why);
     one_line(why);
     int rc = 0;
     if (j->o.verdict) {
-        FILE *f = fopen(j->o.verdict, "w");
+        char fn[1100];
+        robot_path(j, j->o.verdict, b, fn, sizeof fn);
+        FILE *f = fopen(fn, "w");
         if (!f) {
-            fprintf(stderr, "kenaf-engine: judge: cannot write %s: %s\n", j->o.verdict,
-                    strerror(errno));
+            fprintf(stderr, "kenaf-engine: judge: cannot write %s: %s\n", fn, strerror(errno));
             rc = -1;
         } else {
             char name[sizeof j->sc.name];
             snprintf(name, sizeof name, "%s", j->sc.name);
             one_line(name);
+            /* a program that exited: its time is when it ended, not the
+             * world's (which went on for the others) */
+            double sim = 0;
+            if (b->started)
+                sim = j->fleet && b->over ? b->end_t : kn_world_time(j->w);
             fprintf(f,
-                    "scenario=%s\nvariant=%d\nverdict=%s\nwhy=%s\nsim_s=%.3f\n"
+                    "scenario=%s\nvariant=%d\nrobot=%s\nverdict=%s\nwhy=%s\nsim_s=%.3f\n"
                     "time_limit=%d\nmust_exit=%d\nidle=%d\nsamples=%d\n"
                     "max_tilt_deg=%.2f\nmax_tilt_t=%.2f\nmax_torque_nm=%.2f\n"
                     "max_torque_t=%.2f\nduration_s=%.3f\n",
-                    name, j->o.variant, verdict, why, j->started ? kn_world_time(j->w) : 0.0,
-                    j->time_limit, j->sc.must_exit, j->idle, j->res.nsamples, j->max_tilt * DEG,
-                    j->max_tilt_t, j->max_torque, j->max_torque_t, j->sc.duration);
+                    name, j->o.variant, b->name, verdict, why, sim, b->time_limit, j->sc.must_exit,
+                    j->idle, b->res.nsamples, b->max_tilt * DEG, b->max_tilt_t, b->max_torque,
+                    b->max_torque_t, j->sc.duration);
             if (fclose(f) != 0)
                 rc = -1;
         }
     }
-    if (j->o.csv && write_file(j->o.csv, j, 0))
+    if (j->o.csv && write_file(j->o.csv, j, b, 0))
         rc = -1;
-    if (j->o.svg && j->res.nsamples > 0 && write_file(j->o.svg, j, 1))
+    if (j->o.svg && b->res.nsamples > 0 && write_file(j->o.svg, j, b, 1))
         rc = -1;
+    return rc;
+}
+
+int kn_judge_finish(struct kn_judge *j)
+{
+    if (j->finished)
+        return 0;
+    j->finished = true;
+    int rc = 0;
+    for (int i = 0; i < j->nbots; i++)
+        if (write_verdict(j, &j->bots[i]))
+            rc = -1;
     return rc;
 }

@@ -1,6 +1,8 @@
 /* The judge of a scenario run with an external controller (kenaf-sim-run
  * --scenario): kenaf-engine in server mode builds the scenario's world,
- * spawns the first robot at the scenario's start, samples it every 10 ms
+ * spawns the first robot at the scenario's start (or, for a fleet, each
+ * named robot at its own start: one judged robot per name), samples it
+ * every 10 ms
  * of simulated time exactly as the engine's own scenario runs do, feeds
  * the scenario's criterion (criteria.c) and limits, and at the end writes
  * the verdict, the trajectory CSV and its SVG plot. Time is counted in
@@ -21,6 +23,9 @@ struct kn_judge_opts {
     const char *svg;      /* plot, or NULL */
     double idle_s;        /* wall seconds without a step after the spawn: the
                            * controller does not let time pass */
+    const char *robots;   /* a fleet: the robots' names, comma-separated, or
+                           * NULL for the one robot; the outputs then get
+                           * "-NAME" before their suffix */
 };
 
 struct kn_judge;
@@ -30,9 +35,26 @@ struct kn_judge *kn_judge_new(const struct kn_judge_opts *o, char *err, size_t e
 void kn_judge_free(struct kn_judge *j);
 const struct kn_scenario *kn_judge_scenario(const struct kn_judge *j);
 
-/* The robot was spawned (robot id in w) at physics step `steps`: the first
- * sample is taken now. False when a robot is already judged. */
-bool kn_judge_start(struct kn_judge *j, struct kn_world *w, int robot, uint64_t steps);
+/* Which judged robot an INIT named `name` is: 0 for the one robot of a
+ * run without a fleet, the fleet's robot of that name, -1 when none (or
+ * it is already in the world). pose and flip: where it starts. */
+int kn_judge_claim(const struct kn_judge *j, const char *name, struct kn_pose *pose,
+                   const double **flip);
+
+/* Judged robot `slot` was spawned (robot id in w) at physics step
+ * `steps`: its first sample is taken now. */
+void kn_judge_start(struct kn_judge *j, int slot, struct kn_world *w, int robot, uint64_t steps);
+
+/* A fleet: its size and names; every robot in the world (all claimed). */
+bool kn_judge_is_fleet(const struct kn_judge *j);
+int kn_judge_count(const struct kn_judge *j);
+const char *kn_judge_name(const struct kn_judge *j, int slot);
+int kn_judge_find(const struct kn_judge *j, const char *name);
+bool kn_judge_all_started(const struct kn_judge *j);
+
+/* Robot `slot`'s program ended: nothing more is sampled for it; its
+ * verdict is made from what was seen. */
+void kn_judge_exited(struct kn_judge *j, int slot);
 
 /* The step count of the next sample, UINT64_MAX before the start or at
  * the end: the server does not step past it in one go. */
@@ -42,7 +64,7 @@ uint64_t kn_judge_next_step(const struct kn_judge *j);
 void kn_judge_steps(struct kn_judge *j, uint64_t steps);
 
 /* The run is over for the world: the time limit came, the state went
- * non-finite or a limit broke. */
+ * non-finite or a limit broke (for a fleet: for every robot). */
 bool kn_judge_over(const struct kn_judge *j);
 bool kn_judge_started(const struct kn_judge *j);
 
@@ -50,8 +72,9 @@ bool kn_judge_started(const struct kn_judge *j);
  * sampled; the verdict is made from what was seen. */
 void kn_judge_robot_gone(struct kn_judge *j, int robot);
 
-/* The controller let no time pass for wall_s seconds of wall time. */
-void kn_judge_idle(struct kn_judge *j, double wall_s);
+/* The controllers let no time pass for wall_s seconds of wall time;
+ * waiting_for names the robots the world waited for ("" for the one). */
+void kn_judge_idle(struct kn_judge *j, double wall_s, const char *waiting_for);
 
 /* Decides and writes the outputs (once); 0 when they were written. */
 int kn_judge_finish(struct kn_judge *j);

@@ -269,7 +269,7 @@ static int parse_names(const cJSON *root, const char *path, struct kn_scenario *
                                         "comment", "robot",      "terrain",    "physics",
                                         "start",   "duration_s", "controller", "criterion",
                                         "expect",  "monotone",   "view",       "deviation",
-                                        "limits",  NULL };
+                                        "limits",  "robots",     NULL };
     if (kn_json_only_keys(root, keys, path, err, errlen) ||
         kn_json_str_opt(root, "name", sc->name, sizeof sc->name, path, err, errlen) ||
         kn_json_str_opt(root, "title", sc->title, sizeof sc->title, path, err, errlen) ||
@@ -332,35 +332,46 @@ static int load_terrain(const cJSON *root, const char *path, struct kn_scenario 
     return 0;
 }
 
-/* "start" (pose and flippers; x -1 and z NaN: the runner's defaults) and
- * "duration_s". */
+/* One start object: pose and flippers (x -1 and z NaN: the runner's
+ * defaults). ctx names it in errors. Also the robots' starts
+ * (scenario_robots.c). */
+int kn_scenario_parse_start(const struct cJSON *st, const char *ctx, struct kn_pose *pose,
+                            double flip[KN_NFLIPPERS], char *err, size_t errlen)
+{
+    static const char *const sk[] = {
+        "x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg", "flippers_deg", NULL
+    };
+    *pose = (struct kn_pose){ -1.0, 0, NAN, 0, 0, 0 };
+    double r = 0, p = 0, y = 0;
+    if (!cJSON_IsObject(st) || kn_json_only_keys(st, sk, ctx, err, errlen) ||
+        kn_json_num_opt(st, "x", -1e3, 1e3, &pose->x, ctx, err, errlen) ||
+        kn_json_num_opt(st, "y", -1e3, 1e3, &pose->y, ctx, err, errlen) ||
+        kn_json_num_opt(st, "z", -1e3, 1e3, &pose->z, ctx, err, errlen) ||
+        kn_json_num_opt(st, "roll_deg", -180, 180, &r, ctx, err, errlen) ||
+        kn_json_num_opt(st, "pitch_deg", -90, 90, &p, ctx, err, errlen) ||
+        kn_json_num_opt(st, "yaw_deg", -360, 360, &y, ctx, err, errlen) ||
+        parse_flippers_deg(st, "flippers_deg", flip, NULL, ctx, err, errlen)) {
+        if (!cJSON_IsObject(st))
+            snprintf(err, errlen, "%s: must be an object", ctx);
+        return -1;
+    }
+    pose->roll = r * DEG;
+    pose->pitch = p * DEG;
+    pose->yaw = y * DEG;
+    return 0;
+}
+
+/* "start" and "duration_s". */
 static int parse_start(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
                        size_t errlen)
 {
     sc->start = (struct kn_pose){ -1.0, 0, NAN, 0, 0, 0 };
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "start");
     if (st) {
-        static const char *const sk[] = {
-            "x", "y", "z", "roll_deg", "pitch_deg", "yaw_deg", "flippers_deg", NULL
-        };
         char ctx[600];
         snprintf(ctx, sizeof ctx, "%s: start", path);
-        double r = 0, p = 0, y = 0;
-        if (!cJSON_IsObject(st) || kn_json_only_keys(st, sk, ctx, err, errlen) ||
-            kn_json_num_opt(st, "x", -1e3, 1e3, &sc->start.x, ctx, err, errlen) ||
-            kn_json_num_opt(st, "y", -1e3, 1e3, &sc->start.y, ctx, err, errlen) ||
-            kn_json_num_opt(st, "z", -1e3, 1e3, &sc->start.z, ctx, err, errlen) ||
-            kn_json_num_opt(st, "roll_deg", -180, 180, &r, ctx, err, errlen) ||
-            kn_json_num_opt(st, "pitch_deg", -90, 90, &p, ctx, err, errlen) ||
-            kn_json_num_opt(st, "yaw_deg", -360, 360, &y, ctx, err, errlen) ||
-            parse_flippers_deg(st, "flippers_deg", sc->start_flip, NULL, ctx, err, errlen)) {
-            if (!cJSON_IsObject(st))
-                snprintf(err, errlen, "%s: must be an object", ctx);
+        if (kn_scenario_parse_start(st, ctx, &sc->start, sc->start_flip, err, errlen))
             return -1;
-        }
-        sc->start.roll = r * DEG;
-        sc->start.pitch = p * DEG;
-        sc->start.yaw = y * DEG;
     }
     sc->duration = 30;
     return kn_json_num_opt(root, "duration_s", 0.01, 3600, &sc->duration, path, err, errlen);
@@ -499,6 +510,7 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
         load_robot_physics(root, path, sc, err, errlen) ||
         load_terrain(root, path, sc, err, errlen) || parse_start(root, path, sc, err, errlen) ||
         parse_controller(root, path, sc, err, errlen) ||
+        kn_scenario_parse_robots(root, path, sc, err, errlen) ||
         parse_criterion(cJSON_GetObjectItemCaseSensitive(root, "criterion"), sc, err, errlen) ||
         parse_expect_view(root, path, sc, err, errlen))
         rc = -1;

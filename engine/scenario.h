@@ -11,8 +11,23 @@
 #include "params.h"
 #include "terrain.h"
 #include "world.h"
+#include "engine_limits.h"
 
 #define KN_SCRIPT_MAX 32
+
+/* A fleet: robots sharing the scenario's world, each with its own
+ * controller program (kenaf-sim-run --scenario ... --robot NAME -- PROGRAM).
+ * The list of the file's "robots", or none: then the runner gives each
+ * robot a default start (kn_scenario_fleet_start). */
+/* as many as one engine world takes */
+#define KN_SCENARIO_MAX_ROBOTS KN_ENGINE_MAX_ROBOTS
+#define KN_SCENARIO_ROBOT_NAME 32 /* with the NUL */
+
+struct kn_scenario_robot {
+    char name[KN_SCENARIO_ROBOT_NAME];
+    struct kn_pose start;
+    double start_flip[KN_NFLIPPERS];
+};
 
 enum kn_expect { KN_EXPECT_PASS, KN_EXPECT_FAIL, KN_EXPECT_EITHER };
 
@@ -91,6 +106,9 @@ struct kn_scenario {
     char deviation[256]; /* what the study of a disagreement with the reference found
                           * (printed with the failed row; never makes it pass) */
     int view_side;       /* plot: 1 side view, 0 top view */
+    /* "robots" (external controllers only): 0 without the key */
+    struct kn_scenario_robot robots[KN_SCENARIO_MAX_ROBOTS];
+    int nrobots;
 };
 
 /* One sample of the trajectory (every 10 ms). */
@@ -123,6 +141,25 @@ int kn_scenario_count(const char *path, char *err, size_t errlen);
 /* Loads variant v of a scenario file. */
 int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err, size_t errlen);
 void kn_scenario_free(struct kn_scenario *sc);
+
+/* One start object (pose, flippers) into pose and flip; ctx names it in
+ * errors. */
+struct cJSON;
+int kn_scenario_parse_start(const struct cJSON *st, const char *ctx, struct kn_pose *pose,
+                            double flip[KN_NFLIPPERS], char *err, size_t errlen);
+/* The file's "robots" (scenario_robots.c): at most KN_SCENARIO_MAX_ROBOTS,
+ * each {"name", "start"}, names unique of [A-Za-z0-9_-], only with an
+ * external controller and not with "start". */
+int kn_scenario_parse_robots(const struct cJSON *root, const char *path, struct kn_scenario *sc,
+                             char *err, size_t errlen);
+/* 1 when name is a valid robot name (1..31 of A-Z a-z 0-9 _ -). */
+int kn_scenario_robot_name_ok(const char *name);
+/* Robot k of n named on the command line: the file's robot of that name
+ * (its index), or without "robots" the scenario's start moved 3 m per
+ * robot to the left of its heading (-1 when the file declares robots and
+ * none is so named). */
+int kn_scenario_fleet_start(const struct kn_scenario *sc, const char *name, int k,
+                            struct kn_pose *pose, double flip[KN_NFLIPPERS]);
 
 /* One sample of robot id in w now; prev (or NULL) carries the yaw unwrap. */
 void kn_scenario_sample(struct kn_world *w, int id, const struct kn_sample *prev,

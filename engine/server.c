@@ -144,6 +144,11 @@ static void conn_close(struct kn_srv_conn *c, const char *why)
         kn_srv_log(s, "client %u (%s) closed (%s)", c->id, c->peer, why);
     }
     kn_srv_steps_drop_conn(s, c);
+    if (c->judge_slot >= 0) { /* the fleet's world no longer waits for it */
+        c->judge_slot = -1;
+        c->step_target = 0;
+        kn_srv_fleet_update(s);
+    }
     for (struct kn_srv_conn **pp = &s->conns; *pp; pp = &(*pp)->next)
         if (*pp == c) {
             *pp = c->next;
@@ -255,6 +260,7 @@ static void on_connection(uv_stream_t *server, int status)
         return;
     c->srv = s;
     c->robot = -1;
+    c->judge_slot = -1;
     c->id = ++s->next_id;
     c->trusted = s->token[0] == '\0';
     uv_tcp_init(s->loop, &c->tcp);
@@ -303,7 +309,7 @@ static void shutdown_server(struct kn_srv *s, const char *why);
 
 /* A judged run ends (time limit, a broken limit, an idle controller): no
  * more steps, the verdict written, the server stops. */
-static void judge_end(struct kn_srv *s, const char *why)
+void kn_srv_judge_end(struct kn_srv *s, const char *why)
 {
     kn_srv_steps_fail_all(s, why);
     if (kn_judge_finish(s->judge))
@@ -328,8 +334,11 @@ static void on_judge_timer(uv_timer_t *t)
     if (idle >= s->o.judge_idle_s) {
         kn_srv_log(s, "judge: no step for %.1f s of wall time at t=%.3f s", idle,
                    kn_world_time(s->w));
-        kn_judge_idle(s->judge, idle);
-        judge_end(s, "the controller lets no time pass");
+        char waiting[KN_SCENARIO_MAX_ROBOTS * KN_SCENARIO_ROBOT_NAME] = "";
+        if (kn_judge_is_fleet(s->judge))
+            kn_srv_fleet_waiting(s, waiting, sizeof waiting);
+        kn_judge_idle(s->judge, idle, waiting);
+        kn_srv_judge_end(s, "the controller lets no time pass");
     }
 }
 
@@ -343,8 +352,10 @@ void kn_srv_advance(struct kn_srv *s, uint64_t n)
                 for (int k = 0; k < KN_NSTREAMS; k++)
                     if (c->next_due[k] < next)
                         next = c->next_due[k];
-        if (s->nstepq && s->stepq[0].target < next)
-            next = s->stepq[0].target;
+        /* a fleet's requests end at different steps, in no order */
+        for (int i = 0; i < s->nstepq; i++)
+            if (s->stepq[i].target < next)
+                next = s->stepq[i].target;
         if (s->judge && kn_judge_next_step(s->judge) < next)
             next = kn_judge_next_step(s->judge);
         uint64_t chunk = n;
@@ -360,7 +371,7 @@ void kn_srv_advance(struct kn_srv *s, uint64_t n)
         if (s->judge) {
             kn_judge_steps(s->judge, s->steps);
             if (kn_judge_over(s->judge)) {
-                judge_end(s, "the scenario's run is over");
+                kn_srv_judge_end(s, "the scenario's run is over");
                 return;
             }
         }
@@ -495,6 +506,7 @@ static void shutdown_server(struct kn_srv *s, const char *why)
         uv_close((uv_handle_t *)&s->judge_timer, NULL);
     if (s->stdin_open)
         uv_close((uv_handle_t *)&s->stdin_pipe, NULL);
+    kn_srv_fleet_close(s);
     if (s->beat_on)
         uv_close((uv_handle_t *)&s->beat_timer, NULL);
 }
@@ -515,7 +527,7 @@ static void on_signal(uv_signal_t *h, int signum)
     shutdown_server(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
-static void on_stdin_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+void kn_srv_alloc_rbuf(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
     struct kn_srv *s = h->data;
@@ -636,6 +648,7 @@ static int setup_judge(struct kn_srv *s)
         .csv = s->o.judge_csv,
         .svg = s->o.judge_svg,
         .idle_s = s->o.judge_idle_s,
+        .robots = s->o.judge_robots,
     };
     s->judge = kn_judge_new(&jo, err, sizeof err);
     if (!s->judge) {
@@ -761,7 +774,7 @@ int kn_srv_run(const struct kn_srv_opts *o)
         uv_pipe_init(s->loop, &s->stdin_pipe, 0);
         s->stdin_pipe.data = s;
         if (pipe_like && uv_pipe_open(&s->stdin_pipe, 0) == 0 &&
-            uv_read_start((uv_stream_t *)&s->stdin_pipe, on_stdin_alloc, on_stdin) == 0) {
+            uv_read_start((uv_stream_t *)&s->stdin_pipe, kn_srv_alloc_rbuf, on_stdin) == 0) {
             s->stdin_open = true;
         } else {
             kn_srv_log(s, "--stdin-watch: stdin is not a pipe; not watching it");
@@ -772,6 +785,10 @@ int kn_srv_run(const struct kn_srv_opts *o)
         uv_timer_init(s->loop, &s->judge_timer);
         s->judge_timer.data = s;
         uv_timer_start(&s->judge_timer, on_judge_timer, 250, 250);
+        if (s->o.judge_control && kn_srv_fleet_open(s, s->o.judge_control)) {
+            shutdown_server(s, "--judge-control cannot be read");
+            s->exit_code = 2;
+        }
     }
     kn_srv_schedule(s);
     uv_run(s->loop, UV_RUN_DEFAULT);

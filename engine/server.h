@@ -33,6 +33,8 @@ struct kn_srv_opts {
     int judge_variant;
     const char *judge_verdict, *judge_csv, *judge_svg;
     double judge_idle_s;
+    const char *judge_robots;  /* a fleet's names, comma-separated, or NULL */
+    const char *judge_control; /* a FIFO of "exited NAME" lines, or NULL */
 };
 
 /* Defaults: 127.0.0.1:3000, flat, realtime x1, USARSim's scan intervals. */

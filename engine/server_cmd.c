@@ -137,12 +137,6 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
     }
     struct kn_pose want = { pos[0], pos[1], pos[2], rpy[0], rpy[1], rpy[2] };
     struct kn_pose p = kn_srv_spawn_pose(s, pos, rpy);
-    /* a judged scenario run: its first robot starts where the scenario
-     * says, whatever the client asked for */
-    bool judged = s->judge && !kn_judge_started(s->judge);
-    const struct kn_scenario *sc = judged ? kn_judge_scenario(s->judge) : NULL;
-    if (judged)
-        p = want = sc->start;
     if (robots_in_world(s) >= KN_ENGINE_MAX_ROBOTS) {
         char why[160];
         snprintf(why, sizeof why,
@@ -152,9 +146,18 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
         kn_srv_fail(c, "Init", why);
         return;
     }
-    int id = kn_world_spawn(s->w, &s->rp, &p, judged ? sc->start_flip : NULL);
-    if (id >= 0 && judged)
-        kn_judge_start(s->judge, s->w, id, s->steps);
+    /* a judged scenario run: its robot (a fleet's: the one of the INIT's
+     * name) starts where the scenario says, whatever the client asked for */
+    char iname[64] = "";
+    copy_str(iname, sizeof iname, in.name);
+    const double *flip = NULL;
+    int slot = s->judge ? kn_judge_claim(s->judge, iname, &p, &flip) : -1;
+    if (slot >= 0)
+        want = p;
+    int id = kn_world_spawn(s->w, &s->rp, &p, flip);
+    if (id >= 0 && slot >= 0)
+        kn_judge_start(s->judge, slot, s->w, id, s->steps);
+    c->judge_slot = id >= 0 ? slot : -1;
     if (id < 0) {
         static const char why[] = "cannot spawn: pose out of range or out of memory";
         kn_srv_log_bad(c, &s->st.init_failed, why, line, len);
@@ -173,6 +176,8 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
     kn_srv_log(s, "client %u: robot %s spawned at x %.3f y %.3f yaw %.3f rad (KRP frame)%s", c->id,
                c->name, p.x, p.y, p.yaw, isnan(p.z) ? ", on the ground" : "");
     kn_srv_robot_started(c);
+    if (c->judge_slot >= 0)
+        kn_srv_fleet_update(s);
 }
 
 struct flip_cmd {
@@ -377,6 +382,10 @@ void kn_srv_line(struct kn_srv_conn *c, const char *line, size_t len)
         }
         break;
     default: kn_srv_log_bad(c, &s->st.unknown, "unknown command", line, len); return;
+    }
+    if (c->left) {
+        s->st.ignored++; /* its program ended: set-points stay as they were left */
+        return;
     }
     switch (k) {
     case KN_USAR_K_DRIVE: do_drive(c, &l, line, len); break;

@@ -122,25 +122,32 @@ static void ok_time(struct kn_srv_conn *c, const char *cmd)
 
 void kn_srv_steps_reached(struct kn_srv *s)
 {
-    int done = 0;
-    while (done < s->nstepq && s->stepq[done].target <= s->steps) {
+    /* in queue order; a fleet's requests (not sorted by end) as well */
+    int j = 0, done = 0;
+    for (int i = 0; i < s->nstepq; i++) {
+        if (s->stepq[i].target > s->steps) {
+            s->stepq[j++] = s->stepq[i];
+            continue;
+        }
         struct reply r;
         r_begin(&r, "Step", true);
         r_time(&r, s);
         r_int(&r, "Steps", s->steps);
-        r_send(&r, s->stepq[done].c);
+        r_send(&r, s->stepq[i].c);
+        s->stepq[i].c->step_target = 0;
         done++;
     }
-    if (done) {
-        memmove(s->stepq, s->stepq + done, (size_t)(s->nstepq - done) * sizeof s->stepq[0]);
-        s->nstepq -= done;
-    }
+    s->nstepq = j;
+    if (done && kn_srv_fleet_steps(s))
+        kn_srv_fleet_update(s);
 }
 
 void kn_srv_steps_fail_all(struct kn_srv *s, const char *why)
 {
-    for (int i = 0; i < s->nstepq; i++)
+    for (int i = 0; i < s->nstepq; i++) {
         fail(s->stepq[i].c, "Step", why);
+        s->stepq[i].c->step_target = 0;
+    }
     s->nstepq = 0;
     s->step_goal = s->steps;
 }
@@ -178,6 +185,15 @@ static void do_step(struct kn_srv_conn *c, const struct kn_usar_line *l)
     uint64_t n = (uint64_t)llround(ms * 1e-3 / s->pp.step_s);
     if (n == 0)
         n = 1;
+    if (kn_srv_fleet_steps(s)) {
+        if (c->step_target) { /* its clock is one: one request at a time */
+            s->st.bad_value++;
+            fail(c, "Step", "one Step at a time per robot of a fleet");
+            return;
+        }
+        kn_srv_fleet_step(c, n);
+        return;
+    }
     uint64_t base = s->step_goal > s->steps ? s->step_goal : s->steps;
     s->step_goal = base + n;
     s->stepq[s->nstepq].c = c;

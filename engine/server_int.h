@@ -122,6 +122,13 @@ struct kn_srv_conn {
     double odo_belt[2];             /* belt positions at the last odometry update */
     double batt_a;                  /* smoothed current draw for the battery life */
     bool batt_a_set;
+
+    /* a judged run (--judge): which judged robot this is (-1: none); a
+     * fleet's robot whose program ended (--judge-control) takes no more
+     * commands and no longer holds the lockstep world back */
+    int judge_slot;
+    bool left;
+    uint64_t step_target; /* a fleet: its Step request's end, 0 = none */
 };
 
 struct kn_srv {
@@ -161,6 +168,13 @@ struct kn_srv {
     struct kn_judge *judge;
     uv_timer_t judge_timer;
     uint64_t judge_seen_steps, judge_seen_ns; /* no step since then: idle */
+    /* a fleet's lockstep (server_fleet.c): the world moves only to the
+     * nearest end of the robots' Step requests, once every robot has one;
+     * robots' programs report their end on --judge-control */
+    uv_pipe_t fleet_ctl;
+    bool fleet_ctl_open;
+    struct kn_linebuf fleet_lb;
+    char fleet_lbuf[128];
 
     struct kn_srv_outfd log;  /* stderr */
     struct kn_srv_outfd beat; /* stdout: PORT, then the --heartbeat-ms lines */
@@ -228,6 +242,26 @@ void kn_srv_deadman_check(struct kn_srv *s, uint64_t now_ns);
 void kn_srv_steps_reached(struct kn_srv *s);
 void kn_srv_steps_fail_all(struct kn_srv *s, const char *why);
 void kn_srv_steps_drop_conn(struct kn_srv *s, struct kn_srv_conn *c);
+
+/* The read buffer for a handle whose data is the server (stdin, the
+ * judge's control FIFO): read callbacks consume it before returning. */
+void kn_srv_alloc_rbuf(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+
+/* A judged run ends: no more steps, the verdicts written, the server stops. */
+void kn_srv_judge_end(struct kn_srv *s, const char *why);
+
+/* A fleet's lockstep (server_fleet.c). True when Step requests are the
+ * fleet's (each robot's own clock, a barrier); then: queue one. */
+bool kn_srv_fleet_steps(const struct kn_srv *s);
+void kn_srv_fleet_step(struct kn_srv_conn *c, uint64_t n);
+/* Sets step_goal: the nearest Step end once every judged robot still
+ * driven has one pending, else now. After any change to those. */
+void kn_srv_fleet_update(struct kn_srv *s);
+/* The robots the world waits for (no Step pending), comma-separated. */
+void kn_srv_fleet_waiting(const struct kn_srv *s, char *out, size_t n);
+/* --judge-control: opens it; 0 or -1 with the reason on stderr. */
+int kn_srv_fleet_open(struct kn_srv *s, const char *path);
+void kn_srv_fleet_close(struct kn_srv *s);
 
 /* server_out.c: periodic lines and replies */
 void kn_srv_emit(struct kn_srv_conn *c, enum kn_srv_stream k);

@@ -43,7 +43,8 @@ void kn_srv_usage(FILE *f)
             "                    [--ticks-per-m N] [--tick-ms N] [--stdin-watch]\n"
             "                    [--heartbeat-ms N] [--auth-token-env NAME] [--quiet]\n"
             "                    [--judge SCENARIO [--judge-variant N] [--judge-verdict FILE]\n"
-            "                     [--judge-csv FILE] [--judge-svg FILE] [--judge-idle S]]\n"
+            "                     [--judge-csv FILE] [--judge-svg FILE] [--judge-idle S]\n"
+            "                     [--judge-robots NAME,NAME... [--judge-control FIFO]]]\n"
             "       kenaf-engine --scenario FILE | --validate | --sanity NAME (see --help there)\n"
             "Serves the USARSim protocol on TCP (default 127.0.0.1:3000; port 0 picks a free\n"
             "one) and prints \"PORT <n>\" once listening. One robot per connection.\n"
@@ -69,6 +70,10 @@ void kn_srv_usage(FILE *f)
             "  --judge-csv FILE, --judge-svg FILE  the trajectory and its plot\n"
             "  --judge-idle S  end with an error after S s of wall time without a step\n"
             "              once the robot is spawned (default 20)\n"
+            "  --judge-robots NAMES  a fleet: one judged robot per name (an INIT of that\n"
+            "              name), at the scenario's start for it; the world steps only\n"
+            "              when every robot has asked for time; outputs get \"-NAME\"\n"
+            "  --judge-control FIFO  lines \"exited NAME\": that robot's program ended\n"
             "Config directory: %s\n",
             kn_run_config_dir());
 }
@@ -147,6 +152,8 @@ enum {
     O_JUDGE_CSV,
     O_JUDGE_SVG,
     O_JUDGE_IDLE,
+    O_JUDGE_ROBOTS,
+    O_JUDGE_CONTROL,
 };
 
 /* One option's value into o; 0, or 2 after saying what is wrong. */
@@ -230,6 +237,16 @@ static int set_option(struct kn_srv_opts *o, int opt, const char *v)
     case O_JUDGE_VERDICT: o->judge_verdict = v; return 0;
     case O_JUDGE_CSV: o->judge_csv = v; return 0;
     case O_JUDGE_SVG: o->judge_svg = v; return 0;
+    case O_JUDGE_ROBOTS:
+        if (!*v)
+            return bad("--judge-robots needs robot names, comma-separated", v);
+        o->judge_robots = v;
+        return 0;
+    case O_JUDGE_CONTROL:
+        if (!*v)
+            return bad("--judge-control needs a file (a FIFO)", v);
+        o->judge_control = v;
+        return 0;
     case O_JUDGE_IDLE:
         if (parse_double(v, 0.5, 3600, &d))
             return bad("--judge-idle needs seconds 0.5..3600", v);
@@ -262,6 +279,8 @@ int kn_srv_opts_parse(struct kn_srv_opts *o, int argc, char **argv)
         { "judge-csv", required_argument, NULL, O_JUDGE_CSV },
         { "judge-svg", required_argument, NULL, O_JUDGE_SVG },
         { "judge-idle", required_argument, NULL, O_JUDGE_IDLE },
+        { "judge-robots", required_argument, NULL, O_JUDGE_ROBOTS },
+        { "judge-control", required_argument, NULL, O_JUDGE_CONTROL },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };

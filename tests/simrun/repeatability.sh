@@ -5,10 +5,7 @@
 #   repeatability.sh KENAF-SIM-RUN SCENARIODIR CLIMB_STEP [N]
 set -eu
 run=$1 scen=$2 climb=$3 n=${4:-20}
-tmp=$(mktemp -d)
-loads=''
-trap 'for p in $loads; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 
 runs() { # tag
     k=0
@@ -20,17 +17,9 @@ runs() { # tag
 }
 
 runs idle
-cores=$(nproc 2>/dev/null || echo 2)
-[ "$cores" -ge 2 ] || cores=2
-i=0
-while [ "$i" -lt "$cores" ]; do
-    sh -c 'while :; do :; done' &
-    loads="$loads $!"
-    i=$((i + 1))
-done
+load_start
 runs loaded
-for p in $loads; do kill "$p"; done
-loads=''
+load_stop
 ref=$(cksum <"$tmp/idle-1.csv")
 for f in "$tmp"/*.csv; do
     [ "$(cksum <"$f")" = "$ref" ] || fail "$(basename "$f") differs from idle-1.csv"

@@ -11,14 +11,8 @@
 # sanitizers as the library it will load.
 set -eu
 run=$1 libdir=$2 inc=$3 scen=$4 src=$5 square=$6 san=${7:-none}
-cc=${CC:-cc}
-cflags='-std=c11 -Wall -Werror'
-[ "$san" = none ] || [ -z "$san" ] || cflags="$cflags -fsanitize=$san"
-command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler ($cc) to build the test controller"; exit 77; }
-tmp=$(mktemp -d)
-loads=''
-trap 'for p in $loads; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$src/lib.sh"
+cc_setup "$san"
 
 # built against kenaf.h only, linked to whatever libkenaf.so.1 is found at
 # run time: kenaf-sim-run points it at the simulation library
@@ -37,18 +31,10 @@ grep -q '<testcase classname="own_climber" name="climb-step"' "$tmp/a.xml" || fa
 [ "$(wc -l <"$tmp/a.csv")" -gt 900 ] || fail "CSV too short: $(wc -l <"$tmp/a.csv") lines"
 
 # 2. the same again with every core busy: byte for byte the same
-n=$(nproc 2>/dev/null || echo 2)
-[ "$n" -ge 2 ] || n=2
-i=0
-while [ "$i" -lt "$n" ]; do
-    sh -c 'while :; do :; done' &
-    loads="$loads $!"
-    i=$((i + 1))
-done
+load_start
 "$run" --scenario "$scen/climb-step.json" --trajectory "$tmp/b.csv" -- "$tmp/own_climber" \
     >"$tmp/b.out" 2>&1 || { cat "$tmp/b.out"; fail "own_climber under load: exit $?"; }
-for p in $loads; do kill "$p"; done
-loads=''
+load_stop
 cmp "$tmp/a.csv" "$tmp/b.csv" || fail "trajectories differ between an idle and a loaded run"
 [ "$(cksum <"$tmp/own_climber")" = "$sum1" ] || fail "the binary changed"
 
