@@ -94,9 +94,15 @@ static void measure(int robots, const char *view)
         cJSON *st = vb_cmd(
             &b, 10000, "{\"cmd\":\"eval\",\"expr\":\"fetch('api/stats').then(r => r.text())\"}");
         cJSON *v = cJSON_GetObjectItem(st, "value");
-        ck_abort_msg(
-            "the page measured only %.0f state frames; kenaf-view's counters: %s\nits stderr:\n%s",
-            n, cJSON_IsString(v) ? v->valuestring : "?", h_stderr(&view_proc));
+        /* Check cuts its message short: the diagnosis goes to stdout in
+         * full (meson's log keeps it), the failure says where to look */
+        printf("the page measured only %.0f state frames\nkenaf-view's counters: %s\n"
+               "kenaf-view's stderr:\n%s\n",
+               n, cJSON_IsString(v) ? v->valuestring : "?", h_stderr(&view_proc));
+        fflush(stdout);
+        ck_abort_msg("the page measured only %.0f state frames (%d robots); kenaf-view's "
+                     "counters and stderr are printed above",
+                     n, robots);
     }
     cJSON_Delete(lat);
     cJSON_Delete(work);
