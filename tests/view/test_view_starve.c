@@ -6,8 +6,9 @@
  * 3 s; cgroup v2's cpu.max, else v1's cpu.cfs_quota_us; that part is
  * skipped, saying why, where neither can be used). After each, every
  * robot's link must be up again with fresh states flowing, within a
- * generous deadline; the time it took is printed, not asserted. One case
- * per meson test (CK_RUN_CASE). */
+ * generous deadline; the time it took is printed, not asserted. Before
+ * that, the page's states arrive batched: several robots per message.
+ * One case per meson test (CK_RUN_CASE). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -181,11 +182,39 @@ static bool squeeze(pid_t pid, int percent, int ms, char *why, size_t whylen)
     return ok;
 }
 
+/* The pages get the robots' states in batches: one "states" message with
+ * the news of several robots, no robot twice in one. */
+static void expect_batches(struct vw_ws *a)
+{
+    bool several = false;
+    for (int k = 0; k < 200 && !several; k++) {
+        cJSON *m = vw_ws_expect(a, "states", H_LONG_MS);
+        ck_assert_ptr_nonnull(m);
+        const cJSON *list = cJSON_GetObjectItem(m, "states"), *s;
+        ck_assert(cJSON_GetArraySize(list) >= 1);
+        bool seen[NROBOTS] = { false };
+        cJSON_ArrayForEach(s, list)
+        {
+            ck_assert_str_eq(cJSON_GetObjectItem(s, "type")->valuestring, "state");
+            int id = cJSON_GetObjectItem(s, "robot")->valueint;
+            ck_assert_int_ge(id, 0);
+            ck_assert_int_lt(id, NROBOTS);
+            ck_assert_msg(!seen[id], "robot %d twice in one batch", id);
+            seen[id] = true;
+        }
+        several = cJSON_GetArraySize(list) >= 2;
+        cJSON_Delete(m);
+    }
+    ck_assert_msg(several, "200 batches with one robot's state each");
+    ck_assert(vw_stat(&v, "frames_out.states") < vw_stat(&v, "frames_out.state"));
+}
+
 START_TEST(starved)
 {
     fleet_up();
     struct vw_ws a;
     vw_ws_open(&a, v.port);
+    expect_batches(&a);
     cJSON *st = vw_ws_expect(&a, "state", H_LONG_MS);
     ck_assert_ptr_nonnull(st);
     cJSON_Delete(st);

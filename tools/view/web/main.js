@@ -93,6 +93,12 @@ function onMessage(m, arrival) {
     switch (m.type) {
     case 'hello': onHello(m); break;
     case 'world': if (t) t.setWorld(m.world); break;
+    case 'states': // every robot's news since the last batch, applied in one go
+        if (Array.isArray(m.states))
+            for (const s of m.states)
+                if (s && typeof s === 'object' && s.type === 'state')
+                    onMessage(s, arrival);
+        break;
     case 'state':
         if (t) {
             t.push(m, arrival);
