@@ -124,6 +124,26 @@ void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
         h_wait_backend_fresh(d, i, 30000);
 }
 
+void vb_daemon_start_standin(struct h_daemon *d, int count)
+{
+    static struct h_standin sims[VB_MAX_ROBOTS];
+    static char json[VB_MAX_ROBOTS * 300];
+    ck_assert_int_le(count, VB_MAX_ROBOTS);
+    size_t n = (size_t)snprintf(json, sizeof json, "[");
+    for (int i = 0; i < count; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "kenaf%d", i);
+        h_standin_start(&sims[i], 0, name, NULL);
+        n += (size_t)snprintf(json + n, sizeof json - n, "%s%s", i ? "," : "",
+                              h_standin_robot(name, sims[i].port, NULL));
+        ck_assert_uint_lt(n + 2, sizeof json);
+    }
+    strcat(json, "]");
+    h_daemon_start(d, json);
+    for (int i = 0; i < count; i++)
+        h_wait_backend_fresh(d, i, 30000);
+}
+
 void vb_daemon_restart(struct h_daemon *d, const char *terrain, int port)
 {
     static char json[512];
