@@ -5,11 +5,13 @@
 
 #include <check.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,7 +141,31 @@ void vb_daemon_start_standin(struct h_daemon *d, int count)
         ck_assert_uint_lt(n + 2, sizeof json);
     }
     strcat(json, "]");
-    h_daemon_start(d, json);
+    /* kenaf-simd sends a STATUS= notification per simulator link that
+     * comes up, and blocks once ten wait unread on the notify socket: they
+     * are read until the last link is up, and only then its stats */
+    h_daemon_spawn(d, "kenaf-simd", NULL, json, NULL, NULL, true);
+    char all[96];
+    snprintf(all, sizeof all, "%d/%d robots running, %d simulator links up", count, count, count);
+    bool up = false;
+    for (uint64_t end = h_now_us() + 30000000u; !up && h_now_us() < end;) {
+        struct pollfd pf = { .fd = d->notify_fd, .events = POLLIN };
+        if (poll(&pf, 1, 100) <= 0)
+            continue;
+        static char note[4096];
+        ssize_t n = recv(d->notify_fd, note, sizeof note - 1, 0);
+        if (n <= 0)
+            continue;
+        note[n] = '\0';
+        up = strstr(note, all) != NULL;
+        if (strstr(note, "READY=1")) /* h_daemon_ready looks for it */
+            snprintf(d->notes, sizeof d->notes, "READY=1\n");
+    }
+    if (!up) {
+        printf("kenaf-simd's stderr:\n%s\n", h_stderr(&d->proc));
+        ck_abort_msg("not every simulator link came up in 30 s (stderr above)");
+    }
+    h_daemon_ready(d);
     for (int i = 0; i < count; i++)
         h_wait_backend_fresh(d, i, 30000);
 }

@@ -204,7 +204,6 @@ function frame(now) {
         t.advanceBelts(pose.belt, dt);
         if (t.addTrail(pose.pos))
             d.trail.set(t.trail, d.model.geom.r, t.trailCut);
-        d.trail.line.visible = trailOn;
         shown.push([t, d, pose]);
     }
     const f = followed();
@@ -215,6 +214,8 @@ function frame(now) {
     for (const [t, d, pose] of shown) {
         const root = d.model.root;
         root.visible = detailed.has(t.id);
+        // a trail each is a draw call each: in a fleet, only the robots in full
+        d.trail.line.visible = trailOn && (root.visible || shown.length <= P.detail);
         if (!root.visible) {
             boxes.add(pose, d.model.geom, d.index);
             continue;
