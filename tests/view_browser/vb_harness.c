@@ -98,6 +98,18 @@ static void single_robot(char *json, size_t len, const char *terrain, int port)
              port, terrain, obstacle ? ",\"usarsim\":{\"start\":\"Approach\"}" : "");
 }
 
+/* From here on nobody reads the daemon's notifications, and kenaf-simd's
+ * sd_notify blocks the whole daemon once ten wait unread (a STATUS= per
+ * simulator link that goes down or up): a machine busy enough to make the
+ * links flap would hang it, every robot silent for good. With the socket
+ * gone, sd_notify fails at once and the daemon carries on. */
+static void notify_stop(struct h_daemon *d)
+{
+    close(d->notify_fd);
+    unlink(d->notify_path);
+    d->notify_fd = -1;
+}
+
 void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
 {
     static char json[8192];
@@ -122,6 +134,7 @@ void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
         strcat(json, "]");
     }
     h_daemon_start(d, json);
+    notify_stop(d);
     for (int i = 0; i < count; i++)
         h_wait_backend_fresh(d, i, 30000);
 }
@@ -166,6 +179,7 @@ void vb_daemon_start_standin(struct h_daemon *d, int count)
         ck_abort_msg("not every simulator link came up in 30 s (stderr above)");
     }
     h_daemon_ready(d);
+    notify_stop(d);
     for (int i = 0; i < count; i++)
         h_wait_backend_fresh(d, i, 30000);
 }
@@ -175,6 +189,7 @@ void vb_daemon_restart(struct h_daemon *d, const char *terrain, int port)
     static char json[512];
     single_robot(json, sizeof json, terrain, port);
     h_daemon_start(d, json);
+    notify_stop(d);
     h_wait_backend_fresh(d, 0, 30000);
 }
 
