@@ -17,7 +17,7 @@
 
 #include <check.h>
 
-#define MAX_PROCS 32
+#define MAX_PROCS 64 /* a fleet of 32 stand-in simulators and its daemon, view, browser */
 
 static char tmpdir[128];
 /* Every child of the running test, kept by value: the callers' h_proc

@@ -89,9 +89,9 @@ START_TEST(engine_world)
 }
 END_TEST
 
-/* Next state message, skipping everything but states and links; NULL on
- * timeout. */
-static cJSON *next_state_or_link(struct vw_ws *a, int timeout_ms)
+/* Next states message (the server's batch of states) or link message,
+ * skipping everything else; NULL on timeout. */
+static cJSON *next_states_or_link(struct vw_ws *a, int timeout_ms)
 {
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
     while (h_now_us() < end) {
@@ -103,7 +103,7 @@ static cJSON *next_state_or_link(struct vw_ws *a, int timeout_ms)
         cJSON *o = cJSON_ParseWithLength(msg, len);
         free(msg);
         const char *type = get(o, "type")->valuestring;
-        if (strcmp(type, "state") == 0 || strcmp(type, "link") == 0)
+        if (strcmp(type, "states") == 0 || strcmp(type, "link") == 0)
             return o;
         cJSON_Delete(o);
     }
@@ -129,7 +129,7 @@ START_TEST(daemon_restart)
     ck_assert_int_ne(h_wait_exit(&d.proc, H_LONG_MS), -1);
     uint64_t t_kill = h_now_us();
     cJSON *m;
-    while ((m = next_state_or_link(&a, 3 * H_LONG_MS)) != NULL &&
+    while ((m = next_states_or_link(&a, 3 * H_LONG_MS)) != NULL &&
            strcmp(get(m, "type")->valuestring, "link") != 0)
         cJSON_Delete(m);
     ck_assert_msg(m != NULL, "no link message after the daemon died");
@@ -141,14 +141,14 @@ START_TEST(daemon_restart)
 
     struct h_daemon d2;
     h_daemon_launch(&d2, "second", engine_robot(port, "flat"), NULL, NULL, true);
-    m = next_state_or_link(&a, 6 * H_LONG_MS);
+    m = next_states_or_link(&a, 6 * H_LONG_MS);
     ck_assert_msg(m != NULL, "nothing after the daemon came back");
     ck_assert_str_eq(get(m, "type")->valuestring, "link");
     ck_assert(cJSON_IsTrue(get(m, "up")));
     cJSON_Delete(m);
-    m = next_state_or_link(&a, 3 * H_LONG_MS);
+    m = next_states_or_link(&a, 3 * H_LONG_MS);
     ck_assert_msg(m != NULL, "no state after the link came back");
-    ck_assert_str_eq(get(m, "type")->valuestring, "state");
+    ck_assert_str_eq(get(m, "type")->valuestring, "states");
     cJSON_Delete(m);
     ck_assert_double_eq(vw_stat(&v, "robots.0.link.down_events"), 1);
     ck_assert_double_eq(vw_stat(&v, "robots.0.link.up_events"), 2);

@@ -296,8 +296,14 @@ int vw_ws_recv(struct vw_ws *w, char **msg, size_t *len, int timeout_ms)
 
 cJSON *vw_ws_expect(struct vw_ws *w, const char *type, int timeout_ms)
 {
+    bool state = strcmp(type, "state") == 0;
     uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
     for (;;) {
+        cJSON *list = w->batch ? cJSON_GetObjectItemCaseSensitive(w->batch, "states") : NULL;
+        if (state && cJSON_GetArraySize(list) > 0)
+            return cJSON_DetachItemFromArray(list, 0);
+        cJSON_Delete(w->batch);
+        w->batch = NULL;
         uint64_t now = h_now_us();
         if (now >= end)
             return NULL;
@@ -314,6 +320,12 @@ cJSON *vw_ws_expect(struct vw_ws *w, const char *type, int timeout_ms)
         ck_assert_msg(cJSON_IsString(t), "message without type");
         if (strcmp(t->valuestring, type) == 0)
             return o;
+        if (state && strcmp(t->valuestring, "states") == 0) {
+            ck_assert_msg(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "states")),
+                          "a states message without its array");
+            w->batch = o;
+            continue;
+        }
         cJSON_Delete(o);
     }
 }
@@ -347,6 +359,8 @@ void vw_ws_close(struct vw_ws *w, bool clean)
     }
     close(w->fd);
     w->fd = -1;
+    cJSON_Delete(w->batch);
+    w->batch = NULL;
     free(w->buf);
     w->buf = NULL;
     w->len = w->cap = 0;

@@ -39,6 +39,7 @@ struct vw_ws {
     size_t len, cap;
     bool eof;
     int close_code; /* from the server's close frame, or 0 */
+    cJSON *batch;   /* a "states" message whose states are not all taken */
 };
 
 /* Handshake at path with extra header lines ("Name: value\r\n"..., may be
@@ -62,7 +63,8 @@ void vw_ws_text(struct vw_ws *w, const char *text);
  * close frame (close_code set), -1 on timeout. */
 int vw_ws_recv(struct vw_ws *w, char **msg, size_t *len, int timeout_ms);
 /* The next message of the given "type" (others skipped), parsed; NULL on
- * timeout or close. The caller deletes it. */
+ * timeout or close. The caller deletes it. "state" takes the states of
+ * the server's "states" messages one by one, in their order. */
 cJSON *vw_ws_expect(struct vw_ws *w, const char *type, int timeout_ms);
 /* True when the server ends the connection (close frame or EOF) within
  * timeout_ms, whatever else it sends before. */

@@ -9,6 +9,7 @@
 //   {"cmd":"shot","name":N}           screenshot to SHOT_DIR/N.png + pixel measures
 //   {"cmd":"differ","a":N1,"b":N2}    fraction of pixels that differ
 //   {"cmd":"click","selector":S}      click a page element
+//   {"cmd":"key","key":K}             press a key (Playwright's names: "n", "Shift+N")
 //   {"cmd":"eval","expr":E}           value of a page expression
 //   {"cmd":"until","expr":E,"ms":T}   wait until the expression is true
 //   {"cmd":"frames","ms":T}           frames the page drew in T ms -> fps
@@ -74,6 +75,10 @@ async function main() {
         },
         async click(c) {
             await page.click(c.selector, { timeout: 5000 });
+            return {};
+        },
+        async key(c) {
+            await page.keyboard.press(c.key);
             return {};
         },
         async eval(c) {

@@ -5,11 +5,13 @@
 
 #include <check.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +98,18 @@ static void single_robot(char *json, size_t len, const char *terrain, int port)
              port, terrain, obstacle ? ",\"usarsim\":{\"start\":\"Approach\"}" : "");
 }
 
+/* From here on nobody reads the daemon's notifications, and kenaf-simd's
+ * sd_notify blocks the whole daemon once ten wait unread (a STATUS= per
+ * simulator link that goes down or up): a machine busy enough to make the
+ * links flap would hang it, every robot silent for good. With the socket
+ * gone, sd_notify fails at once and the daemon carries on. */
+static void notify_stop(struct h_daemon *d)
+{
+    close(d->notify_fd);
+    unlink(d->notify_path);
+    d->notify_fd = -1;
+}
+
 void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
 {
     static char json[8192];
@@ -120,6 +134,52 @@ void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
         strcat(json, "]");
     }
     h_daemon_start(d, json);
+    notify_stop(d);
+    for (int i = 0; i < count; i++)
+        h_wait_backend_fresh(d, i, 30000);
+}
+
+void vb_daemon_start_standin(struct h_daemon *d, int count)
+{
+    static struct h_standin sims[VB_MAX_ROBOTS];
+    static char json[VB_MAX_ROBOTS * 300];
+    ck_assert_int_le(count, VB_MAX_ROBOTS);
+    size_t n = (size_t)snprintf(json, sizeof json, "[");
+    for (int i = 0; i < count; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "kenaf%d", i);
+        h_standin_start(&sims[i], 0, name, NULL);
+        n += (size_t)snprintf(json + n, sizeof json - n, "%s%s", i ? "," : "",
+                              h_standin_robot(name, sims[i].port, NULL));
+        ck_assert_uint_lt(n + 2, sizeof json);
+    }
+    strcat(json, "]");
+    /* kenaf-simd sends a STATUS= notification per simulator link that
+     * comes up, and blocks once ten wait unread on the notify socket: they
+     * are read until the last link is up, and only then its stats */
+    h_daemon_spawn(d, "kenaf-simd", NULL, json, NULL, NULL, true);
+    char all[96];
+    snprintf(all, sizeof all, "%d/%d robots running, %d simulator links up", count, count, count);
+    bool up = false;
+    for (uint64_t end = h_now_us() + 30000000u; !up && h_now_us() < end;) {
+        struct pollfd pf = { .fd = d->notify_fd, .events = POLLIN };
+        if (poll(&pf, 1, 100) <= 0)
+            continue;
+        static char note[4096];
+        ssize_t n = recv(d->notify_fd, note, sizeof note - 1, 0);
+        if (n <= 0)
+            continue;
+        note[n] = '\0';
+        up = strstr(note, all) != NULL;
+        if (strstr(note, "READY=1")) /* h_daemon_ready looks for it */
+            snprintf(d->notes, sizeof d->notes, "READY=1\n");
+    }
+    if (!up) {
+        printf("kenaf-simd's stderr:\n%s\n", h_stderr(&d->proc));
+        ck_abort_msg("not every simulator link came up in 30 s (stderr above)");
+    }
+    h_daemon_ready(d);
+    notify_stop(d);
     for (int i = 0; i < count; i++)
         h_wait_backend_fresh(d, i, 30000);
 }
@@ -129,6 +189,7 @@ void vb_daemon_restart(struct h_daemon *d, const char *terrain, int port)
     static char json[512];
     single_robot(json, sizeof json, terrain, port);
     h_daemon_start(d, json);
+    notify_stop(d);
     h_wait_backend_fresh(d, 0, 30000);
 }
 

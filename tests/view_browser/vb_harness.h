@@ -15,7 +15,7 @@
 #include "harness.h"
 
 #define VB_SKIP 77 /* meson's "skipped" exit status */
-#define VB_MAX_ROBOTS 16
+#define VB_MAX_ROBOTS 32
 
 /* The `main` of the browser test and bench: runs the cases (h_run_cases)
  * when Chromium, node and playwright-core (tests/view_browser/node-deps:
@@ -28,6 +28,10 @@ int vb_main(const char *suite, const struct h_case *cases, size_t ncases);
  * with more, one engine (flat ground, started here) holds them all, placed
  * 0.8 m apart. Waits until every robot's simulator is up and fresh. */
 void vb_daemon_start(struct h_daemon *d, const char *terrain, int count);
+/* kenaf-simd with `count` robots named kenaf0.. on stand-in simulators
+ * (one each: the stand-in holds one robot; kinematic, no world terrain,
+ * so cheap enough for a fleet). Waits until every robot's simulator is up. */
+void vb_daemon_start_standin(struct h_daemon *d, int count);
 /* The same single-robot daemon again on the KRP/1 port it had (a restart). */
 void vb_daemon_restart(struct h_daemon *d, const char *terrain, int port);
 

@@ -51,16 +51,27 @@ void kn_view_wake_clients(struct kn_view *v)
         lws_callback_on_writable(c->wsi);
 }
 
+static void on_batch(lws_sorted_usec_list_t *sul)
+{
+    struct kn_view *v = lws_container_of(sul, struct kn_view, batch);
+    v->batch_armed = false;
+    kn_view_wake_clients(v);
+}
+
 void kn_view_new_state(struct kn_view *v, unsigned robot)
 {
     /* the state this one replaced (seq - 1) is skipped for every page it
      * was not sent to: counted as it happens, so a page that stopped
      * reading shows up in the counters while it is stopped */
     uint64_t replaced = v->robots[robot].state_seq - 1;
-    for (struct kn_vclient *c = v->clients; c; c = c->next) {
+    for (struct kn_vclient *c = v->clients; c; c = c->next)
         if (c->state_seq[robot] < replaced)
             v->st.states_skipped++;
-        lws_callback_on_writable(c->wsi);
+    /* the pages hear of it with the batch: states that arrive meanwhile go
+     * in the same message */
+    if (v->clients && !v->batch_armed) {
+        v->batch_armed = true;
+        lws_sul_schedule(v->ctx, 0, &v->batch, on_batch, KN_VIEW_BATCH_US);
     }
 }
 
@@ -153,6 +164,7 @@ char *kn_view_stats_json(struct kn_view *v)
     add_u64(out, "world", s->frames_world);
     add_u64(out, "link", s->frames_link);
     add_u64(out, "state", s->frames_state);
+    add_u64(out, "states", s->frames_states);
     add_u64(out, "states_skipped", s->states_skipped);
     cJSON *arr = cJSON_AddArrayToObject(o, "robots");
     for (unsigned i = 0; arr && i < v->nrobots; i++)
@@ -250,6 +262,7 @@ static void finish(struct kn_view *v)
 {
     if (v->ctx) {
         lws_sul_cancel(&v->tick);
+        lws_sul_cancel(&v->batch);
         lws_context_destroy(v->ctx); /* closes the clients first: they use v */
     }
     for (unsigned i = 0; i < v->nrobots; i++)

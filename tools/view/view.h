@@ -7,7 +7,8 @@
  * Memory stays bounded whatever the browsers do: each robot keeps one
  * latest state message, one link message and one world message; a client
  * keeps only how far it has got with each (a slow client skips to the
- * newest state instead of queueing), at most one message in flight and at
+ * newest state instead of queueing; the new states of all robots go out
+ * together, one "states" message per KN_VIEW_BATCH_US at most), at most one message in flight and at
  * most KN_VIEW_MSG_MAX bytes of what it sent. */
 #ifndef KN_VIEW_H
 #define KN_VIEW_H
@@ -24,7 +25,11 @@
 #include "view_json.h"
 #include "watch.h"
 
-#define KN_VIEW_MAX_ROBOTS 16
+#define KN_VIEW_MAX_ROBOTS 32
+/* States go to the pages in one message per batch, at most this often:
+ * about a display frame, so a page applies every robot's news in one go
+ * (32 robots at 50 Hz would be 1600 messages a second one by one). */
+#define KN_VIEW_BATCH_US 16000
 #define KN_VIEW_MSG_MAX (16 * 1024) /* largest message a page may send */
 #define KN_VIEW_FRAG (16 * 1024)    /* a world message goes out in pieces this big */
 /* A browser's socket send buffer (Linux doubles it for its bookkeeping).
@@ -96,7 +101,6 @@ struct kn_vclient {
     uint64_t link_ver[KN_VIEW_MAX_ROBOTS];
     uint64_t world_ver[KN_VIEW_MAX_ROBOTS];
     uint64_t state_seq[KN_VIEW_MAX_ROBOTS];
-    unsigned rr;          /* robot whose state goes next */
     struct kn_vblob *out; /* a world message going out in pieces */
     size_t out_off;
     char *in; /* the message being received */
@@ -108,7 +112,7 @@ struct kn_view_stats {
     uint64_t ws_accepted, ws_refused_full, ws_refused_path, ws_refused_origin;
     uint64_t ws_closed_by_peer, ws_closed_by_server, ws_closed_abrupt;
     uint64_t msg_reports, msg_oversized, msg_binary, msg_bad_json, msg_bad_type;
-    uint64_t frames_hello, frames_world, frames_link, frames_state, states_skipped;
+    uint64_t frames_hello, frames_world, frames_link, frames_state, frames_states, states_skipped;
     uint64_t write_failed, sndbuf_failed;
 };
 
@@ -117,6 +121,8 @@ struct kn_view {
     struct lws_context *ctx;
     struct lws_vhost *vh;
     lws_sorted_usec_list_t tick;
+    lws_sorted_usec_list_t batch; /* the next "states" message to the pages */
+    bool batch_armed;
     int port; /* the port listened on */
     unsigned nrobots;
     struct kn_vrobot robots[KN_VIEW_MAX_ROBOTS];
@@ -136,7 +142,8 @@ int kn_view_hello_update(struct kn_view *v);  /* after a robot's name changed */
 void kn_view_wake_clients(struct kn_view *v); /* something new to send */
 /* robot has a new state (its state_seq already counts it): counts the one
  * it replaced as skipped for every client it was not sent to
- * (states_skipped), and wakes every client */
+ * (states_skipped), and wakes every client when the batch is due
+ * (KN_VIEW_BATCH_US) */
 void kn_view_new_state(struct kn_view *v, unsigned robot);
 void kn_view_schedule(struct kn_view *v);    /* the robots' timers may have moved */
 char *kn_view_stats_json(struct kn_view *v); /* /api/stats, --stats; free() */

@@ -231,27 +231,45 @@ static int start_blob(struct kn_view *v, struct kn_vclient *c, struct kn_vblob *
     return write_piece(v, c);
 }
 
-/* The newest state of the next robot (round robin) that has one the
- * client has not seen; states it never saw were skipped, not queued
+/* Every robot's newest state that the client has not seen, in one
+ * message: {"type":"states","states":[state, ...]}, each state as
+ * kn_vjson_state makes it. States it never saw were skipped, not queued
  * (counted when they were replaced: kn_view_new_state). */
-static int write_state(struct kn_view *v, struct kn_vclient *c, bool *wrote)
+static unsigned char batch_buf[LWS_PRE + 64 + KN_VIEW_MAX_ROBOTS * (KN_VJSON_STATE_MAX + 1)];
+
+static int write_states(struct kn_view *v, struct kn_vclient *c, bool *wrote)
 {
-    for (unsigned k = 0; k < v->nrobots; k++) {
-        unsigned i = (c->rr + k) % v->nrobots;
-        struct kn_vrobot *r = &v->robots[i];
+    static const char head[] = "{\"type\":\"states\",\"states\":[";
+    char *p = (char *)batch_buf + LWS_PRE;
+    size_t n = sizeof head - 1;
+    memcpy(p, head, n);
+    unsigned count = 0;
+    for (unsigned i = 0; i < v->nrobots; i++) {
+        const struct kn_vrobot *r = &v->robots[i];
         if (r->state_seq <= c->state_seq[i])
             continue;
         c->state_seq[i] = r->state_seq;
-        c->rr = i + 1;
-        *wrote = true;
-        v->st.frames_state++;
-        return write_text(v, c->wsi, r->state, r->state_len, LWS_WRITE_TEXT);
+        if (count++)
+            p[n++] = ',';
+        memcpy(p + n, r->state, r->state_len);
+        n += r->state_len;
+    }
+    if (!count)
+        return 0;
+    p[n++] = ']';
+    p[n++] = '}';
+    *wrote = true;
+    v->st.frames_state += count;
+    v->st.frames_states++;
+    if (lws_write(c->wsi, (unsigned char *)p, n, LWS_WRITE_TEXT) < 0) {
+        v->st.write_failed++;
+        return -1;
     }
     return 0;
 }
 
 /* One message per call, in this order: the rest of a message in pieces,
- * hello, link changes, worlds, states. */
+ * hello, link changes, worlds, the states. */
 static int write_next(struct kn_view *v, struct kn_vclient *c, bool *wrote)
 {
     *wrote = true;
@@ -276,17 +294,20 @@ static int write_next(struct kn_view *v, struct kn_vclient *c, bool *wrote)
         }
     }
     *wrote = false;
-    return write_state(v, c, wrote);
+    return write_states(v, c, wrote);
 }
 
-static bool pending(const struct kn_view *v, const struct kn_vclient *c)
+/* More to send at once: anything but states, which wait for the next
+ * batch (kn_view_new_state) unless states_too (after a message that is
+ * not the batch, a client just connected or told of a link, say). */
+static bool pending(const struct kn_view *v, const struct kn_vclient *c, bool states_too)
 {
     if (c->out || (v->hello && c->hello_ver < v->hello_ver))
         return true;
     for (unsigned i = 0; i < v->nrobots; i++) {
         const struct kn_vrobot *r = &v->robots[i];
         if (c->link_ver[i] < r->link_ver || (r->world && c->world_ver[i] < r->world_ver) ||
-            c->state_seq[i] < r->state_seq)
+            (states_too && c->state_seq[i] < r->state_seq))
             return true;
     }
     return false;
@@ -298,9 +319,10 @@ static int ws_writeable(struct kn_view *v, struct pss *ps)
     if (!c)
         return 0;
     bool wrote = false;
+    uint64_t batches = v->st.frames_states;
     if (write_next(v, c, &wrote) < 0)
         return -1;
-    if (wrote && pending(v, c))
+    if (wrote && pending(v, c, v->st.frames_states == batches))
         lws_callback_on_writable(c->wsi);
     return 0;
 }

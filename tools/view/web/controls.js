@@ -1,6 +1,7 @@
 // What a person can do on the page: pick the view (buttons or keys 1-5),
 // steer the PTZ camera (buttons, arrow keys, +/-), follow the next robot
-// (n), hide the trail (t) or the overlay (h). The address bar follows the
+// (n) or the one before (N) (or pick it in the robot list, robot_list.js),
+// hide the trail (t) or the overlay (h). The address bar follows the
 // view and camera settings so the layout can be bookmarked. None of this
 // reaches the robot; PTZ steps reach kenaf-cameras when it shares the
 // camera (ptz_share.js).
@@ -57,7 +58,8 @@ export function bindControls(c) {
         else if (views.name === 'ptz' && e.key === 'ArrowDown') buttons['tilt-down']();
         else if (e.key === '+' || e.key === '=') buttons['zoom-in']();
         else if (e.key === '-') buttons['zoom-out']();
-        else if (e.key === 'n') c.nextRobot();
+        else if (e.key === 'n') c.nextRobot(1);
+        else if (e.key === 'N') c.nextRobot(-1);
         else if (e.key === 't') c.toggleTrail();
         else if (e.key === 'h') overlay.toggle();
         else

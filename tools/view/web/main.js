@@ -16,12 +16,16 @@ import { Trail } from './trail.js';
 import { bindControls } from './controls.js';
 import { RenderScale } from './render_scale.js';
 import { PtzShare } from './ptz_share.js';
+import { FleetBoxes, pickDetailed } from './fleet.js';
+import { RobotList } from './robot_list.js';
 
 const P = readParams(location.search);
 const tracks = new Map();          // robot id -> RobotTrack
 const drawn = new Map();           // robot id -> { model, doc, trail }
 let terrain = null, terrainKey = null;
-let followId = P.robot;
+let followId = typeof P.robot === 'number' ? P.robot : null;
+let followName = typeof P.robot === 'string' ? P.robot : null; // until a robot of that name is known
+let detailed = new Set();
 
 const renderer = new THREE.WebGLRenderer({ antialias: P.aa });
 const basePixelRatio = Math.min(window.devicePixelRatio || 1, 2);
@@ -56,6 +60,18 @@ function followed() {
     return tracks.get(followId) || tracks.values().next().value || null;
 }
 
+// The robot the camera follows (the list, the keys, ?robot=): by id.
+function follow(id) {
+    if (!tracks.has(id))
+        return;
+    followId = id;
+    followName = null;
+    const q = new URLSearchParams(location.search);
+    q.delete('follow');
+    q.set('robot', tracks.get(id).name);
+    history.replaceState(null, '', '?' + q.toString());
+}
+
 // ---- what the server says ----
 
 function onHello(m) {
@@ -71,6 +87,10 @@ function onHello(m) {
             t.name = name;
         else
             tracks.set(r.id, new RobotTrack(r.id, name));
+        if (followName !== null && name === followName) {
+            followId = r.id; // ?robot=NAME: kept until the robot has that name
+            followName = null;
+        }
     }
     for (const id of [...tracks.keys()])
         if (!ids.has(id))
@@ -93,6 +113,12 @@ function onMessage(m, arrival) {
     switch (m.type) {
     case 'hello': onHello(m); break;
     case 'world': if (t) t.setWorld(m.world); break;
+    case 'states': // every robot's news since the last batch, applied in one go
+        if (Array.isArray(m.states))
+            for (const s of m.states)
+                if (s && typeof s === 'object' && s.type === 'state')
+                    onMessage(s, arrival);
+        break;
     case 'state':
         if (t) {
             t.push(m, arrival);
@@ -148,7 +174,7 @@ function syncModel(t, index) {
     model.root.visible = false;
     scene.add(model.root);
     const trail = d ? d.trail : new Trail(scene, index);
-    d = { model, key, trail };
+    d = { model, key, trail, index };
     drawn.set(t.id, d);
     return d;
 }
@@ -166,24 +192,40 @@ function frame(now) {
     syncTerrain();
     let i = 0;
     poses.clear();
+    const shown = [];
     for (const t of tracks.values()) {
         const d = syncModel(t, i++);
         const pose = t.sample(performance.now());
-        if (!pose)
+        if (!pose) {
+            d.model.root.visible = false;
             continue;
+        }
         poses.set(t.id, pose);
+        t.advanceBelts(pose.belt, dt);
+        if (t.addTrail(pose.pos))
+            d.trail.set(t.trail, d.model.geom.r, t.trailCut);
+        shown.push([t, d, pose]);
+    }
+    const f = followed();
+    // the followed robot and the nearest few in full, the rest as boxes
+    // (fleet.js); the eye is where the camera was last frame
+    detailed = pickDetailed(poses, f ? f.id : null, views.camera().position, P.detail);
+    boxes.begin();
+    for (const [t, d, pose] of shown) {
         const root = d.model.root;
-        root.visible = true;
+        root.visible = detailed.has(t.id);
+        // a trail each is a draw call each: in a fleet, only the robots in full
+        d.trail.line.visible = trailOn && (root.visible || shown.length <= P.detail);
+        if (!root.visible) {
+            boxes.add(pose, d.model.geom, d.index);
+            continue;
+        }
         root.position.set(pose.pos[0], pose.pos[1], pose.pos[2]);
         root.quaternion.copy(pose.q);
         d.model.setFlippers(pose.flippers);
-        t.advanceBelts(pose.belt, dt);
         d.model.setBeltTravel(t.travel[0], t.travel[1]);
-        if (t.addTrail(pose.pos))
-            d.trail.set(t.trail, d.model.geom.r, t.trailCut);
-        d.trail.line.visible = trailOn;
     }
-    const f = followed();
+    boxes.end();
     const fd = f && drawn.get(f.id);
     views.update(f ? poses.get(f.id) || null : null, fd ? fd.model : null, dt);
     renderer.render(scene, views.camera());
@@ -195,6 +237,7 @@ function frame(now) {
         worldLabel: terrain ? terrain.label : '',
     });
     overlay.labelRobots([...tracks.values()].filter(t => poses.has(t.id)), project);
+    robotList.update(now, [...tracks.values()], f ? f.id : null);
     requestAnimationFrame(frame);
 }
 
@@ -213,12 +256,14 @@ function viewLabel() {
 }
 
 let trailOn = P.trail;
+const boxes = new FleetBoxes(scene);
+const robotList = new RobotList(id => follow(id));
 bindControls({
     views, overlay, VIEWS, ptzShare,
-    nextRobot() {
+    nextRobot(step = 1) {
         const ids = [...tracks.keys()].sort((a, b) => a - b);
         if (ids.length)
-            followId = ids[(ids.indexOf(followed().id) + 1) % ids.length];
+            follow(ids[(ids.indexOf(followed().id) + step + ids.length) % ids.length]);
     },
     toggleTrail() { trailOn = !trailOn; },
 });
@@ -246,6 +291,10 @@ Object.defineProperty(window, 'kenafView', {
         },
         get terrain() { return terrain ? terrain.label : null; },
         get following() { const f = followed(); return f ? f.id : null; },
+        // robots drawn in full (the rest are instanced boxes) and the draw
+        // calls of the last frame
+        get detailed() { return [...detailed]; },
+        get drawCalls() { return renderer.info.render.calls; },
         get robots() {
             return [...tracks.values()].map(t => ({
                 id: t.id, name: t.name, linkUp: t.linkUp, states: t.states,

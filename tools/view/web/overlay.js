@@ -5,6 +5,7 @@
 // refreshed a few times a second; labels follow the robots every frame.
 const DEG = 180 / Math.PI;
 const FLAGS = ['ESTOP', 'WATCHDOG', 'STALE', 'BACKEND_UP'];
+const OTHERS_MAX = 8; // lines for the other robots
 
 function el(id) {
     return document.getElementById(id);
@@ -72,7 +73,10 @@ export class Overlay {
                 : 'waiting';
             return `${o.name}: ${what}`;
         });
-        el('others').textContent = others.join('\n');
+        // a fleet's other robots are in the robot list: a few lines here
+        el('others').textContent = (others.length > OTHERS_MAX
+            ? [...others.slice(0, OTHERS_MAX - 1), `... and ${others.length - OTHERS_MAX + 1} more`]
+            : others).join('\n');
         el('ptzset').hidden = st.view !== 'ptz';
         el('ptzval').textContent = `pan ${fixed(st.ptz.pan, 0)}  tilt ${fixed(st.ptz.tilt, 0)}  zoom ${st.ptz.zoom.toFixed(1)}x`;
     }

@@ -25,13 +25,29 @@ function flag(q, key, def) {
     return !['0', 'no', 'off', 'false'].includes(q.get(key).toLowerCase());
 }
 
+const FLAG_WORDS = ['0', '1', 'no', 'yes', 'off', 'on', 'false', 'true'];
+
+// A number is a robot's id, anything else its name; ?follow=NAME names it
+// too (a flag word there is the top view's follow switch).
+function robotParam(q) {
+    const f = q.get('follow');
+    if (f && !FLAG_WORDS.includes(f.toLowerCase()))
+        return f;
+    const r = q.get('robot');
+    if (r === null || r === '')
+        return 0;
+    const n = Number(r);
+    return Number.isInteger(n) && n >= 0 && n <= 255 ? n : r;
+}
+
 export function readParams(search) {
     const q = new URLSearchParams(search);
     const ptz = CAMERA_MOUNTS.ptz;
     const view = (q.get('view') || '').toLowerCase();
     return {
         view: VIEWS.includes(view) ? view : 'chase',
-        robot: Math.round(number(q, 'robot', 0, 0, 255)),
+        // the robot followed: ?robot=ID or ?robot=NAME (or ?follow=NAME)
+        robot: robotParam(q),
         // PTZ camera: pan + turns left (like yaw), tilt + looks up, zoom 1..max
         pan: number(q, 'pan', 0, -ptz.pan_max_deg, ptz.pan_max_deg),
         tilt: number(q, 'tilt', -10, ptz.tilt_min_deg, ptz.tilt_max_deg),
@@ -43,7 +59,8 @@ export function readParams(search) {
         el: number(q, 'el', 25, -10, 89),
         // top view: metres shown top to bottom; follow the robot or stay at cx, cy
         span: number(q, 'span', 4, 0.5, 200),
-        follow: flag(q, 'follow', true),
+        follow: q.has('follow') && !FLAG_WORDS.includes(q.get('follow').toLowerCase())
+            ? true : flag(q, 'follow', true),
         cx: number(q, 'cx', 0, -1e4, 1e4),
         cy: number(q, 'cy', 0, -1e4, 1e4),
         // free orbit: where the eye is and what it looks at, world metres "x,y,z"
@@ -55,6 +72,9 @@ export function readParams(search) {
         // drawing resolution as a fraction of the window's; 0: adapt to the frame rate
         scale: number(q, 'scale', 0, 0, 2),
         trail: flag(q, 'trail', true),
+        // robots drawn in full (the followed one and the nearest); the rest
+        // are simple boxes (fleet.js)
+        detail: Math.round(number(q, 'detail', 4, 1, 64)),
         // seconds between measurement reports to the server, 0: none
         report: number(q, 'report', 0, 0, 3600),
         ws: q.get('ws') || '',
