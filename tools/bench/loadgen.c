@@ -225,7 +225,8 @@ static bool all_in(const struct kn_gen *g, const struct kn_simd *d, uint64_t ack
 void kn_gen_step(struct kn_gen *g, struct kn_simd *d, double rate, double seconds,
                  struct kn_step *out)
 {
-    kn_gen_step_pids(g, d, &d->proc.pid, 1, rate, seconds, out);
+    pid_t pid = d->proc.pid;
+    kn_gen_step_pids(g, d, &pid, 1, rate, seconds, out);
 }
 
 void kn_gen_step_pids(struct kn_gen *g, struct kn_simd *d, const pid_t *pids, int npids,
