@@ -144,6 +144,10 @@ static void conn_close(struct kn_srv_conn *c, const char *why)
         kn_srv_log(s, "client %u (%s) closed (%s)", c->id, c->peer, why);
     }
     kn_srv_steps_drop_conn(s, c);
+    if (c->parked) { /* its INIT never spawned: the slot is free again */
+        c->parked = false;
+        s->fleet_parked--;
+    }
     if (c->judge_slot >= 0) { /* the fleet's world no longer waits for it */
         c->judge_slot = -1;
         c->step_target = 0;

@@ -91,6 +91,72 @@ static int robots_in_world(const struct kn_srv *s)
     return n;
 }
 
+/* The robot of an INIT into the world; slot: its judged robot (-1: none). */
+static void spawn(struct kn_srv_conn *c, int slot, struct kn_pose want, struct kn_pose p,
+                  const double *flip, const char *iname, const char *line, size_t len)
+{
+    struct kn_srv *s = c->srv;
+    int id = kn_world_spawn(s->w, &s->rp, &p, flip);
+    if (id >= 0 && slot >= 0)
+        kn_judge_start(s->judge, slot, s->w, id, s->steps);
+    c->judge_slot = id >= 0 ? slot : -1;
+    if (id < 0) {
+        static const char why[] = "cannot spawn: pose out of range or out of memory";
+        kn_srv_log_bad(c, &s->st.init_failed, why, line, len);
+        kn_srv_fail(c, "Init", why);
+        return;
+    }
+    warn_overlap(c, id);
+    c->robot = id;
+    c->init_pose = want;
+    c->normalized = c->light = false;
+    if (iname[0])
+        snprintf(c->name, sizeof c->name, "%s", iname);
+    else
+        snprintf(c->name, sizeof c->name, "Kenaf%d", id);
+    s->st.spawned++;
+    kn_srv_log(s, "client %u: robot %s spawned at x %.3f y %.3f yaw %.3f rad (KRP frame)%s", c->id,
+               c->name, p.x, p.y, p.yaw, isnan(p.z) ? ", on the ground" : "");
+    kn_srv_robot_started(c);
+    if (c->judge_slot >= 0)
+        kn_srv_fleet_update(s);
+}
+
+/* A fleet's INIT waits for the others (kn_srv_conn.parked); the last one
+ * in spawns them all, in the scenario's order. */
+static void park(struct kn_srv_conn *c, int slot, struct kn_pose want, struct kn_pose p,
+                 const double *flip, const char *iname, const char *line, size_t len)
+{
+    struct kn_srv *s = c->srv;
+    for (struct kn_srv_conn *o = s->conns; o; o = o->next)
+        if (o->parked && o->park_slot == slot) {
+            kn_srv_log_bad(c, &s->st.init_failed, "INIT: this fleet robot's INIT came twice", line,
+                           len);
+            kn_srv_fail(c, "Init", "this fleet robot is already being spawned");
+            return;
+        }
+    c->parked = true;
+    c->park_slot = slot;
+    c->park_want = want;
+    c->park_pose = p;
+    c->park_flip = flip;
+    snprintf(c->park_name, sizeof c->park_name, "%s", iname);
+    s->fleet_parked++;
+    kn_srv_log(s, "client %u: robot %s waits for the fleet's other INITs (%d of %d in)", c->id,
+               iname, s->fleet_parked, kn_judge_count(s->judge));
+    if (s->fleet_parked < kn_judge_count(s->judge))
+        return;
+    for (int k = 0; k < kn_judge_count(s->judge); k++)
+        for (struct kn_srv_conn *o = s->conns; o; o = o->next)
+            if (o->parked && o->park_slot == k) {
+                o->parked = false;
+                s->fleet_parked--;
+                spawn(o, k, o->park_want, o->park_pose, o->park_flip, o->park_name, o->park_name,
+                      strlen(o->park_name));
+                break;
+            }
+}
+
 static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const char *line,
                     size_t len)
 {
@@ -154,32 +220,12 @@ static void do_init(struct kn_srv_conn *c, const struct kn_usar_line *l, const c
     int slot = s->judge ? kn_judge_claim(s->judge, iname, &p, &flip) : -1;
     if (slot >= 0)
         want = p;
-    int id = kn_world_spawn(s->w, &s->rp, &p, flip);
-    if (id >= 0 && slot >= 0)
-        kn_judge_start(s->judge, slot, s->w, id, s->steps);
-    c->judge_slot = id >= 0 ? slot : -1;
-    if (id < 0) {
-        static const char why[] = "cannot spawn: pose out of range or out of memory";
-        kn_srv_log_bad(c, &s->st.init_failed, why, line, len);
-        kn_srv_fail(c, "Init", why);
+    if (slot >= 0 && kn_judge_count(s->judge) > 1) {
+        park(c, slot, want, p, flip, iname, line, len);
         return;
     }
-    warn_overlap(c, id);
-    c->robot = id;
-    c->init_pose = want;
-    c->normalized = c->light = false;
-    if (in.name.n)
-        copy_str(c->name, sizeof c->name, in.name);
-    else
-        snprintf(c->name, sizeof c->name, "Kenaf%d", id);
-    s->st.spawned++;
-    kn_srv_log(s, "client %u: robot %s spawned at x %.3f y %.3f yaw %.3f rad (KRP frame)%s", c->id,
-               c->name, p.x, p.y, p.yaw, isnan(p.z) ? ", on the ground" : "");
-    kn_srv_robot_started(c);
-    if (c->judge_slot >= 0)
-        kn_srv_fleet_update(s);
+    spawn(c, slot, want, p, flip, iname, line, len);
 }
-
 struct flip_cmd {
     double target[KN_NFLIPPERS];
     unsigned mask;

@@ -129,6 +129,15 @@ struct kn_srv_conn {
     int judge_slot;
     bool left;
     uint64_t step_target; /* a fleet: its Step request's end, 0 = none */
+    /* a fleet's INIT waits until every robot's is in, so the robots are
+     * spawned in the scenario's order whatever order the INITs came in
+     * (the order of bodies and contacts in ODE changes the round-off, and
+     * a fleet's run must be byte for byte the same each time) */
+    bool parked;
+    int park_slot;
+    struct kn_pose park_want, park_pose;
+    const double *park_flip;
+    char park_name[64];
 };
 
 struct kn_srv {
@@ -171,6 +180,7 @@ struct kn_srv {
     /* a fleet's lockstep (server_fleet.c): the world moves only to the
      * nearest end of the robots' Step requests, once every robot has one;
      * robots' programs report their end on --judge-control */
+    int fleet_parked; /* connections whose INIT waits (kn_srv_conn.parked) */
     uv_pipe_t fleet_ctl;
     bool fleet_ctl_open;
     struct kn_linebuf fleet_lb;

@@ -62,15 +62,29 @@ static void start_fleet(void)
     ec_connect(&cs, eng.port);
 }
 
-static void init_robot(struct ec_conn *c, const char *name, double x, double y)
+/* A fleet's INITs are answered once every robot's is in (the robots are
+ * then spawned in the scenario's order): send them all, then check. */
+static void send_init(struct ec_conn *c, const char *name)
 {
     ec_send(c, "INIT {ClassName USARBot.Kenaf} {Name %s} {Location 9.0000,9.0000,0.0000}\r\n",
             name);
+}
+
+static void check_spawned(struct ec_conn *c, double x, double y)
+{
     struct kn_usar_sen gt;
     ck_assert(ec_wait_sen(c, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, H_LONG_MS));
     /* USARSim's frame: y mirrored */
     ck_assert_double_eq_tol(gt.location[0], x, 0.01);
     ck_assert_double_eq_tol(gt.location[1], -y, 0.01);
+}
+
+static void init_fleet(void)
+{
+    send_init(&ca, "alpha");
+    send_init(&cb, "bravo");
+    check_spawned(&ca, 0, 0);
+    check_spawned(&cb, 0, 3);
 }
 
 static double step_time(struct ec_conn *c)
@@ -120,14 +134,14 @@ static const char *verdict_of(const char *robot, const char *key)
 START_TEST(barrier)
 {
     start_fleet();
-    init_robot(&ca, "alpha", 0, 0);
+    init_fleet();
     ec_send(&ca, "KENAF {Cmd Step} {Ms 100}\r\n");
-    init_robot(&cb, "bravo", 0, 3);
-    /* alpha asked before bravo did: the world has not moved for it */
-    ck_assert_int_eq(world_steps(), 0);
+    /* the second is refused, so the first is in: alpha asked, bravo did
+     * not, and the world has not moved for alpha */
     ec_send(&ca, "KENAF {Cmd Step} {Ms 100}\r\n");
     ck_assert(ec_wait_kenaf(&ca, "Step", H_LONG_MS));
     ck_assert_msg(strstr(ca.last, "one Step at a time") != NULL, "%s", ca.last);
+    ck_assert_int_eq(world_steps(), 0);
     ec_send(&cb, "KENAF {Cmd Step} {Ms 50}\r\n");
     ck_assert_double_eq_tol(step_time(&cb), 0.05, 1e-9);
     ck_assert_int_eq(world_steps(), 50);
@@ -143,8 +157,7 @@ END_TEST
 START_TEST(exited)
 {
     start_fleet();
-    init_robot(&ca, "alpha", 0, 0);
-    init_robot(&cb, "bravo", 0, 3);
+    init_fleet();
     ec_send(&ca, "KENAF {Cmd Step} {Ms 100}\r\n");
     ec_send(&cb, "KENAF {Cmd Step} {Ms 100}\r\n");
     ck_assert_double_eq_tol(step_time(&ca), 0.1, 1e-9);
