@@ -171,7 +171,11 @@ START_TEST(engine_full_speed)
              "controller killed at %.0f mm/s: WATCHDOG %.0f ms after the "
              "kill, STATUS belt speed 0 after %.0f ms (bound %.0f ms; emergency braking)",
              v, t_wd, t_st, STOP_BOUND_MS);
-    ck_assert_msg(t_st <= STOP_BOUND_MS, "belts at 0 in STATUS only %.0f ms after the kill", t_st);
+    /* the bound is the braking's: under valgrind (h_wrapped) every program
+     * runs about 20 times slower, so wall time says nothing of it there;
+     * the native and ASan stages hold it */
+    ck_assert_msg(h_wrapped() || t_st <= STOP_BOUND_MS,
+                  "belts at 0 in STATUS only %.0f ms after the kill", t_st);
     ck_assert_double_eq(h_stat(&d, "robots.0.rules.watchdog_trips"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.brakes_sent"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
@@ -214,7 +218,8 @@ START_TEST(engine_estop_full_speed)
              "after %.0f ms (bound %.0f ms; emergency braking, a 2 m/s^2 ramp would take "
              "%.0f ms)",
              v, t_st, ESTOP_BOUND_MS, v / 2.0);
-    ck_assert_msg(t_st <= ESTOP_BOUND_MS, "belts at 0 in STATUS only %.0f ms after ESTOP", t_st);
+    ck_assert_msg(h_wrapped() || t_st <= ESTOP_BOUND_MS, /* as above: not under valgrind */
+                  "belts at 0 in STATUS only %.0f ms after ESTOP", t_st);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.brakes_sent"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
     /* the controller's full-speed CRAWLERs are refused: still stopped */
