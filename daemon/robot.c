@@ -1,5 +1,6 @@
 /* A robot's I/O: see robot.h. */
 #include "robot.h"
+#include "robot_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,67 +25,6 @@
 #include "rules.h"
 #include "stats.h"
 #include "world_doc.h"
-
-#define UDP_QUEUE_MAX 64 /* datagrams waiting when the socket is full */
-/* Datagrams sent in one sendmmsg(2): what one loop turn answers, at most
- * this many held before they go out (libuv reads at most 40 datagrams
- * from a socket per turn). Held ones take 720 bytes each, grown on demand: at
- * most 23 KiB per robot. */
-#define OUT_BATCH_MAX 32
-#define OUT_DGRAM_MAX (KN_KRP_MAX_DGRAM + 64) /* a KRP/1 datagram and its key trailer */
-#define STATS_PEERS_MAX 32                    /* peers listed in the stats, most recent first */
-
-struct kn_robot {
-    uv_loop_t *loop;
-    struct kn_cfg_robot cfg;
-    const struct kn_backend_ops *ops;
-    char listen[KN_CFG_HOST_LEN + 16];
-    uv_udp_t udp;
-    uv_timer_t timer;
-    /* What this loop turn sends (answers, STATUS), in order: sent by the
-     * flush check with one sendmmsg(2) once the turn's reading is done. */
-    uv_check_t flush;
-    struct out_dgram *out;
-    size_t nout, out_cap;
-    bool out_closed; /* stopping: the socket closes, nothing more is held */
-    uint64_t deadline;
-    struct kn_rules *rules;
-    struct kn_link *link;
-    kn_robot_link_fn on_link;
-    void *ctx;
-    uint64_t started_ns;
-    struct sockaddr_storage local; /* bound address, for the capture */
-    struct kn_faults *faults;
-    bool halting;          /* stopping: the last commands bypass faults */
-    char world_note[1024]; /* what the world description lacks, said once */
-
-    unsigned open; /* handles and link still to close */
-    void (*done)(void *arg);
-    void *done_arg;
-
-    uint64_t recv_errors, send_errors, send_queued, send_queue_full;
-    uint64_t access_dropped, access_refused; /* allow-lists (access.h) */
-#ifdef KN_HAVE_KEYS
-    /* key_file: every datagram in is verified, every one out signed */
-    struct kn_krpmac_key key;
-    struct kn_krpreplay *replay; /* the key's, shared (keyring.h); NULL: no key */
-    uint64_t key_counter;        /* last counter signed */
-    uint64_t key_accepted, key_missing, key_bad;
-    uint64_t key_refused[KN_KRPREPLAY_FLOOR + 1]; /* by kn_krpreplay_check's verdict */
-#endif
-};
-
-struct out_dgram {
-    struct kn_addr to;
-    size_t len;
-    uint8_t data[OUT_DGRAM_MAX];
-};
-
-struct udp_sreq {
-    uv_udp_send_t req;
-    size_t len;
-    uint8_t data[];
-};
 
 /* One buffer for every robot: the loop is single-threaded and a socket's
  * datagrams are handled completely before the next read. The sockets read
