@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness_proc.h"
 #include "harness_suite.h"
 #include "scenario.h"
 
@@ -18,13 +19,11 @@
 #define KN_TEST_CONFIG_DIR "config"
 #endif
 
-static char g_dir[256];
-
 /* A scenario file: the fixed head, then `body` (keys, no braces). */
 static const char *write_scenario(const char *body)
 {
     static char path[400];
-    snprintf(path, sizeof path, "%s/s.json", g_dir);
+    snprintf(path, sizeof path, "%s", h_path("s.json")); /* the harness's scratch directory */
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fprintf(f,
@@ -35,20 +34,6 @@ static const char *write_scenario(const char *body)
             KN_TEST_CONFIG_DIR, KN_TEST_CONFIG_DIR, body);
     ck_assert_int_eq(fclose(f), 0);
     return path;
-}
-
-static void setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/kn-fleet-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(g_dir));
-}
-
-static void teardown(void)
-{
-    char p[300];
-    snprintf(p, sizeof p, "%s/s.json", g_dir);
-    unlink(p);
-    rmdir(g_dir);
 }
 
 #define EXT "\"controller\": {\"type\": \"external\"}"
@@ -152,7 +137,7 @@ int main(void)
 {
     Suite *s = suite_create("engine-scenario-robots");
     TCase *tc = tcase_create("robots");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, h_setup, h_teardown);
     tcase_add_test(tc, robots_read);
     tcase_add_test(tc, default_starts);
     tcase_add_loop_test(tc, robots_refused, 0, (int)(sizeof bad / sizeof bad[0]));
