@@ -95,8 +95,9 @@ static char *slurp(const char *path)
     do {
         if (len + 4096 + 1 > cap) {
             cap = 2 * cap + 4096 + 1;
-            buf = realloc(buf, cap);
-            ck_assert_ptr_nonnull(buf);
+            char *grown = realloc(buf, cap);
+            ck_assert_ptr_nonnull(grown);
+            buf = grown;
         }
         n = fread(buf + len, 1, 4096, f);
         len += n;

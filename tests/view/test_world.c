@@ -290,8 +290,12 @@ START_TEST(doc_engine_families)
         struct kn_terrain *t = calloc(1, sizeof *t);
         ck_assert_ptr_nonnull(t);
         ck_assert_msg(kn_terrain_load(config_file(rel), NULL, t, err, sizeof err) == 0, "%s", err);
-        cJSON *o = build("engine", NULL, config_file(rel), note, sizeof note, NULL);
+        char *text;
+        cJSON *o = build("engine", NULL, config_file(rel), note, sizeof note, &text);
         ck_assert_str_eq(note, "");
+        printf("%s: %d parts, a world description of %zu bytes\n", names[i], t->nparts,
+               strlen(text));
+        free(text);
         const cJSON *parts = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "terrain"), "parts");
         ck_assert_int_eq(cJSON_GetArraySize(parts), t->nparts);
         int boxes = 0, turned = 0;
