@@ -759,6 +759,11 @@ START_TEST(deadman)
     for (int i = 0; i < 12; i++)
         ck_assert(ec_wait_kenaf(&ca, "Alive", H_LONG_MS));
     double t1 = kenaf_time(&ca); /* the last one's: 1.2 s after arming */
+    /* each reply tells the connection's dead-man stops (kenaf-simd sends
+     * its DRIVE again on a new one) */
+    int64_t told = -1;
+    ck_assert_int_eq(kn_usar_get_int(&ca.tl, "DeadmanStops", &told), KN_USAR_OK);
+    ck_assert_int_eq(told, 1);
     a = ticks_at(&ca, t1);
     b = ticks_at(&ca, t1 + 0.1);
     ck_assert_msg(b - a > 100, "Alive did not keep it going (%lld ticks)", (long long)(b - a));
