@@ -1,6 +1,7 @@
 /* Terrain files and their primitives: flat (optionally tilted), step,
  * trench, stairs, ramp, pallet and heightfield, each built from planes and
- * oriented boxes so ODE's cheap box and plane colliders do the work. */
+ * oriented boxes so ODE's cheap box and plane colliders do the work; the
+ * test apparatus are built in terrain_apparatus.c. */
 #include "terrain.h"
 
 #include <math.h>
@@ -9,11 +10,12 @@
 #include <string.h>
 
 #include "jsonutil.h"
+#include "terrain_apparatus.h"
 
 #define DEG (M_PI / 180.0)
 
-static const char *const type_names[] = { "flat", "step",   "trench",     "stairs",
-                                          "ramp", "pallet", "heightfield" };
+static const char *const type_names[] = { "flat", "step",   "trench",      "stairs",
+                                          "ramp", "pallet", "heightfield", "apparatus" };
 
 const char *kn_terrain_type_name(enum kn_terrain_type t)
 {
@@ -120,11 +122,14 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
     memset(t, 0, sizeof *t);
     const char *ctx = base_path;
     char type[32] = "";
-    if (kn_json_only_keys(o, keys, ctx, err, errlen) ||
-        kn_json_str_opt(o, "type", type, sizeof type, ctx, err, errlen))
+    if (kn_json_str_opt(o, "type", type, sizeof type, ctx, err, errlen))
+        return -1;
+    if (kn_apparatus_lookup(type) >= 0)
+        return kn_apparatus_from_json(o, base_path, t, err, errlen);
+    if (kn_json_only_keys(o, keys, ctx, err, errlen))
         return -1;
     int found = 0;
-    for (unsigned i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+    for (unsigned i = 0; i < KN_TERRAIN_APPARATUS; i++)
         if (strcmp(type, type_names[i]) == 0) {
             t->type = (enum kn_terrain_type)i;
             found = 1;
@@ -132,7 +137,7 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
     if (!found) {
         snprintf(err, errlen,
                  "%s: \"type\" must be one of flat, step, trench, stairs, ramp, pallet, "
-                 "heightfield",
+                 "heightfield, or an apparatus (docs/apparatus.md)",
                  ctx);
         return -1;
     }
@@ -354,6 +359,7 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
         break;
     }
     case KN_TERRAIN_PALLET: rc = plane(t, 0, 0, KN_TAG_GROUND) || build_pallet(t); break;
+    case KN_TERRAIN_APPARATUS: return kn_apparatus_build(t, err, errlen);
     case KN_TERRAIN_HEIGHTFIELD: {
         /* heightfield centred at the origin; the plane beneath catches the
          * robot outside it (border samples are expected near 0) */
@@ -402,6 +408,11 @@ void kn_terrain_mirror_y(struct kn_terrain *t)
         p->yaw = -p->yaw;
         p->n[1] = -p->n[1];
     }
+    /* an apparatus's gates with it */
+    t->gate_start[1] = -t->gate_start[1];
+    t->gate_start[2] = -t->gate_start[2];
+    t->gate_finish[1] = -t->gate_finish[1];
+    t->gate_finish[2] = -t->gate_finish[2];
     /* the heightfield is centred on y = 0: mirroring reverses its rows */
     for (int j = 0; t->hf && j < t->hf_ny / 2; j++) {
         double *a = t->hf + (size_t)j * t->hf_nx,
@@ -412,4 +423,20 @@ void kn_terrain_mirror_y(struct kn_terrain *t)
             b[i] = x;
         }
     }
+}
+
+/* The builders' primitives for the other terrain modules (terrain_apparatus.c). */
+struct kn_part *kn_terrain_add_part(struct kn_terrain *t)
+{
+    return add(t);
+}
+
+int kn_terrain_add_plane(struct kn_terrain *t, double z, int tag)
+{
+    return plane(t, z, 0, tag);
+}
+
+int kn_terrain_add_box(struct kn_terrain *t, const double lo[3], const double hi[3], int tag)
+{
+    return box(t, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], tag);
 }

@@ -16,6 +16,7 @@ enum kn_tag {
     KN_TAG_GROUND = 1,   /* the level the robot starts on */
     KN_TAG_OBSTACLE = 2, /* step, stairs, pallet, ramp, far side of a trench */
     KN_TAG_PIT = 4,      /* trench floor */
+    KN_TAG_WALL = 8,     /* an apparatus's containment walls (terrain_apparatus.c) */
 };
 
 enum kn_part_kind { KN_PART_PLANE, KN_PART_BOX, KN_PART_HFIELD };
@@ -38,6 +39,7 @@ enum kn_terrain_type {
     KN_TERRAIN_RAMP,
     KN_TERRAIN_PALLET,
     KN_TERRAIN_HEIGHTFIELD,
+    KN_TERRAIN_APPARATUS, /* a test apparatus of ASTM E54 (terrain_apparatus.h) */
 };
 
 struct kn_terrain {
@@ -61,6 +63,13 @@ struct kn_terrain {
     double hf_scale;
     int hf_nx, hf_ny; /* samples along x, y */
     double *hf;       /* hf[j * hf_nx + i], j along +y, metres (owned) */
+    /* an apparatus (terrain_apparatus.h): which one, its walls, post or
+     * module size, and its start and finish gates (x, y, yaw; terrain
+     * coordinates) */
+    int apparatus;
+    double wall_height, cell;
+    double approach, exit_len; /* lane before edge_x and after the obstacle [m] */
+    double gate_start[3], gate_finish[3];
     /* derived by kn_terrain_build, in terrain coordinates (before pose) */
     double far_x; /* x beyond which the obstacle is passed (trench far edge, stairs
                           top landing, pallet far edge) */
@@ -93,6 +102,13 @@ double kn_terrain_yaw_local(const struct kn_terrain *t, double yaw);
 /* Mirrors the built terrain across its x-z plane (y -> -y): parts and
  * heightfield samples; the pose is left alone. */
 void kn_terrain_mirror_y(struct kn_terrain *t);
+
+/* Primitives for the builders in other files: a new zeroed part (NULL
+ * when KN_TERRAIN_MAX_PARTS are used), a level plane at height z, an
+ * axis-aligned box from its lower and upper corners; -1 when full. */
+struct kn_part *kn_terrain_add_part(struct kn_terrain *t);
+int kn_terrain_add_plane(struct kn_terrain *t, double z, int tag);
+int kn_terrain_add_box(struct kn_terrain *t, const double lo[3], const double hi[3], int tag);
 
 /* Reads a heightfield data file: whitespace-separated heights in metres,
  * one line per row along +y, all rows the same length; '#' starts a comment. */
