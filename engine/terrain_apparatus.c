@@ -187,20 +187,13 @@ int kn_apparatus_from_json(const cJSON *o, const char *ctx, struct kn_terrain *t
 
 /* ---- building ---- */
 
-static int box6(struct kn_terrain *t, double x0, double x1, double y0, double y1, double z0,
-                double z1, int tag)
-{
-    const double lo[3] = { x0, y0, z0 }, hi[3] = { x1, y1, z1 };
-    return kn_terrain_add_box(t, lo, hi, tag);
-}
-
 /* A ramp module centred at (cx, cy): a tilted slab whose top face rises by
  * the terrain's angle from z = 0 to z = h over `along` metres in direction
  * dir (0 +x, 1 +y, 2 -x, 3 -y), `across` wide. The slab is thick enough
  * that its high end reaches the floor; its ends are square to its slope. */
 static int ramp(struct kn_terrain *t, double cx, double cy, double along, double across, int dir)
 {
-    struct kn_part *p = kn_terrain_add_part(t);
+    struct kn_part *p = kn_terrain_part_add(t);
     if (!p)
         return -1;
     double a = t->angle, ca = cos(a), sa = sin(a), h = along * tan(a);
@@ -261,8 +254,9 @@ static int build_stepfield(struct kn_terrain *t, double *far)
                 for (int jj = j; jj <= j2; jj++)
                     for (int q = i; q <= i2; q++)
                         done[jj][q] = 1;
-                if (box6(t, x0 + i * c, x0 + (i2 + 1) * c, y0 + j * c, y0 + (j2 + 1) * c,
-                         (k - 1) * t->height, k * t->height, KN_TAG_OBSTACLE))
+                if (kn_terrain_box_add(t, x0 + i * c, x0 + (i2 + 1) * c, y0 + j * c,
+                                       y0 + (j2 + 1) * c, (k - 1) * t->height, k * t->height,
+                                       KN_TAG_OBSTACLE))
                     return -1;
             }
     }
@@ -320,13 +314,13 @@ static int build_crossing(struct kn_terrain *t, double *far)
 static int build_gaps(struct kn_terrain *t, double *far)
 {
     double hy = 0.5 * t->span_y, z0 = -t->depth - 0.1, x = t->edge_x;
-    if (kn_terrain_add_plane(t, -t->depth, KN_TAG_PIT) ||
-        box6(t, x - t->approach - 0.5, x, -hy, hy, z0, 0, KN_TAG_GROUND))
+    if (kn_terrain_plane_add(t, -t->depth, KN_TAG_PIT) ||
+        kn_terrain_box_add(t, x - t->approach - 0.5, x, -hy, hy, z0, 0, KN_TAG_GROUND))
         return -1;
     for (int i = 0; i < t->count; i++) {
         x += t->width;
         double end = i + 1 < t->count ? x + t->length : x + t->length + t->exit_len + 0.5;
-        if (box6(t, x, end, -hy, hy, z0, 0, KN_TAG_OBSTACLE))
+        if (kn_terrain_box_add(t, x, end, -hy, hy, z0, 0, KN_TAG_OBSTACLE))
             return -1;
         x += t->length;
     }
@@ -340,7 +334,7 @@ static int build_hurdles(struct kn_terrain *t, double *far)
 {
     double hy = 0.5 * t->span_y, x = t->edge_x;
     for (int i = 0; i < t->count; i++, x += t->length)
-        if (box6(t, x, x + t->width, -hy, hy, 0, t->height, KN_TAG_OBSTACLE))
+        if (kn_terrain_box_add(t, x, x + t->width, -hy, hy, 0, t->height, KN_TAG_OBSTACLE))
             return -1;
     *far = x - t->length + t->width;
     t->top_z = t->height;
@@ -356,7 +350,7 @@ static int build_incline(struct kn_terrain *t, double *far)
     if (ramp(t, t->edge_x + 0.5 * L * cos(a), 0, L * cos(a), t->span_y, 0))
         return -1;
     /* ramp() takes the run along x: its slab is L long along the slope */
-    if (box6(t, xe, xe + t->landing, -hy, hy, 0, top, KN_TAG_OBSTACLE))
+    if (kn_terrain_box_add(t, xe, xe + t->landing, -hy, hy, 0, top, KN_TAG_OBSTACLE))
         return -1;
     *far = xe + t->landing;
     t->top_z = top;
@@ -370,8 +364,8 @@ static int build_stairs(struct kn_terrain *t, double *far)
     double hy = 0.5 * t->span_y, e = t->edge_x, n = t->count;
     double top_end = e + (n - 1) * t->run + t->landing; /* far end of the landing */
     for (int i = 0; i < t->count; i++)
-        if (box6(t, e + i * t->run, top_end + (n - 1 - i) * t->run, -hy, hy, i * t->rise,
-                 (i + 1) * t->rise, KN_TAG_OBSTACLE))
+        if (kn_terrain_box_add(t, e + i * t->run, top_end + (n - 1 - i) * t->run, -hy, hy,
+                               i * t->rise, (i + 1) * t->rise, KN_TAG_OBSTACLE))
             return -1;
     *far = top_end + (n - 1) * t->run;
     t->top_z = n * t->rise;
@@ -388,15 +382,15 @@ static int build_figure8(struct kn_terrain *t)
     if (t->length - t->cell < 0.6)
         return -2;
     for (int s = -1; s <= 1; s += 2)
-        if (box6(t, e + s * L - hc, e + s * L + hc, -hc, hc, 0, h, KN_TAG_OBSTACLE))
+        if (kn_terrain_box_add(t, e + s * L - hc, e + s * L + hc, -hc, hc, 0, h, KN_TAG_OBSTACLE))
             return -1;
     if (t->wall_height <= 0)
         return 0;
     double x0 = e - L - hc - w, x1 = e + L + hc + w, y1 = hc + w;
-    if (box6(t, x0 - WALL_T, x1 + WALL_T, y1, y1 + WALL_T, 0, h, KN_TAG_WALL) ||
-        box6(t, x0 - WALL_T, x1 + WALL_T, -y1 - WALL_T, -y1, 0, h, KN_TAG_WALL) ||
-        box6(t, x0 - WALL_T, x0, -y1, y1, 0, h, KN_TAG_WALL) ||
-        box6(t, x1, x1 + WALL_T, -y1, y1, 0, h, KN_TAG_WALL))
+    if (kn_terrain_box_add(t, x0 - WALL_T, x1 + WALL_T, y1, y1 + WALL_T, 0, h, KN_TAG_WALL) ||
+        kn_terrain_box_add(t, x0 - WALL_T, x1 + WALL_T, -y1 - WALL_T, -y1, 0, h, KN_TAG_WALL) ||
+        kn_terrain_box_add(t, x0 - WALL_T, x0, -y1, y1, 0, h, KN_TAG_WALL) ||
+        kn_terrain_box_add(t, x1, x1 + WALL_T, -y1, y1, 0, h, KN_TAG_WALL))
         return -1;
     return 0;
 }
@@ -408,7 +402,7 @@ int kn_apparatus_build(struct kn_terrain *t, char *err, size_t errlen)
     double far = t->edge_x;
     int rc;
     /* every apparatus but the gaps stands on a floor plane */
-    if (t->apparatus != KN_APP_GAPS && kn_terrain_add_plane(t, 0, KN_TAG_GROUND)) {
+    if (t->apparatus != KN_APP_GAPS && kn_terrain_plane_add(t, 0, KN_TAG_GROUND)) {
         rc = -1;
         goto out;
     }
@@ -434,8 +428,8 @@ int kn_apparatus_build(struct kn_terrain *t, char *err, size_t errlen)
          * past the finish */
         double hy = 0.5 * t->span_y, x0 = t->edge_x - t->approach, x1 = far + t->exit_len;
         if (!rc && t->wall_height > 0 &&
-            (box6(t, x0, x1, hy, hy + WALL_T, 0, t->wall_height, KN_TAG_WALL) ||
-             box6(t, x0, x1, -hy - WALL_T, -hy, 0, t->wall_height, KN_TAG_WALL)))
+            (kn_terrain_box_add(t, x0, x1, hy, hy + WALL_T, 0, t->wall_height, KN_TAG_WALL) ||
+             kn_terrain_box_add(t, x0, x1, -hy - WALL_T, -hy, 0, t->wall_height, KN_TAG_WALL)))
             rc = -1;
     }
     t->gate_start[1] = t->gate_finish[1] = 0;

@@ -273,11 +273,12 @@ START_TEST(apparatus_refused)
     refused("{\"type\": \"gaps\", \"span_y\": 0.3}", "span_y");
     refused("{\"type\": \"figure8\", \"length\": 1.5}", "do not fit");
     refused("{\"type\": \"stepfield_e2828\", \"cell\": 0.05, \"span_y\": 4}", "do not fit");
-    refused("{\"type\": \"stepfield_e2828\", \"cell\": 0.05, \"count\": 3}", "more than");
+    refused("{\"type\": \"crossing_ramps\", \"cell\": 0.05, \"span_y\": 3, \"count\": 20}",
+            "more than");
     refused("{\"type\": \"crossing_ramps\", \"gates\": [1, 2, 3]}", "gates");
     refused("{\"type\": \"crossing_ramps\", \"gates\": {\"start\": [1, 2]}}", "start");
     refused("{\"type\": \"crossing_ramps\", \"gates\": {\"end\": [1, 2, 3]}}", "end");
-    refused("{\"type\": \"stepfield\"}", "apparatus");
+    refused("{\"type\": \"stepfield_e2829\"}", "apparatus");
     /* gates the file places win over the derived ones */
     struct kn_terrain t;
     char err[768];
