@@ -333,10 +333,12 @@ static int build_gaps(struct kn_terrain *t, double *far)
 static int build_hurdles(struct kn_terrain *t, double *far)
 {
     double hy = 0.5 * t->span_y, x = t->edge_x;
-    for (int i = 0; i < t->count; i++, x += t->length)
+    for (int i = 0; i < t->count; i++) {
+        x = t->edge_x + i * t->length;
         if (kn_terrain_box_add(t, x, x + t->width, -hy, hy, 0, t->height, KN_TAG_OBSTACLE))
             return -1;
-    *far = x - t->length + t->width;
+    }
+    *far = x + t->width;
     t->top_z = t->height;
     return 0;
 }
