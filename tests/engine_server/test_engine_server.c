@@ -395,7 +395,8 @@ START_TEST(extensions)
     ck_assert_int_eq(n.start_poses, 3);
     ec_send(&cb, "INIT {ClassName USARBot.Kenaf} {Name S} {Start approach}\r\n");
     ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, H_LONG_MS));
-    ck_assert_double_eq_tol(gt.location[0], -0.8, 0.01);
+    /* 0.8 m before the shipped step's edge at x = 1 */
+    ck_assert_double_eq_tol(gt.location[0], 0.2, 0.01);
     ec_send(&cb, "INIT {ClassName USARBot.Kenaf} {Name S2} {Start approach}\r\n");
     /* bad terrain names fail, and never reach the file system as paths */
     ec_send(&ca, "KENAF {Cmd Terrain} {Name ../../etc/passwd}\r\n");

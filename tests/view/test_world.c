@@ -231,7 +231,7 @@ static const cJSON *find_part(const cJSON *parts, const char *kind, const char *
 }
 
 /* The step terrain as written, and the engine's box for it: 2 m long
- * from x = 0, 3 m wide, 0.10 m high. */
+ * from x = 1 (ahead of the robot at the origin), 3 m wide, 0.10 m high. */
 START_TEST(doc_engine_step)
 {
     char note[512];
@@ -244,7 +244,7 @@ START_TEST(doc_engine_step)
     const cJSON *box = find_part(cJSON_GetObjectItem(t, "parts"), "box", "obstacle");
     ck_assert_ptr_nonnull(box);
     const cJSON *c = cJSON_GetObjectItem(box, "c"), *h = cJSON_GetObjectItem(box, "half");
-    ck_assert_double_eq_tol(cJSON_GetArrayItem(c, 0)->valuedouble, 1.0, 1e-6);
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(c, 0)->valuedouble, 2.0, 1e-6);
     ck_assert_double_eq_tol(cJSON_GetArrayItem(h, 0)->valuedouble, 1.0, 1e-6);
     ck_assert_double_eq_tol(cJSON_GetArrayItem(h, 1)->valuedouble, 1.5, 1e-6);
     ck_assert_double_eq_tol(
