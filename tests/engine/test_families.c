@@ -1,9 +1,11 @@
 /* The terrain families drawn from a seed (rough, stepfield, rubble;
- * engine/terrain_families.c): one seed gives the same parts on every
- * load, another seed other parts, every part lies in the lane the file
- * names, bad keys are refused by name, a scenario on each shipped family
- * loads, spawns the robot in front of the field and drives into it for a
- * few seconds. */
+ * engine/terrain_families.c) and a scenario's robot_changes: one seed
+ * gives the same parts on every load, another seed other parts, every
+ * part lies in the lane the file names, bad keys are refused by name, a
+ * scenario on each shipped family loads, spawns the robot in front of the
+ * field and drives into it for a few seconds; robot_changes reach the
+ * robot (objects merged key by key, variants too) and a key the robot
+ * file lacks is refused by the robot file's reader. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -203,9 +205,74 @@ START_TEST(scenario_on_each_family)
 }
 END_TEST
 
+/* ---- robot_changes ---- */
+
+static const char *changes_scenario(const char *changes, const char *variants)
+{
+    static char text[2048];
+    snprintf(text, sizeof text,
+             "{ \"name\": \"changed\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": "
+             "{ \"type\": \"flat\" }, \"controller\": { \"type\": \"external\" }, "
+             "\"criterion\": { \"type\": \"straight\" }%s%s%s%s }\n",
+             KN_TEST_CONFIG_DIR, changes ? ", \"robot_changes\": " : "", changes ? changes : "",
+             variants ? ", \"variants\": " : "", variants ? variants : "");
+    return text;
+}
+
+START_TEST(robot_changes_applied)
+{
+    char err[768];
+    struct kn_scenario base, sc;
+    const char *p = write_tmp("plain.json", changes_scenario(NULL, NULL));
+    ck_assert_msg(kn_scenario_load(p, 0, &base, err, sizeof err) == 0, "%s", err);
+    p = write_tmp("changed.json",
+                  changes_scenario("{\"belt\": {\"speed_max_m_s\": 0.3}, \"friction\": "
+                                   "{\"track_mu\": 0.6}}",
+                                   "[ {}, { \"robot_changes\": { \"friction\": "
+                                   "{ \"track_mu\": 0.4 } } } ]"));
+    ck_assert_msg(kn_scenario_load(p, 0, &sc, err, sizeof err) == 0, "%s", err);
+    ck_assert_double_eq(sc.rp.belt_speed_max, 0.3);
+    ck_assert_double_eq(sc.rp.track_mu, 0.6);
+    /* the rest of each section is the file's */
+    ck_assert_double_ne(base.rp.belt_speed_max, 0.3);
+    ck_assert_double_eq(sc.rp.belt_accel_max, base.rp.belt_accel_max);
+    ck_assert_double_eq(sc.rp.track_mu2, base.rp.track_mu2);
+    ck_assert_double_eq(sc.rp.base_mass, base.rp.base_mass);
+    kn_scenario_free(&sc);
+    /* a variant's changes merge over the file's */
+    ck_assert_msg(kn_scenario_load(p, 1, &sc, err, sizeof err) == 0, "%s", err);
+    ck_assert_double_eq(sc.rp.belt_speed_max, 0.3);
+    ck_assert_double_eq(sc.rp.track_mu, 0.4);
+    kn_scenario_free(&sc);
+    kn_scenario_free(&base);
+}
+END_TEST
+
+START_TEST(robot_changes_refused)
+{
+    char err[768];
+    struct kn_scenario sc;
+    const char *p =
+        write_tmp("typo.json", changes_scenario("{\"belt\": {\"speed_max\": 0.3}}", NULL));
+    ck_assert_int_eq(kn_scenario_load(p, 0, &sc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "with robot_changes of") && strstr(err, "belt: unknown key "
+                                                                      "\"speed_max\""),
+                  "%s", err);
+    p = write_tmp("top.json", changes_scenario("{\"wheels\": 6}", NULL));
+    ck_assert_int_eq(kn_scenario_load(p, 0, &sc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "unknown key \"wheels\""), "%s", err);
+    p = write_tmp("range.json", changes_scenario("{\"friction\": {\"track_mu\": 50}}", NULL));
+    ck_assert_int_eq(kn_scenario_load(p, 0, &sc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "track_mu"), "%s", err);
+    p = write_tmp("notobj.json", changes_scenario("[1]", NULL));
+    ck_assert_int_eq(kn_scenario_load(p, 0, &sc, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "\"robot_changes\" must be an object"), "%s", err);
+}
+END_TEST
+
 int main(void)
 {
-    Suite *s = suite_create("terrain families");
+    Suite *s = suite_create("terrain families, robot_changes");
     TCase *tc = tcase_create("families");
     tcase_add_unchecked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
@@ -214,6 +281,8 @@ int main(void)
     tcase_add_test(tc, parts_in_the_lane);
     tcase_add_test(tc, bad_keys_refused);
     tcase_add_test(tc, scenario_on_each_family);
+    tcase_add_test(tc, robot_changes_applied);
+    tcase_add_test(tc, robot_changes_refused);
     suite_add_tcase(s, tc);
     return h_run_suite(s);
 }
