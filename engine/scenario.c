@@ -764,6 +764,7 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
     res->rtf = res->cpu_s > 0 ? res->sim_s / res->cpu_s : 0;
     res->hash = kn_world_hash(w);
     res->passed = passed && res->finite;
+    res->mode = !res->finite ? KN_MODE_CRITERION : kn_crit_mode(cs);
     res->matches = sc->expect == KN_EXPECT_EITHER || (sc->expect == KN_EXPECT_PASS) == res->passed;
     kn_crit_free(cs);
     kn_world_destroy(w);
