@@ -358,6 +358,11 @@ int kn_sweep_parse(const char *buf, size_t len, struct kn_sweep *sw, char *err, 
     }
     int rc = parse_root(root, sw, err, errlen);
     cJSON_Delete(root);
+    /* a key or value quoted in the reason may hold a line break: the
+     * reason stays one line */
+    for (char *c = err; rc && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
     return rc;
 }
 
