@@ -88,6 +88,18 @@ def has_opt(cmd, opt):
     return opt in shlex.split(cmd)
 
 
+def merge_and_compare(path, job, script):
+    """The merge job's one --merge and one --compare command, or None."""
+    cmds = kenaf_commands(script)
+    merges = [c for c in cmds if has_opt(c, "--merge")]
+    compares = [c for c in cmds if has_opt(c, "--compare")]
+    if len(merges) != 1 or len(compares) != 1:
+        fail("%s: job %s: want one --merge and one --compare, found %d and %d"
+             % (path, job, len(merges), len(compares)))
+        return None
+    return merges[0], compares[0]
+
+
 # ---- GitHub Actions ----------------------------------------------------
 
 def gh_steps_running(job):
@@ -192,15 +204,10 @@ def check_github(path):
     if down.get("merge-multiple"):
         fail("%s: merge-multiple would mix the shards' directories into one" % path)
     carried = {os.path.join(dpath, a): artifacts[a] for a in artifacts}
-    mcmds = [c for s in gh_steps_running(mjob) for c in kenaf_commands(s["run"])]
-    merges = [c for c in mcmds if has_opt(c, "--merge")]
-    compares = [c for c in mcmds if has_opt(c, "--compare")]
-    if len(merges) != 1 or len(compares) != 1:
-        fail("%s: job %s: want one --merge and one --compare, found %d and %d"
-             % (path, mname, len(merges), len(compares)))
+    mc = merge_and_compare(path, mname, "\n".join(s["run"] for s in gh_steps_running(mjob)))
+    if not mc:
         return None
-    return {"env": env, "shards": per_shard, "carried": carried, "merge": merges[0],
-            "compare": compares[0]}
+    return {"env": env, "shards": per_shard, "carried": carried, "merge": mc[0], "compare": mc[1]}
 
 
 # ---- GitLab CI ---------------------------------------------------------
@@ -256,18 +263,13 @@ def check_gitlab(path):
         fail("%s: job %s does not need %s (needs: %r)" % (path, mname, sname, needs))
     if stages.index(mjob.get("stage", "test")) <= stages.index(sjob.get("stage", "test")):
         fail("%s: job %s's stage is not after %s's" % (path, mname, sname))
-    mcmds = kenaf_commands(gl_script(mjob, hidden))
-    merges = [c for c in mcmds if has_opt(c, "--merge")]
-    compares = [c for c in mcmds if has_opt(c, "--compare")]
-    if len(merges) != 1 or len(compares) != 1:
-        fail("%s: job %s: want one --merge and one --compare, found %d and %d"
-             % (path, mname, len(merges), len(compares)))
+    mc = merge_and_compare(path, mname, gl_script(mjob, hidden))
+    if not mc:
         return None
     env = {k: str(v) for k, v in (ci.get("variables") or {}).items()}
     shards = [cmds[0].replace("$CI_NODE_INDEX", str(k)).replace("$CI_NODE_TOTAL", str(n))
               for k in range(1, n + 1)]
-    return {"env": env, "shards": shards, "carried": {}, "merge": merges[0],
-            "compare": compares[0]}
+    return {"env": env, "shards": shards, "carried": {}, "merge": mc[0], "compare": mc[1]}
 
 
 # ---- running the commands ----------------------------------------------
