@@ -142,7 +142,8 @@ static double pull_in(double v)
 
 bool kn_svgplot_to_px(const struct kn_svgplot_map *m, double x, double y, double *px, double *py)
 {
-    double a = m->left + (x - m->x0) * m->scale, b = m->top + (m->y1 - y) * m->scale;
+    double ys = m->yscale > 0 ? m->yscale : m->scale;
+    double a = m->left + (x - m->x0) * m->scale, b = m->top + (m->y1 - y) * ys;
     if (!isfinite(a) || !isfinite(b))
         return false;
     *px = pull_in(a);
@@ -156,28 +157,43 @@ bool kn_svgplot_to_px(const struct kn_svgplot_map *m, double x, double y, double
 static void choose_view(struct kn_svgplot *p, const struct kn_svgplot_box *b)
 {
     const struct kn_svgplot_frame *fr = &p->frame;
-    double cx = 0, cy = 0, sx = fr->min_span, sy = fr->min_span;
+    double min_y = p->chart ? 1e-9 : fr->min_span;
+    double cx = 0, cy = 0, sx = fr->min_span, sy = min_y;
     if (b->n > 0) {
         cx = b->x0 / 2 + b->x1 / 2;
         cy = b->y0 / 2 + b->y1 / 2;
         sx = fmax((b->x1 - b->x0) * (1 + 2 * fr->margin), fr->min_span);
-        sy = fmax((b->y1 - b->y0) * (1 + 2 * fr->margin), fr->min_span);
+        sy = fmax((b->y1 - b->y0) * (1 + 2 * fr->margin), min_y);
     }
     bool usable = isfinite(cx) && isfinite(cy) && isfinite(sx) && isfinite(sy) &&
                   (cx + sx / 2) - (cx - sx / 2) > sx / 2 && (cy + sy / 2) - (cy - sy / 2) > sy / 2;
     if (!usable) {
         cx = cy = 0;
-        sx = sy = fr->min_span;
+        sx = fr->min_span;
+        sy = min_y;
     }
     p->x0 = cx - sx / 2;
     p->x1 = cx + sx / 2;
     p->y0 = cy - sy / 2;
     p->y1 = cy + sy / 2;
+    if (p->chart) {
+        /* a chart: the whole area, about 8 ticks on x and 5 on y, never
+         * closer than 48 and 24 px */
+        p->w = fr->max_w;
+        p->h = fr->max_h;
+        p->map = (struct kn_svgplot_map){
+            p->x0, p->y1, p->w / sx, PAD_LEFT, fr->title ? PAD_TOP_TITLE : PAD_TOP, p->h / sy
+        };
+        p->step = kn_svgplot_nice_step(fmax(sx / 8, 48 * sx / p->w));
+        p->ystep = kn_svgplot_nice_step(fmax(sy / 5, 24 * sy / p->h));
+        return;
+    }
     double scale = fmin(fr->max_w / sx, fr->max_h / sy);
     p->w = sx * scale;
     p->h = sy * scale;
-    p->map = (struct kn_svgplot_map){ p->x0, p->y1, scale, PAD_LEFT,
-                                      fr->title ? PAD_TOP_TITLE : PAD_TOP };
+    p->map =
+        (struct kn_svgplot_map){ p->x0, p->y1, scale, PAD_LEFT, fr->title ? PAD_TOP_TITLE : PAD_TOP,
+                                 0 };
     /* about 8 ticks on the long side, at least 3 on the short one, and
      * never closer than 48 px */
     double big = fmax(sx, sy), small = fmin(sx, sy);
@@ -187,10 +203,20 @@ static void choose_view(struct kn_svgplot *p, const struct kn_svgplot_box *b)
     p->step = step;
 }
 
-int kn_svgplot_begin(struct kn_svgplot *p, const struct kn_svgplot_box *data,
-                     const struct kn_svgplot_frame *fr)
+static int begin(struct kn_svgplot *p, const struct kn_svgplot_box *data,
+                 const struct kn_svgplot_frame *fr, bool chart, const char *clip_id)
 {
     memset(p, 0, sizeof *p);
+    p->chart = chart;
+    /* the id goes into an attribute unescaped: only what needs none */
+    size_t n = 0;
+    for (const char *c = clip_id; c && *c && n + 1 < sizeof p->clip_id; c++)
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+            *c == '-')
+            p->clip_id[n++] = *c;
+    p->clip_id[n] = '\0';
+    if (n == 0)
+        snprintf(p->clip_id, sizeof p->clip_id, "kn-plot-area");
     p->frame = *fr;
     if (!(p->frame.max_w >= 100) || !isfinite(p->frame.max_w))
         p->frame.max_w = 560;
@@ -216,6 +242,18 @@ int kn_svgplot_begin(struct kn_svgplot *p, const struct kn_svgplot_box *data,
         return -1;
     }
     return 0;
+}
+
+int kn_svgplot_begin(struct kn_svgplot *p, const struct kn_svgplot_box *data,
+                     const struct kn_svgplot_frame *fr)
+{
+    return begin(p, data, fr, false, NULL);
+}
+
+int kn_svgplot_begin_chart(struct kn_svgplot *p, const struct kn_svgplot_box *data,
+                           const struct kn_svgplot_frame *fr, const char *clip_id)
+{
+    return begin(p, data, fr, true, clip_id);
 }
 
 bool kn_svgplot_side_open(struct kn_svgplot *p)
@@ -312,6 +350,14 @@ void kn_svgplot_line(struct kn_svgplot *p, const char *cls, const char *style, d
     line_on(p, p->data, &p->map, cls, style, x0, y0, x1, y1);
 }
 
+void kn_svgplot_marker(struct kn_svgplot *p, enum kn_svgplot_shape shape, const char *cls,
+                       const char *style, double x, double y, double size)
+{
+    double px, py;
+    if (kn_svgplot_to_px(&p->map, x, y, &px, &py) && isfinite(size) && size > 0 && size < 100)
+        kn_svgplot_shape_at(p, p->data, shape, cls, style, px, py, size, 0);
+}
+
 void kn_svgplot_circle(struct kn_svgplot *p, const char *cls, const char *style, double x, double y,
                        double r)
 {
@@ -390,10 +436,10 @@ void kn_svgplot_shape_at(const struct kn_svgplot *p, FILE *f, enum kn_svgplot_sh
 /* ---- the document ---- */
 
 /* A tick value as text: as many decimals as the step needs, no "-0". */
-static void tick_text(const struct kn_svgplot *p, double v, char *buf, size_t len)
+static void tick_text(const struct kn_svgplot *p, double step, double v, char *buf, size_t len)
 {
-    int dec = (int)fmax(0, -floor(log10(p->step) + 1e-9));
-    if (fabs(v) < p->step * 1e-6)
+    int dec = (int)fmax(0, -floor(log10(step) + 1e-9));
+    if (fabs(v) < step * 1e-6)
         v = 0;
     kn_svgplot_fmt(p, buf, len, "%.*f", dec > 9 ? 9 : dec, v);
 }
@@ -414,7 +460,9 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
     const struct kn_svgplot_map *m = &p->map;
     double L = m->left, T = m->top, R = L + p->w, B = T + p->h;
     double tx[101], ty[101];
-    int nx = ticks(p->x0, p->x1, p->step, tx), ny = ticks(p->y0, p->y1, p->step, ty);
+    double ystep = p->ystep > 0 ? p->ystep : p->step;
+    double yscale = m->yscale > 0 ? m->yscale : m->scale;
+    int nx = ticks(p->x0, p->x1, p->step, tx), ny = ticks(p->y0, p->y1, ystep, ty);
     kn_svgplot_out(p, f, "<g class='grid' stroke='#e3e3e3' stroke-width='1'>\n");
     for (int i = 0; i < nx; i++) {
         double px = L + (tx[i] - p->x0) * m->scale;
@@ -422,7 +470,7 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
                        tx[i] == 0 ? " stroke='#bdbdbd'" : "");
     }
     for (int i = 0; i < ny; i++) {
-        double py = T + (p->y1 - ty[i]) * m->scale;
+        double py = T + (p->y1 - ty[i]) * yscale;
         kn_svgplot_out(p, f, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'%s/>\n", L, py, R, py,
                        ty[i] == 0 ? " stroke='#bdbdbd'" : "");
     }
@@ -435,7 +483,7 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
     kn_svgplot_out(p, f, "<g class='axis x' fill='#444' stroke='#555' text-anchor='middle'>\n");
     for (int i = 0; i < nx; i++) {
         double px = L + (tx[i] - p->x0) * m->scale;
-        tick_text(p, tx[i], buf, sizeof buf);
+        tick_text(p, p->step, tx[i], buf, sizeof buf);
         kn_svgplot_out(p, f,
                        "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
                        "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
@@ -447,8 +495,8 @@ static void write_grid_and_axes(const struct kn_svgplot *p, FILE *f)
     fputs("</text>\n</g>\n", f);
     kn_svgplot_out(p, f, "<g class='axis y' fill='#444' stroke='#555' text-anchor='end'>\n");
     for (int i = 0; i < ny; i++) {
-        double py = T + (p->y1 - ty[i]) * m->scale;
-        tick_text(p, ty[i], buf, sizeof buf);
+        double py = T + (p->y1 - ty[i]) * yscale;
+        tick_text(p, ystep, ty[i], buf, sizeof buf);
         kn_svgplot_out(p, f,
                        "<line class='tick' x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f'/>"
                        "<text class='tick-label' x='%.1f' y='%.1f' stroke='none'>%s</text>\n",
@@ -550,6 +598,7 @@ static void write_document(const struct kn_svgplot *p, FILE *f)
     double below = m->top + p->h + BELOW_AXIS + 8;
     double leg_h = legend_rows(p, NULL, 10, below, text_w);
     int ncap = caption_lines(p, NULL, 10, below + leg_h + 4, text_w);
+    const char *clip = p->clip_id;
     double H = below + leg_h + 4 + ncap * CAPTION_LINE + 14;
     kn_svgplot_out(p, f,
                    "<?xml version='1.0' encoding='UTF-8'?>\n"
@@ -560,12 +609,12 @@ static void write_document(const struct kn_svgplot *p, FILE *f)
     kn_svgplot_text(f, p->frame.title ? p->frame.title : "plot");
     fputs("</title>\n", f);
     kn_svgplot_out(p, f,
-                   "<defs><clipPath id='kn-plot-area'><rect x='%.1f' y='%.1f' width='%.1f' "
+                   "<defs><clipPath id='%s'><rect x='%.1f' y='%.1f' width='%.1f' "
                    "height='%.1f'/></clipPath></defs>\n"
                    "<rect class='background' width='100%%' height='100%%' fill='white'/>\n",
-                   m->left, m->top, p->w, p->h);
+                   clip, m->left, m->top, p->w, p->h);
     write_grid_and_axes(p, f);
-    fputs("<g class='data' clip-path='url(#kn-plot-area)'>\n", f);
+    kn_svgplot_out(p, f, "<g class='data' clip-path='url(#%s)'>\n", clip);
     if (p->data_len)
         fwrite(p->data_buf, 1, p->data_len, f);
     fputs("</g>\n", f);

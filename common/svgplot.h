@@ -1,7 +1,8 @@
-/* The one SVG plot writer, shared by kenaf-trace (a recorded trajectory)
- * and kenaf-engine (a scenario run, top or side view). A plot is a frame
- * (title, axes in metres with ticks at a step chosen from the data, grid,
- * one scale for both axes, legend, caption) around what the caller draws
+/* The one SVG plot writer, shared by kenaf-trace (a recorded trajectory),
+ * kenaf-engine (a scenario run, top or side view) and a sweep's report
+ * (pass rate against a parameter). A plot is a frame (title, axes with
+ * ticks at a step chosen from the data, grid, one scale for both axes or,
+ * for a chart, one each, legend, caption) around what the caller draws
  * in world coordinates; kn_svgplot_track draws a trajectory into it (path,
  * heading and time marks, start and end markers, the robot's footprint).
  *
@@ -53,6 +54,7 @@ struct kn_svgplot_map {
     double x0, y1;    /* world point at the top left corner */
     double scale;     /* px per metre, both axes */
     double left, top; /* page position of that corner [px] */
+    double yscale;    /* px per unit on y when the axes differ (0: scale) */
 };
 
 #define KN_SVGPLOT_MAX_LEGEND 12
@@ -61,8 +63,9 @@ struct kn_svgplot_map {
  * callers (x0..y1 are the shown world bounds). */
 struct kn_svgplot {
     double x0, x1, y0, y1;
-    double w, h; /* plot area [px] */
-    double step; /* tick and grid step [m] */
+    double w, h;  /* plot area [px] */
+    double step;  /* tick and grid step [m] */
+    double ystep; /* on y when the axes differ (0: step) */
     struct kn_svgplot_map map;
     struct kn_svgplot_frame frame;
     FILE *data; /* clipped to the plot area */
@@ -79,12 +82,20 @@ struct kn_svgplot {
         char label[96];
     } legend[KN_SVGPLOT_MAX_LEGEND];
     bool failed; /* out of memory on the way */
+    bool chart;  /* kn_svgplot_begin_chart: each axis its own scale */
+    char clip_id[40];
 };
 
 /* Starts a plot that shows data (with the frame's margin and minimum
  * span). 0, or -1 when out of memory (nothing to end then). */
 int kn_svgplot_begin(struct kn_svgplot *p, const struct kn_svgplot_box *data,
                      const struct kn_svgplot_frame *fr);
+/* Starts a chart rather than a map: each axis its own scale and ticks,
+ * the plot area max_w x max_h (min_span applies to x alone). clip_id
+ * names the plot area's clip path (letters, digits, '-'), unique per
+ * plot when several share one HTML page. 0 or -1 as kn_svgplot_begin. */
+int kn_svgplot_begin_chart(struct kn_svgplot *p, const struct kn_svgplot_box *data,
+                           const struct kn_svgplot_frame *fr, const char *clip_id);
 /* Writes the document to f and frees the plot. 0, or -1 on a write error
  * (or when memory ran out while drawing). */
 int kn_svgplot_end(struct kn_svgplot *p, FILE *f);
@@ -102,6 +113,14 @@ void kn_svgplot_polygon(struct kn_svgplot *p, const char *cls, const char *style
                         const double *y, size_t n);
 void kn_svgplot_line(struct kn_svgplot *p, const char *cls, const char *style, double x0, double y0,
                      double x1, double y1);
+/* A marker symbol of size [px] at a world point (the size stays in
+ * pixels whatever the scales: a chart's data point). */
+void kn_svgplot_marker(struct kn_svgplot *p, enum kn_svgplot_shape shape, const char *cls,
+                       const char *style, double x, double y, double size);
+/* s as XML character data to f (escaped; invalid UTF-8 and control
+ * characters become '?'): also right for HTML text and quoted attribute
+ * values. */
+void kn_svgplot_text(FILE *f, const char *s);
 /* r in metres. */
 void kn_svgplot_circle(struct kn_svgplot *p, const char *cls, const char *style, double x, double y,
                        double r);

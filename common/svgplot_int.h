@@ -18,9 +18,6 @@ void kn_svgplot_out(const struct kn_svgplot *p, FILE *f, const char *fmt, ...)
 /* snprintf with '.' decimals, for numbers in text. */
 void kn_svgplot_fmt(const struct kn_svgplot *p, char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* s as XML character data (escaped; invalid UTF-8 and control
- * characters become '?'). */
-void kn_svgplot_text(FILE *f, const char *s);
 /* Page position of a world point; false when it is not finite. Far-away
  * points are pulled in to +-1e6 px (the clip hides them). */
 bool kn_svgplot_to_px(const struct kn_svgplot_map *m, double x, double y, double *px, double *py);

@@ -348,8 +348,9 @@ static void side_panel(struct kn_svgplot *p, const struct kn_svgplot_track *tr,
         return;
     double pw = sx * scale, ph = sy * scale;
     double left = p->map.left + p->w + 28, top = p->map.top;
-    struct kn_svgplot_map m = { (b.x0 + b.x1) / 2 - sx / 2, (b.y0 + b.y1) / 2 + sy / 2, scale, left,
-                                top };
+    struct kn_svgplot_map m = {
+        (b.x0 + b.x1) / 2 - sx / 2, (b.y0 + b.y1) / 2 + sy / 2, scale, left, top, 0
+    };
     FILE *f = p->side;
     fputs("<g class='side-panel'>\n", f);
     kn_svgplot_out(p, f,

@@ -14,6 +14,7 @@
 struct kn_crit_state {
     const struct kn_scenario *sc;
     const struct kn_criterion *c;
+    enum kn_verdict_mode mode; /* of the decision made */
     struct kn_sample first, last;
     int n;
     /* cross: progress watch */
@@ -116,12 +117,14 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
             *passed = 0;
             snprintf(why, whylen, "tipped over at t=%.2f s (roll %.0f, pitch %.0f deg)", s->t,
                      s->rpy[0] * DEG, s->rpy[1] * DEG);
+            cs->mode = KN_MODE_TIP_OVER;
             return 1;
         }
         if (s->cog[2] < c->fall_z) {
             *passed = 0;
             snprintf(why, whylen, "fell in at t=%.2f s (CoG z %.3f m, x %.3f m)", s->t, s->cog[2],
                      s->cog[0]);
+            cs->mode = KN_MODE_CRITERION;
             return 1;
         }
         /* progress along the crossing direction (-x when descending) */
@@ -133,6 +136,7 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
             *passed = 0;
             snprintf(why, whylen, "no progress for %.0f s (CoG x stuck at %.3f m, needs %.3f)",
                      c->stall_s, c->dir * cs->best_x, c->pass_x);
+            cs->mode = KN_MODE_STALL;
             return 1;
         }
         if (c->dir * s->cog[0] >= c->dir * c->pass_x && s->contacts > 0 &&
@@ -141,6 +145,7 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
             snprintf(why, whylen, "CoG x %.3f %s %.3f m at t=%.2f s%s", s->cog[0],
                      c->dir > 0 ? ">=" : "<=", c->pass_x, s->t,
                      c->on_top ? ", all contacts on the upper level" : "");
+            cs->mode = KN_MODE_NONE;
             return 1;
         }
         return 0;
@@ -260,6 +265,18 @@ static void circle_end(struct kn_crit_state *cs, int *passed, char *why, size_t 
              100 * c->radius_tol, rms, worst, laps ? "" : " (no full revolution)");
 }
 
+enum kn_verdict_mode kn_crit_mode(const struct kn_crit_state *cs)
+{
+    return cs->mode;
+}
+
+const char *kn_crit_mode_name(enum kn_verdict_mode m)
+{
+    static const char *const names[] = { "none",  "tip-over",  "stall", "time-out",
+                                         "limit", "criterion", "error" };
+    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "error";
+}
+
 void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen)
 {
     const struct kn_criterion *c = cs->c;
@@ -268,7 +285,8 @@ void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen
     case KN_CRIT_CROSS:
         *passed = 0;
         snprintf(why, whylen, "time out: CoG x %.3f m, needs %.3f m", l->cog[0], c->pass_x);
-        break;
+        cs->mode = KN_MODE_TIME_OUT;
+        return;
     case KN_CRIT_STRAIGHT: {
         double e = hypot(l->origin[0] - c->target[0], l->origin[1] - c->target[1]);
         double yaw = l->yaw_unwrapped - f->yaw_unwrapped;
@@ -314,4 +332,5 @@ void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen
                  c->settle_s, cs->worst_v, c->vel_tol, cs->worst_depth, c->depth_tol);
         break;
     }
+    cs->mode = *passed ? KN_MODE_NONE : KN_MODE_CRITERION;
 }

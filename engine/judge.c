@@ -383,9 +383,14 @@ static void one_line(char *s)
             *s = ' ';
 }
 
-/* One robot's verdict and why. */
-static const char *decide(struct kn_judge *j, struct bot *b, char *why, size_t n)
+/* One robot's verdict, why, and what decided it (*mode). The judge knows
+ * all but the program's exit status: a program still running at the time
+ * limit when the scenario says must_exit fails here, so the verdict file
+ * and the plot agree with kenaf-sim-run. */
+static const char *decide(struct kn_judge *j, struct bot *b, char *why, size_t n,
+                          enum kn_verdict_mode *mode)
 {
+    *mode = KN_MODE_ERROR;
     if (b->started && !b->decided)
         kn_crit_end(b->cs, &b->passed, b->res.why, sizeof b->res.why);
     if (!b->started) {
@@ -414,17 +419,36 @@ static const char *decide(struct kn_judge *j, struct bot *b, char *why, size_t n
     }
     if (b->limit_why[0]) {
         snprintf(why, n, "%s", b->limit_why);
+        *mode = b->res.finite ? KN_MODE_LIMIT : KN_MODE_CRITERION;
+        return "fail";
+    }
+    if (b->time_limit && j->sc.must_exit) {
+        snprintf(why, n, "the program did not end within the scenario's %g s (%s: %s)",
+                 j->sc.duration, b->passed ? "pass" : "fail", b->res.why);
+        *mode = KN_MODE_TIME_OUT;
         return "fail";
     }
     snprintf(why, n, "%s", b->res.why);
+    *mode = kn_crit_mode(b->cs);
+    /* a crossing left undecided by a program that ended (or a run
+     * stopped) before the time limit did not time out */
+    if (*mode == KN_MODE_TIME_OUT && !b->time_limit)
+        *mode = KN_MODE_CRITERION;
+    if (b->passed)
+        *mode = KN_MODE_NONE;
     return b->passed ? "pass" : "fail";
 }
 
 static int write_verdict(struct kn_judge *j, struct bot *b)
 {
     char why[600];
-    const char *verdict = decide(j, b, why, sizeof why);
+    enum kn_verdict_mode mode;
+    const char *verdict = decide(j, b, why, sizeof why, &mode);
     one_line(why);
+    /* the plot's title says the verdict, not the criterion alone */
+    snprintf(b->res.verdict, sizeof b->res.verdict, "%s", verdict);
+    b->res.mode = mode;
+    b->res.passed = strcmp(verdict, "pass") == 0;
     int rc = 0;
     if (j->o.verdict) {
         char fn[1100];
@@ -443,13 +467,13 @@ static int write_verdict(struct kn_judge *j, struct bot *b)
             if (b->started)
                 sim = j->fleet && b->over ? b->end_t : kn_world_time(j->w);
             fprintf(f,
-                    "scenario=%s\nvariant=%d\nrobot=%s\nverdict=%s\nwhy=%s\nsim_s=%.3f\n"
+                    "scenario=%s\nvariant=%d\nrobot=%s\nverdict=%s\nmode=%s\nwhy=%s\nsim_s=%.3f\n"
                     "time_limit=%d\nmust_exit=%d\nidle=%d\nsamples=%d\n"
                     "max_tilt_deg=%.2f\nmax_tilt_t=%.2f\nmax_torque_nm=%.2f\n"
                     "max_torque_t=%.2f\nduration_s=%.3f\n",
-                    name, j->o.variant, b->name, verdict, why, sim, b->time_limit, j->sc.must_exit,
-                    j->idle, b->res.nsamples, b->max_tilt * DEG, b->max_tilt_t, b->max_torque,
-                    b->max_torque_t, j->sc.duration);
+                    name, j->o.variant, b->name, verdict, kn_crit_mode_name(mode), why, sim,
+                    b->time_limit, j->sc.must_exit, j->idle, b->res.nsamples, b->max_tilt * DEG,
+                    b->max_tilt_t, b->max_torque, b->max_torque_t, j->sc.duration);
             if (fclose(f) != 0)
                 rc = -1;
         }

@@ -3,6 +3,7 @@
  * legend, time marks, start and end): a side view (x-z: terrain cut at
  * y = 0, robot outlines, path of the centre of gravity) for obstacles, a
  * top view (x-y: path, footprints, target) for flat runs. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,10 +74,24 @@ static int finish(struct kn_svgplot *p, const struct kn_result *res, int side,
     return filled == 0 ? rc : -1;
 }
 
+/* A judged program's run: its verdict, and what decided a failure; the
+ * engine's own runs: the criterion and what the scenario expected. */
 static void title(const struct kn_scenario *sc, const struct kn_result *res, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s: %s (expected %s)", sc->name, res->passed ? "PASS" : "FAIL",
-             kn_expect_name(sc->expect));
+    if (!res->verdict[0]) {
+        snprintf(buf, len, "%s: %s (expected %s)", sc->name, res->passed ? "PASS" : "FAIL",
+                 kn_expect_name(sc->expect));
+        return;
+    }
+    char v[sizeof res->verdict];
+    size_t i = 0;
+    for (; res->verdict[i] && i + 1 < sizeof v; i++)
+        v[i] = (char)toupper((unsigned char)res->verdict[i]);
+    v[i] = '\0';
+    if (strcmp(res->verdict, "fail") == 0)
+        snprintf(buf, len, "%s: %s (%s)", sc->name, v, kn_crit_mode_name(res->mode));
+    else
+        snprintf(buf, len, "%s: %s", sc->name, v);
 }
 
 /* Snapshots about every 1/n of the run (the last one is drawn apart). */

@@ -90,16 +90,47 @@ int kn_physics_from_json(const cJSON *o, struct kn_physics_params *p, char *err,
     return 0;
 }
 
-static const cJSON *section(const cJSON *root, const char *key, const char *name, char *err,
-                            size_t errlen)
+/* Section key of the file, an object holding only the keys listed (and
+ * "comment"): a misspelt key, in the file or in a scenario's
+ * robot_changes, is refused rather than left at the file's value. */
+static const cJSON *section(const cJSON *root, const char *key, const char *const *keys,
+                            const char *name, char *err, size_t errlen)
 {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, key);
     if (!cJSON_IsObject(s)) {
         snprintf(err, errlen, "%s: missing object \"%s\"", name, key);
         return NULL;
     }
+    char ctx[1400];
+    snprintf(ctx, sizeof ctx, "%s: %s", name, key);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, s)
+    {
+        int ok = e->string && strcmp(e->string, "comment") == 0;
+        for (const char *const *k = keys; *k && !ok; k++)
+            ok = e->string && strcmp(e->string, *k) == 0;
+        if (!ok) {
+            snprintf(err, errlen, "%s: unknown key \"%s\"", ctx, e->string ? e->string : "?");
+            return NULL;
+        }
+    }
     return s;
 }
+
+static const char *const mass_keys[] = { "base_kg", "base_inertia_box_m", "cog_z_m",
+                                         "cog_x_m", "flipper_kg",         NULL };
+static const char *const track_keys[] = { "pulley_x_m", "radius_m", "width_m", "y_m", NULL };
+static const char *const flipper_keys[] = { "root_radius_m", "tip_radius_m", "length_m", "width_m",
+                                            "y_m",           "limit_deg",    NULL };
+static const char *const servo_keys[] = { "kp_per_s", "rate_max_rad_s", "torque_max_nm", NULL };
+static const char *const chassis_keys[] = { "size_m", "clearance_m", NULL };
+static const char *const belt_keys[] = { "speed_max_m_s",           "accel_max_m_s2",
+                                         "decel_emergency_m_s2",    "steering_efficiency",
+                                         "steering_efficiency_icr", NULL };
+static const char *const friction_keys[] = { "track_mu", "track_mu2", "body_mu", NULL };
+static const char *const battery_keys[] = { "full_v",           "empty_v", "capacity_ah",
+                                            "internal_ohm",     "idle_a",  "belt_a_per_m_s",
+                                            "flipper_a_per_nm", NULL };
 
 int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_params *rp, char *err,
                        size_t errlen)
@@ -114,7 +145,7 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
     static const char *const top[] = { "name",    "comment", "sources", "mass", "main_track",
                                        "flipper", "servo",   "chassis", "belt", "friction",
                                        "battery", "cameras", NULL };
-    char ctx[256];
+    char ctx[1400];
     int rc = -1;
     const cJSON *s;
     double lim_deg = 0;
@@ -125,7 +156,7 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         goto out;
 
     snprintf(ctx, sizeof ctx, "%s: mass", name);
-    if (!(s = section(root, "mass", name, err, errlen)) ||
+    if (!(s = section(root, "mass", mass_keys, name, err, errlen)) ||
         kn_json_num(s, "base_kg", 0.1, 1000, &rp->base_mass, ctx, err, errlen) ||
         kn_json_vec(s, "base_inertia_box_m", 3, 0.01, 10, rp->base_box, 0, ctx, err, errlen) ||
         kn_json_num(s, "cog_z_m", -1, 1, &rp->cog_z, ctx, err, errlen) ||
@@ -134,7 +165,7 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         goto out;
 
     snprintf(ctx, sizeof ctx, "%s: main_track", name);
-    if (!(s = section(root, "main_track", name, err, errlen)) ||
+    if (!(s = section(root, "main_track", track_keys, name, err, errlen)) ||
         kn_json_num(s, "pulley_x_m", 0.01, 2, &rp->track_pulley_x, ctx, err, errlen) ||
         kn_json_num(s, "radius_m", 0.01, 1, &rp->track_radius, ctx, err, errlen) ||
         kn_json_num(s, "width_m", 0.005, 1, &rp->track_width, ctx, err, errlen) ||
@@ -142,7 +173,7 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         goto out;
 
     snprintf(ctx, sizeof ctx, "%s: flipper", name);
-    if (!(s = section(root, "flipper", name, err, errlen)) ||
+    if (!(s = section(root, "flipper", flipper_keys, name, err, errlen)) ||
         kn_json_num(s, "root_radius_m", 0.005, 1, &rp->flipper_root_radius, ctx, err, errlen) ||
         kn_json_num(s, "tip_radius_m", 0.005, 1, &rp->flipper_tip_radius, ctx, err, errlen) ||
         kn_json_num(s, "length_m", 0.01, 2, &rp->flipper_length, ctx, err, errlen) ||
@@ -159,20 +190,20 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
     }
 
     snprintf(ctx, sizeof ctx, "%s: servo", name);
-    if (!(s = section(root, "servo", name, err, errlen)) ||
+    if (!(s = section(root, "servo", servo_keys, name, err, errlen)) ||
         kn_json_num(s, "kp_per_s", 0.01, 1000, &rp->servo_kp, ctx, err, errlen) ||
         kn_json_num(s, "rate_max_rad_s", 0.01, 100, &rp->servo_rate_max, ctx, err, errlen) ||
         kn_json_num(s, "torque_max_nm", 0, 10000, &rp->servo_torque_max, ctx, err, errlen))
         goto out;
 
     snprintf(ctx, sizeof ctx, "%s: chassis", name);
-    if (!(s = section(root, "chassis", name, err, errlen)) ||
+    if (!(s = section(root, "chassis", chassis_keys, name, err, errlen)) ||
         kn_json_vec(s, "size_m", 3, 0.01, 5, rp->chassis_size, 0, ctx, err, errlen) ||
         kn_json_num(s, "clearance_m", 0, 1, &rp->chassis_clearance, ctx, err, errlen))
         goto out;
 
     snprintf(ctx, sizeof ctx, "%s: belt", name);
-    if (!(s = section(root, "belt", name, err, errlen)) ||
+    if (!(s = section(root, "belt", belt_keys, name, err, errlen)) ||
         kn_json_num(s, "speed_max_m_s", 0.01, 20, &rp->belt_speed_max, ctx, err, errlen) ||
         kn_json_num(s, "accel_max_m_s2", 0.01, 1000, &rp->belt_accel_max, ctx, err, errlen) ||
         kn_json_num(s, "decel_emergency_m_s2", 0.01, 1000, &rp->belt_decel_emergency, ctx, err,
@@ -182,14 +213,14 @@ int kn_robotfile_parse(const char *text, const char *name, struct kn_robot_param
         goto out;
 
     snprintf(ctx, sizeof ctx, "%s: friction", name);
-    if (!(s = section(root, "friction", name, err, errlen)) ||
+    if (!(s = section(root, "friction", friction_keys, name, err, errlen)) ||
         kn_json_num(s, "track_mu", 0, 10, &rp->track_mu, ctx, err, errlen) ||
         kn_json_num(s, "track_mu2", 0, 10, &rp->track_mu2, ctx, err, errlen) ||
         kn_json_num(s, "body_mu", 0, 10, &rp->body_mu, ctx, err, errlen))
         goto out;
 
     snprintf(ctx, sizeof ctx, "%s: battery", name);
-    if (!(s = section(root, "battery", name, err, errlen)) ||
+    if (!(s = section(root, "battery", battery_keys, name, err, errlen)) ||
         kn_json_num(s, "full_v", 1, 100, &rp->batt_full_v, ctx, err, errlen) ||
         kn_json_num(s, "empty_v", 0, 100, &rp->batt_empty_v, ctx, err, errlen) ||
         kn_json_num(s, "capacity_ah", 0.01, 1000, &rp->batt_capacity_ah, ctx, err, errlen) ||

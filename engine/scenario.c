@@ -265,11 +265,11 @@ static int select_variant(cJSON *root, const char *path, int v, struct kn_scenar
 static int parse_names(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
                        size_t errlen)
 {
-    static const char *const keys[] = { "name",    "title",      "group",      "param",
-                                        "comment", "robot",      "terrain",    "physics",
-                                        "start",   "duration_s", "controller", "criterion",
-                                        "expect",  "monotone",   "view",       "deviation",
-                                        "limits",  "robots",     NULL };
+    static const char *const keys[] = { "name",    "title",      "group",         "param",
+                                        "comment", "robot",      "terrain",       "physics",
+                                        "start",   "duration_s", "controller",    "criterion",
+                                        "expect",  "monotone",   "view",          "deviation",
+                                        "limits",  "robots",     "robot_changes", NULL };
     if (kn_json_only_keys(root, keys, path, err, errlen) ||
         kn_json_str_opt(root, "name", sc->name, sizeof sc->name, path, err, errlen) ||
         kn_json_str_opt(root, "title", sc->title, sizeof sc->title, path, err, errlen) ||
@@ -285,7 +285,34 @@ static int parse_names(const cJSON *root, const char *path, struct kn_scenario *
     return 0;
 }
 
-/* The robot file (relative to the scenario) and the "physics" overrides. */
+/* The robot file with "robot_changes" merged over its JSON (objects key
+ * by key, as variants merge), then read by the robot file's own reader:
+ * a key the robot file does not have is refused there, by its path. */
+static int load_robot_changed(const cJSON *changes, const char *path, const char *rpath,
+                              struct kn_robot_params *rp, char *err, size_t errlen)
+{
+    if (!cJSON_IsObject(changes)) {
+        snprintf(err, errlen, "%s: \"robot_changes\" must be an object", path);
+        return -1;
+    }
+    cJSON *robot = kn_json_load(rpath, err, errlen);
+    if (!robot)
+        return -1;
+    char *text = merge(robot, changes) ? NULL : cJSON_PrintUnformatted(robot);
+    cJSON_Delete(robot);
+    if (!text) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    char name[1200];
+    snprintf(name, sizeof name, "%s with robot_changes of %s", rpath, path);
+    int rc = kn_robotfile_parse(text, name, rp, err, errlen);
+    cJSON_free(text);
+    return rc;
+}
+
+/* The robot file (relative to the scenario), the scenario's
+ * "robot_changes" to it, and the "physics" overrides. */
 static int load_robot_physics(const cJSON *root, const char *path, struct kn_scenario *sc,
                               char *err, size_t errlen)
 {
@@ -293,7 +320,9 @@ static int load_robot_physics(const cJSON *root, const char *path, struct kn_sce
     if (kn_json_str_opt(root, "robot", rel, sizeof rel, path, err, errlen))
         return -1;
     kn_path_join(path, rel, rpath, sizeof rpath);
-    if (kn_robotfile_load(rpath, &sc->rp, err, errlen))
+    const cJSON *changes = cJSON_GetObjectItemCaseSensitive(root, "robot_changes");
+    if (changes ? load_robot_changed(changes, path, rpath, &sc->rp, err, errlen)
+                : kn_robotfile_load(rpath, &sc->rp, err, errlen))
         return -1;
     kn_physics_defaults(&sc->pp);
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(root, "physics");
@@ -735,6 +764,7 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
     res->rtf = res->cpu_s > 0 ? res->sim_s / res->cpu_s : 0;
     res->hash = kn_world_hash(w);
     res->passed = passed && res->finite;
+    res->mode = !res->finite ? KN_MODE_CRITERION : kn_crit_mode(cs);
     res->matches = sc->expect == KN_EXPECT_EITHER || (sc->expect == KN_EXPECT_PASS) == res->passed;
     kn_crit_free(cs);
     kn_world_destroy(w);

@@ -123,10 +123,25 @@ struct kn_sample {
     struct kn_outline outline;
 };
 
+/* What decided a verdict, for people and for sweeps counting failures by
+ * kind: the verdict file's "mode=". */
+enum kn_verdict_mode {
+    KN_MODE_NONE,      /* passed */
+    KN_MODE_TIP_OVER,  /* tilted past the criterion's max_tilt_deg */
+    KN_MODE_STALL,     /* no progress for stall_s */
+    KN_MODE_TIME_OUT,  /* undecided at the time limit, or the program still ran (must_exit) */
+    KN_MODE_LIMIT,     /* a scenario limit broke: tilt or flipper torque */
+    KN_MODE_CRITERION, /* any other failed criterion (off target, fell in, non-finite state) */
+    KN_MODE_ERROR,     /* the run could not be judged */
+};
+
 struct kn_result {
-    int passed;    /* the criterion held */
-    int matches;   /* passed agrees with expect */
-    char why[256]; /* what decided it, with numbers */
+    int passed; /* the criterion held */
+    enum kn_verdict_mode mode;
+    char verdict[8]; /* a judged program's verdict ("pass", "fail", "error"); "" in the
+                      * engine's own runs, whose plot says what was expected */
+    int matches;     /* passed agrees with expect */
+    char why[256];   /* what decided it, with numbers */
     double sim_s, cpu_s, rtf;
     double max_depth;        /* over the run [m] */
     double max_tilt;         /* max |roll|, |pitch| [rad] */
@@ -186,6 +201,11 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *s, int *pas
                    size_t whylen);
 /* At the end of the run: final decision. */
 void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen);
+/* What decided the criterion's decision (KN_MODE_NONE before one): the
+ * end's decision of a crossing is KN_MODE_TIME_OUT. */
+enum kn_verdict_mode kn_crit_mode(const struct kn_crit_state *cs);
+/* "none", "tip-over", "stall", "time-out", "limit", "criterion", "error". */
+const char *kn_crit_mode_name(enum kn_verdict_mode m);
 void kn_crit_free(struct kn_crit_state *cs);
 
 #endif

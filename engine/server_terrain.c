@@ -81,7 +81,10 @@ static void derive_starts(const struct kn_terrain *t, struct kn_srv_start *st, i
     case KN_TERRAIN_TRENCH: beyond = t->far_x + min2(BEYOND_M, 0.5 * t->length); break;
     case KN_TERRAIN_STAIRS:
     case KN_TERRAIN_RAMP: beyond = t->far_x + min2(BEYOND_M, 0.5 * t->landing); break;
-    case KN_TERRAIN_PALLET: beyond = t->far_x + APPROACH_M; break;
+    case KN_TERRAIN_PALLET:
+    case KN_TERRAIN_ROUGH:
+    case KN_TERRAIN_STEPFIELD:
+    case KN_TERRAIN_RUBBLE: beyond = t->far_x + APPROACH_M; break;
     case KN_TERRAIN_FLAT:
     case KN_TERRAIN_HEIGHTFIELD: break;
     }

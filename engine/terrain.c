@@ -1,6 +1,8 @@
 /* Terrain files and their primitives: flat (optionally tilted), step,
  * trench, stairs, ramp, pallet and heightfield, each built from planes and
- * oriented boxes so ODE's cheap box and plane colliders do the work. */
+ * oriented boxes so ODE's cheap box and plane colliders do the work (the
+ * families drawn from a seed, rough, stepfield and rubble, are in
+ * terrain_families.c). */
 #include "terrain.h"
 
 #include <math.h>
@@ -12,8 +14,10 @@
 
 #define DEG (M_PI / 180.0)
 
-static const char *const type_names[] = { "flat", "step",   "trench",     "stairs",
-                                          "ramp", "pallet", "heightfield" };
+static const char *const type_names[] = {
+    "flat",   "step",        "trench", "stairs",    "ramp",
+    "pallet", "heightfield", "rough",  "stepfield", "rubble"
+};
 
 const char *kn_terrain_type_name(enum kn_terrain_type t)
 {
@@ -113,10 +117,12 @@ out:
 int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrain *t, char *err,
                          size_t errlen)
 {
-    static const char *const keys[] = { "type",   "name",   "comment", "height",    "width",
-                                        "rise",   "run",    "count",   "angle_deg", "edge_x",
-                                        "length", "span_y", "depth",   "landing",   "pose",
-                                        "file",   "cell_m", "scale",   NULL };
+    static const char *const keys[] = {
+        "type",  "name",      "comment", "height",       "width",          "rise",        "run",
+        "count", "angle_deg", "edge_x",  "length",       "span_y",         "depth",       "landing",
+        "pose",  "file",      "cell_m",  "scale",        "seed",           "amplitude_m", "post_m",
+        "grid",  "heights_m", "pieces",  "piece_size_m", "piece_height_m", NULL
+    };
     memset(t, 0, sizeof *t);
     const char *ctx = base_path;
     char type[32] = "";
@@ -132,7 +138,7 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
     if (!found) {
         snprintf(err, errlen,
                  "%s: \"type\" must be one of flat, step, trench, stairs, ramp, pallet, "
-                 "heightfield",
+                 "heightfield, rough, stepfield, rubble",
                  ctx);
         return -1;
     }
@@ -166,7 +172,8 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
         kn_json_num_opt(o, "landing", 0.1, 100, &t->landing, ctx, err, errlen) ||
         kn_json_vec(o, "pose", 3, -1e4, 1e4, pose, 1, ctx, err, errlen) ||
         kn_json_num_opt(o, "cell_m", 0.005, 10, &t->hf_cell, ctx, err, errlen) ||
-        kn_json_num_opt(o, "scale", 0, 100, &t->hf_scale, ctx, err, errlen))
+        kn_json_num_opt(o, "scale", 0, 100, &t->hf_scale, ctx, err, errlen) ||
+        kn_terrain_family_keys(o, t, ctx, err, errlen))
         return -1;
     t->angle = angle_deg * DEG;
     t->pose[0] = pose[0];
@@ -217,7 +224,7 @@ int kn_terrain_load(const char *path, const cJSON *override, struct kn_terrain *
 
 /* ---- builders ---- */
 
-static struct kn_part *add(struct kn_terrain *t)
+struct kn_part *kn_terrain_part_add(struct kn_terrain *t)
 {
     if (t->nparts >= KN_TERRAIN_MAX_PARTS)
         return NULL;
@@ -228,7 +235,7 @@ static struct kn_part *add(struct kn_terrain *t)
 
 static int plane(struct kn_terrain *t, double z, double tilt, int tag)
 {
-    struct kn_part *p = add(t);
+    struct kn_part *p = kn_terrain_part_add(t);
     if (!p)
         return -1;
     p->kind = KN_PART_PLANE;
@@ -241,10 +248,10 @@ static int plane(struct kn_terrain *t, double z, double tilt, int tag)
 }
 
 /* Axis-aligned box from its x, y, z ranges. */
-static int box(struct kn_terrain *t, double x0, double x1, double y0, double y1, double z0,
-               double z1, int tag)
+int kn_terrain_box_add(struct kn_terrain *t, double x0, double x1, double y0, double y1, double z0,
+                       double z1, int tag)
 {
-    struct kn_part *p = add(t);
+    struct kn_part *p = kn_terrain_part_add(t);
     if (!p)
         return -1;
     p->kind = KN_PART_BOX;
@@ -272,22 +279,24 @@ static int build_pallet(struct kn_terrain *t)
     /* top deck boards run across the path (along y) */
     double x = x0;
     for (int i = 0; i < 5; i++) {
-        rc |= box(t, x, x + tb[i], -hy, hy, z_top0, z_top1, KN_TAG_OBSTACLE);
+        rc |= kn_terrain_box_add(t, x, x + tb[i], -hy, hy, z_top0, z_top1, KN_TAG_OBSTACLE);
         x += tb[i] + gap;
     }
     /* three stringer boards along the path, under the deck */
     const double sy[3] = { -hy + 0.0725, 0, hy - 0.0725 };
     for (int i = 0; i < 3; i++)
-        rc |= box(t, x0, x0 + L, sy[i] - 0.0725, sy[i] + 0.0725, 0.100, 0.122, KN_TAG_OBSTACLE);
+        rc |= kn_terrain_box_add(t, x0, x0 + L, sy[i] - 0.0725, sy[i] + 0.0725, 0.100, 0.122,
+                                 KN_TAG_OBSTACLE);
     /* nine blocks at the corners, middles and centre */
     const double bx[3] = { x0 + 0.0725, x0 + 0.5 * L, x0 + L - 0.0725 };
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            rc |= box(t, bx[i] - 0.0725, bx[i] + 0.0725, sy[j] - 0.0725, sy[j] + 0.0725, 0.022,
-                      0.100, KN_TAG_OBSTACLE);
+            rc |= kn_terrain_box_add(t, bx[i] - 0.0725, bx[i] + 0.0725, sy[j] - 0.0725,
+                                     sy[j] + 0.0725, 0.022, 0.100, KN_TAG_OBSTACLE);
     /* three bottom boards across the path */
     for (int i = 0; i < 3; i++)
-        rc |= box(t, bx[i] - 0.0725, bx[i] + 0.0725, -hy, hy, 0, 0.022, KN_TAG_OBSTACLE);
+        rc |= kn_terrain_box_add(t, bx[i] - 0.0725, bx[i] + 0.0725, -hy, hy, 0, 0.022,
+                                 KN_TAG_OBSTACLE);
     t->far_x = x0 + L;
     t->top_z = 0.144;
     return rc;
@@ -304,16 +313,16 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
     case KN_TERRAIN_FLAT: rc = plane(t, 0, t->angle, KN_TAG_GROUND); break;
     case KN_TERRAIN_STEP:
         rc = plane(t, 0, 0, KN_TAG_GROUND) ||
-             box(t, e, e + t->length, -hy, hy, -0.1, t->height, KN_TAG_OBSTACLE);
+             kn_terrain_box_add(t, e, e + t->length, -hy, hy, -0.1, t->height, KN_TAG_OBSTACLE);
         t->top_z = t->height;
         break;
     case KN_TERRAIN_TRENCH:
         /* near and far ground are boxes with their tops at z = 0; the pit floor
          * is a plane depth below */
         rc = plane(t, -t->depth, 0, KN_TAG_PIT) ||
-             box(t, e - t->length, e, -hy, hy, -t->depth - 0.1, 0, KN_TAG_GROUND) ||
-             box(t, e + t->width, e + t->width + t->length, -hy, hy, -t->depth - 0.1, 0,
-                 KN_TAG_OBSTACLE);
+             kn_terrain_box_add(t, e - t->length, e, -hy, hy, -t->depth - 0.1, 0, KN_TAG_GROUND) ||
+             kn_terrain_box_add(t, e + t->width, e + t->width + t->length, -hy, hy, -t->depth - 0.1,
+                                0, KN_TAG_OBSTACLE);
         t->far_x = e + t->width;
         break;
     case KN_TERRAIN_STAIRS: {
@@ -321,8 +330,8 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
         double end = e + (t->count - 1) * t->run + t->landing;
         rc = plane(t, 0, 0, KN_TAG_GROUND);
         for (int i = 0; i < t->count && !rc; i++)
-            rc = box(t, e + i * t->run, end, -hy, hy, i * t->rise, (i + 1) * t->rise,
-                     KN_TAG_OBSTACLE);
+            rc = kn_terrain_box_add(t, e + i * t->run, end, -hy, hy, i * t->rise, (i + 1) * t->rise,
+                                    KN_TAG_OBSTACLE);
         t->far_x = e + (t->count - 1) * t->run;
         t->top_z = t->count * t->rise;
         break;
@@ -333,7 +342,7 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
         double ca = cos(a), sa = sin(a);
         double top = t->length * sa, xe = e + t->length * ca;
         rc = plane(t, 0, 0, KN_TAG_GROUND);
-        struct kn_part *p = rc ? NULL : add(t);
+        struct kn_part *p = rc ? NULL : kn_terrain_part_add(t);
         if (!p) {
             rc = -1;
             break;
@@ -348,17 +357,20 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
         p->c[1] = 0;
         p->c[2] = 0.5 * top - 0.5 * th * ca;
         p->pitch = -a; /* right-handed about y: negative raises the +x end */
-        rc = box(t, xe, xe + t->landing, -hy, hy, top - th, top, KN_TAG_OBSTACLE);
+        rc = kn_terrain_box_add(t, xe, xe + t->landing, -hy, hy, top - th, top, KN_TAG_OBSTACLE);
         t->far_x = xe;
         t->top_z = top;
         break;
     }
     case KN_TERRAIN_PALLET: rc = plane(t, 0, 0, KN_TAG_GROUND) || build_pallet(t); break;
+    case KN_TERRAIN_ROUGH:
+    case KN_TERRAIN_STEPFIELD:
+    case KN_TERRAIN_RUBBLE: rc = plane(t, 0, 0, KN_TAG_GROUND) || kn_terrain_family_build(t); break;
     case KN_TERRAIN_HEIGHTFIELD: {
         /* heightfield centred at the origin; the plane beneath catches the
          * robot outside it (border samples are expected near 0) */
         rc = plane(t, 0, 0, KN_TAG_GROUND);
-        struct kn_part *p = rc ? NULL : add(t);
+        struct kn_part *p = rc ? NULL : kn_terrain_part_add(t);
         if (!p) {
             rc = -1;
             break;

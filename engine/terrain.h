@@ -9,7 +9,13 @@
 
 struct cJSON;
 
-#define KN_TERRAIN_MAX_PARTS 64
+/* Parts of one terrain: the families drawn from a seed (rough ground, a
+ * stepfield, rubble) are grids and scatters of boxes, up to a field of
+ * 1 000 cells. A part is 96 bytes, so a terrain is about 100 KiB; the
+ * world, a scenario and the daemon's world description each hold one (the
+ * daemon only while it describes a file). */
+#define KN_TERRAIN_MAX_PARTS 1024
+#define KN_TERRAIN_MAX_HEIGHTS 16 /* a stepfield's set of post heights */
 
 /* What a part is, for criteria and controllers (which level a robot touches). */
 enum kn_tag {
@@ -38,6 +44,10 @@ enum kn_terrain_type {
     KN_TERRAIN_RAMP,
     KN_TERRAIN_PALLET,
     KN_TERRAIN_HEIGHTFIELD,
+    /* families drawn from a seed (terrain_families.c) */
+    KN_TERRAIN_ROUGH,
+    KN_TERRAIN_STEPFIELD,
+    KN_TERRAIN_RUBBLE,
 };
 
 struct kn_terrain {
@@ -61,6 +71,18 @@ struct kn_terrain {
     double hf_scale;
     int hf_nx, hf_ny; /* samples along x, y */
     double *hf;       /* hf[j * hf_nx + i], j along +y, metres (owned) */
+    /* families drawn from a seed: rough (cells of hf_cell, heights up to
+     * amplitude), stepfield (posts of post metres, grid[0] along x by
+     * grid[1] across, heights from heights[]), rubble (pieces boxes, sides
+     * and heights between the two bounds, any yaw) */
+    int seed;
+    double amplitude;
+    double post;
+    int grid[2];
+    double heights[KN_TERRAIN_MAX_HEIGHTS];
+    int nheights;
+    int pieces;
+    double piece_size[2], piece_height[2];
     /* derived by kn_terrain_build, in terrain coordinates (before pose) */
     double far_x; /* x beyond which the obstacle is passed (trench far edge, stairs
                           top landing, pallet far edge) */
@@ -93,6 +115,19 @@ double kn_terrain_yaw_local(const struct kn_terrain *t, double yaw);
 /* Mirrors the built terrain across its x-z plane (y -> -y): parts and
  * heightfield samples; the pose is left alone. */
 void kn_terrain_mirror_y(struct kn_terrain *t);
+
+/* terrain_families.c: the families' keys (their defaults first, then
+ * what o says), and their parts drawn from the seed; the same seed and
+ * keys give the same parts on every machine (splitmix64, not rand()).
+ * Both -1 with the reason in err. */
+int kn_terrain_family_keys(const struct cJSON *o, struct kn_terrain *t, const char *ctx, char *err,
+                           size_t errlen);
+int kn_terrain_family_build(struct kn_terrain *t);
+/* One more part, zeroed; NULL when the terrain holds KN_TERRAIN_MAX_PARTS. */
+struct kn_part *kn_terrain_part_add(struct kn_terrain *t);
+/* One axis-aligned box from its x, y and z ranges; -1 when full. */
+int kn_terrain_box_add(struct kn_terrain *t, double x0, double x1, double y0, double y1, double z0,
+                       double z1, int tag);
 
 /* Reads a heightfield data file: whitespace-separated heights in metres,
  * one line per row along +y, all rows the same length; '#' starts a comment. */

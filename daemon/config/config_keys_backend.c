@@ -276,7 +276,7 @@ const struct kn_cfg_key
           .reload = KN_CFG_RELOAD_ROBOT,
           .reader = "daemon/engine_files.c",
           .doc =
-              "Terrain name (a file NAME.json in the engine's terrains folder: flat, step, trench, stairs, ramp, pallet, bumps) or a terrain file (a path with '/' or ending in .json, relative to the working directory); one that does not load is a config error." },
+              "Terrain name (a file NAME.json in the engine's terrains folder, such as flat, step, stairs, ramp, rough, rubble) or a terrain file (a path with '/' or ending in .json, relative to the working directory); one that does not load is a config error." },
         { .path = "robots[].backend.engine.robot",
           .type = KN_CFG_STRING,
           BACKEND_FIELD(robot),

@@ -139,8 +139,8 @@ END_TEST
 
 START_TEST(terrain_shipped_files)
 {
-    static const char *const names[] = { "flat", "step",   "trench", "stairs",
-                                         "ramp", "pallet", "bumps" };
+    static const char *const names[] = { "flat",   "step",  "trench", "stairs",    "ramp",
+                                         "pallet", "bumps", "rough",  "stepfield", "rubble" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char path[512], err[512];
         snprintf(path, sizeof path, "%s/terrains/%s.json", KN_TEST_CONFIG_DIR, names[i]);

@@ -5,10 +5,12 @@
  * writes the verdict as it stands; the time limit fails waiting Steps and
  * stops the server; a client that lets no time pass, or whose robot
  * leaves, is an error; Reset is refused; a scenario whose controller is
- * not external is refused. */
+ * not external is refused. The verdict's mode says what decided it, and
+ * the plot's title says the verdict. */
 #include <check.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,8 @@ START_TEST(spawn_at_start_and_verdict)
     ck_assert_str_eq(verdict(v, "sim_s"), "1.000");
     ck_assert_str_eq(verdict(v, "time_limit"), "0");
     ck_assert_str_eq(verdict(v, "must_exit"), "1");
+    /* stopped before the time limit: the crossing failed, it did not time out */
+    ck_assert_str_eq(verdict(v, "mode"), "criterion");
     ck_assert_msg(strstr(verdict(v, "why"), "CoG x") != NULL, "why: %s", verdict(v, "why"));
     ck_assert_int_eq(lines_of(h_path("run.csv")), 102); /* header + 101 */
 }
@@ -143,6 +147,7 @@ START_TEST(time_limit_stops_the_run)
     ck_assert_str_eq(verdict(v, "must_exit"), "0");
     ck_assert_str_eq(verdict(v, "samples"), "51");
     ck_assert_str_eq(verdict(v, "verdict"), "pass"); /* stood still at the target */
+    ck_assert_str_eq(verdict(v, "mode"), "none");
 }
 END_TEST
 
@@ -160,6 +165,7 @@ START_TEST(idle_client_is_an_error)
     ck_assert_double_lt(h_now_us() / 1e6 - w0, 5.0);
     const char *v = h_path("verdict");
     ck_assert_str_eq(verdict(v, "verdict"), "error");
+    ck_assert_str_eq(verdict(v, "mode"), "error");
     ck_assert_str_eq(verdict(v, "idle"), "1");
     ck_assert_msg(strstr(verdict(v, "why"), "never lets time pass") != NULL, "why: %s",
                   verdict(v, "why"));
@@ -182,9 +188,107 @@ START_TEST(robot_gone_is_an_error)
     ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "engine exit %d", st);
     const char *v = h_path("verdict");
     ck_assert_str_eq(verdict(v, "verdict"), "error");
+    ck_assert_str_eq(verdict(v, "mode"), "error");
     ck_assert_msg(strstr(verdict(v, "why"), "left the world") != NULL, "why: %s",
                   verdict(v, "why"));
     ck_assert_str_eq(verdict(v, "samples"), "11");
+}
+END_TEST
+
+/* A scenario on flat ground with the given start, duration, must_exit,
+ * criterion and limits, judged in lockstep with a plot: the client spawns
+ * the robot and asks for 2 s, which the time limit (or a broken limit)
+ * cuts short; the engine stops by itself. Checks the verdict, its mode
+ * and the plot's title. */
+static void judge_mode(const char *start, double duration, bool must_exit, const char *criterion,
+                       const char *limits, const char *want_verdict, const char *want_mode,
+                       const char *want_title)
+{
+    char scen[1024], svg[1024], text[4096];
+    snprintf(scen, sizeof scen, "%s", h_path("mode.json"));
+    snprintf(svg, sizeof svg, "%s", h_path("mode.svg"));
+    const char *dir = getenv("KN_CONFIG_DIR");
+    snprintf(text, sizeof text,
+             "{ \"name\": \"mode\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": "
+             "{ \"file\": \"%s/terrains/flat.json\" }, \"start\": %s, \"duration_s\": %g, "
+             "\"controller\": { \"type\": \"external\", \"must_exit\": %s }, "
+             "\"criterion\": %s%s%s }\n",
+             dir, dir, start, duration, must_exit ? "true" : "false", criterion,
+             limits ? ", \"limits\": " : "", limits ? limits : "");
+    h_write_file(scen, text);
+    char v[512];
+    snprintf(v, sizeof v, "%s", h_path("verdict"));
+    const char *extra[] = { "--pace", "step",        "--judge", scen, "--judge-verdict",
+                            v,        "--judge-svg", svg,       NULL };
+    ec_engine_start(&eng, extra);
+    ec_connect(&ca, eng.port);
+    ec_send(&ca, "INIT {ClassName USARBot.Kenaf} {Name R1} {Location 0.0000,0.0000,0.0000} "
+                 "{Rotation 0.0000,0.0000,0.0000}\r\n");
+    struct kn_usar_sta sta;
+    ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
+    ec_send(&ca, "KENAF {Cmd Step} {Ms 2000}\r\n");
+    int st = h_wait_exit(&eng.proc, H_LONG_MS);
+    ck_assert_msg(st != -1, "the engine did not stop by itself");
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "engine exit %d: %s", st,
+                  h_stderr(&eng.proc));
+    ck_assert_str_eq(verdict(v, "verdict"), want_verdict);
+    ck_assert_msg(strcmp(verdict(v, "mode"), want_mode) == 0, "mode %s, want %s (why: %s)",
+                  verdict(v, "mode"), want_mode, verdict(v, "why"));
+    const char *plot = h_file_text(svg);
+    ck_assert_msg(strstr(plot, want_title) != NULL, "no \"%s\" in the plot", want_title);
+}
+
+static const char *const STILL = "{ \"type\": \"straight\", \"target\": [0, 0] }";
+static const char *const CROSS_TILT = "{ \"type\": \"cross\", \"pass_x\": 5, \"max_tilt_deg\": 5 }";
+
+/* The robot stands at its target, which passes, but its program was still
+ * running at the time limit: must_exit fails it, a time-out. */
+START_TEST(mode_time_out)
+{
+    judge_mode("{ \"x\": 0 }", 0.3, true, STILL, NULL, "fail", "time-out", "mode: FAIL (time-out)");
+    ck_assert_msg(strstr(verdict(h_path("verdict"), "why"),
+                         "did not end within the scenario's 0.3 s (pass: ") != NULL,
+                  "why: %s", verdict(h_path("verdict"), "why"));
+}
+END_TEST
+
+/* The same run without must_exit passes, and its plot says so. */
+START_TEST(mode_none)
+{
+    judge_mode("{ \"x\": 0 }", 0.3, false, STILL, NULL, "pass", "none", "mode: PASS<");
+}
+END_TEST
+
+/* Spawned pitched 10 deg: a tilt limit of 5 deg breaks at once. */
+START_TEST(mode_limit)
+{
+    judge_mode("{ \"x\": 0, \"pitch_deg\": 10 }", 1.0, false, STILL, "{ \"max_tilt_deg\": 5 }",
+               "fail", "limit", "mode: FAIL (limit)");
+}
+END_TEST
+
+/* The same start against a crossing that allows 5 deg: a tip-over. */
+START_TEST(mode_tip_over)
+{
+    judge_mode("{ \"x\": 0, \"pitch_deg\": 10 }", 0.3, false, CROSS_TILT, NULL, "fail", "tip-over",
+               "mode: FAIL (tip-over)");
+}
+END_TEST
+
+/* Standing before a crossing that wants progress within 0.2 s: a stall. */
+START_TEST(mode_stall)
+{
+    judge_mode("{ \"x\": 0 }", 1.0, false,
+               "{ \"type\": \"cross\", \"pass_x\": 5, \"stall_s\": 0.2 }", NULL, "fail", "stall",
+               "mode: FAIL (stall)");
+}
+END_TEST
+
+/* Standing before a crossing until the time limit: a time-out. */
+START_TEST(mode_cross_time_out)
+{
+    judge_mode("{ \"x\": 0 }", 0.3, false, "{ \"type\": \"cross\", \"pass_x\": 5 }", NULL, "fail",
+               "time-out", "mode: FAIL (time-out)");
 }
 END_TEST
 
@@ -211,6 +315,12 @@ int main(void)
         { "idle", idle_client_is_an_error, 60, NULL, NULL },
         { "gone", robot_gone_is_an_error, 30, NULL, NULL },
         { "refuse", refuses_internal_controller, 30, NULL, NULL },
+        { "mode-time-out", mode_time_out, 30, NULL, NULL },
+        { "mode-none", mode_none, 30, NULL, NULL },
+        { "mode-limit", mode_limit, 30, NULL, NULL },
+        { "mode-tip-over", mode_tip_over, 30, NULL, NULL },
+        { "mode-stall", mode_stall, 30, NULL, NULL },
+        { "mode-cross-time-out", mode_cross_time_out, 30, NULL, NULL },
     };
     return h_run_cases("kenaf-engine --judge", cases, sizeof cases / sizeof cases[0]);
 }

@@ -185,10 +185,12 @@ START_TEST(exited)
                   h_stderr(&eng.proc));
     ck_assert_str_eq(verdict_of("alpha", "robot"), "alpha");
     ck_assert_str_eq(verdict_of("alpha", "verdict"), "pass");
+    ck_assert_str_eq(verdict_of("alpha", "mode"), "none");
     ck_assert_str_eq(verdict_of("alpha", "sim_s"), "0.500");
     ck_assert_str_eq(verdict_of("alpha", "samples"), "51");
     ck_assert_str_eq(verdict_of("bravo", "robot"), "bravo");
     ck_assert_str_eq(verdict_of("bravo", "sim_s"), "0.100");
+    ck_assert_str_eq(verdict_of("bravo", "mode"), "none");
     ck_assert_str_eq(verdict_of("bravo", "samples"), "11");
     ck_assert_msg(strstr(h_stderr(&eng.proc), "not understood") != NULL, "%s", h_stderr(&eng.proc));
     ck_assert_msg(strstr(h_stderr(&eng.proc), "no robot charlie") != NULL, "%s",

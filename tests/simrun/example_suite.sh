@@ -2,8 +2,9 @@
 # The example controllers through their scenario suite, as a CI job would
 # run them: each a single kenaf-sim-run command with one JUnit file, every
 # verdict a pass. The teleop is scripted on stdin. A program still running
-# at the time limit fails; a run by the clock (--speed realtime) is judged too;
-# three runs at once do not clash and give the same trajectory.
+# at the time limit fails; each plot's title is its verdict; a run by the
+# clock (--speed realtime) is judged too; three runs at once do not clash
+# and give the same trajectory.
 #   example_suite.sh KENAF-SIM-RUN SCENARIODIR SQUARE TELEOP CLIMB_STEP
 set -eu
 run=$1 scen=$2 square=$3 teleop=$4 climb=$5
@@ -28,17 +29,23 @@ check teleop "$tmp/teleop.xml" 1
     --scenario "$scen/climb-step.json#2" --junit "$tmp/climb.xml" --trajectory "$tmp/climb.svg" \
     -- "$climb" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "climb_step suite: exit $?"; }
 check climb_step "$tmp/climb.xml" 3
+# each plot's title is the run's verdict
 for f in climb-step climb-step-1 climb-step-2; do
     grep -q '<svg' "$tmp/climb-$f.svg" 2>/dev/null || fail "no plot $tmp/climb-$f.svg"
+    grep -q '<title>climb-step: PASS</title>' "$tmp/climb-$f.svg" ||
+        fail "$f passed, its plot says: $(grep -o '<title>[^<]*' "$tmp/climb-$f.svg")"
 done
 # a program still running at the scenario's time limit fails (must_exit):
 # teleop asked to wait 100 s of robot time in a 20 s scenario
 set +e
-printf 'w 100\nq\n' | "$run" --scenario "$scen/teleop.json" -- "$teleop" >"$tmp/late.out" 2>&1
+printf 'w 100\nq\n' | "$run" --scenario "$scen/teleop.json" --trajectory "$tmp/late.svg" -- "$teleop" \
+    >"$tmp/late.out" 2>&1
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || { cat "$tmp/late.out"; fail "teleop past the time limit: exit $rc, want 1"; }
 grep -q 'did not end within' "$tmp/late.out" || fail "no time-limit reason: $(cat "$tmp/late.out")"
+grep -q '<title>teleop: FAIL (time-out)</title>' "$tmp/late.svg" ||
+    fail "the late teleop failed, its plot says: $(grep -o '<title>[^<]*' "$tmp/late.svg")"
 # not in lockstep: the engine by the clock, judged the same. In real time:
 # faster, the library's motion corrections (every 20 ms of wall time) come
 # too far apart in robot time for the square's 0.1 rad, and how far

@@ -5,7 +5,8 @@
 # --scenario with a JUnit verdict; a second run with both cores busy gives
 # the same trajectory CSV byte for byte; the square on the step scenario is
 # judged a failure; a controller that never sleeps is reported as an
-# error within --idle, not waited for.
+# error within --idle, not waited for; --result, --output and both
+# trajectories of one run; a program that is not there is an error.
 #   scenario_runs.sh KENAF-SIM-RUN LIBDIR INCLUDEDIR SCENARIODIR SRCDIR SQUARE [SANITIZE]
 # SANITIZE: meson's b_sanitize; the controller is built with the same
 # sanitizers as the library it will load.
@@ -58,4 +59,28 @@ set -e
 grep -q 'never lets time pass' "$tmp/d.out" || fail "no reason given: $(cat "$tmp/d.out")"
 grep -q '<error message=' "$tmp/d.xml" || fail "JUnit without the error: $(cat "$tmp/d.xml")"
 [ $(($(date +%s) - start)) -lt 30 ] || fail "never_sleeps took too long to report"
+# 5. one run's outcome for a program (--result), the program's output
+# (--output), and both trajectories at once; the square fails on the
+# step, its mode from the engine's verdict
+set +e
+"$run" --scenario "$scen/climb-step.json" --result "$tmp/e.result" --output "$tmp/e.out" \
+    --trajectory "$tmp/e.csv" --trajectory "$tmp/e.svg" -- "$square" >"$tmp/e.log" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { cat "$tmp/e.log"; fail "--result run: exit $rc, want 1"; }
+grep -qx 'status=fail' "$tmp/e.result" || fail "--result: $(cat "$tmp/e.result")"
+grep -qx 'mode=\(criterion\|stall\|time-out\)' "$tmp/e.result" || fail "--result mode: $(cat "$tmp/e.result")"
+grep -q '^why=.' "$tmp/e.result" || fail "--result why: $(cat "$tmp/e.result")"
+grep -q '^sim_s=[0-9]' "$tmp/e.result" || fail "--result sim_s: $(cat "$tmp/e.result")"
+[ -f "$tmp/e.out" ] || fail "--output wrote no file"
+[ "$(head -n 1 "$tmp/e.csv" | cut -d, -f1)" = t_s ] || fail "--trajectory CSV: $(head -n 1 "$tmp/e.csv")"
+grep -q '<svg' "$tmp/e.svg" || fail "--trajectory SVG missing"
+
+# 6. a program that is not there: an error (3) that says so, nothing run
+set +e
+"$run" --scenario "$scen/climb-step.json" --junit "$tmp/f.xml" -- "$tmp/not-there" >"$tmp/f.out" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || { cat "$tmp/f.out"; fail "a missing program: exit $rc, want 3"; }
+grep -q "cannot run $tmp/not-there: no such file" "$tmp/f.out" || fail "no reason: $(cat "$tmp/f.out")"
 echo "PASS: own controller judged pass, identical trajectories idle and loaded, square judged fail, a never-sleeping controller reported"

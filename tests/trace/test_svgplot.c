@@ -196,6 +196,54 @@ START_TEST(any_input_gives_valid_svg)
 }
 END_TEST
 
+/* A chart (kn_svgplot_begin_chart, the sweep report's): x and y each at
+ * their own scale filling the area (0.1 .. 0.3 wide, 0 .. 1 high would be
+ * a sliver at one scale), ticks of their own, a marker of a fixed pixel
+ * size where its point is, and the clip path under the id given. */
+START_TEST(chart_has_an_own_scale_per_axis)
+{
+    struct kn_svgplot_box box;
+    kn_svgplot_box_init(&box);
+    kn_svgplot_box_add(&box, 0.1, 0);
+    kn_svgplot_box_add(&box, 0.3, 1);
+    struct kn_svgplot_frame fr = { "rate", NULL, "h [m]", "pass rate", 500, 250, 0.01, 0 };
+    struct kn_svgplot p;
+    ck_assert_int_eq(kn_svgplot_begin_chart(&p, &box, &fr, "kn-rate-3\"'"), 0);
+    ck_assert_double_eq_tol(p.w, 500, 1e-9);
+    ck_assert_double_eq_tol(p.h, 250, 1e-9);
+    ck_assert_double_eq_tol(p.step, 0.05, 1e-12);
+    ck_assert_double_eq_tol(p.ystep, 0.2, 1e-12);
+    kn_svgplot_marker(&p, KN_SVGPLOT_DOT, "rate", "fill='#000'", 0.2, 0.5, 8);
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(kn_svgplot_end(&p, f), 0);
+    size_t len;
+    char *svg = x_read_stream(f, &len);
+    fclose(f);
+    struct x_doc d;
+    if (x_parse(svg, len, &d) != 0)
+        ck_abort_msg("not well-formed XML: %s\n%.2000s", d.err, svg);
+    /* the middle of the data is the middle of the area */
+    int dot = x_find(&d, 0, "circle", "rate");
+    ck_assert_int_ge(dot, 0);
+    double cx = atof(x_attr(&d.e[dot], "cx")), cy = atof(x_attr(&d.e[dot], "cy"));
+    ck_assert_double_eq_tol(cx, p.map.left + 250, 0.11);
+    ck_assert_double_eq_tol(cy, p.map.top + 125, 0.11);
+    ck_assert_str_eq(x_attr(&d.e[dot], "r"), "4.0");
+    /* y ticks at 0, 0.2, ..., 1 and x ticks at 0.1, 0.15, ..., 0.3 */
+    int ylabels = 0, xlabels = 0;
+    for (int i = 0; i < d.n; i++)
+        if (x_class(&d.e[i], "tick-label"))
+            *(x_within(&d, i, "y") ? &ylabels : &xlabels) += 1;
+    ck_assert_int_eq(ylabels, 6);
+    ck_assert_int_eq(xlabels, 5);
+    ck_assert_ptr_nonnull(strstr(svg, "<clipPath id='kn-rate-3'>"));
+    ck_assert_ptr_nonnull(strstr(svg, "clip-path='url(#kn-rate-3)'"));
+    x_free(&d);
+    free(svg);
+}
+END_TEST
+
 START_TEST(decimals_are_points_under_a_comma_locale)
 {
     if (!h_comma_locale_enter("decimals_are_points_under_a_comma_locale"))
@@ -231,6 +279,7 @@ int main(void)
     tcase_add_test(tc, long_path_has_footprints_in_the_plot);
     tcase_add_test(tc, nice_steps);
     tcase_add_test(tc, text_is_escaped);
+    tcase_add_test(tc, chart_has_an_own_scale_per_axis);
     suite_add_tcase(s, tc);
     TCase *fuzz = tcase_create("robustness");
     tcase_set_timeout(fuzz, 120); /* 400 plots; slow under sanitizers or valgrind */

@@ -13,6 +13,7 @@
 #include "harness_suite.h"
 #include "krp.h"
 #include "rules.h"
+#include "terrain.h" /* engine/: kn_terrain_load */
 #include "world_doc.h"
 
 #define MS 1000000ull
@@ -277,6 +278,45 @@ START_TEST(doc_engine_heightfield)
 }
 END_TEST
 
+/* The families drawn from a seed travel as the boxes the engine built:
+ * every part of the terrain, well formed for the page and the cameras
+ * (kind, centre, half extents, yaw), the rubble's turned. */
+START_TEST(doc_engine_families)
+{
+    static const char *const names[] = { "rough", "stepfield", "rubble" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char note[512], rel[64], err[512];
+        snprintf(rel, sizeof rel, "terrains/%s.json", names[i]);
+        struct kn_terrain *t = calloc(1, sizeof *t);
+        ck_assert_ptr_nonnull(t);
+        ck_assert_msg(kn_terrain_load(config_file(rel), NULL, t, err, sizeof err) == 0, "%s", err);
+        cJSON *o = build("engine", NULL, config_file(rel), note, sizeof note, NULL);
+        ck_assert_str_eq(note, "");
+        const cJSON *parts = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "terrain"), "parts");
+        ck_assert_int_eq(cJSON_GetArraySize(parts), t->nparts);
+        int boxes = 0, turned = 0;
+        const cJSON *p;
+        cJSON_ArrayForEach(p, parts)
+        {
+            const char *kind = cJSON_GetObjectItem(p, "kind")->valuestring;
+            if (strcmp(kind, "plane") == 0)
+                continue;
+            ck_assert_str_eq(kind, "box");
+            ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "c")), 3);
+            ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "half")), 3);
+            boxes++;
+            turned += cJSON_GetObjectItem(p, "yaw")->valuedouble != 0;
+        }
+        ck_assert_int_eq(boxes, t->nparts - 1);
+        if (t->type == KN_TERRAIN_RUBBLE)
+            ck_assert_int_eq(turned, boxes);
+        cJSON_Delete(o);
+        kn_terrain_free(t);
+        free(t);
+    }
+}
+END_TEST
+
 /* Same files, same document; another terrain, another generation. */
 START_TEST(doc_deterministic)
 {
@@ -319,6 +359,7 @@ int main(void)
     tcase_add_test(d, doc_other_backend);
     tcase_add_test(d, doc_engine_step);
     tcase_add_test(d, doc_engine_heightfield);
+    tcase_add_test(d, doc_engine_families);
     tcase_add_test(d, doc_deterministic);
     tcase_add_test(d, doc_missing_files);
     suite_add_tcase(s, d);
