@@ -82,11 +82,11 @@ static int set_ids(struct kn_sweep *sw, char *err, size_t errlen)
     qsort(h, sw->ncases, sizeof *h, cmp_u64);
     for (size_t i = 1; i < sw->ncases; i++)
         if (h[i] == h[i - 1]) {
-            free(h);
             snprintf(err, errlen,
                      "two cases have the same id %010llx (change a value or the "
                      "sample's seed)",
                      (unsigned long long)h[i]);
+            free(h);
             return -1;
         }
     free(h);

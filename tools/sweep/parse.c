@@ -10,23 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int only_keys(const cJSON *o, const char *const *keys, const char *ctx, char *err,
-                     size_t errlen)
-{
-    const cJSON *e;
-    cJSON_ArrayForEach(e, o)
-    {
-        int ok = 0;
-        for (const char *const *k = keys; *k && !ok; k++)
-            ok = e->string && strcmp(e->string, *k) == 0;
-        if (!ok) {
-            snprintf(err, errlen, "%s: unknown key \"%.64s\"", ctx, e->string ? e->string : "");
-            return -1;
-        }
-    }
-    return 0;
-}
-
+#include "jsonutil.h"
 /* An integer-valued number in [lo, hi]. */
 static int get_int(const cJSON *v, double lo, double hi, double *out)
 {
@@ -122,7 +106,7 @@ static int parse_range(const cJSON *o, struct kn_sweep_param *pa, char *err, siz
     const char *nm = pa->known->name;
     char ctx[80];
     snprintf(ctx, sizeof ctx, "parameter %s", nm);
-    if (only_keys(o, keys, ctx, err, errlen))
+    if (kn_json_only_keys(o, keys, ctx, err, errlen))
         return -1;
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "from");
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "to");
@@ -263,7 +247,7 @@ static int parse_sample(const cJSON *s, struct kn_sweep *sw, char *err, size_t e
 {
     static const char *const keys[] = { "cases", "seed", NULL };
     double c, seed = 1;
-    if (!cJSON_IsObject(s) || only_keys(s, keys, "sample", err, errlen) ||
+    if (!cJSON_IsObject(s) || kn_json_only_keys(s, keys, "sample", err, errlen) ||
         get_int(cJSON_GetObjectItemCaseSensitive(s, "cases"), 1, KN_SWEEP_MAX_CASES_LIMIT, &c) ||
         (cJSON_GetObjectItemCaseSensitive(s, "seed") &&
          get_int(cJSON_GetObjectItemCaseSensitive(s, "seed"), 0, 9007199254740991.0, &seed))) {
@@ -328,7 +312,7 @@ static int parse_root(const cJSON *root, struct kn_sweep *sw, char *err, size_t 
         snprintf(err, errlen, "a sweep file is one JSON object");
         return -1;
     }
-    if (only_keys(root, keys, "sweep", err, errlen) ||
+    if (kn_json_only_keys(root, keys, "sweep", err, errlen) ||
         parse_name(cJSON_GetObjectItemCaseSensitive(root, "name"), sw, err, errlen) ||
         parse_scenario(cJSON_GetObjectItemCaseSensitive(root, "scenario"), sw, err, errlen) ||
         parse_params(cJSON_GetObjectItemCaseSensitive(root, "parameters"), sw, err, errlen) ||
