@@ -292,7 +292,7 @@ def baseline_of(compare):
 
 def run_template(what, plan, run, sweep, program, tmp):
     env = dict(os.environ)
-    env.update(plan["env"])
+    env.update({k: str(v) for k, v in plan["env"].items()})
     env["SWEEP"] = sweep
     env["PATH"] = os.path.dirname(os.path.abspath(run)) + os.pathsep + env.get("PATH", "")
     shard_ws = os.path.join(tmp, what, "shards")
