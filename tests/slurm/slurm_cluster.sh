@@ -9,15 +9,28 @@
 #      --dependency=afterok on the array starts only after all four ended;
 #      a failing task leaves such a job never run (cancelled, with
 #      --kill-on-invalid-dep=yes, not pending forever);
-#   3. the Slurm overhead per task, submit -> start, from the tasks' own
-#      clocks (printed, never asserted: it depends on the machine).
+#   3. the documented recipe, examples/ci/slurm-sweep.sh, as documented:
+#      the 40 short cases of short-sweep.json as a 4-task job array, each
+#      task one shard (--shard K/4, --jobs 1), and the merge job after
+#      them; the merged report.json and results.json are byte for byte
+#      those of the same sweep run here with --jobs 2, and so is every
+#      case's result and trajectory; each task ran its own 10 cases; the
+#      merge job compared the result with the local run (-b); with
+#      shards that fail, the merge job is cancelled and -w exits 1;
+#   4. the Slurm overhead per task, submit -> start, from the tasks' own
+#      clocks, and the sweep's time on Slurm against the local run's
+#      (printed, never asserted: it depends on the machine).
 # Root only; skipped (77) with the reason without root, slurm-wlm or munge,
 # and under KN_WRAP (nothing here runs under it).
 #
-#   slurm_cluster.sh SRCDIR
+#   slurm_cluster.sh SRCDIR RECIPE KENAF-SIM-RUN CLIMB_STEP
 # KN_KEEP_TMP=1 keeps the scratch directory (config, logs, job outputs).
 set -eu
-here=$1
+here=$1 recipe=$2 run=$3 climb=$4
+# the jobs run in their own directory: absolute paths (meson's are the
+# build directory's)
+case $climb in /*) ;; *) climb=$PWD/$climb ;; esac
+case $run in /*) ;; *) run=$PWD/$run ;; esac
 fail() {
     echo "FAIL: $*"
     exit 1
@@ -104,4 +117,82 @@ kn_job_wait "$did" 60
 [ "$(kn_job_state "$did")" = CANCELLED ] || fail "the dependent job of a failed task: $(kn_job_state "$did")"
 [ ! -e "$tmp/b/after.out" ] || fail "the dependent job ran: $(cat "$tmp/b/after.out")"
 [ "$(kn_job_state "${aid}_3")" = FAILED ] || fail "task 3: $(kn_job_state "${aid}_3")"
-echo "slurm: srun, a job array and its dependent job as documented"
+
+# 3. the sweep: locally, then with the recipe on the cluster
+sweep=$here/short-sweep.json
+w=$tmp/sweep
+mkdir "$w"
+t=$(date +%s.%N)
+"$run" --sweep "$sweep" --jobs 2 --out "$w/local" -- "$climb" >"$w/local.out" 2>&1 ||
+    fail "the local sweep: exit $? ($(tail -n 20 "$w/local.out"))"
+local_s=$(kn_elapsed "$t")
+submitted=$(date +%s.%N)
+# -b: the merge job compares with the local run (no regression, the same
+# cases: exit 0). The test waits for the merge job itself: sbatch --wait
+# (the recipe's -w, tried below) polls at growing intervals, 20 s late here
+(cd "$w" && KENAF_SIM_RUN=$run "$recipe" -n 4 -o slurm -b "$w/local" "$sweep" -- "$climb") \
+    >"$w/recipe.out" 2>&1 || fail "slurm-sweep.sh: exit $? ($(cat "$w/recipe.out"))"
+aid=$(sed -n 's/^slurm-sweep: array job \([0-9]*\):.*/\1/p' "$w/recipe.out")
+mid=$(sed -n 's/^slurm-sweep: merge job \([0-9]*\) (after .*/\1/p' "$w/recipe.out")
+[ -n "$aid" ] && [ -n "$mid" ] || fail "no job ids from the recipe: $(cat "$w/recipe.out")"
+kn_job_wait "$mid" 240
+slurm_s=$(kn_elapsed "$submitted")
+[ "$(kn_job_state "$mid")" = COMPLETED ] ||
+    fail "the merge job: $(kn_job_state "$mid") ($(tail -n 20 "$w"/slurm/logs/* 2>&1))"
+grep -q "^slurm-sweep: merged; comparing with $w/local$" "$w/slurm/logs/merge.out" ||
+    fail "the merge job did not compare: $(cat "$w/slurm/logs/merge.out")"
+for k in 1 2 3 4; do
+    [ "$(kn_job_state "${aid}_$k")" = COMPLETED ] || fail "task $k: $(kn_job_state "${aid}_$k")"
+    log=$w/slurm/logs/shard-$k.out
+    grep -q "^slurm-sweep: shard $k/4 started [0-9.]* on .* as job [0-9]*$" "$log" ||
+        fail "task $k's log: $(head -n 5 "$log")"
+    # its own quarter of the cases, each once
+    [ "$(grep -Ec '^kenaf-sim-run: \[[0-9]+/[0-9]+\] [0-9a-f]{10} ' "$log")" -eq 10 ] ||
+        fail "task $k ran $(grep -Ec '^kenaf-sim-run: \[' "$log") cases, want 10: $(cat "$log")"
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(d["shard"] != {"k": int(sys.argv[2]), "n": 4} or len(d["cases"]) != 40)' \
+        "$w/slurm/shard-$k/sweep.json" "$k" || fail "shard-$k/sweep.json: not shard $k/4 of 40 cases"
+done
+[ "$(cat "$w"/slurm/logs/shard-*.out | sed -n 's/^slurm-sweep: .* as job //p' | sort -u | wc -l)" -eq 4 ] ||
+    fail "four tasks, not four jobs: $(grep -h 'as job' "$w"/slurm/logs/shard-*.out)"
+[ "$(cat "$w"/slurm/logs/shard-*.out | grep -E '^kenaf-sim-run: \[' | cut -d' ' -f3 | sort -u | wc -l)" -eq 40 ] ||
+    fail "the shards did not run 40 different cases"
+for f in report.json results.json; do
+    cmp "$w/local/$f" "$w/slurm/merged/$f" || fail "merged $f differs from the local run's"
+done
+n=0
+for c in "$w"/local/cases/*/; do
+    id=$(basename "$c")
+    for f in result.json trajectory.csv; do
+        cmp "$c/$f" "$w/slurm/merged/cases/$id/$f" || fail "case $id's $f differs"
+    done
+    n=$((n + 1))
+done
+[ "$n" -eq 40 ] || fail "$n cases in the local run, want 40"
+echo "slurm: the sweep's 40 cases as 4 array tasks and a merge: merged report.json, results.json and every case as the local run's"
+
+# 3b. shards that fail (a program that is not there): no merge, and the
+# recipe's -w says so in its exit status
+set +e
+(cd "$w" && KENAF_SIM_RUN=$run timeout 120 "$recipe" -n 2 -o broken -w "$sweep" -- "$w/no-such-program") \
+    >"$w/broken.out" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "slurm-sweep.sh with failing shards: exit $rc, want 1 ($(cat "$w/broken.out"))"
+grep -q "^slurm-sweep: merge job [0-9]* ended CANCELLED, exit status 1$" "$w/broken.out" ||
+    fail "slurm-sweep.sh with failing shards said: $(cat "$w/broken.out")"
+grep -q "no-such-program" "$w/broken/logs/shard-1.out" ||
+    fail "the failing shard's log does not name the program: $(cat "$w/broken/logs/shard-1.out")"
+[ ! -e "$w/broken/merged" ] || fail "a merge of failed shards ran"
+
+# 4. the figures
+echo "slurm: the sweep's tasks, submit -> start:"
+for k in 1 2 3 4; do
+    s=$(sed -n 's/^slurm-sweep: shard [0-9/]* started \([0-9.]*\) .*/\1/p' "$w/slurm/logs/shard-$k.out")
+    echo "slurm:   task $k $(kn_diff "$submitted" "$s") s"
+done
+echo "slurm: the sweep, submit -> merged $slurm_s s on Slurm (4 tasks, --jobs 1), $local_s s here (--jobs 2)"
+# both run two cases at a time: what Slurm adds, per job of its five
+echo "slurm: overhead per job (4 tasks and the merge): ($slurm_s - $local_s) / 5 = $(awk -v a="$local_s" -v b="$slurm_s" 'BEGIN { printf "%.2f", (b - a) / 5 }') s"
+echo "slurm: srun, a job array, its dependent job and the sweep recipe as documented"
