@@ -156,6 +156,40 @@ kn_slurm_stop() {
         wait "$p" 2>/dev/null || true
     done
     kn_slurm_pids=''
+    kn_slurm_reap_jobs
+}
+
+# What the jobs left running once slurmd is gone (a test ended in the middle
+# of a job: slurmstepd, which slurmd started in a session of its own, and
+# what it ran): every process but this shell whose environment carries
+# this cluster's SLURM_CONF (slurmd's and each job's do), ended by its id.
+kn_slurm_jobs_left() {
+    [ -n "$kn_slurm_dir" ] || return 0
+    for e in /proc/[0-9]*/environ; do
+        p=${e#/proc/}
+        p=${p%/environ}
+        [ "$p" != "$$" ] || continue
+        # a process may end while this looks: not an error
+        if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qxF "SLURM_CONF=$kn_slurm_dir/slurm.conf"; then
+            echo "$p"
+        fi
+    done
+}
+
+kn_slurm_reap_jobs() {
+    # the clients are done; this shell's own helpers (tr, grep) must not
+    # carry the mark
+    unset SLURM_CONF
+    left=$(kn_slurm_jobs_left)
+    [ -n "$left" ] || return 0
+    echo "slurm: ending what the jobs left: $(for p in $left; do { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-40; echo; done | sort | uniq -c | tr -s ' \n' ' ')"
+    kill $left 2>/dev/null || true
+    end=$(($(date +%s) + 5))
+    while [ -n "$(kn_slurm_jobs_left)" ] && [ "$(date +%s)" -lt "$end" ]; do
+        sleep 0.1
+    done
+    left=$(kn_slurm_jobs_left)
+    [ -z "$left" ] || kill -9 $left 2>/dev/null || true
 }
 
 # A job's state by scontrol (no accounting here, so no sacct): the
