@@ -44,6 +44,8 @@ sweepfile ok "$good"
 refused 2 '--shard 3/2' --sweep "$tmp/ok.json" --shard 3/2 --out "$tmp/out" -- "$climb"
 refused 2 '--shard 0/2' --sweep "$tmp/ok.json" --shard 0/2 --out "$tmp/out" -- "$climb"
 refused 2 '--shard x/y' --sweep "$tmp/ok.json" --shard x/y --out "$tmp/out" -- "$climb"
+refused 2 '--idle needs seconds' --sweep "$tmp/ok.json" --idle x --out "$tmp/out" -- "$climb"
+refused 2 "no libkenaf.so.1 in $tmp" --sweep "$tmp/ok.json" --lib "$tmp" --out "$tmp/out" -- "$climb"
 refused 2 '--case 0123456789: no such case in sweep bad' \
     --sweep "$tmp/ok.json" --case 0123456789 --out "$tmp/out" -- "$climb"
 refused 2 'nonexistent.json: No such file' --sweep "$tmp/nonexistent.json" --out "$tmp/out" -- "$climb"

@@ -312,6 +312,8 @@ START_TEST(refusals)
             "variant");
     refused("{\"name\": \"x\", \"scenario\": \"s.json\", \"parameters\": ", NULL, "not JSON");
     refused("[1]", NULL, "one JSON object");
+    /* a line break in a quoted key does not break the reason's line */
+    refused(HEAD "\"parameters\": {\"seed\": [1]}, \"a\\nb\": 1}", NULL, "unknown key \"a b\"");
 }
 END_TEST
 

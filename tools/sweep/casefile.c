@@ -127,7 +127,7 @@ static int fix_paths(struct kn_sweep_scen *sc, char *err, size_t errlen)
         snprintf(sc->terrains_dir, sizeof sc->terrains_dir, "%s", abs);
         *strrchr(sc->terrains_dir, '/') = '\0';
     }
-    if (cJSON_IsString(ty))
+    if (ty && cJSON_IsString(ty))
         snprintf(sc->terrain_type, sizeof sc->terrain_type, "%s", ty->valuestring);
     if (!sc->terrain_type[0]) {
         snprintf(err, errlen, "%s: the terrain has no \"type\"", sc->path);
@@ -255,7 +255,7 @@ static int set_number(cJSON *o, const char *key, double v)
 static int add_number(cJSON *o, const char *key, double def, double v)
 {
     const cJSON *c = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    return set_number(o, key, kn_sweep_round9((cJSON_IsNumber(c) ? c->valuedouble : def) + v));
+    return set_number(o, key, kn_sweep_round9((c && cJSON_IsNumber(c) ? c->valuedouble : def) + v));
 }
 
 static int apply(cJSON *root, const struct kn_sweep_scen *sc, const struct kn_sweep *sw,

@@ -34,12 +34,12 @@ void kn_sweep_value_text(const struct kn_sweep *sw, int p, double v, char *out, 
         snprintf(out, outlen, "%.10g", kn_sweep_round9(v));
 }
 
-void kn_sweep_canonical(const struct kn_sweep *sw, const struct kn_sweep_case *c, char *out,
-                        size_t outlen)
+size_t kn_sweep_canonical(const struct kn_sweep *sw, const struct kn_sweep_case *c, char *out,
+                          size_t outlen)
 {
     size_t n = 0;
     out[0] = '\0';
-    for (int p = 0; p < sw->nparams && n < outlen; p++) {
+    for (int p = 0; p < sw->nparams && n + 1 < outlen; p++) {
         char val[64];
         kn_sweep_value_text(sw, p, c->v[p], val, sizeof val);
         int w =
@@ -48,6 +48,7 @@ void kn_sweep_canonical(const struct kn_sweep *sw, const struct kn_sweep_case *c
             break;
         n += (size_t)w;
     }
+    return n < outlen ? n : outlen - 1;
 }
 
 uint64_t kn_sweep_hash(const struct kn_sweep *sw, const char *scen, size_t scenlen)
@@ -59,8 +60,10 @@ uint64_t kn_sweep_hash(const struct kn_sweep *sw, const char *scen, size_t scenl
     h = kn_sweep_fnv(h, var, (size_t)w + 1);
     char canon[2048];
     for (size_t i = 0; i < sw->ncases; i++) {
-        kn_sweep_canonical(sw, &sw->cases[i], canon, sizeof canon);
-        h = kn_sweep_fnv(h, canon, strlen(canon) + 1);
+        size_t n = kn_sweep_canonical(sw, &sw->cases[i], canon, sizeof canon);
+        /* the string, then its NUL as a byte of its own */
+        h = kn_sweep_fnv(h, canon, n);
+        h = kn_sweep_fnv(h, "", 1);
     }
     return h;
 }

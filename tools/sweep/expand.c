@@ -71,8 +71,8 @@ static int set_ids(struct kn_sweep *sw, char *err, size_t errlen)
         return -1;
     }
     for (size_t i = 0; i < sw->ncases; i++) {
-        kn_sweep_canonical(sw, &sw->cases[i], canon, sizeof canon);
-        uint64_t f = kn_sweep_fnv(KN_SWEEP_FNV_INIT, canon, strlen(canon));
+        size_t n = kn_sweep_canonical(sw, &sw->cases[i], canon, sizeof canon);
+        uint64_t f = kn_sweep_fnv(KN_SWEEP_FNV_INIT, canon, n);
         char hex[17];
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)f);
         memcpy(sw->cases[i].id, hex, KN_SWEEP_ID_LEN);

@@ -102,11 +102,24 @@ static int option(struct kn_sweep_opts *o, int argc, char **argv, int *i)
         o->out = v;
     else if (strcmp(a, "--case") == 0)
         o->case_id = v;
-    else if (strcmp(a, "--idle") == 0)
+    else if (strcmp(a, "--idle") == 0) {
+        /* checked here, not once per case by each run */
+        char *end;
+        double s = strtod(v, &end);
+        if (!*v || *end || !(s >= 0.5 && s <= 3600)) {
+            fprintf(stderr, "%s: --idle needs seconds 0.5..3600, not %s\n", KN_SWEEP_ME, v);
+            return -1;
+        }
         o->idle = v;
-    else if (strcmp(a, "--lib") == 0)
+    } else if (strcmp(a, "--lib") == 0) {
+        char lib[4200];
+        snprintf(lib, sizeof lib, "%s/libkenaf.so.1", v);
+        if (access(lib, R_OK) != 0) {
+            fprintf(stderr, "%s: no libkenaf.so.1 in %s (--lib DIR)\n", KN_SWEEP_ME, v);
+            return -1;
+        }
         o->lib = v;
-    else if (strcmp(a, "--jobs") == 0) {
+    } else if (strcmp(a, "--jobs") == 0) {
         if (positive(a, v, 1024, &n))
             return -1;
         o->jobs = (int)n;

@@ -24,10 +24,11 @@ static int get_int(const cJSON *v, double lo, double hi, double *out)
 /* Decimals of x (0..9): the fewest that print it exactly enough. */
 static int decimals(double x)
 {
-    double s = 1;
-    for (int d = 0; d < 9; d++, s *= 10)
+    for (int d = 0; d < 9; d++) {
+        double s = pow(10, d);
         if (fabs(x * s - round(x * s)) < 1e-6)
             return d;
+    }
     return 9;
 }
 
@@ -358,6 +359,11 @@ int kn_sweep_parse(const char *buf, size_t len, struct kn_sweep *sw, char *err, 
     }
     int rc = parse_root(root, sw, err, errlen);
     cJSON_Delete(root);
+    /* a key or value quoted in the reason may hold a line break: the
+     * reason stays one line */
+    for (char *c = err; rc && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
     return rc;
 }
 

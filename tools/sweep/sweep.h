@@ -85,9 +85,9 @@ uint64_t kn_sweep_fnv(uint64_t h, const void *data, size_t len);
 double kn_sweep_round9(double v);
 /* One parameter's value as text: %.10g, or the string. */
 void kn_sweep_value_text(const struct kn_sweep *sw, int p, double v, char *out, size_t outlen);
-/* "name=value;name=value" of case c. */
-void kn_sweep_canonical(const struct kn_sweep *sw, const struct kn_sweep_case *c, char *out,
-                        size_t outlen);
+/* "name=value;name=value" of case c; its length (less than outlen). */
+size_t kn_sweep_canonical(const struct kn_sweep *sw, const struct kn_sweep_case *c, char *out,
+                          size_t outlen);
 /* The sweep's hash: name, scenario bytes, variant, every case's canonical. */
 uint64_t kn_sweep_hash(const struct kn_sweep *sw, const char *scen, size_t scenlen);
 
