@@ -44,6 +44,7 @@ static const char *tag_name(int tag)
     switch (tag) {
     case KN_TAG_OBSTACLE: return "obstacle";
     case KN_TAG_PIT: return "pit";
+    case KN_TAG_WALL: return "wall";
     default: return "ground";
     }
 }

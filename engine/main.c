@@ -1,7 +1,8 @@
 /* kenaf-engine: the built-in Kenaf simulator. This file only picks the
  * mode from the command line; the modes live in runner.c (scenarios and
- * the validation suite) and server.c (the USARSim-protocol server, the
- * mode without --scenario, --validate or --sanity). */
+ * the validation suite), terrain_sdf.c (--export-sdf: a terrain as an SDF
+ * world) and server.c (the USARSim-protocol server, the mode without
+ * --scenario, --validate, --sanity or --export-sdf). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "runner.h"
 #include "sanity.h"
 #include "server.h"
+#include "terrain_sdf.h"
 
 static void usage(FILE *f)
 {
@@ -19,7 +21,10 @@ static void usage(FILE *f)
         "                    [--robot FILE]\n"
         "       kenaf-engine --validate [--json] [--dir DIR] [--robot FILE]\n"
         "       kenaf-engine --sanity NAME [--robot FILE]\n"
+        "       kenaf-engine --export-sdf TERRAIN\n"
         "Runs scenarios of the built-in engine (config in %s).\n"
+        "--export-sdf writes a terrain (a name or a file) as an SDF world for Gazebo\n"
+        "Classic and gz-sim on stdout.\n"
         "--robot replaces the robot file the scenarios name (default robots/kenaf.json).\n"
         "Exit status: 0 outcomes as expected, 1 an outcome differed, 2 usage or file error.\n",
         kn_run_config_dir());
@@ -28,7 +33,7 @@ static void usage(FILE *f)
 /* The runner's modes; any other command line is the server's. */
 static int runner_mode(int argc, char **argv)
 {
-    static const char *const modes[] = { "--scenario", "--validate", "--sanity" };
+    static const char *const modes[] = { "--scenario", "--validate", "--sanity", "--export-sdf" };
     for (int i = 1; i < argc; i++)
         for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
             size_t n = strlen(modes[m]);
@@ -39,7 +44,7 @@ static int runner_mode(int argc, char **argv)
 }
 
 struct runner_args {
-    const char *scenario, *dir, *robot, *sanity;
+    const char *scenario, *dir, *robot, *sanity, *export_sdf;
     int validate, json;
     struct kn_run_opts o;
 };
@@ -57,7 +62,8 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         O_VALIDATE,
         O_JSON,
         O_DIR,
-        O_SANITY
+        O_SANITY,
+        O_EXPORT_SDF
     };
     static const struct option lo[] = {
         { "scenario", required_argument, NULL, O_SCENARIO },
@@ -70,6 +76,7 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         { "json", no_argument, NULL, O_JSON },
         { "dir", required_argument, NULL, O_DIR },
         { "sanity", required_argument, NULL, O_SANITY },
+        { "export-sdf", required_argument, NULL, O_EXPORT_SDF },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -93,6 +100,7 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         case O_JSON: a->json = 1; break;
         case O_DIR: a->dir = optarg; break;
         case O_SANITY: a->sanity = optarg; break;
+        case O_EXPORT_SDF: a->export_sdf = optarg; break;
         case O_VARIANT: {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -112,7 +120,7 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         usage(stderr);
         return 2;
     }
-    if (!!a->scenario + a->validate + !!a->sanity != 1) {
+    if (!!a->scenario + a->validate + !!a->sanity + !!a->export_sdf != 1) {
         usage(stderr);
         return 2;
     }
@@ -136,6 +144,30 @@ static int run_sanity(const char *name, const char *robot)
     return r.passed ? 0 : 1;
 }
 
+/* A terrain name (a file in the config's terrains/) or a file, as the
+ * server's --terrain takes it, to an SDF world on stdout. */
+static int export_sdf(const char *name)
+{
+    char path[1024], err[768];
+    size_t n = strlen(name);
+    if (strchr(name, '/') || (n > 5 && strcmp(name + n - 5, ".json") == 0))
+        snprintf(path, sizeof path, "%s", name);
+    else
+        snprintf(path, sizeof path, "%s/terrains/%s.json", kn_run_config_dir(), name);
+    static struct kn_terrain t;
+    if (kn_terrain_load(path, NULL, &t, err, sizeof err)) {
+        fprintf(stderr, "kenaf-engine: %s\n", err);
+        return 2;
+    }
+    int rc = kn_sdf_write(stdout, &t, path, err, sizeof err);
+    kn_terrain_free(&t);
+    if (rc) {
+        fprintf(stderr, "kenaf-engine: %s: %s\n", path, err);
+        return 2;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (!runner_mode(argc, argv))
@@ -157,6 +189,8 @@ int main(int argc, char **argv)
     }
     if (a.scenario)
         return kn_run_scenario_file(a.scenario, &a.o, stdout);
+    if (a.export_sdf)
+        return export_sdf(a.export_sdf);
     if (a.validate)
         return kn_run_validation(dir, robot, a.robot != NULL, a.json, stdout);
     return run_sanity(a.sanity, robot);

@@ -344,6 +344,7 @@ void kn_srv_deadman_check(struct kn_srv *s, uint64_t now)
         if (kn_world_brake(s->w, c->robot) != 0)
             continue;
         s->st.deadman_stops++;
+        c->deadman_stops++;
         kn_srv_log(s, "client %u: nothing heard for %.3f s: robot %s brakes (dead-man)", c->id,
                    (double)(now - c->heard_ns) / 1e9, c->name);
     }
@@ -416,7 +417,14 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
         do_deadman(c, l);
     } else if (kn_usar_str_is(cmd, "Alive")) {
         s->st.alives++; /* the line itself fed the dead-man */
-        ok_time(c, "Alive");
+        /* how often the dead-man braked this connection's robot: a
+         * client that sends only what changed (kenaf-simd's DRIVE) learns
+         * that the belts' target is 0 now, though it never sent a 0 */
+        struct reply r;
+        r_begin(&r, "Alive", true);
+        r_time(&r, s);
+        r_int(&r, "DeadmanStops", c->deadman_stops);
+        r_send(&r, c);
     } else {
         s->st.bad_value++;
         fail(c, "Unknown",

@@ -103,6 +103,8 @@ struct kn_srv_conn {
     double deadman_s;     /* brake the robot after this long without a line; 0 = never */
     uint64_t heard_ns;    /* when the last line came */
     bool deadman_tripped; /* braked for silence, no line since */
+    /* this connection's robot braked by its dead-man: in each Alive's reply */
+    uint64_t deadman_stops;
 
     struct kn_linebuf lb;
     char lbuf[KN_USAR_MAX_LINE + 1];

@@ -85,6 +85,12 @@ static void derive_starts(const struct kn_terrain *t, struct kn_srv_start *st, i
     case KN_TERRAIN_ROUGH:
     case KN_TERRAIN_STEPFIELD:
     case KN_TERRAIN_RUBBLE: beyond = t->far_x + APPROACH_M; break;
+    case KN_TERRAIN_APPARATUS:
+        /* an apparatus says where its course ends (a figure 8 ends where
+         * it starts: nothing lies beyond it) */
+        if (t->gate_finish[0] > t->gate_start[0])
+            beyond = t->gate_finish[0] + BEYOND_M;
+        break;
     case KN_TERRAIN_FLAT:
     case KN_TERRAIN_HEIGHTFIELD: break;
     }

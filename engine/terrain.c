@@ -2,7 +2,7 @@
  * trench, stairs, ramp, pallet and heightfield, each built from planes and
  * oriented boxes so ODE's cheap box and plane colliders do the work (the
  * families drawn from a seed, rough, stepfield and rubble, are in
- * terrain_families.c). */
+ * terrain_families.c, the test apparatus in terrain_apparatus.c). */
 #include "terrain.h"
 
 #include <math.h>
@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "jsonutil.h"
+#include "terrain_apparatus.h"
 
 #define DEG (M_PI / 180.0)
 
-static const char *const type_names[] = {
-    "flat",   "step",        "trench", "stairs",    "ramp",
-    "pallet", "heightfield", "rough",  "stepfield", "rubble"
-};
+static const char *const type_names[] = { "flat",      "step",   "trench",      "stairs",
+                                          "ramp",      "pallet", "heightfield", "rough",
+                                          "stepfield", "rubble", "apparatus" };
 
 const char *kn_terrain_type_name(enum kn_terrain_type t)
 {
@@ -126,11 +126,14 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
     memset(t, 0, sizeof *t);
     const char *ctx = base_path;
     char type[32] = "";
-    if (kn_json_only_keys(o, keys, ctx, err, errlen) ||
-        kn_json_str_opt(o, "type", type, sizeof type, ctx, err, errlen))
+    if (kn_json_str_opt(o, "type", type, sizeof type, ctx, err, errlen))
+        return -1;
+    if (kn_apparatus_lookup(type) >= 0)
+        return kn_apparatus_from_json(o, base_path, t, err, errlen);
+    if (kn_json_only_keys(o, keys, ctx, err, errlen))
         return -1;
     int found = 0;
-    for (unsigned i = 0; i < sizeof type_names / sizeof type_names[0]; i++)
+    for (unsigned i = 0; i < KN_TERRAIN_APPARATUS; i++)
         if (strcmp(type, type_names[i]) == 0) {
             t->type = (enum kn_terrain_type)i;
             found = 1;
@@ -138,7 +141,7 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
     if (!found) {
         snprintf(err, errlen,
                  "%s: \"type\" must be one of flat, step, trench, stairs, ramp, pallet, "
-                 "heightfield, rough, stepfield, rubble",
+                 "heightfield, rough, stepfield, rubble, or an apparatus (docs/apparatus.md)",
                  ctx);
         return -1;
     }
@@ -366,6 +369,7 @@ int kn_terrain_build(struct kn_terrain *t, char *err, size_t errlen)
     case KN_TERRAIN_ROUGH:
     case KN_TERRAIN_STEPFIELD:
     case KN_TERRAIN_RUBBLE: rc = plane(t, 0, 0, KN_TAG_GROUND) || kn_terrain_family_build(t); break;
+    case KN_TERRAIN_APPARATUS: return kn_apparatus_build(t, err, errlen);
     case KN_TERRAIN_HEIGHTFIELD: {
         /* heightfield centred at the origin; the plane beneath catches the
          * robot outside it (border samples are expected near 0) */
@@ -414,6 +418,11 @@ void kn_terrain_mirror_y(struct kn_terrain *t)
         p->yaw = -p->yaw;
         p->n[1] = -p->n[1];
     }
+    /* an apparatus's gates with it */
+    t->gate_start[1] = -t->gate_start[1];
+    t->gate_start[2] = -t->gate_start[2];
+    t->gate_finish[1] = -t->gate_finish[1];
+    t->gate_finish[2] = -t->gate_finish[2];
     /* the heightfield is centred on y = 0: mirroring reverses its rows */
     for (int j = 0; t->hf && j < t->hf_ny / 2; j++) {
         double *a = t->hf + (size_t)j * t->hf_nx,
@@ -424,4 +433,10 @@ void kn_terrain_mirror_y(struct kn_terrain *t)
             b[i] = x;
         }
     }
+}
+
+/* The plane of the builders here, for terrain_apparatus.c. */
+int kn_terrain_plane_add(struct kn_terrain *t, double z, int tag)
+{
+    return plane(t, z, 0, tag);
 }

@@ -22,6 +22,7 @@ enum kn_tag {
     KN_TAG_GROUND = 1,   /* the level the robot starts on */
     KN_TAG_OBSTACLE = 2, /* step, stairs, pallet, ramp, far side of a trench */
     KN_TAG_PIT = 4,      /* trench floor */
+    KN_TAG_WALL = 8,     /* an apparatus's containment walls (terrain_apparatus.c) */
 };
 
 enum kn_part_kind { KN_PART_PLANE, KN_PART_BOX, KN_PART_HFIELD };
@@ -48,6 +49,9 @@ enum kn_terrain_type {
     KN_TERRAIN_ROUGH,
     KN_TERRAIN_STEPFIELD,
     KN_TERRAIN_RUBBLE,
+    /* a test apparatus of ASTM E54 (terrain_apparatus.h); the last type:
+     * terrain.c reads the ones before it itself */
+    KN_TERRAIN_APPARATUS,
 };
 
 struct kn_terrain {
@@ -83,6 +87,13 @@ struct kn_terrain {
     int nheights;
     int pieces;
     double piece_size[2], piece_height[2];
+    /* an apparatus (terrain_apparatus.h): which one, its walls, post or
+     * module size, and its start and finish gates (x, y, yaw; terrain
+     * coordinates) */
+    int apparatus;
+    double wall_height, cell;
+    double approach, exit_len; /* lane before edge_x and after the obstacle [m] */
+    double gate_start[3], gate_finish[3];
     /* derived by kn_terrain_build, in terrain coordinates (before pose) */
     double far_x; /* x beyond which the obstacle is passed (trench far edge, stairs
                           top landing, pallet far edge) */
@@ -128,6 +139,8 @@ struct kn_part *kn_terrain_part_add(struct kn_terrain *t);
 /* One axis-aligned box from its x, y and z ranges; -1 when full. */
 int kn_terrain_box_add(struct kn_terrain *t, double x0, double x1, double y0, double y1, double z0,
                        double z1, int tag);
+/* A level plane at height z (terrain.c's own builders' plane). */
+int kn_terrain_plane_add(struct kn_terrain *t, double z, int tag);
 
 /* Reads a heightfield data file: whitespace-separated heights in metres,
  * one line per row along +y, all rows the same length; '#' starts a comment. */

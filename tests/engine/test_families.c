@@ -167,7 +167,8 @@ static const char *family_scenario(const char *family)
     static char text[2048];
     snprintf(text, sizeof text,
              "{ \"name\": \"on-%s\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": "
-             "{ \"file\": \"%s/terrains/%s.json\", \"seed\": 3 }, \"start\": { \"x\": -1.0 }, "
+             "{ \"file\": \"%s/terrains/%s.json\", \"seed\": 3, \"edge_x\": 0.0 }, "
+             "\"start\": { \"x\": -1.0 }, "
              "\"duration_s\": 3, \"controller\": { \"type\": \"script\", \"script\": "
              "[ { \"t\": 0, \"belts\": [0.3, 0.3], \"flippers_deg\": [30, 30, 0, 0] } ] }, "
              "\"criterion\": { \"type\": \"cross\" }, \"expect\": \"either\" }\n",

@@ -155,7 +155,7 @@ START_TEST(terrain_shipped_files)
         double g = kn_world_ground_z(w, -1.0, 0);
         ck_assert_msg(fabs(g) < 0.05, "%s: ground at x=-1 is %g", names[i], g);
         if (t.type == KN_TERRAIN_STEP)
-            ck_assert_double_eq_tol(kn_world_ground_z(w, 0.5, 0), t.height, 1e-9);
+            ck_assert_double_eq_tol(kn_world_ground_z(w, t.edge_x + 0.5, 0), t.height, 1e-9);
         if (t.type == KN_TERRAIN_TRENCH)
             ck_assert_double_eq_tol(kn_world_ground_z(w, t.edge_x + 0.5 * t.width, 0), -t.depth,
                                     1e-9);

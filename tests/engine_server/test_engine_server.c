@@ -395,7 +395,8 @@ START_TEST(extensions)
     ck_assert_int_eq(n.start_poses, 3);
     ec_send(&cb, "INIT {ClassName USARBot.Kenaf} {Name S} {Start approach}\r\n");
     ck_assert(ec_wait_sen(&cb, KN_USAR_SEN_GROUNDTRUTH, 0, &gt, H_LONG_MS));
-    ck_assert_double_eq_tol(gt.location[0], -0.8, 0.01);
+    /* 0.8 m before the shipped step's edge at x = 1 */
+    ck_assert_double_eq_tol(gt.location[0], 0.2, 0.01);
     ec_send(&cb, "INIT {ClassName USARBot.Kenaf} {Name S2} {Start approach}\r\n");
     /* bad terrain names fail, and never reach the file system as paths */
     ec_send(&ca, "KENAF {Cmd Terrain} {Name ../../etc/passwd}\r\n");
@@ -759,6 +760,11 @@ START_TEST(deadman)
     for (int i = 0; i < 12; i++)
         ck_assert(ec_wait_kenaf(&ca, "Alive", H_LONG_MS));
     double t1 = kenaf_time(&ca); /* the last one's: 1.2 s after arming */
+    /* each reply tells the connection's dead-man stops (kenaf-simd sends
+     * its DRIVE again on a new one) */
+    int64_t told = -1;
+    ck_assert_int_eq(kn_usar_get_int(&ca.tl, "DeadmanStops", &told), KN_USAR_OK);
+    ck_assert_int_eq(told, 1);
     a = ticks_at(&ca, t1);
     b = ticks_at(&ca, t1 + 0.1);
     ck_assert_msg(b - a > 100, "Alive did not keep it going (%lld ticks)", (long long)(b - a));

@@ -12,7 +12,11 @@
  *   namespace of the test's own) while the robot drives: the engine's
  *   dead-man brakes the robot, the engine must not be restarted, and
  *   after the cut the robot must be where the engine braked it, not
- *   back where kenaf-simd last heard of it before the cut. */
+ *   back where kenaf-simd last heard of it before the cut;
+ * - "link-blip": the link cut for 1 s while the controller drives on at
+ *   one speed, kenaf-simd never calling the link silent: the engine's
+ *   dead-man brakes the robot, and once the link is back the robot must
+ *   drive again on the same CRAWLERs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -30,6 +34,7 @@
 #define PROC "robots.0.backend.engine.process."
 #define STALL_MS 5000 /* the daemon's stall: longer than silent_restart_s */
 #define CUT_MS 4500   /* the link cut: longer than silent_restart_s */
+#define BLIP_MS 1000  /* the short cut: twice the dead-man's 0.5 s (watchdog_ms) */
 #define SPEED_MM_S 200
 
 static struct h_daemon d;
@@ -202,11 +207,14 @@ END_TEST
 
 /* ---- kenaf-simd with a spawned engine ------------------------------------ */
 
-static void start_daemon(struct h_udp *u)
+static void start_daemon_stale(struct h_udp *u, int stale_ms)
 {
-    h_daemon_start(&d,
-                   "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{"
-                   "\"type\":\"engine\",\"stale_ms\":500,\"engine\":{\"silent_restart_s\":3}}}]");
+    char robots[256];
+    snprintf(robots, sizeof robots,
+             "[{\"name\":\"kenaf\",\"listen\":\"127.0.0.1:0\",\"backend\":{"
+             "\"type\":\"engine\",\"stale_ms\":%d,\"engine\":{\"silent_restart_s\":3}}}]",
+             stale_ms);
+    h_daemon_start(&d, robots);
     h_wait_backend_fresh(&d, 0, 3 * H_LONG_MS);
     engine_pid = (pid_t)h_stat(&d, PROC "pid");
     ck_assert_int_gt(engine_pid, 0);
@@ -214,6 +222,11 @@ static void start_daemon(struct h_udp *u)
     (void)h_hello(u, "test");
     struct kn_krp_msg m;
     ck_assert(h_udp_recv(u, &m, H_LONG_MS));
+}
+
+static void start_daemon(struct h_udp *u)
+{
+    start_daemon_stale(u, 500);
 }
 
 /* Drives at SPEED_MM_S until x has grown by at least mm; returns the
@@ -378,25 +391,74 @@ START_TEST(link_cut)
 }
 END_TEST
 
+/* The link cut for BLIP_MS while the controller sends the same CRAWLER
+ * on and on. kenaf-simd sends a DRIVE only when the set-point changes,
+ * and the engine's dead-man sets the belts' target to 0 behind its back:
+ * only the dead-man stops in the replies to its Alive lines tell it to
+ * send the unchanged DRIVE again. stale_ms far above the cut and TCP's
+ * retransmissions after it keeps the link from being called silent, so
+ * the set-points it re-applies when a silent simulator talks again
+ * cannot stand in for that (on a lossy network the same happens when
+ * only kenaf-simd's lines are held back: faults-hosts-netem). */
+START_TEST(link_blip)
+{
+    h_private_net(); /* the rules below touch nothing outside this test */
+    struct h_udp u;
+    start_daemon_stale(&u, 10000);
+    int port = (int)h_stat(&d, PROC "port");
+    drive(&u, 100);
+
+    cut("-A", port);
+    uint64_t t_end = h_now_us() + BLIP_MS * 1000u;
+    while (h_now_us() < t_end) { /* the controller drives on, as it would */
+        h_crawler(&u, 0, 0, SPEED_MM_S, SPEED_MM_S);
+        h_sleep_ms(50);
+    }
+    cut("-D", port);
+    uint64_t t_back = h_now_us();
+
+    /* more than the robot ran before the dead-man braked it (the jump of
+     * the first fresh pose), and at speed: moving again */
+    struct kn_krp_status s = drive(&u, 300);
+    double again_ms = f_ms(t_back, h_now_us());
+    char st[4096];
+    ck_assert_msg(engine_stats(port, st, sizeof st, H_LONG_MS), "the engine does not answer");
+    double stops = kenaf_num(st, "DeadmanStops");
+    double told = h_stat(&d, "robots.0.backend.engine.deadman_stops");
+    f_figure("engine-super-link-blip",
+             "link cut %d ms while the controller sent CRAWLER %d mm/s every 50 ms: %.0f "
+             "dead-man stop(s) in the engine, %.0f told to kenaf-simd in the Alive replies; "
+             "%.0f link silences; driving at %d mm/s again %.0f ms after the cut ended",
+             BLIP_MS, SPEED_MM_S, stops, told, h_stat(&d, "robots.0.backend.silences"),
+             s.crawler_speed_mm_s[0], again_ms);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.silences"), 0);
+    ck_assert_double_ge(stops, 1);
+    ck_assert_msg(told >= 1 && told <= stops, "kenaf-simd heard of %.0f of %.0f dead-man stops",
+                  told, stops);
+    h_udp_close(&u);
+}
+END_TEST
+
 int main(void)
 {
     struct h_case cases[] = {
         { "log-full", log_full, 60, h_setup, teardown },
         { "daemon-stall", daemon_stall, 90, h_setup, teardown },
         { "link-cut", link_cut, 90, h_setup, teardown },
+        { "link-blip", link_blip, 90, h_setup, teardown },
     };
-    size_t n = 3;
-    /* the cut needs a network namespace and iptables: without them the
-     * case cannot run at all */
+    size_t n = 4;
+    /* the cuts need a network namespace and iptables: without them the
+     * last two cases cannot run at all */
     int e = h_private_net_errno();
     const char *why = e ? strerror(e) : !h_which("iptables-legacy") ? "no iptables-legacy" : NULL;
     if (why) {
         const char *only = getenv("CK_RUN_CASE");
         fprintf(stderr,
-                "engine-super: link-cut SKIPPED: it cuts the link with iptables in a "
-                "network namespace of its own: %s; run the tests as root\n",
+                "engine-super: link-cut, link-blip SKIPPED: they cut the link with iptables in a "
+                "network namespace of their own: %s; run the tests as root\n",
                 why);
-        if (only && strcmp(only, "link-cut") == 0)
+        if (only && (strcmp(only, "link-cut") == 0 || strcmp(only, "link-blip") == 0))
             return 77;
         n = 2;
     }

@@ -231,7 +231,7 @@ static const cJSON *find_part(const cJSON *parts, const char *kind, const char *
 }
 
 /* The step terrain as written, and the engine's box for it: 2 m long
- * from x = 0, 3 m wide, 0.10 m high. */
+ * from x = 1 (ahead of the robot at the origin), 3 m wide, 0.10 m high. */
 START_TEST(doc_engine_step)
 {
     char note[512];
@@ -244,7 +244,7 @@ START_TEST(doc_engine_step)
     const cJSON *box = find_part(cJSON_GetObjectItem(t, "parts"), "box", "obstacle");
     ck_assert_ptr_nonnull(box);
     const cJSON *c = cJSON_GetObjectItem(box, "c"), *h = cJSON_GetObjectItem(box, "half");
-    ck_assert_double_eq_tol(cJSON_GetArrayItem(c, 0)->valuedouble, 1.0, 1e-6);
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(c, 0)->valuedouble, 2.0, 1e-6);
     ck_assert_double_eq_tol(cJSON_GetArrayItem(h, 0)->valuedouble, 1.0, 1e-6);
     ck_assert_double_eq_tol(cJSON_GetArrayItem(h, 1)->valuedouble, 1.5, 1e-6);
     ck_assert_double_eq_tol(
@@ -290,8 +290,12 @@ START_TEST(doc_engine_families)
         struct kn_terrain *t = calloc(1, sizeof *t);
         ck_assert_ptr_nonnull(t);
         ck_assert_msg(kn_terrain_load(config_file(rel), NULL, t, err, sizeof err) == 0, "%s", err);
-        cJSON *o = build("engine", NULL, config_file(rel), note, sizeof note, NULL);
+        char *text;
+        cJSON *o = build("engine", NULL, config_file(rel), note, sizeof note, &text);
         ck_assert_str_eq(note, "");
+        printf("%s: %d parts, a world description of %zu bytes\n", names[i], t->nparts,
+               strlen(text));
+        free(text);
         const cJSON *parts = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "terrain"), "parts");
         ck_assert_int_eq(cJSON_GetArraySize(parts), t->nparts);
         int boxes = 0, turned = 0;

@@ -47,7 +47,7 @@ int kn_report_analyse(const struct kn_report_sweep *s, struct kn_report_stats *s
     memset(st, 0, sizeof *st);
     struct kn_sweepstats_case *cs = calloc(s->ncases ? s->ncases : 1, sizeof *cs);
     size_t *vidx = calloc(s->ncases ? s->ncases : 1, sizeof *vidx);
-    st->cells = calloc(s->nparams ? s->nparams : 1, sizeof *st->cells);
+    st->cells = calloc(s->nparams ? s->nparams : 1, sizeof(struct kn_sweepstats_cell *));
     st->bounds = calloc(s->nparams ? s->nparams : 1, sizeof *st->bounds);
     int rc = cs && vidx && st->cells && st->bounds ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < s->ncases; i++) {

@@ -106,6 +106,8 @@ static int add_value(struct kn_report_param *p, const cJSON *v, char *err, size_
 /* Sorts p's values and drops repeats. */
 static void sort_values(struct kn_report_param *p)
 {
+    if (!p->values)
+        return;
     qsort(p->values, p->nvalues, sizeof *p->values, cmp_value);
     size_t n = 0;
     for (size_t k = 0; k < p->nvalues; k++) {
@@ -128,12 +130,12 @@ static int parse_param(struct kn_report_sweep *s, size_t i, const cJSON *jp, con
         return kn_report_fail(err, errlen, "parameters[%zu].name: not a parameter name", i);
     p->name = name->valuestring;
     for (size_t k = 0; k < i; k++)
-        if (strcmp(s->params[k].name, p->name) == 0)
+        if (s->params[k].name && strcmp(s->params[k].name, p->name) == 0)
             return kn_report_fail(err, errlen, "parameters: \"%s\" twice", p->name);
     const cJSON *unit = cJSON_GetObjectItemCaseSensitive(jp, "unit");
     if (unit && !cJSON_IsNull(unit) && !cJSON_IsString(unit))
         return kn_report_fail(err, errlen, "parameter \"%s\": unit is not a string", p->name);
-    p->unit = cJSON_IsString(unit) ? unit->valuestring : "";
+    p->unit = unit && cJSON_IsString(unit) ? unit->valuestring : "";
     const cJSON *harder = cJSON_GetObjectItemCaseSensitive(jp, "harder");
     if (cJSON_IsString(harder) && strcmp(harder->valuestring, "higher") == 0)
         p->harder = 1;
@@ -147,7 +149,7 @@ static int parse_param(struct kn_report_sweep *s, size_t i, const cJSON *jp, con
         return kn_report_fail(err, errlen, "parameter \"%s\": values is not a non-empty list",
                               p->name);
     if (cJSON_IsArray(values)) {
-        p->strings = cJSON_IsString(values->child);
+        p->strings = values && cJSON_IsString(values->child);
     } else {
         /* a drawn parameter ({"uniform": ...}): its values are the ones
          * the cases have */
@@ -187,12 +189,14 @@ static int parse_case(struct kn_report_sweep *s, size_t i, const cJSON *jc, bool
     const cJSON *pv;
     cJSON_ArrayForEach(pv, c->params)
     {
+        /* every parameter was parsed (names set) before the cases */
+        const char *key = pv->string ? pv->string : "";
         size_t k = 0;
-        while (k < s->nparams && strcmp(s->params[k].name, pv->string) != 0)
+        while (k < s->nparams && strcmp(s->params[k].name ? s->params[k].name : "", key) != 0)
             k++;
         if (k == s->nparams)
             return kn_report_fail(err, errlen, "case %s: \"%s\" is not a parameter of the sweep",
-                                  c->id, pv->string);
+                                  c->id, key);
     }
     for (size_t k = 0; k < s->nparams; k++) {
         struct kn_report_param *p = &s->params[k];
@@ -377,7 +381,7 @@ int kn_report_parse_result(struct kn_report_sweep *s, size_t i, const char *buf,
         cJSON_Delete(r);
         return -1;
     }
-    char *w = strdup(cJSON_IsString(why) ? why->valuestring : "");
+    char *w = strdup(why && cJSON_IsString(why) ? why->valuestring : "");
     if (!w) {
         cJSON_Delete(r);
         return kn_report_fail(err, errlen, "out of memory");

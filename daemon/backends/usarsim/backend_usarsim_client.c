@@ -212,6 +212,7 @@ void kn_usarsim_connected(struct kn_usarsim *u, uint64_t now_ns)
     memset(u->st.rate_rad_s, 0, sizeof u->st.rate_rad_s);
     /* a robot spawns with its wheels still: belts 0 need no DRIVE */
     u->drive_wheel[0] = u->drive_wheel[1] = 0.0;
+    u->deadman_seen = 0;
     memset(u->joint_sent, 0, sizeof u->joint_sent);
     /* USARSim sends the NFO banner on accept and reads our socket after
      * that; INIT can go out at once, nothing is gained by waiting. */
@@ -312,6 +313,7 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
         num(o, "steps_refused", u->steps_refused);
     }
     num(o, "kenaf_failed", u->kenaf_failed);
+    num(o, "deadman_stops", u->deadman_stops);
     num(o, "init_refused", u->init_refused);
     num(o, "ignored", u->ignored);
 

@@ -472,13 +472,33 @@ static void check_queries(struct kn_usarsim *u, uint64_t now)
     u->get_pending = 0;
 }
 
-/* The built-in engine answers each KENAF request (Auth, Brake) with one
- * line; a refusal is worth a warning (a wrong token would leave the robot
- * unspawned), the rest is counted. */
+/* Each Alive's reply says how often the engine's dead-man braked this
+ * connection's robot. A new stop means the belts' target there is 0,
+ * whatever DRIVE went out last: add_drive sends only what changed, so
+ * without this a controller that goes on commanding the same speed
+ * would never move the robot again (the dead-man trips on the daemon's
+ * lines held back in the network, while the engine's lines still come
+ * and the link never falls silent, whose re-application would cover it). */
+static void on_alive_reply(struct kn_usarsim *u)
+{
+    int64_t n;
+    if (kn_usar_get_int(&u->line, "DeadmanStops", &n) != KN_USAR_OK || n < 0 ||
+        (uint64_t)n <= u->deadman_seen)
+        return;
+    u->deadman_stops += (uint64_t)n - u->deadman_seen;
+    u->deadman_seen = (uint64_t)n;
+    u->drive_wheel[0] = u->drive_wheel[1] = 0.0;
+}
+
+/* The built-in engine answers each KENAF request (Auth, Brake, Alive)
+ * with one line; a refusal is worth a warning (a wrong token would leave
+ * the robot unspawned), the rest is counted. */
 static void on_kenaf_reply(struct kn_usarsim *u)
 {
     struct kn_usar_str st, cmd, why;
     bool ok = kn_usar_get_str(&u->line, "Status", &st) == KN_USAR_OK && view_is(st, "OK");
+    if (ok && kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Alive"))
+        on_alive_reply(u);
     /* the reply to a lockstep Step: every line of the steps came before it */
     if (kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Step")) {
         double t;

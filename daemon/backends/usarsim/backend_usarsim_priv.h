@@ -96,6 +96,7 @@ struct kn_usarsim {
 
     /* what went out on this connection (for suppressing repeats) */
     double drive_wheel[2];
+    uint64_t deadman_seen; /* the engine's dead-man stops it told of on this connection */
     bool joint_sent[KN_NFLIPPERS];
     double joint_val[KN_NFLIPPERS];
 
@@ -116,6 +117,7 @@ struct kn_usarsim {
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
     uint64_t sen_shut_out, encoder_unmapped, encoder_jumps, states;
     uint64_t drive_sent_n, drive_repeats, drive_over_max;
+    uint64_t deadman_stops; /* the engine's dead-man braked the robot (all connections) */
     uint64_t joint_sent_n, joint_repeats, multidrive_sent;
     uint64_t get_answers, get_timeouts, format_errors;
 };
