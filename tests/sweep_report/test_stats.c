@@ -17,7 +17,7 @@
 static void wilson_is(unsigned k, unsigned n, double lo, double hi)
 {
     double a, b;
-    kn_sweepstats_wilson(k, n, KN_SWEEPSTATS_Z95, &a, &b);
+    kn_binom_wilson(k, n, KN_BINOM_Z95, &a, &b);
     ck_assert_msg(fabs(a - lo) < TOL && fabs(b - hi) < TOL,
                   "Wilson %u/%u: [%.9f, %.9f], want [%.9f, %.9f]", k, n, a, b, lo, hi);
 }
@@ -37,9 +37,9 @@ START_TEST(wilson_known)
     wilson_is(0, 0, 0.0, 1.0);
     /* the ends are exact, not 1e-17 off */
     double lo, hi;
-    kn_sweepstats_wilson(0, 3, KN_SWEEPSTATS_Z95, &lo, &hi);
+    kn_binom_wilson(0, 3, KN_BINOM_Z95, &lo, &hi);
     ck_assert(lo == 0.0);
-    kn_sweepstats_wilson(3, 3, KN_SWEEPSTATS_Z95, &lo, &hi);
+    kn_binom_wilson(3, 3, KN_BINOM_Z95, &lo, &hi);
     ck_assert(hi == 1.0);
 }
 END_TEST
@@ -101,7 +101,7 @@ static void fill(struct kn_sweepstats_cell *c, const unsigned (*pn)[2], size_t n
     for (size_t v = 0; v < n; v++) {
         c[v] = (struct kn_sweepstats_cell){ .n = pn[v][1], .pass = pn[v][0] };
         c[v].rate = c[v].n ? (double)c[v].pass / c[v].n : NAN;
-        kn_sweepstats_wilson(c[v].pass, c[v].n, KN_SWEEPSTATS_Z95, &c[v].lo, &c[v].hi);
+        kn_binom_wilson(c[v].pass, c[v].n, KN_BINOM_Z95, &c[v].lo, &c[v].hi);
     }
 }
 

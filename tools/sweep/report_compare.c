@@ -169,7 +169,7 @@ static int compare(const char *olddir, const char *newdir, FILE *out)
     bool worse = compare_boundaries(&a, &sa, &b, &sb, out);
     if (n) {
         double lo, hi;
-        kn_sweepstats_wilson(pass_a, n, KN_SWEEPSTATS_Z95, &lo, &hi);
+        kn_binom_wilson(pass_a, n, KN_BINOM_Z95, &lo, &hi);
         double ra = (double)pass_a / n, rb = (double)pass_b / n;
         bool regressed = rb < lo - 1e-12;
         worse |= regressed;

@@ -257,7 +257,7 @@ static void boundary_table(FILE *f, const struct kn_report_sweep *s,
         unsigned need = 1;
         double lo = 0, hi = 1;
         for (; need < 100000; need++) {
-            kn_sweepstats_wilson(need, need, KN_SWEEPSTATS_Z95, &lo, &hi);
+            kn_binom_wilson(need, need, KN_BINOM_Z95, &lo, &hi);
             if (lo >= s->target)
                 break;
         }
@@ -324,7 +324,7 @@ static void page(FILE *f, const struct kn_report_sweep *s, const struct kn_repor
             s->hash, s->ncases, st->passed, st->failed, st->errors, st->not_run);
     if (judged) {
         double lo, hi;
-        kn_sweepstats_wilson((unsigned)st->passed, (unsigned)judged, KN_SWEEPSTATS_Z95, &lo, &hi);
+        kn_binom_wilson((unsigned)st->passed, (unsigned)judged, KN_BINOM_Z95, &lo, &hi);
         fprintf(f, "; pass rate %.3f (95 %% interval %.3f to %.3f)",
                 (double)st->passed / (double)judged, lo, hi);
     }

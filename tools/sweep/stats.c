@@ -1,5 +1,5 @@
-/* A sweep's statistics (see stats.h): Wilson intervals, per-value
- * tables, boundaries and failure-mode counts, on plain arrays. */
+/* A sweep's statistics (see stats.h): per-value tables (with Wilson
+ * intervals from common/binom.h), boundaries and failure-mode counts, on plain arrays. */
 #include "stats.h"
 
 #include <math.h>
@@ -30,23 +30,6 @@ int kn_sweepstats_mode_parse(const char *name)
     return -1;
 }
 
-void kn_sweepstats_wilson(unsigned pass, unsigned n, double z, double *lo, double *hi)
-{
-    if (n == 0 || pass > n) {
-        *lo = 0;
-        *hi = 1;
-        return;
-    }
-    double nn = n, p = pass / nn, z2 = z * z;
-    double d = 1 + z2 / nn;
-    double centre = (p + z2 / (2 * nn)) / d;
-    double half = z / d * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
-    /* the bounds touch 0 and 1 exactly when every case failed or passed;
-     * rounding must not leave 1e-17 there */
-    *lo = pass == 0 ? 0 : fmax(0, centre - half);
-    *hi = pass == n ? 1 : fmin(1, centre + half);
-}
-
 void kn_sweepstats_table(const struct kn_sweepstats_case *cases, const size_t *vidx, size_t ncases,
                          struct kn_sweepstats_cell *cells, size_t nvalues)
 {
@@ -75,7 +58,7 @@ void kn_sweepstats_table(const struct kn_sweepstats_case *cases, const size_t *v
     for (size_t v = 0; v < nvalues; v++) {
         struct kn_sweepstats_cell *c = &cells[v];
         c->rate = c->n ? (double)c->pass / c->n : NAN;
-        kn_sweepstats_wilson(c->pass, c->n, KN_SWEEPSTATS_Z95, &c->lo, &c->hi);
+        kn_binom_wilson(c->pass, c->n, KN_BINOM_Z95, &c->lo, &c->hi);
     }
 }
 

@@ -1,5 +1,5 @@
-/* A sweep's statistics, sans-I/O (no files, no JSON): the Wilson score
- * interval of a pass rate, the table of one parameter's values (each
+/* A sweep's statistics, sans-I/O (no files, no JSON): with the Wilson
+ * score interval of a pass rate (common/binom.h), the table of one parameter's values (each
  * marginal over the other parameters), the boundaries of a parameter
  * with a harder direction, and the failure modes counted. The report
  * (report.h) feeds it the cases it read and writes what it returns;
@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The normal quantile of a two-sided 95 % interval. */
-#define KN_SWEEPSTATS_Z95 1.959964
+#include "binom.h"
+
 /* The target pass rate when the sweep names none. */
 #define KN_SWEEPSTATS_TARGET 0.95
 
@@ -42,14 +42,6 @@ enum kn_sweepstats_mode {
 const char *kn_sweepstats_mode_name(enum kn_sweepstats_mode m);
 /* The mode of a name, or -1 when it is none. */
 int kn_sweepstats_mode_parse(const char *name);
-
-/* The Wilson score interval of pass successes in n trials at normal
- * quantile z (KN_SWEEPSTATS_Z95): with p = pass/n,
- *   centre = (p + z²/2n) / (1 + z²/n)
- *   half   = z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)
- * [lo, hi] = [centre - half, centre + half], exactly 0 at pass = 0 and
- * exactly 1 at pass = n; [0, 1] for n = 0 (nothing known). */
-void kn_sweepstats_wilson(unsigned pass, unsigned n, double z, double *lo, double *hi);
 
 /* One value of one parameter: the cases that had it. */
 struct kn_sweepstats_cell {
