@@ -33,6 +33,8 @@ struct kn_crit_state {
     int have_ref;
     double max_creep, max_dpitch;
     double worst_v, worst_depth;
+    /* trial */
+    struct kn_trial *trial;
 };
 
 struct kn_crit_state *kn_crit_begin(const struct kn_scenario *sc)
@@ -42,6 +44,10 @@ struct kn_crit_state *kn_crit_begin(const struct kn_scenario *sc)
         return NULL;
     cs->sc = sc;
     cs->c = &sc->crit;
+    if (sc->crit.type == KN_CRIT_TRIAL && !(cs->trial = kn_trial_new(&sc->crit.trial))) {
+        free(cs);
+        return NULL;
+    }
     if (sc->crit.type == KN_CRIT_CIRCLE) {
         cs->cap = (int)(sc->duration * 100) + 8;
         cs->px = malloc((size_t)cs->cap * sizeof *cs->px);
@@ -62,7 +68,31 @@ void kn_crit_free(struct kn_crit_state *cs)
     free(cs->px);
     free(cs->py);
     free(cs->pyaw);
+    kn_trial_free(cs->trial);
     free(cs);
+}
+
+const struct kn_trial *kn_crit_trial(const struct kn_crit_state *cs)
+{
+    return cs->trial;
+}
+
+/* A trial's decision: its score, and what decided a failure (a tip-over,
+ * the time limit with repetitions left, or too many faults). */
+static void trial_decide(struct kn_crit_state *cs, int *passed, char *why, size_t whylen)
+{
+    struct kn_trial_status st;
+    kn_trial_status(cs->trial, &st);
+    *passed = kn_trial_passed(cs->trial);
+    kn_trial_why(cs->trial, why, whylen);
+    if (*passed)
+        cs->mode = KN_MODE_NONE;
+    else if (kn_trial_tipped(cs->trial))
+        cs->mode = KN_MODE_TIP_OVER;
+    else if (st.completed < cs->c->trial.reps)
+        cs->mode = KN_MODE_TIME_OUT;
+    else
+        cs->mode = KN_MODE_CRITERION;
 }
 
 static double dist2d(const double a[3], const double b[3])
@@ -196,6 +226,13 @@ int kn_crit_sample(struct kn_crit_state *cs, const struct kn_sample *sw, int *pa
                 cs->max_dpitch = dp;
         }
         return 0;
+    case KN_CRIT_TRIAL:
+        if (kn_trial_sample(cs->trial, s->t, s->origin[0], s->origin[1], s->rpy[0], s->rpy[1],
+                            s->wall)) {
+            trial_decide(cs, passed, why, whylen);
+            return 1;
+        }
+        return 0;
     case KN_CRIT_SETTLE:
         if (s->t >= c->settle_s) {
             double v = sqrt(s->vel[0] * s->vel[0] + s->vel[1] * s->vel[1] + s->vel[2] * s->vel[2]);
@@ -282,6 +319,10 @@ void kn_crit_end(struct kn_crit_state *cs, int *passed, char *why, size_t whylen
     const struct kn_criterion *c = cs->c;
     const struct kn_sample *f = &cs->first, *l = &cs->last;
     switch (c->type) {
+    case KN_CRIT_TRIAL:
+        kn_trial_end(cs->trial, l->t);
+        trial_decide(cs, passed, why, whylen);
+        return;
     case KN_CRIT_CROSS:
         *passed = 0;
         snprintf(why, whylen, "time out: CoG x %.3f m, needs %.3f m", l->cog[0], c->pass_x);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "terrain_apparatus.h"
+
 #define DEG (180.0 / M_PI)
 #define JUDGE_SAMPLE_S 0.01 /* as the engine's scenario runs */
 
@@ -383,6 +385,31 @@ static void one_line(char *s)
             *s = ' ';
 }
 
+/* A line across the lane at x in the terrain's frame, in the world's:
+ * where the score's plot draws a gate. */
+static void gate_line(FILE *f, const char *key, const struct kn_terrain *t, double x, double half)
+{
+    double c = cos(t->pose[2]), s = sin(t->pose[2]);
+    fprintf(f, "%s=%.4f,%.4f,%.4f,%.4f\n", key, t->pose[0] + c * x + s * half,
+            t->pose[1] + s * x - c * half, t->pose[0] + c * x - s * half,
+            t->pose[1] + s * x + c * half);
+}
+
+/* A trial's score after the verdict's own keys (docs/apparatus.md#trials):
+ * what the score tool reads, with the apparatus and its gates. */
+static void write_trial(FILE *f, const struct kn_scenario *sc, const struct kn_trial *tr)
+{
+    char keys[KN_TRIAL_MAX_REPS * 24 + 1024];
+    kn_trial_keys(tr, keys, sizeof keys);
+    fputs(keys, f);
+    const struct kn_terrain *t = &sc->terrain;
+    const struct kn_trial_def *d = &sc->crit.trial;
+    fprintf(f, "trial_apparatus=%s\n", kn_apparatus_name(t->apparatus));
+    gate_line(f, "trial_gate_start", t, d->gate_a, d->lane_half);
+    gate_line(f, "trial_gate_finish", t, d->course == KN_TRIAL_FIGURE8 ? d->gate_a : d->gate_b,
+              d->lane_half);
+}
+
 /* One robot's verdict, why, and what decided it (*mode). The judge knows
  * all but the program's exit status: a program still running at the time
  * limit when the scenario says must_exit fails here, so the verdict file
@@ -474,6 +501,8 @@ static int write_verdict(struct kn_judge *j, struct bot *b)
                     name, j->o.variant, b->name, verdict, kn_crit_mode_name(mode), why, sim,
                     b->time_limit, j->sc.must_exit, j->idle, b->res.nsamples, b->max_tilt * DEG,
                     b->max_tilt_t, b->max_torque, b->max_torque_t, j->sc.duration);
+            if (b->started && kn_crit_trial(b->cs))
+                write_trial(f, &j->sc, kn_crit_trial(b->cs));
             if (fclose(f) != 0)
                 rc = -1;
         }

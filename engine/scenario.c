@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "jsonutil.h"
+#include "terrain_apparatus.h"
 
 #define DEG (M_PI / 180.0)
 #define SAMPLE_STEPS 10 /* 10 ms between controller updates and samples */
@@ -123,6 +124,70 @@ static int parse_script(const cJSON *arr, struct kn_scenario *sc, char *err, siz
     return 0;
 }
 
+/* A "trial" criterion (docs/apparatus.md#trials): on an apparatus, with
+ * its gates; its own keys, each refused by name when wrong. */
+static int parse_trial(const cJSON *o, const char *ctx, struct kn_scenario *sc, char *err,
+                       size_t errlen)
+{
+    static const char *const keys[] = { "type",          "comment",
+                                        "course",        "repetitions",
+                                        "min_successes", "lane_half_width_m",
+                                        "tip_over_deg",  NULL };
+    const struct kn_terrain *t = &sc->terrain;
+    struct kn_trial_def *d = &sc->crit.trial;
+    char course[32] = "";
+    double reps = 0, min_succ = NAN, tip = 60, half = NAN;
+    if (kn_json_only_keys(o, keys, ctx, err, errlen) ||
+        kn_json_str_opt(o, "course", course, sizeof course, ctx, err, errlen) ||
+        kn_json_num(o, "repetitions", 1, KN_TRIAL_MAX_REPS, &reps, ctx, err, errlen) ||
+        kn_json_num_opt(o, "min_successes", 0, KN_TRIAL_MAX_REPS, &min_succ, ctx, err, errlen) ||
+        kn_json_num_opt(o, "lane_half_width_m", 0.1, 100, &half, ctx, err, errlen) ||
+        kn_json_num_opt(o, "tip_over_deg", 1, 180, &tip, ctx, err, errlen))
+        return -1;
+    if (reps != floor(reps) || (!isnan(min_succ) && min_succ != floor(min_succ))) {
+        snprintf(err, errlen, "%s: \"%s\" must be a whole number", ctx,
+                 reps != floor(reps) ? "repetitions" : "min_successes");
+        return -1;
+    }
+    if (!isnan(min_succ) && min_succ > reps) {
+        snprintf(err, errlen, "%s: \"min_successes\" %.0f is more than \"repetitions\" %.0f", ctx,
+                 min_succ, reps);
+        return -1;
+    }
+    if (strcmp(course, "traverse") == 0)
+        d->course = KN_TRIAL_TRAVERSE;
+    else if (strcmp(course, "figure8") == 0)
+        d->course = KN_TRIAL_FIGURE8;
+    else {
+        snprintf(err, errlen, "%s: \"course\" must be \"traverse\" or \"figure8\"", ctx);
+        return -1;
+    }
+    int fig8 = t->type == KN_TERRAIN_APPARATUS && t->apparatus == KN_APP_FIGURE8;
+    if (t->type != KN_TERRAIN_APPARATUS || fig8 != (d->course == KN_TRIAL_FIGURE8)) {
+        snprintf(
+            err, errlen, "%s: \"course\" %s needs %s terrain (config/terrains/apparatus/), not %s",
+            ctx, course,
+            d->course == KN_TRIAL_FIGURE8 ? "the figure8" : "an apparatus other than the figure8",
+            kn_terrain_type_name(t->type));
+        return -1;
+    }
+    d->reps = (int)reps;
+    d->min_successes = isnan(min_succ) ? d->reps : (int)min_succ;
+    d->tip_rad = tip * DEG;
+    d->gate_a = t->gate_start[0];
+    d->gate_b = t->gate_finish[0];
+    d->barrier_dx = 0.5 * t->length;
+    d->lane_dx = 0.5 * t->length + 0.5 * t->cell + t->span_y;
+    d->lane_half = fig8 ? 0.5 * t->cell + t->span_y : 0.5 * t->span_y;
+    if (!isnan(half))
+        d->lane_half = half;
+    d->lane_checked = 1;
+    for (int i = 0; i < t->nparts; i++)
+        if (t->parts[i].tag & KN_TAG_WALL)
+            d->lane_checked = 0;
+    return 0;
+}
+
 static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, size_t errlen)
 {
     struct kn_criterion *c = &sc->crit;
@@ -134,20 +199,22 @@ static int parse_criterion(const cJSON *o, struct kn_scenario *sc, char *err, si
     }
     if (kn_json_str_opt(o, "type", type, sizeof type, ctx, err, errlen))
         return -1;
-    static const char *const names[] = { "cross",  "straight", "rotate", "circle",
-                                         "return", "ramp",     "hold",   "settle" };
+    static const char *const names[] = { "cross", "straight", "rotate", "circle", "return",
+                                         "ramp",  "hold",     "settle", "trial" };
     int found = -1;
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 9; i++)
         if (strcmp(type, names[i]) == 0)
             found = i;
     if (found < 0) {
         snprintf(err, errlen,
-                 "%s: \"type\" must be cross, straight, rotate, circle, return, ramp, hold or "
-                 "settle",
+                 "%s: \"type\" must be cross, straight, rotate, circle, return, ramp, hold, "
+                 "settle or trial",
                  ctx);
         return -1;
     }
     c->type = (enum kn_crit_type)found;
+    if (c->type == KN_CRIT_TRIAL)
+        return parse_trial(o, ctx, sc, err, errlen);
     const struct kn_terrain *t = &sc->terrain;
     /* defaults: the validation suite's criteria (docs/engine.md) */
     double margin = 0.3, tilt_deg = 80, pitch_deg = 1;
@@ -672,6 +739,9 @@ void kn_scenario_sample(struct kn_world *w, int id, const struct kn_sample *prev
     memcpy(s->flip, st.flipper_rad, sizeof s->flip);
     memcpy(s->torque, st.flipper_torque_nm, sizeof s->torque);
     s->contacts = tr.contacts;
+    s->wall = 0;
+    for (int k = 0; k < KN_NPARTS; k++)
+        s->wall |= (tr.part_tags[k] & KN_TAG_WALL) != 0;
     s->zmin = tr.contact_zmin;
     s->max_depth = tr.max_depth;
     s->battery = st.battery_v;

@@ -10,6 +10,7 @@
 
 #include "params.h"
 #include "terrain.h"
+#include "trial.h"
 #include "world.h"
 #include "engine_limits.h"
 
@@ -53,6 +54,7 @@ enum kn_crit_type {
     KN_CRIT_RAMP,     /* progress up a ramp, then hold */
     KN_CRIT_HOLD,     /* no creep after settling (stand on stairs, static slope) */
     KN_CRIT_SETTLE,   /* drop and settle */
+    KN_CRIT_TRIAL,    /* repetitions on a test apparatus, scored (trial.h) */
 };
 
 struct kn_criterion {
@@ -71,6 +73,8 @@ struct kn_criterion {
     double drive_from, drive_to, distance, progress, stop_at, slip_m;
     /* hold / settle */
     double settle_s, creep_m, pitch_tol, vel_tol, depth_tol;
+    /* trial */
+    struct kn_trial_def trial;
 };
 
 struct kn_scenario {
@@ -119,6 +123,7 @@ struct kn_sample {
     double belts[2];
     double flip[KN_NFLIPPERS], torque[KN_NFLIPPERS];
     int contacts;
+    int wall; /* some robot part touches a KN_TAG_WALL part */
     double zmin, max_depth, battery;
     struct kn_outline outline;
 };
@@ -207,5 +212,8 @@ enum kn_verdict_mode kn_crit_mode(const struct kn_crit_state *cs);
 /* "none", "tip-over", "stall", "time-out", "limit", "criterion", "error". */
 const char *kn_crit_mode_name(enum kn_verdict_mode m);
 void kn_crit_free(struct kn_crit_state *cs);
+/* The trial a "trial" criterion keeps (its score, its state as it goes);
+ * NULL for any other criterion. */
+const struct kn_trial *kn_crit_trial(const struct kn_crit_state *cs);
 
 #endif
