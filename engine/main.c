@@ -1,7 +1,7 @@
 /* kenaf-engine: the built-in Kenaf simulator. This file only picks the
  * mode from the command line; the modes live in runner.c (scenarios and
- * the validation suite), terrain_sdf.c (--export-sdf: a terrain as an SDF
- * world) and server.c (the USARSim-protocol server, the mode without
+ * the validation suite, --check-trial), terrain_sdf.c (--export-sdf: a
+ * terrain as an SDF world) and server.c (the USARSim-protocol server, the mode without
  * --scenario, --validate, --sanity or --export-sdf). */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,9 +22,11 @@ static void usage(FILE *f)
         "       kenaf-engine --validate [--json] [--dir DIR] [--robot FILE]\n"
         "       kenaf-engine --sanity NAME [--robot FILE]\n"
         "       kenaf-engine --export-sdf TERRAIN\n"
+        "       kenaf-engine --check-trial FILE\n"
         "Runs scenarios of the built-in engine (config in %s).\n"
         "--export-sdf writes a terrain (a name or a file) as an SDF world for Gazebo\n"
         "Classic and gz-sim on stdout.\n"
+        "--check-trial loads a trial file (a \"trial\" criterion) and says what it asks.\n"
         "--robot replaces the robot file the scenarios name (default robots/kenaf.json).\n"
         "Exit status: 0 outcomes as expected, 1 an outcome differed, 2 usage or file error.\n",
         kn_run_config_dir());
@@ -33,7 +35,8 @@ static void usage(FILE *f)
 /* The runner's modes; any other command line is the server's. */
 static int runner_mode(int argc, char **argv)
 {
-    static const char *const modes[] = { "--scenario", "--validate", "--sanity", "--export-sdf" };
+    static const char *const modes[] = { "--scenario", "--validate", "--sanity", "--export-sdf",
+                                         "--check-trial" };
     for (int i = 1; i < argc; i++)
         for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
             size_t n = strlen(modes[m]);
@@ -44,7 +47,7 @@ static int runner_mode(int argc, char **argv)
 }
 
 struct runner_args {
-    const char *scenario, *dir, *robot, *sanity, *export_sdf;
+    const char *scenario, *dir, *robot, *sanity, *export_sdf, *check_trial;
     int validate, json;
     struct kn_run_opts o;
 };
@@ -63,7 +66,8 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         O_JSON,
         O_DIR,
         O_SANITY,
-        O_EXPORT_SDF
+        O_EXPORT_SDF,
+        O_CHECK_TRIAL
     };
     static const struct option lo[] = {
         { "scenario", required_argument, NULL, O_SCENARIO },
@@ -77,6 +81,7 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         { "dir", required_argument, NULL, O_DIR },
         { "sanity", required_argument, NULL, O_SANITY },
         { "export-sdf", required_argument, NULL, O_EXPORT_SDF },
+        { "check-trial", required_argument, NULL, O_CHECK_TRIAL },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -101,6 +106,7 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         case O_DIR: a->dir = optarg; break;
         case O_SANITY: a->sanity = optarg; break;
         case O_EXPORT_SDF: a->export_sdf = optarg; break;
+        case O_CHECK_TRIAL: a->check_trial = optarg; break;
         case O_VARIANT: {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -120,7 +126,7 @@ static int parse_runner_args(int argc, char **argv, struct runner_args *a)
         usage(stderr);
         return 2;
     }
-    if (!!a->scenario + a->validate + !!a->sanity + !!a->export_sdf != 1) {
+    if (!!a->scenario + a->validate + !!a->sanity + !!a->export_sdf + !!a->check_trial != 1) {
         usage(stderr);
         return 2;
     }
@@ -191,6 +197,8 @@ int main(int argc, char **argv)
         return kn_run_scenario_file(a.scenario, &a.o, stdout);
     if (a.export_sdf)
         return export_sdf(a.export_sdf);
+    if (a.check_trial)
+        return kn_run_check_trial(a.check_trial, stdout);
     if (a.validate)
         return kn_run_validation(dir, robot, a.robot != NULL, a.json, stdout);
     return run_sanity(a.sanity, robot);

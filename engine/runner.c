@@ -370,3 +370,36 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
         return rc;
     return bad ? 1 : 0;
 }
+
+int kn_run_check_trial(const char *path, FILE *out)
+{
+    /* a scenario holds a terrain of up to 1 024 parts: not on the stack */
+    struct kn_scenario *sc = malloc(sizeof *sc);
+    char err[768];
+    if (!sc) {
+        fprintf(stderr, "kenaf-engine: out of memory\n");
+        return 2;
+    }
+    if (kn_scenario_load(path, 0, sc, err, sizeof err)) {
+        fprintf(stderr, "kenaf-engine: %s\n", err);
+        free(sc);
+        return 2;
+    }
+    int rc = 0;
+    const struct kn_trial_def *d = &sc->crit.trial;
+    if (sc->crit.type != KN_CRIT_TRIAL) {
+        fprintf(stderr,
+                "kenaf-engine: %s: its criterion is not a trial (\"criterion\": {\"type\": "
+                "\"trial\", \"course\": ..., \"repetitions\": N}; docs/apparatus.md)\n",
+                path);
+        rc = 2;
+    } else {
+        fprintf(out, "%s: %s on %s, %d repetitions, %d without a fault to pass, %g s\n", sc->name,
+                d->course == KN_TRIAL_FIGURE8 ? "figure8" : "traverse",
+                sc->terrain.name[0] ? sc->terrain.name : kn_terrain_type_name(sc->terrain.type),
+                d->reps, d->min_successes, sc->duration);
+    }
+    kn_scenario_free(sc);
+    free(sc);
+    return rc;
+}

@@ -26,6 +26,11 @@ int kn_run_scenario_file(const char *path, const struct kn_run_opts *o, FILE *ou
 int kn_run_validation(const char *dir, const char *robot_path, int robot_given, int json,
                       FILE *out);
 
+/* --check-trial: loads a trial file (variant 0) and prints what it asks
+ * on one line; 0, or 2 with the reason on stderr when it does not load
+ * or its criterion is not a trial. */
+int kn_run_check_trial(const char *path, FILE *out);
+
 /* Where the shipped config lives (robot, terrains, scenarios). */
 const char *kn_run_config_dir(void);
 
