@@ -266,7 +266,7 @@ static int history(const struct opts *o, char **files, int n)
                 MAX_SESSIONS);
         return 2;
     }
-    struct kn_trialscore **s = calloc((size_t)n, sizeof *s);
+    struct kn_trialscore **s = calloc((size_t)n, sizeof(struct kn_trialscore *));
     int rc = s ? 0 : 2;
     for (int i = 0; rc == 0 && i < n; i++) {
         char path[4200], err[700];
@@ -294,7 +294,7 @@ static int history(const struct opts *o, char **files, int n)
         }
     }
     if (rc == 0) {
-        qsort(s, (size_t)n, sizeof *s, by_date);
+        qsort(s, (size_t)n, sizeof(struct kn_trialscore *), by_date);
         printf("%-4s %-22s %-12s %-10s %-7s %-14s %s\n", "#", "date", "successes", "completed",
                "faults", "mean time [s]", "80% lower bound");
         for (int i = 0; i < n; i++) {
