@@ -2,15 +2,12 @@
 #include "client.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-#include <cjson/cJSON.h>
 
 #include "sockdir.h"
 #include "stats.h"
@@ -87,68 +84,6 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static const char *str_at(const cJSON *o, const char *a, const char *b)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
-    if (b)
-        v = cJSON_GetObjectItemCaseSensitive(v, b);
-    return cJSON_IsString(v) && v->valuestring[0] ? v->valuestring : NULL;
-}
-
-__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t len, const char *fmt,
-                                                         ...)
-{
-    size_t n = strlen(buf);
-    if (n + 1 >= len)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, len - n, fmt, ap);
-    va_end(ap);
-}
-
-/* True when every robot is up; otherwise what is not up goes to why,
- * and what is up to ready. */
-static bool all_up(const char *text, char *ready, size_t rlen, char *why, size_t wlen)
-{
-    ready[0] = why[0] = '\0';
-    cJSON *doc = cJSON_Parse(text);
-    const cJSON *robots = cJSON_GetObjectItemCaseSensitive(doc, "robots");
-    if (!cJSON_IsArray(robots)) {
-        snprintf(why, wlen, "the stats socket answered without a robot list");
-        cJSON_Delete(doc);
-        return false;
-    }
-    const cJSON *failed = cJSON_GetObjectItemCaseSensitive(doc, "robots_failed"), *f;
-    cJSON_ArrayForEach(f, failed) if (cJSON_IsString(f))
-        append(why, wlen, "%srobot %s: did not start (see the daemon's log)", why[0] ? "; " : "",
-               f->valuestring);
-    const cJSON *r;
-    cJSON_ArrayForEach(r, robots)
-    {
-        const char *name = str_at(r, "name", NULL);
-        const cJSON *up = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(r, "flags"), "BACKEND_UP");
-        if (cJSON_IsTrue(up)) {
-            append(ready, rlen, "%s%s", ready[0] ? ", " : "", name ? name : "?");
-            continue;
-        }
-        const cJSON *be = cJSON_GetObjectItemCaseSensitive(r, "backend");
-        const char *state = str_at(be, "state", NULL);
-        const char *type = str_at(be, "type", NULL);
-        /* a spawned engine's own failure says more than the link's */
-        const cJSON *proc = type ? cJSON_GetObjectItemCaseSensitive(be, type) : NULL;
-        const char *cause = str_at(proc, "process", "last_error");
-        if (!cause)
-            cause = str_at(be, "last_error", NULL);
-        append(why, wlen, "%srobot %s: simulator link %s%s%s%s", why[0] ? "; " : "",
-               name ? name : "?", state ? state : "down", cause ? " (" : "", cause ? cause : "",
-               cause ? ")" : "");
-    }
-    cJSON_Delete(doc);
-    return why[0] == '\0';
-}
-
 int kn_client_wait_ready(const char *given, const struct kn_config *cfg, double timeout_s)
 {
     double end = now_s() + timeout_s;
@@ -158,18 +93,9 @@ int kn_client_wait_ready(const char *given, const struct kn_config *cfg, double 
             fprintf(stderr, "kenaf-simd: %s\n", err);
             return 1;
         }
-        double left = end - now_s();
-        int ask_ms = left < 1.0 ? 1000 : left > 5.0 ? 5000 : (int)(left * 1000);
-        char *text = kn_stats_ask(path, "stats", ask_ms, err, sizeof err);
-        if (text) {
-            bool ok = all_up(text, ready, sizeof ready, why, sizeof why);
-            free(text);
-            if (ok) {
-                printf("kenaf-simd: ready: %s\n", ready[0] ? ready : "no robots");
-                return 0;
-            }
-        } else {
-            snprintf(why, sizeof why, "no daemon answers: %s", err);
+        if (kn_stats_ready(path, end - now_s(), ready, sizeof ready, why, sizeof why)) {
+            printf("kenaf-simd: ready: %s\n", ready[0] ? ready : "no robots");
+            return 0;
         }
         if (now_s() >= end)
             break;

@@ -27,7 +27,6 @@
 
 #define CLIENT_TIMEOUT_MS 5000
 #define COMMAND_GRACE_MS 30 /* a command, if any, comes right after connecting */
-#define COMMAND_MAX 1024
 
 struct kn_stats_server {
     uv_loop_t *loop;
@@ -48,7 +47,7 @@ struct client {
     int open;
     bool answered;
     size_t len;
-    char line[COMMAND_MAX + 1];
+    char line[KN_STATS_COMMAND_MAX + 1];
 };
 
 static void client_part_closed(uv_handle_t *h)
@@ -165,8 +164,8 @@ static void answer(struct client *c)
     char *nl = strchr(c->line, '\n');
     if (nl)
         *nl = '\0';
-    c->text = c->len > COMMAND_MAX ? kn_stats_error_reply("command line too long")
-                                   : run_command(c, c->line);
+    c->text = c->len > KN_STATS_COMMAND_MAX ? kn_stats_error_reply("command line too long")
+                                            : run_command(c, c->line);
     uv_timer_start(&c->timer, on_client_timeout, CLIENT_TIMEOUT_MS, 0);
     if (!c->text) {
         client_close(c);
@@ -195,7 +194,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     struct client *c = h->data;
     /* one byte past the limit tells an overlong line apart */
     buf->base = c->line + c->len;
-    buf->len = c->len <= COMMAND_MAX ? COMMAND_MAX + 1 - c->len : 0;
+    buf->len = c->len <= KN_STATS_COMMAND_MAX ? KN_STATS_COMMAND_MAX + 1 - c->len : 0;
 }
 
 static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
@@ -212,7 +211,7 @@ static void on_read(uv_stream_t *st, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     c->len += (size_t)nread;
-    if (c->len > COMMAND_MAX || memchr(c->line, '\n', c->len))
+    if (c->len > KN_STATS_COMMAND_MAX || memchr(c->line, '\n', c->len))
         answer(c);
 }
 
@@ -319,120 +318,4 @@ void kn_stats_server_stop(struct kn_stats_server *s)
 const char *kn_stats_server_path(const struct kn_stats_server *s)
 {
     return s->path;
-}
-
-static long ms_left(const struct timespec *end)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
-}
-
-static int connect_to(const char *path, char *err, size_t errlen)
-{
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a.sun_path) {
-        snprintf(err, errlen, "stats socket %s: path too long for a Unix socket", path);
-        return -1;
-    }
-    memcpy(a.sun_path, path, strlen(path));
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        snprintf(err, errlen, "cannot connect to the stats socket %s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* The whole answer, until the daemon closes, or NULL at the deadline. */
-static char *read_answer(int fd, const char *path, const struct timespec *end, char *err,
-                         size_t errlen)
-{
-    size_t cap = 8192, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        long left = ms_left(end);
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr <= 0) {
-            snprintf(err, errlen, "no answer from the stats socket %s", path);
-            free(buf);
-            return NULL;
-        }
-        if (len + 1 >= cap) {
-            char *nb = cap < KN_STATS_ANSWER_MAX ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                snprintf(err, errlen, "the answer from %s is too long", path);
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            snprintf(err, errlen, "reading the stats socket %s: %s", path, strerror(errno));
-            free(buf);
-            return NULL;
-        }
-        if (n == 0) {
-            buf[len] = '\0';
-            return buf;
-        }
-        len += (size_t)n;
-    }
-    snprintf(err, errlen, "out of memory");
-    return NULL;
-}
-
-char *kn_stats_ask(const char *path, const char *line, int timeout_ms, char *err, size_t errlen)
-{
-    struct timespec end;
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    end.tv_sec += timeout_ms / 1000;
-    end.tv_nsec += (timeout_ms % 1000) * 1000000L;
-    if (end.tv_nsec >= 1000000000L) {
-        end.tv_sec++;
-        end.tv_nsec -= 1000000000L;
-    }
-    char msg[COMMAND_MAX + 2];
-    int n = snprintf(msg, sizeof msg, "%s\n", line);
-    if (n < 0 || (size_t)n >= sizeof msg) {
-        snprintf(err, errlen, "command line too long (at most %d bytes)", COMMAND_MAX);
-        return NULL;
-    }
-    int fd = connect_to(path, err, errlen);
-    if (fd < 0)
-        return NULL;
-    if (send(fd, msg, (size_t)n, MSG_NOSIGNAL) != n) {
-        snprintf(err, errlen, "writing to the stats socket %s: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    shutdown(fd, SHUT_WR);
-    char *answer = read_answer(fd, path, &end, err, errlen);
-    close(fd);
-    return answer;
-}
-
-int kn_stats_fetch(const char *path, FILE *out, int timeout_ms)
-{
-    char err[600];
-    char *text = kn_stats_ask(path, "stats", timeout_ms, err, sizeof err);
-    if (!text) {
-        fprintf(stderr, "kenaf-simd: %s\n", err);
-        return -1;
-    }
-    fprintf(out, "%s\n", text);
-    fflush(out);
-    free(text);
-    return 0;
 }

@@ -1,6 +1,5 @@
 /* Stats on request: a Unix stream socket where kenaf-simd writes one JSON
- * document to each client and closes, and the client side used by
- * `kenaf-simd --stats`. */
+ * document to each client and closes; its client side is stats_client.h. */
 #ifndef KN_STATS_H
 #define KN_STATS_H
 
@@ -9,6 +8,8 @@
 #include <sys/types.h>
 
 #include <uv.h>
+
+#include "stats_client.h"
 
 struct kn_stats_server;
 
@@ -37,17 +38,5 @@ int kn_stats_server_start(uv_loop_t *loop, const char *path, unsigned mode, gid_
 void kn_stats_server_stop(struct kn_stats_server *s);
 
 const char *kn_stats_server_path(const struct kn_stats_server *s);
-
-#define KN_STATS_ANSWER_MAX (16 * 1024 * 1024)
-
-/* Client: sends one line ("stats", "capture status", ...), returns the
- * daemon's whole answer (malloc'd, NUL-terminated), or NULL with the real
- * cause in err. timeout_ms bounds the whole exchange. A daemon that got
- * the line too late answers with the stats instead (stats.c). */
-char *kn_stats_ask(const char *path, const char *line, int timeout_ms, char *err, size_t errlen);
-
-/* Client: the stats document, copied to out. 0, or -1 with a message on
- * stderr. */
-int kn_stats_fetch(const char *path, FILE *out, int timeout_ms);
 
 #endif

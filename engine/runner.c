@@ -14,6 +14,7 @@
 #include "datadir.h"
 #include "sanity.h"
 #include "scenario.h"
+#include "study.h"
 
 #ifndef KN_CONFIG_DIR
 #define KN_CONFIG_DIR "config"
@@ -45,6 +46,8 @@ struct row {
     int pecka; /* one of Pecka et al.'s eight drives (its ICR run where both modes run) */
     double rtf, sim_s, cpu_s;
     char why[900];
+    int has_study;
+    struct kn_study study;
 };
 
 static void label(const struct kn_scenario *sc, char *out, size_t n)
@@ -108,7 +111,7 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
         return -1;
     }
     struct kn_result res;
-    int keep = o && (o->csv || o->svg);
+    int keep = o && (o->csv || o->svg || o->study);
     if (sc.ctrl == KN_CTRL_EXTERNAL) {
         snprintf(err, errlen,
                  "%s: its controller is a program: run it with kenaf-sim-run "
@@ -141,8 +144,12 @@ static int run_variant(const char *path, int v, const struct kn_run_opts *o, str
         row->dev ? "; disagrees with the reference, studied: " : "", row->dev ? sc.deviation : "");
     *passed = res.passed;
     int rc = 0;
+    if (o && o->study && !res.matches && res.finite) {
+        rc = kn_study_make(&sc, &res, o->robot, &row->study, err, errlen);
+        row->has_study = rc == 0;
+    }
     int many = o && o->variant < 0 ? sc.nvariants : 1;
-    if (o && o->csv)
+    if (o && o->csv && rc == 0)
         rc = write_output(o->csv, v, many, 0, &sc, &res, err, errlen);
     if (o && o->svg && rc == 0)
         rc = write_output(o->svg, v, many, 1, &sc, &res, err, errlen);
@@ -155,6 +162,8 @@ static void print_row(FILE *out, const struct row *r)
 {
     fprintf(out, "%-40s %-6s %-4s %-3s %7.1f  %s\n", r->name, r->expect, r->got,
             r->ok ? "ok" : "BAD", r->rtf, r->why);
+    if (r->has_study)
+        kn_study_print(out, &r->study);
 }
 
 static void print_head(FILE *out)
@@ -281,7 +290,7 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
         qsort(names, (size_t)nn, sizeof *names, cmp_str);
     struct row *rows = NULL;
     int nrows = 0, cap = 0, bad = 0;
-    struct kn_run_opts o = { NULL, NULL, -1, 1, robot_given ? robot_path : NULL };
+    struct kn_run_opts o = { NULL, NULL, -1, 1, robot_given ? robot_path : NULL, 1 };
     if (!json && rc == 0)
         print_head(out);
     for (int i = 0; i < nn && rc == 0; i++) {
@@ -346,6 +355,8 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
                 r->expect, r->got, r->ok ? "true" : "false", r->dev ? "true" : "false", r->rtf,
                 r->sim_s, r->cpu_s);
             json_str(out, r->why);
+            if (r->has_study)
+                kn_study_json(out, &r->study);
             fprintf(out, "}%s\n", i + 1 < nrows ? "," : "");
         }
         fprintf(out,
@@ -365,6 +376,9 @@ int kn_run_validation(const char *dir, const char *robot_path, int robot_given, 
     for (int i = 0; i < nn; i++)
         free(names[i]);
     free(names);
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].has_study)
+            kn_study_free(&rows[i].study);
     free(rows);
     if (rc)
         return rc;

@@ -12,6 +12,7 @@ struct kn_run_opts {
     int variant;     /* -1: all */
     int quiet;
     const char *robot; /* robot file replacing the scenarios' own, or NULL */
+    int study;         /* a row that disagrees gets its measure and study (study.h) */
 };
 
 /* Runs the variants of one scenario file and prints one line per run.

@@ -328,15 +328,16 @@ static int select_variant(cJSON *root, const char *path, int v, struct kn_scenar
     return 0;
 }
 
-/* The known top-level keys; name, title, group, param, monotone, deviation. */
+/* The known top-level keys; name, title, group, param, monotone, deviation,
+ * study. */
 static int parse_names(const cJSON *root, const char *path, struct kn_scenario *sc, char *err,
                        size_t errlen)
 {
-    static const char *const keys[] = { "name",    "title",      "group",         "param",
-                                        "comment", "robot",      "terrain",       "physics",
-                                        "start",   "duration_s", "controller",    "criterion",
-                                        "expect",  "monotone",   "view",          "deviation",
-                                        "limits",  "robots",     "robot_changes", NULL };
+    static const char *const keys[] = {
+        "name",    "title",     "group",      "param",      "comment",       "robot",  "terrain",
+        "physics", "start",     "duration_s", "controller", "criterion",     "expect", "monotone",
+        "view",    "deviation", "limits",     "robots",     "robot_changes", "study",  NULL
+    };
     if (kn_json_only_keys(root, keys, path, err, errlen) ||
         kn_json_str_opt(root, "name", sc->name, sizeof sc->name, path, err, errlen) ||
         kn_json_str_opt(root, "title", sc->title, sizeof sc->title, path, err, errlen) ||
@@ -345,6 +346,11 @@ static int parse_names(const cJSON *root, const char *path, struct kn_scenario *
         kn_json_bool_opt(root, "monotone", &sc->monotone, path, err, errlen) ||
         kn_json_str_opt(root, "deviation", sc->deviation, sizeof sc->deviation, path, err, errlen))
         return -1;
+    char study[512] = "";
+    if (kn_json_str_opt(root, "study", study, sizeof study, path, err, errlen))
+        return -1;
+    if (study[0])
+        kn_path_join(path, study, sc->study, sizeof sc->study);
     if (!sc->name[0]) {
         snprintf(err, errlen, "%s: missing \"name\"", path);
         return -1;

@@ -109,6 +109,8 @@ struct kn_scenario {
     enum kn_expect expect;
     char deviation[256]; /* what the study of a disagreement with the reference found
                           * (printed with the failed row; never makes it pass) */
+    char study[512];     /* "study": the file of perturbations --validate runs when this
+                          * variant disagrees (path resolved; "" without one) */
     int view_side;       /* plot: 1 side view, 0 top view */
     /* "robots" (external controllers only): 0 without the key */
     struct kn_scenario_robot robots[KN_SCENARIO_MAX_ROBOTS];

@@ -63,6 +63,24 @@ START_TEST(rows_that_disagree)
             found++;
             ck_assert_msg(!ok, "%s now agrees with the reference (%s): take it off the list", name,
                           detail ? detail : "");
+            /* what --validate says of it: a measure from the run, and the
+             * perturbations of its study file run at its parameter value */
+            const char *measured =
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "measured"));
+            const cJSON *study = cJSON_GetObjectItemCaseSensitive(r, "study");
+            ck_assert_msg(measured && measured[0], "%s: no measure", name);
+            ck_assert_msg(cJSON_IsArray(study) && cJSON_GetArraySize(study) > 0,
+                          "%s: no perturbations run", name);
+            int flips = 0;
+            const cJSON *it;
+            cJSON_ArrayForEach(it, study)
+            {
+                ck_assert_ptr_nonnull(
+                    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "title")));
+                flips += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "flips"));
+            }
+            printf("%s: %s; %d of %d perturbations flip it\n", name, measured, flips,
+                   cJSON_GetArraySize(study));
         } else {
             ck_assert_msg(ok, "%s disagrees with the reference: %s", name, detail ? detail : "");
         }

@@ -15,7 +15,11 @@
 #include "kenaf.h"
 #include "robot_fixture.h"
 
-#define MARGIN_S 2.0
+/* Time a starved test process may lose beyond the library's own timeouts.
+ * The bounds only tell "ended by the timeout" from "ran its course": the
+ * muted drive below would take 15 s, so 1.5 s + 6 s still says which,
+ * however loaded the machine (a load of 10 once took 2 s of margin). */
+#define MARGIN_S 6.0
 
 /* Stops the robot once it stands still and returns its final pose. */
 static struct kn_testrobot_pose finish(struct kn_testrobot *r)
@@ -186,7 +190,8 @@ START_TEST(silent_robot_ends_motion_with_timeout)
     ck_assert(kn_testrobot_pose(&r, "FINAL", -1, &p));
     ck_assert_int_eq(p.left, 0);
     ck_assert_int_eq(p.right, 0);
-    ck_assert_msg(p.x < 600, "robot kept driving: x=%g", p.x);
+    /* 3000 mm asked: stopped well short of it, not driven to the end */
+    ck_assert_msg(p.x < 1500, "robot kept driving: x=%g", p.x);
 }
 END_TEST
 

@@ -1,9 +1,11 @@
 /* kenaf-sweep: the program behind kenaf-sim-run --sweep, --merge and
  * --compare (docs/scenario-runs.md, "Sweeps"). kenaf-sim-run execs it with
- * --sim-run naming itself, so each case runs through the same
- * kenaf-sim-run --scenario a user would run alone.
+ * the paths of kenaf-sim-case, kenaf-engine and kenaf-simd and its default
+ * library directory, so each case runs through the same kenaf-sim-case a
+ * kenaf-sim-run --scenario of it runs, without a shell per case.
  *
- *   kenaf-sweep --sim-run PATH --sweep FILE [--jobs N] [--shard K/N]
+ *   kenaf-sweep --runcase PATH --engine PATH --simd PATH
+ *               --sweep FILE [--jobs N] [--shard K/N]
  *               [--case ID] [--sample N] [--out DIR] [--idle S] [--lib DIR]
  *               -- PROGRAM [ARGS...]
  *   kenaf-sweep --merge DIR [DIR...] --out DIR
@@ -78,8 +80,9 @@ static int option(struct kn_sweep_opts *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
     const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    static const char *const with_value[] = { "--sim-run", "--sweep", "--jobs", "--shard", "--case",
-                                              "--sample",  "--out",   "--idle", "--lib",   NULL };
+    static const char *const with_value[] = { "--runcase", "--engine", "--simd", "--sweep",
+                                              "--jobs",    "--shard",  "--case", "--sample",
+                                              "--out",     "--idle",   "--lib",  NULL };
     int known = 0;
     for (const char *const *w = with_value; *w; w++)
         known |= strcmp(a, *w) == 0;
@@ -94,8 +97,12 @@ static int option(struct kn_sweep_opts *o, int argc, char **argv, int *i)
     (*i)++;
     long n;
     char err[256];
-    if (strcmp(a, "--sim-run") == 0)
-        o->sim_run = v;
+    if (strcmp(a, "--runcase") == 0)
+        o->runcase = v;
+    else if (strcmp(a, "--engine") == 0)
+        o->engine = v;
+    else if (strcmp(a, "--simd") == 0)
+        o->simd = v;
     else if (strcmp(a, "--sweep") == 0)
         o->sweep = v;
     else if (strcmp(a, "--out") == 0)
@@ -153,8 +160,10 @@ int main(int argc, char **argv)
     for (; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (option(&o, argc, argv, &i))
             return usage(NULL);
-    if (!o.sweep || !o.sim_run)
+    if (!o.sweep)
         return usage("--sweep FILE is needed");
+    if (!o.runcase || !o.engine || !o.simd)
+        return usage("--runcase, --engine and --simd are needed (kenaf-sim-run gives them)");
     if (o.case_id && o.shard_n)
         return usage("--case and --shard exclude each other");
     if (i + 1 >= argc)

@@ -122,7 +122,13 @@ static pid_t start_case(void *ctx, size_t k)
     char a[8][4300], seed[32];
     const char *argv[64 + 16];
     int n = 0;
-    argv[n++] = r->o->sim_run;
+    /* kenaf-sim-case runs the case as kenaf-sim-run --scenario would, with
+     * no shell in between (tools/runcase) */
+    argv[n++] = r->o->runcase;
+    argv[n++] = "--engine";
+    argv[n++] = r->o->engine;
+    argv[n++] = "--simd";
+    argv[n++] = r->o->simd;
     snprintf(a[0], sizeof a[0], "%s/scenario.json", dir);
     argv[n++] = "--scenario";
     argv[n++] = a[0];
@@ -148,10 +154,6 @@ static pid_t start_case(void *ctx, size_t k)
     if (r->o->idle) {
         argv[n++] = "--idle";
         argv[n++] = r->o->idle;
-    }
-    if (r->o->lib) {
-        argv[n++] = "--lib";
-        argv[n++] = r->o->lib;
     }
     argv[n++] = "--";
     for (char **p = r->o->prog; *p && n < 64 + 15; p++)
@@ -192,10 +194,10 @@ static void done_case(void *ctx, size_t k, int status, double wall_s)
         snprintf(res.status, sizeof res.status, "error");
         snprintf(res.mode, sizeof res.mode, "error");
         if (status == -1)
-            snprintf(res.why, sizeof res.why, "kenaf-sim-run could not be started: %s",
+            snprintf(res.why, sizeof res.why, "kenaf-sim-case could not be started: %s",
                      strerror(errno));
         else
-            snprintf(res.why, sizeof res.why, "kenaf-sim-run %s %d and left no result: %s",
+            snprintf(res.why, sizeof res.why, "kenaf-sim-case %s %d and left no result: %s",
                      WIFSIGNALED(status) ? "died of signal" : "exited with status",
                      WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), last);
     }
@@ -294,6 +296,19 @@ int kn_sweep_run(const struct kn_sweep_opts *o)
     printf("%s: sweep %s: %zu cases%s, %zu to run here, %d jobs, into %s\n", KN_SWEEP_ME, r.sw.name,
            r.sw.ncases, r.sw.has_sample ? " (sampled)" : "", r.ntodo, o->jobs, r.out);
     fflush(stdout);
+    /* every case's program loads the simulation library first, as
+     * kenaf-sim-run --lib sets it (kenaf-sim-run passes its default) */
+    if (o->lib) {
+        const char *old = getenv("LD_LIBRARY_PATH");
+        char *v = malloc(strlen(o->lib) + (old ? strlen(old) : 0) + 2);
+        if (!v) {
+            rc = bad("out of memory");
+            goto out;
+        }
+        sprintf(v, "%s%s%s", o->lib, old && *old ? ":" : "", old && *old ? old : "");
+        setenv("LD_LIBRARY_PATH", v, 1);
+        free(v);
+    }
     double t0 = kn_sweep_now();
     struct kn_sweep_pool_ops ops = { start_case, done_case };
     if (kn_sweep_pool_run(r.ntodo, o->jobs, &ops, &r)) {
