@@ -74,6 +74,7 @@ refused() { # WANT-TEXT ARGS...
     grep -q -e "$want" "$tmp/bad.out" || fail "$*: no \"$want\" in: $(cat "$tmp/bad.out")"
 }
 refused 'not a trial' "$run" --trial "$ci/teleop.json" -- "$teleop"
+refused 'no directory' "$run" --trial "$dir/trial-short.json" --junit "$tmp/nodir/t.xml" -- "$teleop"
 # a bad key, in a file beside the good one (its paths are relative)
 bad="$tmp/bad-trial.json"
 sed -e 's/"repetitions": 2/"repetitions": 2, "laps": 3/' \
