@@ -39,6 +39,7 @@ base="--engine $engine --simd $simd"
     expect 2 "unknown option --bogus" $base --scenario "$scen" --bogus 1 -- "$climb"
     expect 2 "--speed must be max, realtime or a real-time factor" $base --scenario "$scen" --speed fast -- "$climb"
     expect 2 "--trajectory must end in .csv or .svg" $base --scenario "$scen" --trajectory x.png -- "$climb"
+    expect 2 "--cpu needs a CPU number, not x" $base --scenario "$scen" --cpu x -- "$climb"
     expect 3 "cannot run $tmp/nothing: no such file" $base --scenario "$scen" -- "$tmp/nothing"
     expect 3 "cannot run no-such-program-here: not found in PATH" $base --scenario "$scen" -- no-such-program-here
 }
@@ -70,6 +71,20 @@ echo "ok: a scenario the engine refuses: $(cat "$tmp/b/why")"
 { [ -s "$tmp/p.out" ] && [ -s "$tmp/p.csv" ] && grep -q '<svg' "$tmp/p.svg"; } || fail "output or trajectories missing"
 [ -z "$(ls "$TMPDIR")" ] || fail "the run left $(ls "$TMPDIR")"
 echo "ok: a passing run: $(grep why= "$tmp/p.result")"
+
+# --cpu N: the run's processes (the program too) may use that CPU alone;
+# one it may not use is said and the run goes on unpinned
+allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+cpu=$(echo "$allowed" | sed 's/[-,].*//')
+show='grep Cpus_allowed_list: /proc/self/status'
+"$case_" $base --scenario "$scen" --cpu "$cpu" --dir "$tmp/c" -- sh -c "$show" </dev/null >/dev/null 2>&1 || true
+got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$tmp/c/controller.out")
+[ "$got" = "$cpu" ] || fail "--cpu $cpu: the program ran on CPUs $got"
+"$case_" $base --scenario "$scen" --cpu 4000 --dir "$tmp/c2" -- sh -c "$show" </dev/null >"$tmp/c2.out" 2>&1 || true
+grep -q -- '--cpu 4000: .*the run goes on unpinned' "$tmp/c2.out" || fail "--cpu 4000: $(cat "$tmp/c2.out")"
+got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$tmp/c2/controller.out")
+[ "$got" = "$allowed" ] || fail "--cpu 4000: the program ran on CPUs $got, not $allowed"
+echo "ok: --cpu $cpu pins the run's processes; --cpu 4000 is said and ignored"
 
 # The pids of kenaf-sim-case $1's children once all three (engine,
 # daemon, program) run, in $kids.

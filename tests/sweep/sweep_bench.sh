@@ -12,9 +12,16 @@ cases=200
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# One job runs on one CPU (taskset), two on two: with as many jobs as
+# CPUs, kenaf-sweep pins each job's processes to a CPU of its own
+# (kenaf-sim-case --cpu), so both runs are pinned alike and the ratio is
+# what the second CPU buys.
+cpu=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | sed 's/[-,].*//')
 # The summary line's "X s simulated in Y s" of a sweep with $1 jobs.
 bench() {
-    "$run" --sweep "$src/bench.json" --sample "$cases" --jobs "$1" --out "$tmp/j$1" \
+    pre=''
+    [ "$1" != 1 ] || pre="taskset -c $cpu"
+    $pre "$run" --sweep "$src/bench.json" --sample "$cases" --jobs "$1" --out "$tmp/j$1" \
         -- "$climb" >"$tmp/j$1.log" 2>&1 || { tail -n 5 "$tmp/j$1.log"; echo "FAIL: sweep with $1 jobs: exit $?"; exit 1; }
     line=$(grep " cases: .* simulated in " "$tmp/j$1.log")
     sim=$(echo "$line" | sed 's/.*errors; \([0-9.]*\) s simulated in \([0-9.]*\) s.*/\1/')

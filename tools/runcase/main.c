@@ -44,7 +44,7 @@
 #define PATH_MAX_CASE 3900
 
 struct opts {
-    const char *engine, *simd, *spec, *dir, *seed, *speed, *idle, *result, *output;
+    const char *engine, *simd, *spec, *dir, *seed, *speed, *idle, *result, *output, *cpu;
     const char *traj_csv, *traj_svg;
     char **prog;
 };
@@ -90,10 +90,11 @@ static int usage(const char *fmt, ...)
         fprintf(stderr, "\n");
         va_end(ap);
     }
-    fprintf(stderr,
-            "usage: " ME " --engine PATH --simd PATH --scenario FILE[#VARIANT] [--dir DIR]\n"
-            "       [--seed N] [--speed max|realtime|X] [--idle S] [--result FILE]\n"
-            "       [--output FILE] [--trajectory OUT.csv|OUT.svg] -- PROGRAM [ARGS...]\n");
+    fprintf(
+        stderr,
+        "usage: " ME " --engine PATH --simd PATH --scenario FILE[#VARIANT] [--dir DIR]\n"
+        "       [--seed N] [--speed max|realtime|X] [--idle S] [--result FILE]\n"
+        "       [--output FILE] [--trajectory OUT.csv|OUT.svg] [--cpu N] -- PROGRAM [ARGS...]\n");
     return 2;
 }
 
@@ -118,11 +119,11 @@ static int parse(int argc, char **argv, struct opts *o)
             usage(NULL);
             exit(0);
         }
-        static const char *const names[] = { "--engine", "--simd",      "--scenario", "--dir",
-                                             "--seed",   "--speed",     "--idle",     "--result",
-                                             "--output", "--trajectory" };
-        const char **slot[] = { &o->engine, &o->simd, &o->spec,   &o->dir,    &o->seed,
-                                &o->speed,  &o->idle, &o->result, &o->output, NULL };
+        static const char *const names[] = { "--engine", "--simd",  "--scenario",  "--dir",
+                                             "--seed",   "--speed", "--idle",      "--result",
+                                             "--output", "--cpu",   "--trajectory" };
+        const char **slot[] = { &o->engine, &o->simd,   &o->spec,   &o->dir, &o->seed, &o->speed,
+                                &o->idle,   &o->result, &o->output, &o->cpu, NULL };
         size_t k = 0;
         while (k < sizeof names / sizeof names[0] && strcmp(a, names[k]) != 0)
             k++;
@@ -157,6 +158,9 @@ static int parse(int argc, char **argv, struct opts *o)
         return usage("--idle needs seconds, not %s", o->idle);
     if (o->seed && (!*o->seed || strspn(o->seed, "0123456789") != strlen(o->seed)))
         return usage("--seed needs an integer, not %s", o->seed);
+    if (o->cpu &&
+        (!*o->cpu || strlen(o->cpu) > 4 || strspn(o->cpu, "0123456789") != strlen(o->cpu)))
+        return usage("--cpu needs a CPU number, not %s", o->cpu);
     if (strchr(o->spec, '\n'))
         return usage("--scenario: a line break in a file name");
     if (o->dir && strlen(o->dir) > 1000)
@@ -779,6 +783,9 @@ int main(int argc, char **argv)
         fprintf(stderr, ME ": %s\n", why);
         return 3;
     }
+    /* before any child: they inherit it */
+    if (R.o.cpu && kn_runcase_pin(atoi(R.o.cpu)) < 0)
+        fprintf(stderr, ME ": --cpu %s: %s; the run goes on unpinned\n", R.o.cpu, strerror(errno));
     const char *exes[] = { R.o.simd, R.o.engine };
     for (int i = 0; i < 2; i++)
         if (access(exes[i], X_OK) != 0) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,4 +88,16 @@ void kn_runcase_kill(const struct kn_runcase_child *c, int sig)
 {
     if (c->pid > 0 && !c->reaped)
         kill(c->pid, sig);
+}
+
+int kn_runcase_pin(int cpu)
+{
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+        errno = EINVAL;
+        return -1;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set);
 }

@@ -37,4 +37,11 @@ void kn_runcase_reap(struct kn_runcase_child *c);
 /* SIGTERM (sig) to a child that has not been reaped. */
 void kn_runcase_kill(const struct kn_runcase_child *c, int sig);
 
+/* Pins this process, and so every child it starts afterwards, to CPU
+ * `cpu` (--cpu): a lockstep run's processes wake each other hundreds of
+ * times per simulated second, and on one CPU a wake-up needs no
+ * cross-CPU interrupt. 0, or -1 with errno (the run then goes on
+ * unpinned: only its speed depends on it). */
+int kn_runcase_pin(int cpu);
+
 #endif

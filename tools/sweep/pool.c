@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -38,6 +39,18 @@ pid_t kn_sweep_spawn(char *const argv[], const char *out_path)
     return pid;
 }
 
+int kn_sweep_pool_cpus(int jobs, int *cpus)
+{
+    cpu_set_t set;
+    if (jobs < 1 || sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != jobs)
+        return 0;
+    int k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < jobs; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[k++] = c;
+    return k == jobs;
+}
+
 struct slot {
     pid_t pid;
     size_t i;
@@ -59,7 +72,7 @@ int kn_sweep_pool_run(size_t n, int jobs, const struct kn_sweep_pool_ops *ops, v
                 continue;
             size_t i = next++;
             double t0 = kn_sweep_now();
-            pid_t pid = ops->start(ctx, i);
+            pid_t pid = ops->start(ctx, i, k);
             if (pid <= 0) {
                 ops->done(ctx, i, -1, 0);
                 k--; /* the slot is still free */

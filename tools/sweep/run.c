@@ -31,6 +31,7 @@ struct run {
     size_t ntodo, ndone;
     int npass, nfail, nerr;
     double sim_total;
+    int *cpus; /* slot k's CPU (kn_sweep_pool_cpus), NULL: none pinned */
 };
 
 static int bad(const char *msg)
@@ -99,7 +100,7 @@ static void print_rerun(const struct run *r, const struct kn_sweep_case *c)
     printf("\n");
 }
 
-static pid_t start_case(void *ctx, size_t k)
+static pid_t start_case(void *ctx, size_t k, int slot)
 {
     struct run *r = ctx;
     const struct kn_sweep_case *c = &r->sw.cases[r->todo[k]];
@@ -119,7 +120,7 @@ static pid_t start_case(void *ctx, size_t k)
         snprintf(f, sizeof f, "%s/%s", dir, old[i]);
         unlink(f);
     }
-    char a[8][4300], seed[32];
+    char a[8][4300], seed[32], cpu[16];
     const char *argv[64 + 16];
     int n = 0;
     /* kenaf-sim-case runs the case as kenaf-sim-run --scenario would, with
@@ -154,6 +155,13 @@ static pid_t start_case(void *ctx, size_t k)
     if (r->o->idle) {
         argv[n++] = "--idle";
         argv[n++] = r->o->idle;
+    }
+    /* the case's processes on its slot's CPU: lockstep runs faster there
+     * (docs/performance.md, "Sweeps"); the results do not depend on it */
+    if (r->cpus) {
+        snprintf(cpu, sizeof cpu, "%d", r->cpus[slot]);
+        argv[n++] = "--cpu";
+        argv[n++] = cpu;
     }
     argv[n++] = "--";
     for (char **p = r->o->prog; *p && n < 64 + 15; p++)
@@ -309,6 +317,11 @@ int kn_sweep_run(const struct kn_sweep_opts *o)
         setenv("LD_LIBRARY_PATH", v, 1);
         free(v);
     }
+    r.cpus = calloc((size_t)(o->jobs > 0 ? o->jobs : 1), sizeof *r.cpus);
+    if (r.cpus && !kn_sweep_pool_cpus(o->jobs, r.cpus)) {
+        free(r.cpus);
+        r.cpus = NULL;
+    }
     double t0 = kn_sweep_now();
     struct kn_sweep_pool_ops ops = { start_case, done_case };
     if (kn_sweep_pool_run(r.ntodo, o->jobs, &ops, &r)) {
@@ -336,6 +349,7 @@ int kn_sweep_run(const struct kn_sweep_opts *o)
             kn_sweep_print_boundaries(r.out, stdout);
     }
 out:
+    free(r.cpus);
     free(r.todo);
     kn_sweep_scen_free(&r.sc);
     kn_sweep_free(&r.sw);
