@@ -116,6 +116,14 @@ void c_console_start(struct c_console *c, int port, const char *config_json, con
 
 void c_console_restart(struct c_console *c)
 {
+    /* the console that quit wrote its rc before its shell, and so its
+     * session, ended: a new session of the same name waits for that end
+     * (under load it once came first and tmux refused a duplicate) */
+    uint64_t end = h_now_us() + (uint64_t)H_LONG_MS * 1000u;
+    while (tmux(c, NULL, 0, "has-session", "-t", "kc", NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+        ck_assert_msg(h_now_us() < end, "the console's previous tmux session did not end");
+        h_sleep_ms(20);
+    }
     unlink(c->rc);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "sh '%s'", h_path("console.sh"));

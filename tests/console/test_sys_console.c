@@ -323,7 +323,10 @@ START_TEST(flipper_keys_and_presets)
 }
 END_TEST
 
-/* The test's own socket, named station-b, engages the robot's e-stop. */
+/* The test's own socket, named station-b, engages the robot's e-stop.
+ * It sends nothing more, so under load the robot may list it as gone
+ * ("station-b (plain, gone)") by the time the panel is read: the checks
+ * below leave the closing parenthesis open. */
 static void station_b_engages(void)
 {
     h_hello(&u, "station-b");
@@ -348,7 +351,7 @@ START_TEST(estop_latches_the_robot)
         c_screen(&con));
     station_b_engages();
     ck_assert_msg(
-        c_wait_screen(&con, "by 2: kenaf-console (console), station-b (console)", H_LONG_MS), "%s",
+        c_wait_screen(&con, "by 2: kenaf-console (console), station-b (console", H_LONG_MS), "%s",
         c_screen(&con));
 
     /* the console refuses to drive, and sends nothing */
@@ -405,13 +408,13 @@ START_TEST(estop_circuit_shows_who_holds)
         c_wait_screen(&con, "robot latch: ENGAGED by 1: kenaf-console (plain)", H_LONG_MS), "%s",
         c_screen(&con));
     station_b_engages();
-    ck_assert_msg(c_wait_screen(&con, "by 2: kenaf-console (plain), station-b (plain)", H_LONG_MS),
+    ck_assert_msg(c_wait_screen(&con, "by 2: kenaf-console (plain), station-b (plain", H_LONG_MS),
                   "%s", c_screen(&con));
 
     /* the console releases its own: the robot stays stopped, held by b */
     c_keys(&con, "e", true);
     ck_assert_msg(c_wait_screen(&con, "release acknowledged", H_LONG_MS), "%s", c_screen(&con));
-    ck_assert_msg(c_wait_screen(&con, "robot latch: ENGAGED by 1: station-b (plain)", H_LONG_MS),
+    ck_assert_msg(c_wait_screen(&con, "robot latch: ENGAGED by 1: station-b (plain", H_LONG_MS),
                   "%s", c_screen(&con));
     ck_assert_msg(c_wait_screen(&con, "engaged by another station", 3000), "%s", c_screen(&con));
     ck_assert_double_eq(h_stat(&d, "robots.0.flags.ESTOP"), 1);
@@ -421,6 +424,9 @@ START_TEST(estop_circuit_shows_who_holds)
     quit_console();
     c_console_restart(&con);
     ck_assert_msg(c_wait_screen(&con, "CONSOLE E-STOP ENGAGED", H_LONG_MS), "%s", c_screen(&con));
+    /* the refusal ends the latch line, which a gone holder lengthens past
+     * 100 columns: the panel cuts at the edge, so widen the window */
+    c_resize(&con, 200, 40);
     c_keys(&con, "e", true);
     ck_assert_msg(c_wait_screen(&con, "release refused: ERROR NOT_OWNER", H_LONG_MS), "%s",
                   c_screen(&con));
