@@ -1,6 +1,6 @@
 /* Integration tests of the robot clock: hrt_time follows the robot's
  * simulated time and hrt_sleep sleeps on it, so with the test robot running
- * 5x faster than real time a sleep takes about a fifth of the wall time. */
+ * 20x faster than real time a sleep takes about a twentieth of the wall time. */
 #include <check.h>
 #include <stdlib.h>
 
@@ -12,16 +12,17 @@ START_TEST(sleep_follows_fast_robot_clock)
 {
     kn_test_env(1000);
     struct kn_testrobot r;
-    const char *args[] = { "--time-scale", "5", NULL };
+    const char *args[] = { "--time-scale", "20", NULL };
     kn_testrobot_start(&r, 0, args);
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     ck_assert_int_eq(hrt_sleep(0.3), 0); /* let the rate estimate settle */
     double t0 = hrt_time(), w0 = kn_now_s();
-    ck_assert_int_eq(hrt_sleep(2.0), 0);
+    /* 10 s of robot time at 20x take 0.5 s; a sleep on the wall clock
+     * would take 10 s: half of that tells them apart under any load */
+    ck_assert_int_eq(hrt_sleep(10.0), 0);
     double t1 = hrt_time(), w1 = kn_now_s();
-    ck_assert_msg(t1 - t0 >= 2.0, "robot clock advanced only %.3f s", t1 - t0);
-    ck_assert_msg(w1 - w0 < 0.6 * 2.0, "sleeping 2 s of robot time took %.3f s of wall time",
-                  w1 - w0);
+    ck_assert_msg(t1 - t0 >= 10.0, "robot clock advanced only %.3f s", t1 - t0);
+    ck_assert_msg(w1 - w0 < 5.0, "sleeping 10 s of robot time took %.3f s of wall time", w1 - w0);
     hrt_kenaf_exit();
     kn_testrobot_stop(&r);
 }
@@ -37,7 +38,9 @@ START_TEST(time_is_robot_time_and_monotonic)
     ck_assert_int_eq(hrt_get_status(&st), 0);
     double prev = hrt_time();
     ck_assert_double_ge(prev, st.time_s);
-    ck_assert_double_lt(prev, st.time_s + 0.5);
+    /* robot time, not the wall clock's epoch; a stalled test process
+     * may see it run on a little past the STATUS it read */
+    ck_assert_double_lt(prev, st.time_s + 5.0);
     double w0 = kn_now_s();
     while (kn_now_s() - w0 < 0.5) {
         double t = hrt_time();
@@ -64,7 +67,8 @@ START_TEST(sleep_ends_with_timeout_when_robot_falls_silent)
     ck_assert_int_eq(hrt_kenaf_init(), 0);
     double w0 = kn_now_s();
     ck_assert_int_eq(hrt_sleep(30), HRT_ETIMEOUT);
-    ck_assert_double_lt(kn_now_s() - w0, 0.5 + 0.4 + 2.0);
+    /* ended by the library's silence timeout, not after the 30 s asked */
+    ck_assert_double_lt(kn_now_s() - w0, 15.0);
     hrt_kenaf_exit();
     kn_testrobot_stop(&r);
 }
