@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "runnable.h"
 #include "stats_client.h"
 #include "verdict.h"
 
@@ -166,33 +167,6 @@ static int parse(int argc, char **argv, struct opts *o)
     if (o->dir && strlen(o->dir) > 1000)
         return usage("--dir: the path is too long");
     return 0;
-}
-
-/* A program that cannot be run is an error of the run, named before
- * anything starts (kenaf-sim-run's words). */
-static int runnable(const char *prog, char *why, size_t len)
-{
-    struct stat st;
-    if (strchr(prog, '/')) {
-        if (stat(prog, &st) < 0)
-            snprintf(why, len, "cannot run %s: no such file", prog);
-        else if (S_ISDIR(st.st_mode) || access(prog, X_OK) != 0)
-            snprintf(why, len, "cannot run %s: not an executable file", prog);
-        else
-            return 0;
-        return -1;
-    }
-    const char *path = getenv("PATH");
-    char buf[PATH_MAX];
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        size_t n = strcspn(p, ":");
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, prog);
-        if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode) && access(buf, X_OK) == 0)
-            return 0;
-        p += n + (p[n] == ':');
-    }
-    snprintf(why, len, "cannot run %s: not found in PATH", prog);
-    return -1;
 }
 
 /* ---- files ------------------------------------------------------------- */
@@ -779,7 +753,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     char why[PATH_MAX + 64];
-    if (runnable(R.o.prog[0], why, sizeof why) < 0) {
+    if (kn_runnable_check(R.o.prog[0], getenv("PATH"), why, sizeof why) < 0) {
         fprintf(stderr, ME ": %s\n", why);
         return 3;
     }

@@ -20,6 +20,7 @@
 #include "outdir.h"
 #include "pool.h"
 #include "report.h"
+#include "runnable.h"
 #include "summary.h"
 
 struct run {
@@ -38,29 +39,6 @@ static int bad(const char *msg)
 {
     fprintf(stderr, "%s: %s\n", KN_SWEEP_ME, msg);
     return 2;
-}
-
-/* The program exists and may be run: else the sweep is an error (3). */
-static int check_program(const char *prog, char *err, size_t errlen)
-{
-    if (strchr(prog, '/')) {
-        if (access(prog, X_OK) == 0)
-            return 0;
-        snprintf(err, errlen, "cannot run %s: %s", prog,
-                 errno == ENOENT ? "no such file" : strerror(errno));
-        return -1;
-    }
-    const char *path = getenv("PATH");
-    char buf[4096];
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        size_t n = strcspn(p, ":");
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, prog);
-        if (access(buf, X_OK) == 0)
-            return 0;
-        p += n + (p[n] == ':');
-    }
-    snprintf(err, errlen, "cannot run %s: not found in PATH", prog);
-    return -1;
 }
 
 /* OUT is new, empty, or holds this very sweep (the same hash). */
@@ -277,7 +255,7 @@ static int prepare(struct run *r, uint64_t *hash)
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)*hash);
     if (check_out(r->out, hex, err, sizeof err))
         return bad(err);
-    if (check_program(o->prog[0], err, sizeof err)) {
+    if (kn_runnable_check(o->prog[0], getenv("PATH"), err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", KN_SWEEP_ME, err);
         return 3;
     }
