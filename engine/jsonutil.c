@@ -217,3 +217,29 @@ void kn_path_join(const char *base_file, const char *rel, char *out, size_t outl
     }
     snprintf(out, outlen, "%.*s/%s", (int)(slash - base_file), base_file, rel);
 }
+
+int kn_json_merge(cJSON *dst, const cJSON *src)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, src)
+    {
+        if (!e->string)
+            continue;
+        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, e->string);
+        if (d && cJSON_IsObject(d) && cJSON_IsObject(e)) {
+            if (kn_json_merge(d, e))
+                return -1;
+            continue;
+        }
+        cJSON *dup = cJSON_Duplicate(e, 1);
+        if (!dup)
+            return -1;
+        if (d)
+            cJSON_ReplaceItemInObjectCaseSensitive(dst, e->string, dup);
+        else if (!cJSON_AddItemToObject(dst, e->string, dup)) {
+            cJSON_Delete(dup);
+            return -1;
+        }
+    }
+    return 0;
+}

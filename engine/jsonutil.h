@@ -16,6 +16,11 @@ char *kn_json_slurp(const char *path, size_t *len, char *err, size_t errlen);
 /* Reads and parses a JSON file; the root must be an object. */
 cJSON *kn_json_load(const char *path, char *err, size_t errlen);
 
+/* Merges src over dst, the rule of scenario variants, robot and terrain
+ * changes and sweep cases: objects key by key, anything else replaces.
+ * 0, or -1 when out of memory (dst then partly merged). */
+int kn_json_merge(cJSON *dst, const cJSON *src);
+
 /* Required number in [lo, hi]. Returns 0, or -1 with "ctx: key ..." in err. */
 int kn_json_num(const cJSON *o, const char *key, double lo, double hi, double *out, const char *ctx,
                 char *err, size_t errlen);

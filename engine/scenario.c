@@ -21,33 +21,6 @@ const char *kn_expect_name(enum kn_expect e)
     return e == KN_EXPECT_PASS ? "pass" : e == KN_EXPECT_FAIL ? "fail" : "either";
 }
 
-/* Objects merge key by key, anything else replaces. */
-static int merge(cJSON *dst, const cJSON *src)
-{
-    const cJSON *e;
-    cJSON_ArrayForEach(e, src)
-    {
-        if (!e->string)
-            continue;
-        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, e->string);
-        if (d && cJSON_IsObject(d) && cJSON_IsObject(e)) {
-            if (merge(d, e))
-                return -1;
-            continue;
-        }
-        cJSON *dup = cJSON_Duplicate(e, 1);
-        if (!dup)
-            return -1;
-        if (d)
-            cJSON_ReplaceItemInObjectCaseSensitive(dst, e->string, dup);
-        else if (!cJSON_AddItemToObject(dst, e->string, dup)) {
-            cJSON_Delete(dup);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int kn_scenario_count(const char *path, char *err, size_t errlen)
 {
     cJSON *root = kn_json_load(path, err, errlen);
@@ -314,7 +287,7 @@ static int select_variant(cJSON *root, const char *path, int v, struct kn_scenar
         }
         cJSON *copy = cJSON_Duplicate(var, 1);
         cJSON_DeleteItemFromObjectCaseSensitive(root, "variants");
-        int m = copy ? merge(root, copy) : -1;
+        int m = copy ? kn_json_merge(root, copy) : -1;
         cJSON_Delete(copy);
         if (m) {
             snprintf(err, errlen, "%s: out of memory", path);
@@ -371,7 +344,7 @@ static int load_robot_changed(const cJSON *changes, const char *path, const char
     cJSON *robot = kn_json_load(rpath, err, errlen);
     if (!robot)
         return -1;
-    char *text = merge(robot, changes) ? NULL : cJSON_PrintUnformatted(robot);
+    char *text = kn_json_merge(robot, changes) ? NULL : cJSON_PrintUnformatted(robot);
     cJSON_Delete(robot);
     if (!text) {
         snprintf(err, errlen, "%s: out of memory", path);

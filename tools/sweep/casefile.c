@@ -31,28 +31,6 @@ static int resolve(const char *base, const char *rel, char *out, char *err, size
     return 0;
 }
 
-/* Objects merge key by key, anything else replaces (the engine's rule
- * for variants and terrain changes). */
-static int merge_into(cJSON *dst, const cJSON *src)
-{
-    for (const cJSON *e = src->child; e; e = e->next) {
-        cJSON *d = cJSON_GetObjectItemCaseSensitive(dst, e->string);
-        if (cJSON_IsObject(d) && cJSON_IsObject(e)) {
-            if (merge_into(d, e))
-                return -1;
-            continue;
-        }
-        cJSON *copy = cJSON_Duplicate(e, 1);
-        if (!copy)
-            return -1;
-        if (d)
-            cJSON_ReplaceItemInObjectCaseSensitive(dst, e->string, copy);
-        else
-            cJSON_AddItemToObject(dst, e->string, copy);
-    }
-    return 0;
-}
-
 static int apply_variant(struct kn_sweep_scen *sc, int v, char *err, size_t errlen)
 {
     cJSON *vars = cJSON_DetachItemFromObjectCaseSensitive(sc->root, "variants");
@@ -62,7 +40,7 @@ static int apply_variant(struct kn_sweep_scen *sc, int v, char *err, size_t errl
         if (!cJSON_IsObject(var)) {
             snprintf(err, errlen, "%s: no variant %d", sc->path, v);
             rc = -1;
-        } else if (merge_into(sc->root, var)) {
+        } else if (kn_json_merge(sc->root, var)) {
             snprintf(err, errlen, "out of memory");
             rc = -1;
         }
