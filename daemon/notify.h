@@ -1,6 +1,6 @@
-/* systemd service notifications (sd_notify): READY, RELOADING, STOPPING,
- * WATCHDOG and STATUS lines. No-ops when not started by systemd (no
- * NOTIFY_SOCKET). */
+/* systemd service notifications (the sd_notify protocol, spoken without
+ * libsystemd): READY, RELOADING, STOPPING, WATCHDOG and STATUS lines.
+ * No-ops when not started by systemd (no NOTIFY_SOCKET). */
 #ifndef KN_NOTIFY_H
 #define KN_NOTIFY_H
 

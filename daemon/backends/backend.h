@@ -48,7 +48,9 @@ struct kn_backend_ops {
     /* The connection is gone: forget per-connection state. */
     void (*stop)(void *be);
     /* Bytes from the simulator; report state with kn_link_state(). A
-     * protocol error the backend cannot recover from: kn_link_fail(). */
+     * protocol error the backend cannot recover from: kn_link_fail().
+     * data is the links' shared read buffer: consume or copy it before
+     * returning, never keep a pointer into it. */
     void (*input)(void *be, const char *data, size_t len);
     /* Encode one command and kn_link_write() it. `reapply` marks the
      * set-points re-sent after a reconnect. */

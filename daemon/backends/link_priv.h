@@ -125,8 +125,6 @@ struct kn_link {
 
     void (*done)(void *arg);
     void *done_arg;
-
-    char rbuf[16384];
 };
 
 #endif

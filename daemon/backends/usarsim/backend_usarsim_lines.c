@@ -239,7 +239,7 @@ static void take_encoders(struct kn_usarsim *u, const struct kn_usar_sen *s, dou
 static void on_sen(struct kn_usarsim *u, uint64_t now)
 {
     struct kn_usar_sen s;
-    enum kn_usar_result r = kn_usar_parse_sen(&u->line, &s);
+    enum kn_usar_result r = kn_usar_parse_sen(u->line, &s);
     if (r != KN_USAR_OK) {
         kn_usarsim_count_malformed(u, r, "SEN");
         return;
@@ -300,12 +300,12 @@ static void take_flipper(struct kn_usarsim *u, int k, double joint_rad, enum fli
 static void on_sta(struct kn_usarsim *u, uint64_t now)
 {
     struct kn_usar_sta s;
-    enum kn_usar_result r = kn_usar_parse_sta(&u->line, &s);
+    enum kn_usar_result r = kn_usar_parse_sta(u->line, &s);
     /* flipper angles under the configured joint names (UT2004 STA) */
     double joint[KN_NFLIPPERS];
     uint8_t mask = 0;
     for (int k = 0; k < KN_NFLIPPERS && r == KN_USAR_OK; k++) {
-        enum kn_usar_result fr = kn_usar_get_double(&u->line, u->joint[k], &joint[k]);
+        enum kn_usar_result fr = kn_usar_get_double(u->line, u->joint[k], &joint[k]);
         if (fr == KN_USAR_OK)
             mask |= (uint8_t)(1u << k);
         else if (fr != KN_USAR_EMISSING)
@@ -338,9 +338,9 @@ static void on_sta(struct kn_usarsim *u, uint64_t now)
 static void on_links(struct kn_usarsim *u, uint64_t now)
 {
     struct kn_usar_links s;
-    enum kn_usar_result r = kn_usar_parse_links(&u->line, &s);
+    enum kn_usar_result r = kn_usar_parse_links(u->line, &s);
     if (r != KN_USAR_OK) {
-        kn_usarsim_count_malformed(u, r, kn_usar_kind_name(kn_usar_kind(&u->line)));
+        kn_usarsim_count_malformed(u, r, kn_usar_kind_name(kn_usar_kind(u->line)));
         return;
     }
     u->asta++;
@@ -364,10 +364,10 @@ static void on_links(struct kn_usarsim *u, uint64_t now)
 static void on_conf_geo(struct kn_usarsim *u, bool conf)
 {
     struct kn_usar_str type = { NULL, 0 };
-    (void)kn_usar_get_str(&u->line, "Type", &type);
+    (void)kn_usar_get_str(u->line, "Type", &type);
     if (conf && view_is(type, "Encoder")) {
         double res;
-        enum kn_usar_result r = kn_usar_get_double(&u->line, "Resolution", &res);
+        enum kn_usar_result r = kn_usar_get_double(u->line, "Resolution", &res);
         if (r == KN_USAR_EVALUE) {
             kn_usarsim_count_malformed(u, r, "CONF");
             return;
@@ -396,7 +396,7 @@ static void on_conf_geo(struct kn_usarsim *u, bool conf)
     if (!view_contains_ci(type, "vehicle"))
         return;
     struct kn_usar_robot rb;
-    enum kn_usar_result r = kn_usar_parse_robot(&u->line, &rb);
+    enum kn_usar_result r = kn_usar_parse_robot(u->line, &rb);
     if (r != KN_USAR_OK) {
         kn_usarsim_count_malformed(u, r, conf ? "CONF" : "GEO");
         return;
@@ -431,7 +431,7 @@ static void on_conf_geo(struct kn_usarsim *u, bool conf)
 static void on_nfo(struct kn_usarsim *u)
 {
     struct kn_usar_nfo s;
-    enum kn_usar_result r = kn_usar_parse_nfo(&u->line, &s);
+    enum kn_usar_result r = kn_usar_parse_nfo(u->line, &s);
     if (r != KN_USAR_OK) {
         kn_usarsim_count_malformed(u, r, "NFO");
         return;
@@ -482,7 +482,7 @@ static void check_queries(struct kn_usarsim *u, uint64_t now)
 static void on_alive_reply(struct kn_usarsim *u)
 {
     int64_t n;
-    if (kn_usar_get_int(&u->line, "DeadmanStops", &n) != KN_USAR_OK || n < 0 ||
+    if (kn_usar_get_int(u->line, "DeadmanStops", &n) != KN_USAR_OK || n < 0 ||
         (uint64_t)n <= u->deadman_seen)
         return;
     u->deadman_stops += (uint64_t)n - u->deadman_seen;
@@ -496,11 +496,11 @@ static void on_alive_reply(struct kn_usarsim *u)
 static void on_kenaf_reply(struct kn_usarsim *u)
 {
     struct kn_usar_str st, cmd, why;
-    bool ok = kn_usar_get_str(&u->line, "Status", &st) == KN_USAR_OK && view_is(st, "OK");
-    if (ok && kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Alive"))
+    bool ok = kn_usar_get_str(u->line, "Status", &st) == KN_USAR_OK && view_is(st, "OK");
+    if (ok && kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Alive"))
         on_alive_reply(u);
     /* the reply to a lockstep Step: every line of the steps came before it */
-    if (kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Step")) {
+    if (kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Step")) {
         double t;
         if (ok)
             u->steps_ok++;
@@ -508,7 +508,7 @@ static void on_kenaf_reply(struct kn_usarsim *u)
             u->steps_refused++;
         /* the robot clock is where the step ended, even when no sensor
          * line fell on its last physics step */
-        if (ok && u->ready && kn_usar_get_double(&u->line, "Time", &t) == KN_USAR_OK &&
+        if (ok && u->ready && kn_usar_get_double(u->line, "Time", &t) == KN_USAR_OK &&
             isfinite(t) && t >= 0) {
             line_time(u, true, t, u->now_ns);
             emit_state(u, u->now_ns);
@@ -522,9 +522,9 @@ static void on_kenaf_reply(struct kn_usarsim *u)
     }
     u->kenaf_failed++;
     char c[32] = "?", w[160] = "no reason given";
-    if (kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK)
+    if (kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK)
         copy_view(c, sizeof c, cmd);
-    if (kn_usar_get_str(&u->line, "Reason", &why) == KN_USAR_OK)
+    if (kn_usar_get_str(u->line, "Reason", &why) == KN_USAR_OK)
         copy_view(w, sizeof w, why);
     if (strcmp(c, "Init") == 0 && u->io.refused) {
         /* no robot will come on this connection: the link says why, once */
@@ -535,11 +535,17 @@ static void on_kenaf_reply(struct kn_usarsim *u)
     kn_warn("robot %s: the engine refused KENAF {Cmd %s}: %s", u->robot, c, w);
 }
 
+/* The tokens of the line being handled. Lines are handled one at a time,
+ * each to its end before the next is read, so every robot's backend
+ * tokenizes into this one: 8 KiB of memory per robot less. */
+static struct kn_usar_line line_tokens;
+
 void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_t now)
 {
+    u->line = &line_tokens;
     u->lines++;
     u->now_ns = now;
-    enum kn_usar_result r = kn_usar_tokenize(line, len, &u->line);
+    enum kn_usar_result r = kn_usar_tokenize(line, len, u->line);
     if (r == KN_USAR_EEMPTY) {
         u->blank++;
         return;
@@ -549,7 +555,7 @@ void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_
         return;
     }
     check_queries(u, now);
-    enum kn_usar_kind kind = kn_usar_kind(&u->line);
+    enum kn_usar_kind kind = kn_usar_kind(u->line);
     bool spawned = false;
     switch (kind) {
     case KN_USAR_K_STA:
@@ -575,7 +581,7 @@ void kn_usarsim_line(struct kn_usarsim *u, const char *line, size_t len, uint64_
             u->io.fail(u->io.ctx, "robot destroyed by the simulator (DIE)");
         return;
     case KN_USAR_K_UNKNOWN:
-        if (kn_usar_str_is(u->line.head, "KENAF"))
+        if (kn_usar_str_is(u->line->head, "KENAF"))
             on_kenaf_reply(u);
         else
             u->unknown_head++;

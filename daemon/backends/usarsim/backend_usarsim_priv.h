@@ -64,7 +64,7 @@ struct kn_usarsim {
 
     struct kn_linebuf lb;
     char *lbuf; /* KN_USAR_MAX_LINE + 1 bytes, not zeroed: only what a line fills is read */
-    struct kn_usar_line line;
+    struct kn_usar_line *line; /* the line being handled: one for every robot (below) */
 
     /* connection */
     bool connected, ready;
