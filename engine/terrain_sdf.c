@@ -59,9 +59,11 @@ static void part(FILE *f, const struct kn_part *p, int i)
 {
     const char *tag = kn_sdf_tag_name(p->tag);
     double pitch = p->kind == KN_PART_BOX ? p->pitch : 0, yaw = p->kind == KN_PART_BOX ? p->yaw : 0;
+    /* a collision and its visual are siblings, and SDF 1.8 on (gz-sim's
+     * sdformat) refuses siblings of one name whatever their kind */
     for (int visual = 0; visual < 2; visual++) {
         const char *el = visual ? "visual" : "collision";
-        fprintf(f, "        <%s name=\"%s_%d\">\n", el, tag, i);
+        fprintf(f, "        <%s name=\"%s_%d%s\">\n", el, tag, i, visual ? "_visual" : "");
         fprintf(f, "          <pose>%.9g %.9g %.9g 0 %.9g %.9g</pose>\n", nz(p->c[0]), nz(p->c[1]),
                 nz(p->c[2]), nz(pitch), nz(yaw));
         geometry(f, p);
