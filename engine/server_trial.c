@@ -27,13 +27,11 @@ static uint16_t u16(int v)
     return v < 0 ? 0 : v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
 }
 
-/* The trial's name: the scenario file's name without its folder and
- * ".json", only bytes a line's group can carry. */
-static void trial_name(const char *path, char *out, size_t n)
+/* The trial's name: the trial file's "name" (as its score has it), only
+ * bytes a line's group can carry. */
+static void trial_name(const char *b, char *out, size_t n)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    size_t k = strcspn(b, ".");
+    size_t k = strlen(b);
     size_t i = 0;
     for (; i < k && i + 1 < n; i++) {
         unsigned char ch = (unsigned char)b[i];
@@ -54,7 +52,7 @@ static int fill(struct kn_srv *s, int slot, struct kn_krp_trial *t)
     struct kn_trial_status st;
     kn_trial_status(tr, &st);
     memset(t, 0, sizeof *t);
-    trial_name(s->o.judge, t->name, sizeof t->name);
+    trial_name(sc->name, t->name, sizeof t->name);
     t->course =
         sc->crit.trial.course == KN_TRIAL_FIGURE8 ? KN_KRP_TRIAL_FIGURE8 : KN_KRP_TRIAL_TRAVERSE;
     t->end = (uint8_t)end;
