@@ -613,6 +613,9 @@ void kn_rules_backend(struct kn_rules *r, bool up)
         r->restore_started = false;
     } else if (!up) {
         r->restoring = 0;
+        /* a simulator that comes back tells its trial again, if it runs
+         * one: until then the robot has none (no capability bit 7) */
+        r->have_trial = false;
     }
     r->backend_up = up;
 }

@@ -200,7 +200,8 @@ struct kn_peers *kn_rules_peers(struct kn_rules *r);
 int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len);
 
 /* The simulator's judged trial as it now stands: TRIAL_REQ is answered
- * from it, and HELLO_ACK has capability bit 7 from the first on. */
+ * from it, and HELLO_ACK has capability bit 7 from the first on, until
+ * the simulator is lost (kn_rules_backend false). */
 void kn_rules_trial(struct kn_rules *r, const struct kn_krp_trial *t);
 bool kn_rules_has_trial(const struct kn_rules *r);
 

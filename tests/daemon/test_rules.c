@@ -1667,6 +1667,11 @@ START_TEST(trial_relay)
     ck_assert_uint_eq(st()->no_trial, 1);
     ck_assert_uint_eq(st()->trial_estops, 2);
     ck_assert_uint_eq(st()->trial_states, 2);
+    /* the simulator lost: no trial until it says so again */
+    kn_rules_backend(R, false);
+    ck_assert(!kn_rules_has_trial(R));
+    trial_req(2, 3, 0, KN_KRP_TRIAL_OP_STATE);
+    expect_error(KN_KRP_ERR_NO_TRIAL, 3, KN_KRP_TRIAL_REQ);
 }
 END_TEST
 
