@@ -64,7 +64,7 @@ enum kn_usar_result kn_usartrial_parse(const struct kn_usar_line *l, struct kn_k
     do {                                              \
         if ((r = get(l, key, max, &v)) != KN_USAR_OK) \
             return r;                                 \
-        dst = v;                                      \
+        (dst) = v;                                    \
     } while (0)
     FIELD("Course", KN_KRP_TRIAL_FIGURE8, t->course);
     FIELD("Flags", KN_KRP_TRIAL_F_UNDER_WAY | KN_KRP_TRIAL_F_ENDED, t->flags);

@@ -835,9 +835,8 @@ int main(int argc, char **argv)
         return 3;
     double t0 = now_s();
     const char *pace = "step", *rate = "1";
-    if (R.o.oper)
-        pace = "realtime"; /* a person drives: the wall clock's pace */
-    else if (strcmp(R.o.speed, "realtime") == 0)
+    /* a person drives at the wall clock's pace */
+    if (R.o.oper || strcmp(R.o.speed, "realtime") == 0)
         pace = "realtime";
     else if (strcmp(R.o.speed, "max") != 0) {
         pace = "realtime";
