@@ -551,6 +551,7 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from, const uin
     case KN_KRP_WORLD_REQ: on_world_req(r, p, from, &m, now); break;
     case KN_KRP_STEP: on_step(r, p, from, &m, now); break;
     case KN_KRP_ESTOP_INFO_REQ: kn_rules_on_estop_info_req(r, p, from, now); break;
+    case KN_KRP_TRIAL_REQ: kn_rules_on_trial_req(r, p, from, &m, now); break;
     default: break;
     }
 }
@@ -612,6 +613,9 @@ void kn_rules_backend(struct kn_rules *r, bool up)
         r->restore_started = false;
     } else if (!up) {
         r->restoring = 0;
+        /* a simulator that comes back tells its trial again, if it runs
+         * one: until then the robot has none (no capability bit 7) */
+        r->have_trial = false;
     }
     r->backend_up = up;
 }

@@ -89,12 +89,14 @@ int kn_krp_payload_len(uint8_t type)
     case KN_KRP_BYE: return KN_KRP_LEN_BYE;
     case KN_KRP_STEP: return KN_KRP_LEN_STEP;
     case KN_KRP_ESTOP_INFO_REQ: return KN_KRP_LEN_ESTOP_INFO_REQ;
+    case KN_KRP_TRIAL_REQ: return KN_KRP_LEN_TRIAL_REQ;
     case KN_KRP_ACK: return KN_KRP_LEN_ACK;
     case KN_KRP_HELLO_ACK: return KN_KRP_LEN_HELLO_ACK;
     case KN_KRP_STATUS: return KN_KRP_LEN_STATUS;
     case KN_KRP_ERROR: return KN_KRP_LEN_ERROR;
     case KN_KRP_WORLD: return KN_KRP_LEN_WORLD;
     case KN_KRP_ESTOP_INFO: return KN_KRP_LEN_ESTOP_INFO;
+    case KN_KRP_TRIAL: return KN_KRP_LEN_TRIAL;
     default: return -1;
     }
     /* NOLINTEND(bugprone-branch-clone) */
@@ -125,12 +127,14 @@ const char *kn_krp_type_name(uint8_t type)
     case KN_KRP_BYE: return "BYE";
     case KN_KRP_STEP: return "STEP";
     case KN_KRP_ESTOP_INFO_REQ: return "ESTOP_INFO_REQ";
+    case KN_KRP_TRIAL_REQ: return "TRIAL_REQ";
     case KN_KRP_ACK: return "ACK";
     case KN_KRP_HELLO_ACK: return "HELLO_ACK";
     case KN_KRP_STATUS: return "STATUS";
     case KN_KRP_ERROR: return "ERROR";
     case KN_KRP_WORLD: return "WORLD";
     case KN_KRP_ESTOP_INFO: return "ESTOP_INFO";
+    case KN_KRP_TRIAL: return "TRIAL";
     default: return NULL;
     }
 }
@@ -150,13 +154,14 @@ const char *kn_krp_error_name(uint8_t code)
     case KN_KRP_ERR_NO_MODEL: return "NO_MODEL";
     case KN_KRP_ERR_NO_ACTUATOR: return "NO_ACTUATOR";
     case KN_KRP_ERR_NOT_ALLOWED: return "NOT_ALLOWED";
+    case KN_KRP_ERR_NO_TRIAL: return "NO_TRIAL";
     default: return NULL;
     }
 }
 
 bool kn_krp_is_to_robot(uint8_t type)
 {
-    return type >= KN_KRP_HELLO && type <= KN_KRP_ESTOP_INFO_REQ;
+    return type >= KN_KRP_HELLO && type <= KN_KRP_TRIAL_REQ;
 }
 
 uint8_t kn_krp_error_code(enum kn_krp_result r)
@@ -198,6 +203,47 @@ void kn_krp_init(struct kn_krp_msg *m, uint8_t type, uint32_t seq, uint16_t flag
     m->h.flags = flags;
     int len = kn_krp_payload_len(type);
     m->h.length = len < 0 ? 0 : (uint16_t)len;
+}
+
+/* TRIAL's fixed layout (docs/protocol.md, "Extension: trials"). */
+static void decode_trial(const uint8_t *p, struct kn_krp_trial *t)
+{
+    size_t n = strnlen((const char *)p, KN_KRP_TRIAL_NAME_LEN);
+    memset(t->name, 0, sizeof t->name);
+    memcpy(t->name, p, n);
+    t->course = p[32];
+    t->flags = p[33];
+    t->end = p[34];
+    t->reps = get16(p + 36);
+    t->rep = get16(p + 38);
+    t->rep_elapsed_ms = get32(p + 40);
+    t->rep_faults = get16(p + 44);
+    t->completed = get16(p + 46);
+    t->successes = get16(p + 48);
+    t->faults = get16(p + 50);
+    for (int i = 0; i < KN_KRP_TRIAL_FAULT_KINDS; i++)
+        t->by_kind[i] = get16(p + 52 + 2 * i);
+    t->limit_ms = get32(p + 64);
+    t->left_ms = get32(p + 68);
+}
+
+static void encode_trial(const struct kn_krp_trial *t, uint8_t *p)
+{
+    memcpy(p, t->name, strnlen(t->name, KN_KRP_TRIAL_NAME_LEN));
+    p[32] = t->course;
+    p[33] = t->flags;
+    p[34] = t->end;
+    put16(p + 36, t->reps);
+    put16(p + 38, t->rep);
+    put32(p + 40, t->rep_elapsed_ms);
+    put16(p + 44, t->rep_faults);
+    put16(p + 46, t->completed);
+    put16(p + 48, t->successes);
+    put16(p + 50, t->faults);
+    for (int i = 0; i < KN_KRP_TRIAL_FAULT_KINDS; i++)
+        put16(p + 52 + 2 * i, t->by_kind[i]);
+    put32(p + 64, t->limit_ms);
+    put32(p + 68, t->left_ms);
 }
 
 static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
@@ -278,6 +324,8 @@ static void decode_payload(const uint8_t *p, struct kn_krp_msg *m)
         }
         break;
     }
+    case KN_KRP_TRIAL_REQ: m->u.trial_req.op = p[0]; break;
+    case KN_KRP_TRIAL: decode_trial(p, &m->u.trial); break;
     default: /* STOP, STATUS_REQ, BYE, ESTOP_INFO_REQ: no payload */ break;
     }
 }
@@ -411,6 +459,8 @@ static void encode_payload(const struct kn_krp_msg *m, uint8_t *p)
         }
         break;
     }
+    case KN_KRP_TRIAL_REQ: p[0] = m->u.trial_req.op; break;
+    case KN_KRP_TRIAL: encode_trial(&m->u.trial, p); break;
     default: break;
     }
 }

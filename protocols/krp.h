@@ -29,12 +29,14 @@ enum kn_krp_type {
     KN_KRP_BYE = 0x09,            /* sessions extension: the client leaves */
     KN_KRP_STEP = 0x0A,           /* lockstep extension: let robot time pass, then STATUS */
     KN_KRP_ESTOP_INFO_REQ = 0x0B, /* e-stop info extension: who holds the e-stop */
+    KN_KRP_TRIAL_REQ = 0x0C,      /* trials extension: the trial's state, or a reset */
     /* robot -> controller */
     KN_KRP_ACK = 0x80,
     KN_KRP_HELLO_ACK = 0x81,
     KN_KRP_STATUS = 0x85,
     KN_KRP_WORLD = 0x86,      /* world description extension */
     KN_KRP_ESTOP_INFO = 0x87, /* e-stop info extension */
+    KN_KRP_TRIAL = 0x88,      /* trials extension */
     KN_KRP_ERROR = 0xFF,
 };
 
@@ -63,6 +65,7 @@ enum kn_krp_errcode {
     KN_KRP_ERR_NO_ACTUATOR = 12, /* nothing in the simulator acts on this command (refused) */
     /* from 64 on: kenaf-simd's extensions */
     KN_KRP_ERR_NOT_ALLOWED = 64, /* allow-lists: a driving command from an observer-only address */
+    KN_KRP_ERR_NO_TRIAL = 65,    /* trials: TRIAL_REQ to a robot that runs no trial */
 };
 #define KN_KRP_ERR_MAX 12 /* the last of KRP/1's own codes (2..12) */
 /* Counters by ERROR code are indexed by the whole byte: a code nobody
@@ -97,6 +100,7 @@ enum kn_krp_backend {
 #define KN_KRP_CAP_SESSIONS 0x0010u /* knows sessions, one driver at a time, BYE */
 /* bit 5 (0x0020) is the shared key's, krp_mac.h */
 #define KN_KRP_CAP_ESTOP_INFO 0x0040u /* answers ESTOP_INFO_REQ with ESTOP_INFO */
+#define KN_KRP_CAP_TRIAL 0x0080u      /* runs a trial: answers TRIAL_REQ with TRIAL */
 
 /* Flipper order on the wire. */
 enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPERS = 4 };
@@ -125,6 +129,9 @@ enum { KN_KRP_FL = 0, KN_KRP_FR = 1, KN_KRP_RL = 2, KN_KRP_RR = 3, KN_KRP_FLIPPE
 #define KN_KRP_LEN_ESTOP_INFO 4 /* fixed part, then n entries */
 #define KN_KRP_ESTOP_ENTRY_LEN 24
 #define KN_KRP_ESTOP_ENTRIES 20 /* entries in one ESTOP_INFO, at most (4 + 480 bytes) */
+#define KN_KRP_LEN_TRIAL_REQ 4
+#define KN_KRP_LEN_TRIAL 72
+#define KN_KRP_TRIAL_NAME_LEN 32
 
 struct kn_krp_header {
     uint8_t version;
@@ -203,6 +210,55 @@ struct kn_krp_estop_info {
     struct kn_krp_estop_entry e[KN_KRP_ESTOP_ENTRIES];
 };
 
+/* Trials: what TRIAL_REQ asks. */
+enum kn_krp_trial_op {
+    KN_KRP_TRIAL_OP_STATE = 0, /* answer with TRIAL */
+    KN_KRP_TRIAL_OP_RESET = 1, /* the robot back to the start gate (a driving action) */
+};
+
+struct kn_krp_trial_req {
+    uint8_t op; /* enum kn_krp_trial_op */
+};
+
+/* TRIAL flags, course and why it ended. */
+#define KN_KRP_TRIAL_F_UNDER_WAY 0x01u /* the repetition rep is under way */
+#define KN_KRP_TRIAL_F_ENDED 0x02u     /* the trial is over (end says why) */
+enum kn_krp_trial_course { KN_KRP_TRIAL_TRAVERSE = 0, KN_KRP_TRIAL_FIGURE8 = 1 };
+enum kn_krp_trial_end {
+    KN_KRP_TRIAL_END_NONE = 0,
+    KN_KRP_TRIAL_END_DONE = 1,       /* every repetition done */
+    KN_KRP_TRIAL_END_TIP_OVER = 2,   /* a tip-over ended it */
+    KN_KRP_TRIAL_END_TIME_LIMIT = 3, /* the time limit */
+    KN_KRP_TRIAL_END_PROGRAM = 4,    /* the program (or console) ended it */
+};
+/* Faults by kind, in the wire's order (the engine's enum kn_trial_fault). */
+enum {
+    KN_KRP_TF_TIP_OVER = 0,
+    KN_KRP_TF_WALL = 1,
+    KN_KRP_TF_LANE = 2,
+    KN_KRP_TF_ESTOP = 3,
+    KN_KRP_TF_ASSIST = 4,
+    KN_KRP_TRIAL_FAULT_KINDS = 5
+};
+
+/* A trial's state as it goes (docs/protocol.md, "Extension: trials"). */
+struct kn_krp_trial {
+    char name[KN_KRP_TRIAL_NAME_LEN + 1]; /* NUL-terminated on decode */
+    uint8_t course;                       /* enum kn_krp_trial_course */
+    uint8_t flags;                        /* KN_KRP_TRIAL_F_* */
+    uint8_t end;                          /* enum kn_krp_trial_end */
+    uint16_t reps;                        /* repetitions asked for */
+    uint16_t rep;                         /* the repetition under way or next, 0-based */
+    uint32_t rep_elapsed_ms;
+    uint16_t rep_faults;
+    uint16_t completed;
+    uint16_t successes; /* completed without a fault */
+    uint16_t faults;
+    uint16_t by_kind[KN_KRP_TRIAL_FAULT_KINDS];
+    uint32_t limit_ms; /* the trial's time limit; 0: none */
+    uint32_t left_ms;  /* its time left */
+};
+
 struct kn_krp_ack {
     uint32_t acked_seq;
     uint8_t acked_type;
@@ -261,6 +317,8 @@ struct kn_krp_msg {
         struct kn_krp_error error;
         struct kn_krp_world world;
         struct kn_krp_estop_info estop_info;
+        struct kn_krp_trial_req trial_req;
+        struct kn_krp_trial trial;
     } u;
 };
 

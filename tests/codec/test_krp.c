@@ -210,6 +210,85 @@ START_TEST(golden_estop_info)
 }
 END_TEST
 
+/* The trials extension: TRIAL_REQ carries an op; TRIAL the trial's
+ * state in 72 fixed bytes. This one is also docs/protocol.md's example. */
+static const uint8_t doc_trial[] = {
+    0x4B, 0x4E, 0x01, 0x88, 0x2B, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00, 0x00, 0x73, 0x74,
+    0x65, 0x70, 0x66, 0x69, 0x65, 0x6C, 0x64, 0x2D, 0x65, 0x32, 0x38, 0x32, 0x38, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x0A, 0x00, 0x02, 0x00, 0x39, 0x30, 0x00, 0x00,
+    0x01, 0x00, 0x02, 0x00, 0x01, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xC0, 0x27, 0x09, 0x00, 0x00, 0xD0, 0x07, 0x00,
+};
+static const uint8_t doc_trial_req[] = {
+    0x4B, 0x4E, 0x01, 0x0C, 0x2C, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+};
+
+START_TEST(golden_trial)
+{
+    struct kn_krp_msg m = decode_ok(doc_trial_req, sizeof doc_trial_req);
+    ck_assert_uint_eq(m.h.type, KN_KRP_TRIAL_REQ);
+    ck_assert_uint_eq(m.u.trial_req.op, KN_KRP_TRIAL_OP_RESET);
+    assert_encodes_to(&m, doc_trial_req, sizeof doc_trial_req);
+    m = decode_ok(doc_trial, sizeof doc_trial);
+    const struct kn_krp_trial *t = &m.u.trial;
+    ck_assert_str_eq(t->name, "stepfield-e2828");
+    ck_assert_uint_eq(t->course, KN_KRP_TRIAL_TRAVERSE);
+    ck_assert_uint_eq(t->flags, KN_KRP_TRIAL_F_UNDER_WAY);
+    ck_assert_uint_eq(t->end, KN_KRP_TRIAL_END_NONE);
+    ck_assert_uint_eq(t->reps, 10);
+    ck_assert_uint_eq(t->rep, 2);
+    ck_assert_uint_eq(t->rep_elapsed_ms, 12345);
+    ck_assert_uint_eq(t->rep_faults, 1);
+    ck_assert_uint_eq(t->completed, 2);
+    ck_assert_uint_eq(t->successes, 1);
+    ck_assert_uint_eq(t->faults, 2);
+    ck_assert_uint_eq(t->by_kind[KN_KRP_TF_WALL], 1);
+    ck_assert_uint_eq(t->by_kind[KN_KRP_TF_ASSIST], 1);
+    ck_assert_uint_eq(t->by_kind[KN_KRP_TF_TIP_OVER] + t->by_kind[KN_KRP_TF_LANE] +
+                          t->by_kind[KN_KRP_TF_ESTOP],
+                      0);
+    ck_assert_uint_eq(t->limit_ms, 600000);
+    ck_assert_uint_eq(t->left_ms, 512000);
+    assert_encodes_to(&m, doc_trial, sizeof doc_trial);
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_TRIAL_REQ), "TRIAL_REQ");
+    ck_assert_str_eq(kn_krp_type_name(KN_KRP_TRIAL), "TRIAL");
+    ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_NO_TRIAL), "NO_TRIAL");
+    ck_assert(kn_krp_is_to_robot(KN_KRP_TRIAL_REQ));
+    ck_assert(!kn_krp_is_to_robot(KN_KRP_TRIAL));
+    ck_assert_uint_eq(KN_KRP_CAP_TRIAL, 1u << 7);
+}
+END_TEST
+
+/* TRIAL_REQ is 4 bytes (8 with a token), TRIAL 72: anything else is
+ * BAD_LENGTH; a name of 32 bytes without a NUL decodes whole. */
+START_TEST(trial_payload_bounds)
+{
+    uint8_t buf[200];
+    struct kn_krp_msg m;
+    memcpy(buf, doc_trial, sizeof doc_trial);
+    for (size_t plen = 0; plen <= 100; plen++) {
+        buf[8] = (uint8_t)plen;
+        ck_assert_int_eq(kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m),
+                         plen == 72 ? KN_KRP_OK : KN_KRP_EPAYLOAD);
+    }
+    buf[8] = 72;
+    memset(buf + KN_KRP_HDR_LEN, 'x', 32);
+    ck_assert_int_eq(kn_krp_decode(buf, KN_KRP_HDR_LEN + 72, &m), KN_KRP_OK);
+    ck_assert_uint_eq(strlen(m.u.trial.name), 32);
+    memcpy(buf, doc_trial_req, sizeof doc_trial_req);
+    for (size_t plen = 0; plen <= 12; plen++) {
+        buf[8] = (uint8_t)plen;
+        buf[10] = 0;
+        ck_assert_int_eq(kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m),
+                         plen == 4 ? KN_KRP_OK : KN_KRP_EPAYLOAD);
+        buf[10] = KN_KRP_F_TOKEN;
+        ck_assert_int_eq(kn_krp_decode(buf, KN_KRP_HDR_LEN + plen, &m),
+                         plen == 8 ? KN_KRP_OK : KN_KRP_EPAYLOAD);
+    }
+}
+END_TEST
+
 /* ESTOP_INFO takes 4 + 24 n bytes for n = 0..20, n also in its second
  * byte; ESTOP_INFO_REQ none (4 with a session token); anything else is
  * BAD_LENGTH, and more than 20 entries are not encoded. */
@@ -380,10 +459,10 @@ START_TEST(status_time_uses_all_64_bits)
 END_TEST
 
 static const uint8_t all_types[] = {
-    KN_KRP_HELLO,          KN_KRP_CRAWLER,    KN_KRP_FLIPPER,   KN_KRP_STOP, KN_KRP_STATUS_REQ,
-    KN_KRP_SUBSCRIBE,      KN_KRP_ESTOP,      KN_KRP_WORLD_REQ, KN_KRP_ACK,  KN_KRP_HELLO_ACK,
-    KN_KRP_STATUS,         KN_KRP_ERROR,      KN_KRP_WORLD,     KN_KRP_BYE,  KN_KRP_STEP,
-    KN_KRP_ESTOP_INFO_REQ, KN_KRP_ESTOP_INFO,
+    KN_KRP_HELLO,          KN_KRP_CRAWLER,    KN_KRP_FLIPPER,   KN_KRP_STOP,  KN_KRP_STATUS_REQ,
+    KN_KRP_SUBSCRIBE,      KN_KRP_ESTOP,      KN_KRP_WORLD_REQ, KN_KRP_ACK,   KN_KRP_HELLO_ACK,
+    KN_KRP_STATUS,         KN_KRP_ERROR,      KN_KRP_WORLD,     KN_KRP_BYE,   KN_KRP_STEP,
+    KN_KRP_ESTOP_INFO_REQ, KN_KRP_ESTOP_INFO, KN_KRP_TRIAL_REQ, KN_KRP_TRIAL,
 };
 
 /* Fill every payload byte of a message through the struct with a pattern
@@ -403,6 +482,8 @@ START_TEST(round_trip_every_type)
             m.u.hello.name[k % 17] = '\0';
         if (type == KN_KRP_HELLO_ACK)
             m.u.hello_ack.robot_name[k % 17] = '\0';
+        if (type == KN_KRP_TRIAL)
+            m.u.trial.name[k % 33] = '\0';
         size_t extra = 0;
         if (kn_krp_is_to_robot(type) && (m.h.flags & KN_KRP_F_TOKEN))
             extra = KN_KRP_LEN_TOKEN;   /* the session token follows the payload */
@@ -672,10 +753,11 @@ START_TEST(direction_and_names)
     ck_assert(!kn_krp_is_to_robot(KN_KRP_STATUS));
     ck_assert(kn_krp_is_to_robot(KN_KRP_ESTOP));
     ck_assert_str_eq(kn_krp_result_str(KN_KRP_EVERSION), "bad version");
-    /* ERROR codes 2..12 and the extension's 64 have names, no other */
+    /* ERROR codes 2..12 and the extensions' 64 and 65 have names, no other */
     for (unsigned c = 0; c < KN_KRP_ERR_CODES; c++)
         ck_assert((kn_krp_error_name((uint8_t)c) != NULL) ==
-                  ((c >= 2 && c <= KN_KRP_ERR_MAX) || c == KN_KRP_ERR_NOT_ALLOWED));
+                  ((c >= 2 && c <= KN_KRP_ERR_MAX) || c == KN_KRP_ERR_NOT_ALLOWED ||
+                   c == KN_KRP_ERR_NO_TRIAL));
     ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_NOT_ALLOWED), "NOT_ALLOWED");
     ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_RANGE), "RANGE");
     ck_assert_str_eq(kn_krp_error_name(KN_KRP_ERR_BACKEND_DOWN), "BACKEND_DOWN");
@@ -866,6 +948,12 @@ START_TEST(doc_examples)
     /* the e-stop info extension's example (fields: golden_estop_info) */
     m = doc_datagram(doc, doc_estop_info, sizeof doc_estop_info, KN_KRP_ESTOP_INFO, 42);
     ck_assert_uint_eq(m.u.estop_info.engaged, 3);
+
+    /* the trials extension's examples (fields: golden_trial) */
+    m = doc_datagram(doc, doc_trial, sizeof doc_trial, KN_KRP_TRIAL, 43);
+    ck_assert_uint_eq(m.u.trial.reps, 10);
+    m = doc_datagram(doc, doc_trial_req, sizeof doc_trial_req, KN_KRP_TRIAL_REQ, 44);
+    ck_assert_uint_eq(m.u.trial_req.op, KN_KRP_TRIAL_OP_RESET);
 }
 END_TEST
 
@@ -885,6 +973,8 @@ static Suite *krp_suite(void)
     tcase_add_test(g, world_payload_bounds);
     tcase_add_test(g, golden_estop_info);
     tcase_add_test(g, estop_info_payload_bounds);
+    tcase_add_test(g, golden_trial);
+    tcase_add_test(g, trial_payload_bounds);
     tcase_add_test(g, golden_status);
     tcase_add_test(g, status_time_uses_all_64_bits);
     tcase_add_test(g, doc_examples);

@@ -164,6 +164,17 @@ static const char *long_run(void)
     return run;
 }
 
+/* A trial line the client took (usarsim_trial.h): every field within
+ * what KRP/1's TRIAL may carry, the name a string. */
+static void on_trial(void *ctx, const struct kn_krp_trial *t)
+{
+    (void)ctx;
+    if (memchr(t->name, '\0', sizeof t->name) == NULL || t->course > KN_KRP_TRIAL_FIGURE8 ||
+        (t->flags & ~(KN_KRP_TRIAL_F_UNDER_WAY | KN_KRP_TRIAL_F_ENDED)) ||
+        t->end > KN_KRP_TRIAL_END_PROGRAM)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct kn_usarsim_io io = {
@@ -172,6 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .ready = on_ready,
         .state = on_state,
         .fail = on_fail,
+        .trial = on_trial,
     };
     char err[128];
     struct kn_usarsim *u = kn_usarsim_new(robot(), &io, err, sizeof err);

@@ -19,14 +19,14 @@ local MAX_DGRAM = 512
 local types = {
     [0x01] = "HELLO", [0x02] = "CRAWLER", [0x03] = "FLIPPER", [0x04] = "STOP",
     [0x05] = "STATUS_REQ", [0x06] = "SUBSCRIBE", [0x07] = "ESTOP", [0x08] = "WORLD_REQ",
-    [0x09] = "BYE", [0x0A] = "STEP", [0x0B] = "ESTOP_INFO_REQ",
+    [0x09] = "BYE", [0x0A] = "STEP", [0x0B] = "ESTOP_INFO_REQ", [0x0C] = "TRIAL_REQ",
     [0x80] = "ACK", [0x81] = "HELLO_ACK", [0x85] = "STATUS", [0x86] = "WORLD",
-    [0x87] = "ESTOP_INFO", [0xFF] = "ERROR",
+    [0x87] = "ESTOP_INFO", [0x88] = "TRIAL", [0xFF] = "ERROR",
 }
 local payload_len = {
     [0x01] = 16, [0x02] = 8, [0x03] = 20, [0x04] = 0, [0x05] = 0, [0x06] = 2, [0x07] = 1,
-    [0x08] = 4, [0x09] = 0, [0x0A] = 4, [0x0B] = 0, [0x80] = 8, [0x81] = 40, [0x85] = 112,
-    [0x86] = 8, [0x87] = 4, [0xFF] = 8,
+    [0x08] = 4, [0x09] = 0, [0x0A] = 4, [0x0B] = 0, [0x0C] = 4, [0x80] = 8, [0x81] = 40,
+    [0x85] = 112, [0x86] = 8, [0x87] = 4, [0x88] = 72, [0xFF] = 8,
 }
 -- WORLD (the world description extension) carries 8 fixed bytes and then a
 -- chunk of 0 to 480 bytes of the description; ESTOP_INFO (the e-stop info
@@ -37,7 +37,7 @@ local engager_kinds = { [1] = "plain", [2] = "session", [3] = "console", [4] = "
 local error_codes = {
     [2] = "BAD_VERSION", [3] = "BAD_LENGTH", [4] = "UNKNOWN_TYPE", [5] = "RANGE",
     [6] = "ESTOP", [7] = "BACKEND_DOWN", [8] = "BUSY", [9] = "NOT_OWNER", [10] = "BAD_SESSION",
-    [11] = "NO_MODEL", [12] = "NO_ACTUATOR", [64] = "NOT_ALLOWED",
+    [11] = "NO_MODEL", [12] = "NO_ACTUATOR", [64] = "NOT_ALLOWED", [65] = "NO_TRIAL",
 }
 local error_text = {
     [2] = "version is not 1", [3] = "length wrong (header, payload or datagram size)",
@@ -49,6 +49,7 @@ local error_text = {
     [11] = "the robot's model is not in the simulator's world (command stored)",
     [12] = "refused: nothing in the simulator acts on this command",
     [64] = "refused: this address may only observe",
+    [65] = "the robot runs no trial",
 }
 -- Sessions extension: header flags, the 4-byte token after a controller's
 -- payload (TOKEN), and the 48-byte HELLO_ACK with role and token.
@@ -117,6 +118,28 @@ local F_ei_kind = add(ProtoField.uint8("krp.estop_info.kind", "Engaged by", base
 local F_ei_present = add(ProtoField.uint8("krp.estop_info.present", "Engager present", base.DEC, { [0] = "gone", [1] = "present" }))
 local F_ei_held = add(ProtoField.uint32("krp.estop_info.held", "Held for", base.UNIT_STRING, u("ms")))
 local F_ei_name = add(ProtoField.string("krp.estop_info.name", "Engager name"))
+-- TRIAL_REQ / TRIAL (trials extension)
+local trial_ops = { [0] = "state", [1] = "reset to the start gate" }
+local trial_ends = { [0] = "not ended", [1] = "every repetition done", [2] = "tip-over",
+    [3] = "time limit", [4] = "the program ended" }
+local trial_faults = { "tip-over", "wall", "lane", "e-stop", "assist" }
+local F_tr_op = add(ProtoField.uint8("krp.trial_req.op", "Operation", base.DEC, trial_ops))
+local F_t_name = add(ProtoField.string("krp.trial.name", "Trial"))
+local F_t_course = add(ProtoField.uint8("krp.trial.course", "Course", base.DEC, { [0] = "traverse", [1] = "figure 8" }))
+local F_t_flags = add(ProtoField.uint8("krp.trial.flags", "Flags", base.HEX))
+local F_t_under_way = add(ProtoField.bool("krp.trial.flags.under_way", "Repetition under way", 8, nil, 0x01))
+local F_t_ended = add(ProtoField.bool("krp.trial.flags.ended", "Trial ended", 8, nil, 0x02))
+local F_t_end = add(ProtoField.uint8("krp.trial.end", "Ended by", base.DEC, trial_ends))
+local F_t_reps = add(ProtoField.uint16("krp.trial.reps", "Repetitions asked", base.DEC))
+local F_t_rep = add(ProtoField.uint16("krp.trial.rep", "Repetition under way or next (0-based)", base.DEC))
+local F_t_elapsed = add(ProtoField.uint32("krp.trial.rep_elapsed", "Repetition time", base.UNIT_STRING, u("ms")))
+local F_t_rep_faults = add(ProtoField.uint16("krp.trial.rep_faults", "Repetition faults", base.DEC))
+local F_t_completed = add(ProtoField.uint16("krp.trial.completed", "Repetitions completed", base.DEC))
+local F_t_successes = add(ProtoField.uint16("krp.trial.successes", "Completed without a fault", base.DEC))
+local F_t_faults = add(ProtoField.uint16("krp.trial.faults", "Faults", base.DEC))
+local F_t_kind = add(ProtoField.uint16("krp.trial.faults_by_kind", "Faults of a kind", base.DEC))
+local F_t_limit = add(ProtoField.uint32("krp.trial.limit", "Time limit", base.UNIT_STRING, u("ms")))
+local F_t_left = add(ProtoField.uint32("krp.trial.left", "Time left", base.UNIT_STRING, u("ms")))
 -- STEP (lockstep extension)
 local F_step_us = add(ProtoField.uint32("krp.step.advance", "Robot time to let pass", base.UNIT_STRING, u("us")))
 -- ACK
@@ -136,7 +159,8 @@ local F_ha_cap_world = add(ProtoField.bool("krp.hello_ack.capabilities.world", "
 local F_ha_cap_sessions = add(ProtoField.bool("krp.hello_ack.capabilities.sessions", "Sessions (one driver, BYE, tokens)", 32, nil, 0x10))
 local F_ha_cap_key = add(ProtoField.bool("krp.hello_ack.capabilities.shared_key", "Shared key (datagrams signed)", 32, nil, 0x20))
 local F_ha_cap_estop_info = add(ProtoField.bool("krp.hello_ack.capabilities.estop_info", "E-stop info (ESTOP_INFO_REQ answered)", 32, nil, 0x40))
-local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFF80))
+local F_ha_cap_trial = add(ProtoField.bool("krp.hello_ack.capabilities.trial", "Trial (TRIAL_REQ answered)", 32, nil, 0x80))
+local F_ha_cap_rsv = add(ProtoField.uint32("krp.hello_ack.capabilities.reserved", "Other capability bits", base.HEX, nil, 0xFFFFFF00))
 local F_ha_role = add(ProtoField.uint8("krp.hello_ack.role", "Session role", base.DEC, roles))
 local F_ha_token = add(ProtoField.uint32("krp.hello_ack.token", "Session token", base.HEX))
 local F_ha_cpm = add(ProtoField.int32("krp.hello_ack.counts_per_m", "Encoder counts per metre", base.UNIT_STRING, u("counts/m")))
@@ -363,6 +387,44 @@ decode[0x87] = function(buf, t, off)
     return string.format("engaged %d%s%s", engaged, #who > 0 and ": " or "", table.concat(who, " "))
 end
 
+decode[0x0C] = function(buf, t, off)
+    t:add(F_tr_op, buf(off, 1))
+    local p = t:add(F_ei_pad, buf(off + 1, 3))
+    check_pad(p, buf(off + 1, 3))
+    return "op=" .. (trial_ops[buf(off, 1):uint()] or buf(off, 1):uint())
+end
+
+decode[0x88] = function(buf, t, off)
+    local name = nul_string(buf(off, 32))
+    t:add(F_t_name, buf(off, 32), name)
+    t:add(F_t_course, buf(off + 32, 1))
+    local f = t:add(F_t_flags, buf(off + 33, 1))
+    f:add(F_t_under_way, buf(off + 33, 1))
+    f:add(F_t_ended, buf(off + 33, 1))
+    t:add(F_t_end, buf(off + 34, 1))
+    check_pad(t, buf(off + 35, 1))
+    t:add_le(F_t_reps, buf(off + 36, 2))
+    t:add_le(F_t_rep, buf(off + 38, 2))
+    t:add_le(F_t_elapsed, buf(off + 40, 4))
+    t:add_le(F_t_rep_faults, buf(off + 44, 2))
+    t:add_le(F_t_completed, buf(off + 46, 2))
+    t:add_le(F_t_successes, buf(off + 48, 2))
+    t:add_le(F_t_faults, buf(off + 50, 2))
+    for i = 0, 4 do
+        local k = t:add_le(F_t_kind, buf(off + 52 + 2 * i, 2))
+        k:prepend_text(trial_faults[i + 1] .. ": ")
+    end
+    check_pad(t, buf(off + 62, 2))
+    t:add_le(F_t_limit, buf(off + 64, 4))
+    t:add_le(F_t_left, buf(off + 68, 4))
+    local flags = buf(off + 33, 1):uint()
+    return string.format("%s rep %d of %d%s, %d completed, %d fault-free, %d faults%s", name,
+        buf(off + 38, 2):le_uint() + 1, buf(off + 36, 2):le_uint(),
+        bit32.band(flags, 1) ~= 0 and " under way" or "", buf(off + 46, 2):le_uint(),
+        buf(off + 48, 2):le_uint(), buf(off + 50, 2):le_uint(),
+        bit32.band(flags, 2) ~= 0 and (", ended: " .. (trial_ends[buf(off + 34, 1):uint()] or "?")) or "")
+end
+
 decode[0x80] = function(buf, t, off)
     t:add_le(F_ack_seq, buf(off, 4))
     t:add(F_ack_type, buf(off + 4, 1))
@@ -385,6 +447,7 @@ decode[0x81] = function(buf, t, off)
     c:add_le(F_ha_cap_sessions, buf(off + 20, 4))
     c:add_le(F_ha_cap_key, buf(off + 20, 4))
     c:add_le(F_ha_cap_estop_info, buf(off + 20, 4))
+    c:add_le(F_ha_cap_trial, buf(off + 20, 4))
     c:add_le(F_ha_cap_rsv, buf(off + 20, 4))
     t:add_le(F_ha_cpm, buf(off + 24, 4))
     t:add_le(F_ha_vmax, buf(off + 28, 4))
