@@ -501,9 +501,9 @@ static void on_kenaf_reply(struct kn_usarsim *u)
     if (ok && kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Alive"))
         on_alive_reply(u);
     /* a judged trial's state (usarsim_trial.h): pushed, or a command's answer */
-    if (ok && kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Trial")) {
+    if (ok && kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Trial")) {
         struct kn_krp_trial t;
-        enum kn_usar_result r = kn_usartrial_parse(&u->line, &t);
+        enum kn_usar_result r = kn_usartrial_parse(u->line, &t);
         if (r != KN_USAR_OK) {
             u->trial_bad++;
             kn_usarsim_count_malformed(u, r, "trial line");
