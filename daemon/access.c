@@ -95,6 +95,9 @@ bool kn_access_is_driving(const uint8_t *buf, size_t len)
     case KN_KRP_ESTOP:
         /* a release (0), or a value the rules would refuse: not an observer's */
         return len <= KN_KRP_HDR_LEN || buf[KN_KRP_HDR_LEN] != 1;
+    case KN_KRP_TRIAL_REQ:
+        /* a reset to the start gate moves the robot; asking for the state does not */
+        return len > KN_KRP_HDR_LEN && buf[KN_KRP_HDR_LEN] != KN_KRP_TRIAL_OP_STATE;
     default: return false;
     }
 }

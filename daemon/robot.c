@@ -313,6 +313,19 @@ static int rules_step(void *ctx, uint32_t advance_us)
     return kn_link_step(r->link, advance_us);
 }
 
+/* A judged trial: its state to the rules, a reset or an e-stop to the link. */
+static int rules_trial(void *ctx, bool reset)
+{
+    struct kn_robot *r = ctx;
+    return kn_link_trial_cmd(r->link, reset);
+}
+
+static void link_trial(void *ctx, const struct kn_krp_trial *t)
+{
+    struct kn_robot *r = ctx;
+    kn_rules_trial(r->rules, t);
+}
+
 static void link_stepped(void *ctx, bool ok)
 {
     struct kn_robot *r = ctx;
@@ -625,7 +638,8 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
                               .send = rules_send,
                               .command = rules_command,
                               .random32 = rules_random32,
-                              .step = rules_step };
+                              .step = rules_step,
+                              .trial = rules_trial };
     r->rules = kn_rules_new(&p, &io, uv_hrtime());
     struct kn_link_events ev = {
         .ctx = r, .up = link_up, .state = link_state, .lacks = link_lacks
@@ -633,8 +647,10 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     r->faults =
         r->rules ? kn_faults_new(loop, cfg->name, &cfg->faults_krp, &cfg->faults_sim) : NULL;
     r->link = r->faults ? kn_link_new(loop, cfg, ops, &ev) : NULL;
-    if (r->link)
+    if (r->link) {
         kn_link_on_step(r->link, link_stepped, r);
+        kn_link_on_trial(r->link, link_trial, r);
+    }
     if (!r->link) {
         snprintf(err, errlen, "robot %s: out of memory", cfg->name);
         r->open = 2;
@@ -886,6 +902,14 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(rl, "step_refused", (double)st->step_refused);
     cJSON_AddNumberToObject(rl, "step_busy", (double)st->step_busy);
     cJSON_AddNumberToObject(rl, "step_range", (double)st->step_range);
+    cJSON_AddBoolToObject(rl, "trial", kn_rules_has_trial(r->rules));
+    cJSON_AddNumberToObject(rl, "trial_states", (double)st->trial_states);
+    cJSON_AddNumberToObject(rl, "trial_reqs", (double)st->trial_reqs);
+    cJSON_AddNumberToObject(rl, "trial_resets", (double)st->trial_resets);
+    cJSON_AddNumberToObject(rl, "trial_refused", (double)st->trial_refused);
+    cJSON_AddNumberToObject(rl, "trial_range", (double)st->trial_range);
+    cJSON_AddNumberToObject(rl, "no_trial", (double)st->no_trial);
+    cJSON_AddNumberToObject(rl, "trial_estops", (double)st->trial_estops);
 
     cJSON *sb = cJSON_AddObjectToObject(o, "subscriptions");
     cJSON_AddNumberToObject(sb, "active", kn_rules_subscribers(r->rules));

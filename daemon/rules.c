@@ -551,6 +551,7 @@ void kn_rules_datagram(struct kn_rules *r, const struct kn_addr *from, const uin
     case KN_KRP_WORLD_REQ: on_world_req(r, p, from, &m, now); break;
     case KN_KRP_STEP: on_step(r, p, from, &m, now); break;
     case KN_KRP_ESTOP_INFO_REQ: kn_rules_on_estop_info_req(r, p, from, now); break;
+    case KN_KRP_TRIAL_REQ: kn_rules_on_trial_req(r, p, from, &m, now); break;
     default: break;
     }
 }

@@ -79,6 +79,11 @@ struct kn_rules_io {
      * kn_rules_stepped(). 0 when asked, -1 when it cannot (then ERROR
      * BACKEND_DOWN). NULL: the robot has no lockstep. */
     int (*step)(void *ctx, uint32_t advance_us);
+    /* A judged trial (docs/protocol.md, "Extension: trials"): reset the
+     * robot to the start gate (reset), or report an e-stop engagement.
+     * 0 when passed on, -1 when the simulator cannot take it. NULL: the
+     * robot's simulator runs no trials. */
+    int (*trial)(void *ctx, bool reset);
 };
 
 /* Counters for the stats; everything the rules drop or refuse is here. */
@@ -122,6 +127,14 @@ struct kn_rules_stats {
     uint64_t steps, steps_done, steps_failed; /* STEPs passed on, answered, failed */
     uint64_t step_refused;                    /* STEP to a robot without lockstep (UNKNOWN_TYPE) */
     uint64_t step_busy, step_range;           /* another STEP still running; advance out of range */
+    /* trials */
+    uint64_t trial_states;  /* trial states from the simulator */
+    uint64_t trial_reqs;    /* TRIAL_REQs (any op) */
+    uint64_t trial_resets;  /* resets passed on to the simulator */
+    uint64_t trial_refused; /* resets refused: NOT_OWNER, BACKEND_DOWN */
+    uint64_t trial_range;   /* an op other than 0 and 1 */
+    uint64_t no_trial;      /* TRIAL_REQ while the simulator runs no trial (NO_TRIAL) */
+    uint64_t trial_estops;  /* e-stop engagements reported to the trial */
 };
 
 struct kn_rules;
@@ -185,6 +198,11 @@ struct kn_peers *kn_rules_peers(struct kn_rules *r);
  * HELLO_ACK. NULL or len 0 removes it (WORLD then says total_len 0).
  * -1 when out of memory (the old document stays). */
 int kn_rules_set_world(struct kn_rules *r, const char *doc, size_t len);
+
+/* The simulator's judged trial as it now stands: TRIAL_REQ is answered
+ * from it, and HELLO_ACK has capability bit 7 from the first on. */
+void kn_rules_trial(struct kn_rules *r, const struct kn_krp_trial *t);
+bool kn_rules_has_trial(const struct kn_rules *r);
 
 /* The peer that drives now, or NULL. */
 const struct kn_peer *kn_rules_driver(const struct kn_rules *r);

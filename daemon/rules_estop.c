@@ -62,6 +62,7 @@ static void add_engagement(struct kn_rules *r, const struct kn_addr *from, uint3
     r->st.estop_engagements++;
     if (r->n_eng == 1)
         r->st.estop_engaged++;
+    kn_rules_trial_estop(r);
 }
 
 /* A series safety circuit (docs/protocol.md, "Emergency stop"): anyone

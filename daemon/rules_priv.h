@@ -1,7 +1,7 @@
 /* The rules module's insides, shared by its files: rules.c (the robot:
  * output, commands, set-points, subscriptions, dispatch, timers),
- * rules_session.c (peers, sessions, who drives) and rules_estop.c (the
- * e-stop's engagements). Nothing outside daemon/rules*.c includes it:
+ * rules_session.c (peers, sessions, who drives), rules_estop.c (the
+ * e-stop's engagements) and rules_trial.c (a judged trial). Nothing outside daemon/rules*.c includes it:
  * everyone else goes through rules.h. */
 #ifndef KN_RULES_PRIV_H
 #define KN_RULES_PRIV_H
@@ -64,6 +64,9 @@ struct kn_rules {
     bool restore_started;         /* restore_ns is set */
     uint64_t restore_ns;          /* first state after the simulator returned */
 
+    struct kn_krp_trial trial; /* the judged trial as the simulator last said */
+    bool have_trial;
+
     struct kn_rules_stats st;
 };
 
@@ -120,5 +123,12 @@ void kn_rules_on_estop(struct kn_rules *r, struct kn_peer *p, const struct kn_ad
                        const struct kn_krp_msg *m, uint64_t now);
 void kn_rules_on_estop_info_req(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
                                 uint64_t now);
+
+/* ---- rules_trial.c ---------------------------------------------------- */
+
+void kn_rules_on_trial_req(struct kn_rules *r, struct kn_peer *p, const struct kn_addr *from,
+                           const struct kn_krp_msg *m, uint64_t now);
+/* An e-stop engagement was added: the trial counts it. */
+void kn_rules_trial_estop(struct kn_rules *r);
 
 #endif

@@ -19,7 +19,7 @@ static void send_hello_ack(struct kn_rules *r, struct kn_peer *p, const struct k
     a->backend = r->p.backend_id;
     memcpy(a->robot_name, r->p.name, sizeof a->robot_name);
     a->capabilities = r->p.capabilities | (r->world ? KN_KRP_CAP_WORLD : 0) | KN_KRP_CAP_SESSIONS |
-                      KN_KRP_CAP_ESTOP_INFO;
+                      KN_KRP_CAP_ESTOP_INFO | (r->have_trial ? KN_KRP_CAP_TRIAL : 0);
     if (session && p) {
         a->session = true;
         a->role = r->driver == p ? KN_KRP_ROLE_DRIVER : KN_KRP_ROLE_OBSERVER;

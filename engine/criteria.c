@@ -77,6 +77,11 @@ const struct kn_trial *kn_crit_trial(const struct kn_crit_state *cs)
     return cs->trial;
 }
 
+struct kn_trial *kn_crit_trial_rw(struct kn_crit_state *cs)
+{
+    return cs->trial;
+}
+
 /* A trial's decision: its score, and what decided a failure (a tip-over,
  * the time limit with repetitions left, or too many faults). */
 static void trial_decide(struct kn_crit_state *cs, int *passed, char *why, size_t whylen)

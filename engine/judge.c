@@ -31,7 +31,8 @@ struct bot {
     bool time_limit, gone;
     double max_tilt, max_torque; /* over the run: rad, N*m */
     double max_tilt_t, max_torque_t;
-    double end_t; /* simulated time its judging ended */
+    double end_t;   /* simulated time its judging ended */
+    double start_t; /* simulated time it was spawned */
     char limit_why[200];
 };
 
@@ -294,6 +295,7 @@ void kn_judge_start(struct kn_judge *j, int slot, struct kn_world *w, int robot,
     j->w = w;
     b->started = true;
     b->robot = robot;
+    b->start_t = kn_world_time(w);
     b->end_step += steps;
     b->next = steps + j->every;
     take(j, b);
@@ -345,6 +347,89 @@ void kn_judge_idle(struct kn_judge *j, double wall_s, const char *waiting_for)
     snprintf(j->waiting_for, sizeof j->waiting_for, "%s", waiting_for);
     for (int i = 0; i < j->nbots; i++)
         j->bots[i].over = true;
+}
+
+const struct kn_trial *kn_judge_trial(const struct kn_judge *j, int slot, double *limit_s,
+                                      double *left_s, int *end)
+{
+    if (slot < 0 || slot >= j->nbots || !j->bots[slot].started)
+        return NULL;
+    const struct bot *b = &j->bots[slot];
+    const struct kn_trial *tr = kn_crit_trial(b->cs);
+    if (!tr)
+        return NULL;
+    *limit_s = j->sc.duration;
+    *left_s = fmax(0.0, j->sc.duration - (b->end_t - b->start_t));
+    struct kn_trial_status st;
+    kn_trial_status(tr, &st);
+    *end = 0;
+    if (kn_trial_tipped(tr))
+        *end = 2;
+    else if (st.done && st.completed >= j->sc.crit.trial.reps)
+        *end = 1;
+    else if (b->time_limit)
+        *end = 3;
+    else if (b->over || st.done)
+        *end = 4;
+    return tr;
+}
+
+/* Where repetition `rep` starts: the scenario's start for a figure 8 and
+ * a traverse's even repetitions; for its odd ones (finish gate to start
+ * gate) that pose mirrored across the middle of the two gates, in the
+ * terrain's frame, facing the other way. */
+static struct kn_pose rep_start(const struct kn_judge *j, const struct bot *b, int rep)
+{
+    struct kn_pose p = b->start;
+    const struct kn_trial_def *d = &j->sc.crit.trial;
+    if (d->course != KN_TRIAL_TRAVERSE || rep % 2 == 0)
+        return p;
+    const double *tp = j->sc.terrain.pose;
+    double c = cos(tp[2]), s = sin(tp[2]);
+    double dx = p.x - tp[0], dy = p.y - tp[1];
+    double u = c * dx + s * dy, v = -s * dx + c * dy;
+    u = d->gate_a + d->gate_b - u;
+    p.x = tp[0] + c * u - s * v;
+    p.y = tp[1] + s * u + c * v;
+    p.yaw = remainder(2 * tp[2] + M_PI - p.yaw, 2 * M_PI);
+    p.z = NAN; /* on the ground where it now stands */
+    return p;
+}
+
+int kn_judge_trial_reset(struct kn_judge *j, int slot, char *why, size_t whylen)
+{
+    double limit, left;
+    int end;
+    if (!kn_judge_trial(j, slot, &limit, &left, &end)) {
+        snprintf(why, whylen, "no trial under way");
+        return -1;
+    }
+    struct bot *b = &j->bots[slot];
+    struct kn_trial *tr = kn_crit_trial_rw(b->cs);
+    if (end || b->over) {
+        snprintf(why, whylen, "the trial is over");
+        return -1;
+    }
+    struct kn_trial_status st;
+    kn_trial_status(tr, &st);
+    struct kn_pose p = rep_start(j, b, st.rep);
+    if (kn_world_place(j->w, b->robot, &p, b->start_flip) != 0) {
+        snprintf(why, whylen, "the world cannot place the robot there");
+        return -1;
+    }
+    kn_trial_fault(tr, KN_TRIAL_ASSIST, kn_world_time(j->w));
+    kn_trial_restart(tr);
+    return 0;
+}
+
+int kn_judge_trial_estop(struct kn_judge *j, int slot)
+{
+    double limit, left;
+    int end;
+    if (!kn_judge_trial(j, slot, &limit, &left, &end) || end || j->bots[slot].over)
+        return -1;
+    kn_trial_fault(kn_crit_trial_rw(j->bots[slot].cs), KN_TRIAL_ESTOP, kn_world_time(j->w));
+    return 0;
 }
 
 /* path with "-NAME" before its suffix (a fleet's robot's file). */

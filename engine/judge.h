@@ -76,6 +76,22 @@ void kn_judge_robot_gone(struct kn_judge *j, int robot);
  * waiting_for names the robots the world waited for ("" for the one). */
 void kn_judge_idle(struct kn_judge *j, double wall_s, const char *waiting_for);
 
+/* A trial's state as it goes (an operator's console shows it): NULL when
+ * robot `slot` runs no trial or has not started; *limit_s the run's time
+ * limit, *left_s what is left of it, *end why it ended (enum
+ * kn_krp_trial_end's values: 0 not yet, 1 every repetition done, 2 a
+ * tip-over, 3 the time limit, 4 the program ended). */
+const struct kn_trial *kn_judge_trial(const struct kn_judge *j, int slot, double *limit_s,
+                                      double *left_s, int *end);
+/* An operator's reset: robot `slot` back at the start pose of the
+ * repetition under way or next (a traverse's odd repetitions start at
+ * the finish gate, facing back), at rest, flippers at their start angles;
+ * the repetition starts again and the trial counts an assist. 0, or -1
+ * with a reason (no trial, not started, over, the world refused). */
+int kn_judge_trial_reset(struct kn_judge *j, int slot, char *why, size_t whylen);
+/* An e-stop engaged on robot `slot` during its trial: a fault. */
+int kn_judge_trial_estop(struct kn_judge *j, int slot);
+
 /* Decides and writes the outputs (once); 0 when they were written. */
 int kn_judge_finish(struct kn_judge *j);
 

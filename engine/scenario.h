@@ -217,5 +217,8 @@ void kn_crit_free(struct kn_crit_state *cs);
 /* The trial a "trial" criterion keeps (its score, its state as it goes);
  * NULL for any other criterion. */
 const struct kn_trial *kn_crit_trial(const struct kn_crit_state *cs);
+/* The same trial, to report the faults the samples cannot show (an
+ * operator's e-stop, a reset); NULL likewise. */
+struct kn_trial *kn_crit_trial_rw(struct kn_crit_state *cs);
 
 #endif

@@ -329,6 +329,8 @@ static void on_judge_timer(uv_timer_t *t)
     if (s->shutting_down || !kn_judge_started(s->judge))
         return;
     uint64_t now = uv_hrtime();
+    kn_srv_trial_push(s, now);
+    flush_all(s); /* nothing else may send before the next step */
     if (s->steps != s->judge_seen_steps || s->judge_seen_ns == 0) {
         s->judge_seen_steps = s->steps;
         s->judge_seen_ns = now;
@@ -374,6 +376,11 @@ void kn_srv_advance(struct kn_srv *s, uint64_t n)
         emit_due(s);
         if (s->judge) {
             kn_judge_steps(s->judge, s->steps);
+            kn_srv_trial_push(s, 0);
+            if (s->o.judge_trial_end && kn_srv_trial_ended(s)) {
+                kn_srv_judge_end(s, "the trial is over");
+                return;
+            }
             if (kn_judge_over(s->judge)) {
                 kn_srv_judge_end(s, "the scenario's run is over");
                 return;

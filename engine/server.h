@@ -35,6 +35,7 @@ struct kn_srv_opts {
     double judge_idle_s;
     const char *judge_robots;  /* a fleet's names, comma-separated, or NULL */
     const char *judge_control; /* a FIFO of "exited NAME" lines, or NULL */
+    bool judge_trial_end;      /* the run ends when its trial does */
 };
 
 /* Defaults: 127.0.0.1:3000, flat, realtime x1, USARSim's scan intervals. */

@@ -274,6 +274,9 @@ static void do_stats(struct kn_srv_conn *c)
     r_int(&r, "Brakes", t->brakes);
     r_int(&r, "DeadmanStops", t->deadman_stops);
     r_int(&r, "Alives", t->alives);
+    r_int(&r, "TrialLines", t->trial_lines);
+    r_int(&r, "TrialResets", t->trial_resets);
+    r_int(&r, "TrialEstops", t->trial_estops);
     r_int(&r, "Overruns", s->pace.overruns);
     r_int(&r, "Slips", s->pace.slips);
     kn_usar_w_knum(&r.w, "MaxLagMs", s->pace.max_lag_s * 1e3, 3);
@@ -286,8 +289,9 @@ static void do_stats(struct kn_srv_conn *c)
 /* The command's name as the reply names it: one of ours, else "Unknown". */
 static const char *cmd_name(struct kn_usar_str cmd)
 {
-    static const char *const names[] = { "Auth",    "Stats", "Step",  "Pause",   "Resume", "Reset",
-                                         "Terrain", "Pace",  "Brake", "Deadman", "Alive" };
+    static const char *const names[] = { "Auth",  "Stats",   "Step",       "Pause",     "Resume",
+                                         "Reset", "Terrain", "Pace",       "Brake",     "Deadman",
+                                         "Alive", "Trial",   "TrialReset", "TrialEstop" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (kn_usar_str_is(cmd, names[i]))
             return names[i];
@@ -425,10 +429,13 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
         r_time(&r, s);
         r_int(&r, "DeadmanStops", c->deadman_stops);
         r_send(&r, c);
+    } else if (kn_usar_str_is(cmd, "Trial") || kn_usar_str_is(cmd, "TrialReset") ||
+               kn_usar_str_is(cmd, "TrialEstop")) {
+        kn_srv_trial_cmd(c, cmd_name(cmd));
     } else {
         s->st.bad_value++;
         fail(c, "Unknown",
              "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats, "
-             "Brake, Deadman, Alive, Auth)");
+             "Brake, Deadman, Alive, Auth, Trial, TrialReset, TrialEstop)");
     }
 }

@@ -15,6 +15,7 @@
 #include "convert.h"
 #include "engine_limits.h"
 #include "judge.h"
+#include "krp.h"
 #include "linebuf.h"
 #include "pacing.h"
 #include "params.h"
@@ -76,6 +77,9 @@ struct kn_srv_stats {
     uint64_t brakes;        /* KENAF {Cmd Brake} applied */
     uint64_t deadman_stops; /* robots braked: their client fell silent (KENAF {Cmd Deadman}) */
     uint64_t alives;        /* KENAF {Cmd Alive} received */
+    uint64_t trial_lines;   /* trial state lines sent (server_trial.c) */
+    uint64_t trial_resets;  /* KENAF {Cmd TrialReset} applied */
+    uint64_t trial_estops;  /* KENAF {Cmd TrialEstop} counted */
 };
 
 /* An output to the parent (stderr: the log; stdout: the heartbeat) that
@@ -140,6 +144,10 @@ struct kn_srv_conn {
     struct kn_pose park_want, park_pose;
     const double *park_flip;
     char park_name[64];
+    /* a judged trial: the state last sent on this connection */
+    struct kn_krp_trial trial_sent;
+    bool trial_have;
+    uint64_t trial_sent_ns;
 };
 
 struct kn_srv {
@@ -252,6 +260,13 @@ void kn_srv_fail(struct kn_srv_conn *c, const char *cmd, const char *why);
 void kn_srv_deadman_check(struct kn_srv *s, uint64_t now_ns);
 /* Answers the Step requests whose time has come. */
 void kn_srv_steps_reached(struct kn_srv *s);
+/* server_trial.c: each judged robot's trial state to its connection when
+ * it changed, or (now_ns not 0) when 500 ms passed since the last; true
+ * when a judged trial has ended; a TrialReset, TrialEstop or Trial
+ * command. */
+void kn_srv_trial_push(struct kn_srv *s, uint64_t now_ns);
+bool kn_srv_trial_ended(struct kn_srv *s);
+void kn_srv_trial_cmd(struct kn_srv_conn *c, const char *cmd);
 void kn_srv_steps_fail_all(struct kn_srv *s, const char *why);
 void kn_srv_steps_drop_conn(struct kn_srv *s, struct kn_srv_conn *c);
 

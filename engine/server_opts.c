@@ -44,7 +44,8 @@ void kn_srv_usage(FILE *f)
             "                    [--heartbeat-ms N] [--auth-token-env NAME] [--quiet]\n"
             "                    [--judge SCENARIO [--judge-variant N] [--judge-verdict FILE]\n"
             "                     [--judge-csv FILE] [--judge-svg FILE] [--judge-idle S]\n"
-            "                     [--judge-robots NAME,NAME... [--judge-control FIFO]]]\n"
+            "                     [--judge-robots NAME,NAME... [--judge-control FIFO]]\n"
+            "                     [--judge-trial-end]]\n"
             "       kenaf-engine --scenario FILE | --validate | --sanity NAME\n"
             "                    | --export-sdf TERRAIN (see --help there)\n"
             "Serves the USARSim protocol on TCP (default 127.0.0.1:3000; port 0 picks a free\n"
@@ -76,6 +77,8 @@ void kn_srv_usage(FILE *f)
             "              name), at the scenario's start for it; the world steps only\n"
             "              when every robot has asked for time; outputs get \"-NAME\"\n"
             "  --judge-control FIFO  lines \"exited NAME\": that robot's program ended\n"
+            "  --judge-trial-end  a trial's run ends when the trial does (every\n"
+            "              repetition done, a tip-over): an operator's trial\n"
             "Config directory: %s\n",
             kn_run_config_dir());
 }
@@ -156,6 +159,7 @@ enum {
     O_JUDGE_IDLE,
     O_JUDGE_ROBOTS,
     O_JUDGE_CONTROL,
+    O_JUDGE_TRIAL_END,
 };
 
 /* One option's value into o; 0, or 2 after saying what is wrong. */
@@ -249,6 +253,7 @@ static int set_option(struct kn_srv_opts *o, int opt, const char *v)
             return bad("--judge-control needs a file (a FIFO)", v);
         o->judge_control = v;
         return 0;
+    case O_JUDGE_TRIAL_END: o->judge_trial_end = true; return 0;
     case O_JUDGE_IDLE:
         if (parse_double(v, 0.5, 3600, &d))
             return bad("--judge-idle needs seconds 0.5..3600", v);
@@ -283,6 +288,7 @@ int kn_srv_opts_parse(struct kn_srv_opts *o, int argc, char **argv)
         { "judge-idle", required_argument, NULL, O_JUDGE_IDLE },
         { "judge-robots", required_argument, NULL, O_JUDGE_ROBOTS },
         { "judge-control", required_argument, NULL, O_JUDGE_CONTROL },
+        { "judge-trial-end", no_argument, NULL, O_JUDGE_TRIAL_END },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };

@@ -177,6 +177,17 @@ void kn_trial_fault(struct kn_trial *tr, enum kn_trial_fault kind, double t)
     charge(tr, kind);
 }
 
+void kn_trial_restart(struct kn_trial *tr)
+{
+    if (tr->done || tr->ended)
+        return;
+    tr->in_rep = 0;
+    tr->have_prev = 0;
+    tr->rounded[0] = tr->rounded[1] = 0;
+    /* a wall or lane episode ends with the move: touching again is new */
+    tr->prev_wall = tr->prev_out = 0;
+}
+
 void kn_trial_end(struct kn_trial *tr, double t)
 {
     if (tr->done || tr->ended)

@@ -71,6 +71,12 @@ int kn_trial_sample(struct kn_trial *tr, double t, double x, double y, double ro
 /* A fault the samples cannot show (KN_TRIAL_ESTOP, KN_TRIAL_ASSIST),
  * at time t; charged to the repetition under way or next. */
 void kn_trial_fault(struct kn_trial *tr, enum kn_trial_fault kind, double t);
+/* The robot was put back at the start gate (an operator's reset): the
+ * repetition under way is no longer under way and starts again when the
+ * robot crosses its start line; its faults stay with it. The next sample
+ * starts afresh (the jump is no crossing). Charge the reset itself with
+ * kn_trial_fault(KN_TRIAL_ASSIST). */
+void kn_trial_restart(struct kn_trial *tr);
 /* The run ends (time limit, the program ended) at time t: a repetition
  * under way stays unfinished. */
 void kn_trial_end(struct kn_trial *tr, double t);

@@ -508,6 +508,19 @@ static int pose_ok(const struct kn_pose *p)
            fabs(p->y) < 1e5 && !(fabs(p->z) >= 1e5);
 }
 
+/* The z that puts a robot at pose with its tracks 5 mm above the ground. */
+static double ground_z_for(struct kn_world *w, const struct kn_robot_params *rp,
+                           const struct kn_pose *pose)
+{
+    double g = kn_world_ground_z(w, pose->x, pose->y);
+    if (!isfinite(g))
+        g = 0;
+    /* lowest point of a tilted stadium: radius plus the pulley offset */
+    double lift = rp->track_radius + rp->track_pulley_x * fabs(sin(pose->pitch)) +
+                  rp->track_y * fabs(sin(pose->roll));
+    return g + lift + 0.005;
+}
+
 int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const struct kn_pose *pose,
                    const double flippers[KN_NFLIPPERS])
 {
@@ -541,19 +554,45 @@ int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const s
         }
         r->spawn_flip[k] = clampd(th, -rp->flipper_limit, rp->flipper_limit);
     }
-    if (isnan(pose->z)) {
-        double g = kn_world_ground_z(w, pose->x, pose->y);
-        if (!isfinite(g))
-            g = 0;
-        /* lowest point of a tilted stadium: radius plus the pulley offset */
-        double lift = rp->track_radius + rp->track_pulley_x * fabs(sin(pose->pitch)) +
-                      rp->track_y * fabs(sin(pose->roll));
-        r->spawn.z = g + lift + 0.005;
-    }
+    if (isnan(pose->z))
+        r->spawn.z = ground_z_for(w, rp, pose);
     r->id = id;
     w->robots[id] = r;
     robot_build(w, r);
     return id;
+}
+
+int kn_world_place(struct kn_world *w, int id, const struct kn_pose *pose,
+                   const double flippers[KN_NFLIPPERS])
+{
+    struct robot *r = get_robot(w, id);
+    if (!r || !pose_ok(pose))
+        return -1;
+    double flip[KN_NFLIPPERS];
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        flip[k] = flippers ? flippers[k] : 0;
+        if (!isfinite(flip[k]))
+            return -1;
+        flip[k] = clampd(flip[k], -r->rp.flipper_limit, r->rp.flipper_limit);
+    }
+    /* robot_build builds at the spawn pose and zeroes the counters: give
+     * it the new pose, then put back what a placement keeps */
+    struct kn_pose keep = r->spawn;
+    double keep_flip[KN_NFLIPPERS], belt_pos[2] = { r->belt_pos[0], r->belt_pos[1] };
+    double used_ah = r->used_ah;
+    memcpy(keep_flip, r->spawn_flip, sizeof keep_flip);
+    r->spawn = *pose;
+    if (isnan(pose->z))
+        r->spawn.z = ground_z_for(w, &r->rp, pose);
+    memcpy(r->spawn_flip, flip, sizeof flip);
+    robot_destroy_ode(r);
+    robot_build(w, r);
+    r->spawn = keep;
+    memcpy(r->spawn_flip, keep_flip, sizeof keep_flip);
+    r->belt_pos[0] = belt_pos[0];
+    r->belt_pos[1] = belt_pos[1];
+    r->used_ah = used_ah;
+    return 0;
 }
 
 int kn_world_remove(struct kn_world *w, int id)

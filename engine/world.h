@@ -79,6 +79,12 @@ double kn_world_ground_z(struct kn_world *w, double x, double y);
 int kn_world_spawn(struct kn_world *w, const struct kn_robot_params *rp, const struct kn_pose *pose,
                    const double flippers[KN_NFLIPPERS]);
 int kn_world_remove(struct kn_world *w, int id);
+/* Puts robot id at pose (z NaN: on the ground, as kn_world_spawn) with
+ * its flippers at the given angles, at rest: velocities, belt targets and
+ * flipper targets as at a spawn. Its id, spawn pose (kn_world_reset),
+ * encoder counts and battery stay. -1 for an unknown id or a bad pose. */
+int kn_world_place(struct kn_world *w, int id, const struct kn_pose *pose,
+                   const double flippers[KN_NFLIPPERS]);
 int kn_world_robot_valid(const struct kn_world *w, int id);
 
 /* Commands; speeds and angles are clamped to the robot's limits. Return -1

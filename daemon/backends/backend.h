@@ -22,6 +22,7 @@
 
 #include "config.h"
 #include "convert.h"
+#include "krp.h"
 #include "state.h"
 
 struct kn_link;
@@ -58,6 +59,10 @@ struct kn_backend_ops {
     /* Lockstep (backend.lockstep): let advance_us of simulated time pass,
      * then kn_link_stepped(). NULL: the simulator cannot step. */
     void (*step)(void *be, uint32_t advance_us);
+    /* A judged trial (the built-in engine): reset the robot to the start
+     * gate (reset), or report an e-stop engagement; the simulator answers
+     * with the trial's state (kn_link_trial). NULL: no trials. */
+    void (*trial)(void *be, bool reset);
     /* The stats socket's command for this backend's robots ("world" for
      * gz): the malloc'd JSON reply to its arguments. NULL: none. */
     char *(*command)(const char *args);
@@ -131,6 +136,14 @@ void kn_link_close(struct kn_link *l, void (*done)(void *arg), void *arg);
 void kn_link_on_step(struct kn_link *l, void (*fn)(void *ctx, bool ok), void *ctx);
 int kn_link_step(struct kn_link *l, uint32_t advance_us);
 
+/* A judged trial: fn(ctx, t) with each state the simulator reports;
+ * kn_link_trial_cmd asks it to reset the robot to the start gate (reset)
+ * or tells it of an e-stop engagement: -1 when the backend has no trials
+ * or the simulator is not ready. */
+void kn_link_on_trial(struct kn_link *l, void (*fn)(void *ctx, const struct kn_krp_trial *t),
+                      void *ctx);
+int kn_link_trial_cmd(struct kn_link *l, bool reset);
+
 bool kn_link_is_up(const struct kn_link *l);
 uint64_t kn_link_reconnects(const struct kn_link *l);
 void kn_link_stats(struct kn_link *l, cJSON *obj, uint64_t now_ns);
@@ -142,6 +155,8 @@ void kn_link_ready(struct kn_link *l);
 void kn_link_state(struct kn_link *l, const struct kn_state *s);
 /* The step asked with ops->step is done (ok) or failed. */
 void kn_link_stepped(struct kn_link *l, bool ok);
+/* The simulator's judged trial as it now stands. */
+void kn_link_trial(struct kn_link *l, const struct kn_krp_trial *t);
 void kn_link_fail(struct kn_link *l, const char *why);
 /* The simulator answered the spawn with a refusal (a full engine world):
  * like kn_link_fail during the handshake, but warned once per streak as a

@@ -877,6 +877,13 @@ static void eng_send(void *be, const struct kn_command *cmd, bool reapply)
     }
 }
 
+static void eng_trial(void *be, bool reset)
+{
+    struct eng_be *b = be;
+    if (b->inner)
+        kn_usarsim_engine_ops.trial(b->inner, reset);
+}
+
 static void eng_step(void *be, uint32_t advance_us)
 {
     struct eng_be *b = be;
@@ -945,4 +952,5 @@ const struct kn_backend_ops kn_backend_engine = {
     .send_command = eng_send,
     .stats = eng_stats,
     .step = eng_step,
+    .trial = eng_trial,
 };

@@ -652,6 +652,27 @@ void kn_link_stepped(struct kn_link *l, bool ok)
     step_finish(l, ok);
 }
 
+void kn_link_on_trial(struct kn_link *l, void (*fn)(void *ctx, const struct kn_krp_trial *t),
+                      void *ctx)
+{
+    l->on_trial = fn;
+    l->trial_ctx = ctx;
+}
+
+int kn_link_trial_cmd(struct kn_link *l, bool reset)
+{
+    if (!l->ops->trial || l->st != L_READY || l->deferred_fail)
+        return -1;
+    l->ops->trial(l->be, reset);
+    return 0;
+}
+
+void kn_link_trial(struct kn_link *l, const struct kn_krp_trial *t)
+{
+    if (l->on_trial)
+        l->on_trial(l->trial_ctx, t);
+}
+
 uint64_t kn_link_heard_ns(const struct kn_link *l)
 {
     return l->st == L_READY ? l->heard_ns : 0;

@@ -114,6 +114,9 @@ START_TEST(driving_commands)
     ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_HELLO, 0, b)));
     ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_SUBSCRIBE, 0, b)));
     ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_WORLD_REQ, 0, b)));
+    /* TRIAL_REQ: its op sits where ESTOP's value does; a reset drives */
+    ck_assert(!kn_access_is_driving(b, dgram(KN_KRP_TRIAL_REQ, KN_KRP_TRIAL_OP_STATE, b)));
+    ck_assert(kn_access_is_driving(b, dgram(KN_KRP_TRIAL_REQ, KN_KRP_TRIAL_OP_RESET, b)));
     ck_assert(!kn_access_is_driving(b, 5)); /* short: the rules answer it */
 }
 END_TEST

@@ -79,15 +79,23 @@ static int tmux(struct c_console *c, char *out, size_t len, const char *a1, cons
     return run(argv, out, len);
 }
 
-void c_console_start(struct c_console *c, int port, const char *config_json, const char *args)
+static void start_server(struct c_console *c);
+
+/* The window's files in the scratch directory. */
+static void init_paths(struct c_console *c)
 {
-    const char *exe = getenv("KN_CONSOLE");
-    ck_assert_msg(exe != NULL, "KN_CONSOLE not set");
     memset(c, 0, sizeof *c);
     snprintf(c->sock, sizeof c->sock, "%s", h_path("tmux.sock"));
     snprintf(c->err, sizeof c->err, "%s", h_path("console.stderr"));
     snprintf(c->rc, sizeof c->rc, "%s", h_path("console.rc"));
     unlink(c->rc);
+}
+
+void c_console_start(struct c_console *c, int port, const char *config_json, const char *args)
+{
+    const char *exe = getenv("KN_CONSOLE");
+    ck_assert_msg(exe != NULL, "KN_CONSOLE not set");
+    init_paths(c);
     const char *cfg = h_path("console.json");
     h_write_file(cfg, config_json ? config_json : "{\"joystick\": {\"device\": \"none\"}}\n");
 
@@ -100,9 +108,26 @@ void c_console_start(struct c_console *c, int port, const char *config_json, con
              "'%s' --config '%s' %s 2>'%s'\n"
              "echo $? >'%s.tmp' && mv '%s.tmp' '%s'\n",
              port, exe, cfg, args ? args : "", c->err, c->rc, c->rc, c->rc);
-    const char *sh = h_path("console.sh");
-    h_write_file(sh, script);
+    h_write_file(h_path("console.sh"), script);
+    start_server(c);
+}
 
+void c_window_start(struct c_console *c, const char *command)
+{
+    init_paths(c);
+    char script[4096];
+    snprintf(script, sizeof script,
+             "#!/bin/sh\n"
+             "LANG=C.UTF-8 LC_ALL=C.UTF-8 timeout --foreground 170 %s 2>'%s'\n"
+             "echo $? >'%s.tmp' && mv '%s.tmp' '%s'\n",
+             command, c->err, c->rc, c->rc, c->rc);
+    h_write_file(h_path("console.sh"), script);
+    start_server(c);
+}
+
+/* The tmux server, and the window running console.sh. */
+static void start_server(struct c_console *c)
+{
     /* the server in the foreground, as the test's child */
     char *argv[] = { "/usr/bin/env", "tmux", "-S", c->sock, "-f", "/dev/null", "-D", NULL };
     h_spawn(&c->server, argv, NULL, "tmux.stderr");

@@ -28,6 +28,10 @@ struct c_console {
  * console against 127.0.0.1:port with config_json (written to a file; NULL
  * = the defaults with the joystick off) and extra arguments (may be NULL). */
 void c_console_start(struct c_console *c, int port, const char *config_json, const char *args);
+/* Starts a tmux server and, in the same window, the shell command line
+ * `command` in place of the console (kenaf-sim-run --operator with the
+ * console inside it); its exit status is what c_wait_exit reads. */
+void c_window_start(struct c_console *c, const char *command);
 /* Runs the console again in the same server (after it ended). */
 void c_console_restart(struct c_console *c);
 /* Closes the console's window (tmux kill-session), as an operator closing

@@ -63,6 +63,24 @@ static int cap_step(void *ctx, uint32_t advance_us)
     return 0;
 }
 
+/* Trials: what the rules passed on to the simulator. */
+static struct {
+    int resets, estops;
+    int fail; /* the simulator cannot take it: io.trial returns -1 */
+} trials;
+
+static int cap_trial(void *ctx, bool reset)
+{
+    (void)ctx;
+    if (trials.fail)
+        return -1;
+    if (reset)
+        trials.resets++;
+    else
+        trials.estops++;
+    return 0;
+}
+
 static struct kn_rules *R;
 static uint64_t now;
 static void (*tweak)(struct kn_rules_params *p); /* changes make()'s parameters */
@@ -85,7 +103,10 @@ static struct kn_rules *make(uint32_t max_peers)
     p.max_peers = max_peers;
     if (tweak)
         tweak(&p);
-    struct kn_rules_io io = { .send = cap_send, .command = cap_command, .step = cap_step };
+    struct kn_rules_io io = {
+        .send = cap_send, .command = cap_command, .step = cap_step, .trial = cap_trial
+    };
+    memset(&trials, 0, sizeof trials);
     memset(&steps, 0, sizeof steps);
     now = T0;
     return kn_rules_new(&p, &io, now);
@@ -1563,6 +1584,92 @@ START_TEST(estop_info_lists_engagements)
 }
 END_TEST
 
+static void trial_req(int from, uint32_t seq, uint16_t flags, uint8_t op)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_TRIAL_REQ, seq, flags);
+    m.u.trial_req.op = op;
+    feed(from, &m);
+}
+
+static uint32_t hello_caps(int from)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_HELLO, 1, 0);
+    feed(from, &m);
+    const struct kn_krp_msg *a = next_out();
+    ck_assert_uint_eq(a->h.type, KN_KRP_HELLO_ACK);
+    return a->u.hello_ack.capabilities;
+}
+
+/* The trials extension: without a trial TRIAL_REQ is NO_TRIAL and
+ * HELLO_ACK lacks bit 7; once the simulator reported one, op 0 answers
+ * with it (anyone, no claim), op 1 is a driving action (NOT_OWNER from a
+ * peer that may not drive, BACKEND_DOWN with the simulator gone) that
+ * stops the belts, goes to the simulator and is ACKed; another op is
+ * RANGE; each e-stop engagement during the trial goes to the simulator,
+ * none after it ended. */
+START_TEST(trial_relay)
+{
+    ck_assert_uint_eq(hello_caps(1) & KN_KRP_CAP_TRIAL, 0);
+    trial_req(1, 2, 0, KN_KRP_TRIAL_OP_STATE);
+    expect_error(KN_KRP_ERR_NO_TRIAL, 2, KN_KRP_TRIAL_REQ);
+    struct kn_krp_trial t;
+    memset(&t, 0, sizeof t);
+    strcpy(t.name, "stepfield-e2828");
+    t.reps = 10;
+    t.rep = 1;
+    t.flags = KN_KRP_TRIAL_F_UNDER_WAY;
+    t.limit_ms = 600000;
+    t.left_ms = 500000;
+    kn_rules_trial(R, &t);
+    ck_assert(kn_rules_has_trial(R));
+    ck_assert_uint_ne(hello_caps(1) & KN_KRP_CAP_TRIAL, 0);
+
+    trial_req(2, 1, KN_KRP_F_ACK_REQ, KN_KRP_TRIAL_OP_STATE); /* never ACKed */
+    const struct kn_krp_msg *m = next_out();
+    ck_assert_uint_eq(m->h.type, KN_KRP_TRIAL);
+    ck_assert_mem_eq(&m->u.trial, &t, sizeof t);
+    expect_none();
+    ck_assert_ptr_null(kn_rules_driver(R));
+
+    crawler(1, 3, 0, 200, 200); /* 1 drives */
+    int ncmd = cap.ncmd;
+    trial_req(2, 2, 0, KN_KRP_TRIAL_OP_RESET);
+    expect_error(KN_KRP_ERR_NOT_OWNER, 2, KN_KRP_TRIAL_REQ);
+    ck_assert_int_eq(trials.resets, 0);
+    ck_assert_int_eq(cap.ncmd, ncmd);
+    trial_req(1, 4, KN_KRP_F_ACK_REQ, KN_KRP_TRIAL_OP_RESET);
+    expect_ack(4, KN_KRP_TRIAL_REQ);
+    ck_assert_int_eq(trials.resets, 1);
+    ck_assert_int_gt(cap.ncmd, ncmd); /* the belts stopped */
+    ck_assert(cap.cmd[cap.ncmd - 1].belt_speed_m_s[0] == 0 &&
+              cap.cmd[cap.ncmd - 1].belt_speed_m_s[1] == 0);
+    trial_req(1, 5, 0, 7);
+    expect_error(KN_KRP_ERR_RANGE, 5, KN_KRP_TRIAL_REQ);
+    trials.fail = 1;
+    trial_req(1, 6, 0, KN_KRP_TRIAL_OP_RESET);
+    expect_error(KN_KRP_ERR_BACKEND_DOWN, 6, KN_KRP_TRIAL_REQ);
+    trials.fail = 0;
+
+    estop(3, 1, 0, 1);
+    ck_assert_int_eq(trials.estops, 1);
+    estop(4, 1, 0, 1); /* a second engagement, a second fault */
+    ck_assert_int_eq(trials.estops, 2);
+    t.flags = KN_KRP_TRIAL_F_ENDED;
+    kn_rules_trial(R, &t);
+    estop(5, 1, 0, 1);
+    ck_assert_int_eq(trials.estops, 2);
+    ck_assert_uint_eq(st()->trial_reqs, 6);
+    ck_assert_uint_eq(st()->trial_resets, 1);
+    ck_assert_uint_eq(st()->trial_refused, 2);
+    ck_assert_uint_eq(st()->trial_range, 1);
+    ck_assert_uint_eq(st()->no_trial, 1);
+    ck_assert_uint_eq(st()->trial_estops, 2);
+    ck_assert_uint_eq(st()->trial_states, 2);
+}
+END_TEST
+
 /* More engagements than one ESTOP_INFO lists: the count says so, and the
  * 20 listed are those that have held longest, oldest first, whatever
  * order releases left the robot's table in. */
@@ -1641,6 +1748,7 @@ static Suite *suite(void)
     tcase_add_test(tc, estop_table_bounded);
     tcase_add_test(tc, estop_info_lists_engagements);
     tcase_add_test(tc, estop_info_lists_the_oldest_20);
+    tcase_add_test(tc, trial_relay);
     tcase_add_test(tc, seq_wraps_rfc1982);
     tcase_add_test(tc, seq_mark_forgotten_on_hello_and_silence);
     tcase_add_test(tc, ignored_setpoint_does_not_feed_watchdog);

@@ -142,6 +142,42 @@ START_TEST(traverse_backs_out)
 }
 END_TEST
 
+/* An operator's reset mid-repetition: an assist charged to it, the
+ * repetition no longer under way; the jump back to the start is no
+ * crossing; the next crossing starts it again, timed from there, and it
+ * completes with its fault. */
+START_TEST(restart_after_reset)
+{
+    struct kn_trial_def def = traverse_def(1);
+    struct kn_trial *tr = kn_trial_new(&def);
+    struct drive d;
+    start(&d, tr, 0, 0);
+    go(&d, 2.0, 0, 0.5, 0);
+    kn_trial_fault(tr, KN_TRIAL_ASSIST, d.t);
+    kn_trial_restart(tr);
+    struct kn_trial_status st;
+    kn_trial_status(tr, &st);
+    ck_assert_int_eq(st.in_rep, 0);
+    ck_assert_int_eq(st.rep_faults, 1);
+    ck_assert_int_eq(st.by_kind[KN_TRIAL_ASSIST], 1);
+    d.x = 0; /* teleported: the next sample is the first of a new path */
+    d.t += DT;
+    kn_trial_sample(tr, d.t, d.x, 0, 0, 0, 0);
+    kn_trial_status(tr, &st);
+    ck_assert_int_eq(st.in_rep, 0);
+    go(&d, 3.5, 0, 1.0, 0);
+    ck_assert_int_eq(d.ended, 1);
+    double t;
+    int f;
+    ck_assert_int_eq(kn_trial_rep(tr, 0, &t, &f), 0);
+    ck_assert_msg(fabs(t - 2.4) < 1e-6, "time %.6f", t);
+    ck_assert_int_eq(f, 1);
+    kn_trial_status(tr, &st);
+    ck_assert_int_eq(st.successes, 0);
+    kn_trial_free(tr);
+}
+END_TEST
+
 START_TEST(wall_touches)
 {
     struct kn_trial_def def = traverse_def(2);
@@ -516,6 +552,7 @@ int main(void)
     TCase *tc = tcase(s, "state", 30);
     tcase_add_test(tc, traverse_both_ways);
     tcase_add_test(tc, traverse_backs_out);
+    tcase_add_test(tc, restart_after_reset);
     tcase_add_test(tc, wall_touches);
     tcase_add_test(tc, tip_over_ends);
     tcase_add_test(tc, lane_open_apparatus);

@@ -1,4 +1,5 @@
-/* libFuzzer target for the USARSim codec: any bytes, as one line, either
+/* libFuzzer target for the USARSim codec (and the engine's trial line
+ * on it, usarsim_trial.h): any bytes, as one line, either
  * fail with a tokenizer error or tokenize into views inside the input; a
  * tokenized line re-emits canonically to a fixed point; every typed parser
  * gives a defined result; and what a parser accepts, its formatter writes
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "usarsim_codec.h"
+#include "usarsim_trial.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -397,6 +399,21 @@ static void check_commands(void)
     }
 }
 
+/* The engine's trial line (usarsim_trial.h): what parses formats back to
+ * a line that parses to the same fields, exactly (integers only). */
+static void check_trial(void)
+{
+    struct kn_krp_trial a, b;
+    if (kn_usartrial_parse(&line, &a) != KN_USAR_OK)
+        return;
+    int n = kn_usartrial_format(&a, out, sizeof out);
+    if (!formatted(n))
+        return; /* a name the writer cannot carry (a blank) */
+    retokenize(n);
+    if (kn_usartrial_parse(&again, &b) != KN_USAR_OK || memcmp(&a, &b, sizeof a) != 0)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *s = (const char *)data;
@@ -418,6 +435,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_nfo();
     check_robot();
     check_commands();
+    check_trial();
     check_canonical();
     return 0;
 }

@@ -19,8 +19,9 @@ enum kn_act {
     KN_ACT_SLOWER,
     KN_ACT_FLIP_UP, /* flippers in .mask tip up (a step per key, a rate while a button is held) */
     KN_ACT_FLIP_DOWN,
-    KN_ACT_PRESET, /* flippers to preset .preset */
-    KN_ACT_HELP,   /* the help screen (keys, flags) until the next key */
+    KN_ACT_PRESET,      /* flippers to preset .preset */
+    KN_ACT_HELP,        /* the help screen (keys, flags) until the next key */
+    KN_ACT_TRIAL_RESET, /* a judged trial: back to the start gate (asks to confirm first) */
 };
 
 /* Flipper masks: bit k is flipper k (HRT_FLIPPER_FL = 0 ... RR = 3). */

@@ -47,6 +47,13 @@ static bool send_msg(struct kn_estop *e, struct kn_krp_msg *m)
     return n > 0 && e->fd >= 0 && send(e->fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n;
 }
 
+uint32_t kn_estop_send(struct kn_estop *e, struct kn_krp_msg *m)
+{
+    uint32_t seq = e->seq;
+    send_msg(e, m);
+    return seq;
+}
+
 static void send_now(struct kn_estop *e, double now)
 {
     struct kn_krp_msg m;
@@ -105,8 +112,10 @@ void kn_estop_readable(struct kn_estop *e)
         if (m.h.type == KN_KRP_HELLO_ACK) {
             e->hello_answered = true;
             e->info_capable = m.u.hello_ack.capabilities & KN_KRP_CAP_ESTOP_INFO;
+            kn_ctrial_hello_ack(&e->trial, m.u.hello_ack.capabilities);
             continue;
         }
+        kn_ctrial_msg(&e->trial, &m);
         if (m.h.type == KN_KRP_ESTOP_INFO) {
             e->info = m.u.estop_info;
             e->info_valid = true;
@@ -149,15 +158,20 @@ void kn_estop_poll(struct kn_estop *e, bool stopped, double now)
     struct kn_krp_msg m;
     if (e->fd < 0)
         return;
-    if (!e->hello_answered) {
+    /* a robot whose simulator has not yet told it of its trial says so
+     * in a later HELLO_ACK: ask a few more times (a HELLO claims nothing) */
+    bool again = e->hello_answered && !e->trial.capable && e->hellos < KN_ESTOP_HELLOS;
+    if (!e->hello_answered || again) {
         if (now >= e->next_hello) {
             /* the library's name, so both links of the console read alike */
             kn_krp_init(&m, KN_KRP_HELLO, 0, 0);
             snprintf(m.u.hello.name, sizeof m.u.hello.name, "%s", program_invocation_short_name);
             send_msg(e, &m);
+            e->hellos++;
             e->next_hello = now + KN_ESTOP_HELLO_S;
         }
-        return;
+        if (!e->hello_answered)
+            return;
     }
     if (!e->info_capable || !stopped) {
         /* nothing to show; ask at once when the robot stops again */

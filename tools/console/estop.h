@@ -23,10 +23,12 @@
 #include <stdint.h>
 
 #include "krp.h"
+#include "trial.h"
 
 #define KN_ESTOP_RESEND_S 0.1
 #define KN_ESTOP_TRIES 20
 #define KN_ESTOP_HELLO_S 1.0   /* HELLO again until the robot answers */
+#define KN_ESTOP_HELLOS 10     /* HELLOs in all while the robot shows no trial */
 #define KN_ESTOP_INFO_S 0.5    /* ESTOP_INFO_REQ while the robot is stopped */
 #define KN_ESTOP_INFO_MISSES 4 /* asks without an answer before the list is dropped */
 
@@ -53,9 +55,12 @@ struct kn_estop {
     bool hello_answered; /* a HELLO_ACK came back ... */
     bool info_capable;   /* ... with capability ESTOP_INFO */
     double next_hello, next_info;
+    int hellos;      /* HELLOs sent */
     int info_misses; /* ESTOP_INFO_REQs since the last answer */
     bool info_valid; /* info is the robot's latest answer */
     struct kn_krp_estop_info info;
+    /* the trials extension shares the socket (trial.h) */
+    struct kn_ctrial trial;
 };
 
 /* Parses "host:port", "[v6]:port" or a host alone (port 9750), as the
@@ -63,6 +68,8 @@ struct kn_estop {
  * 0, or -1 with a reason in err. */
 int kn_estop_open(struct kn_estop *e, const char *robot, char *err, size_t errlen);
 void kn_estop_close(struct kn_estop *e);
+/* Sends m on the socket with its next seq (the trial's requests); that seq. */
+uint32_t kn_estop_send(struct kn_estop *e, struct kn_krp_msg *m);
 /* Engage (true) or release (false): sends now and again every 100 ms until
  * the robot acknowledges. */
 void kn_estop_request(struct kn_estop *e, bool engage, double now);

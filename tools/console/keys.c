@@ -40,6 +40,7 @@ struct kn_action kn_keys_lookup(int ch, int npresets)
     case 'e': return (struct kn_action){ KN_ACT_ESTOP, 0, 0 };
     case 'q': return (struct kn_action){ KN_ACT_QUIT, 0, 0 };
     case '?': return (struct kn_action){ KN_ACT_HELP, 0, 0 };
+    case 'b': return (struct kn_action){ KN_ACT_TRIAL_RESET, 0, 0 };
     case '+':
     case '=': return (struct kn_action){ KN_ACT_FASTER, 0, 0 };
     case '-':
@@ -97,6 +98,7 @@ const char *const *kn_keys_help_screen(bool utf8)
         "e       E-STOP on / off           o / l   rear pair up / down",
         "+ / -   speed level up / down     p / ;   all four up / down",
         "q       stop the robot and quit   ?       this help",
+        "b b     trial: back to the start gate (twice: costs an assist fault)",
         "1..9    flipper presets:",
         NULL,
     };
@@ -109,6 +111,7 @@ const char *const *kn_keys_help_screen(bool utf8)
         "e         E-STOP on / off           o / l   rear pair up / down",
         "+ / -     speed level up / down     p / ;   all four up / down",
         "q         stop the robot and quit   ?       this help",
+        "b b       trial: back to the start gate (twice: costs an assist fault)",
         "1..9      flipper presets:",
         NULL,
     };

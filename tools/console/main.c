@@ -72,7 +72,11 @@ struct app {
     char msg[256];
     const char *robot;
     bool utf8;
+    double confirm_until; /* a trial reset asked for: the same key again before this */
+    int reset_state;      /* the trial reset's state last said on the message line */
 };
+
+#define CONFIRM_S 5.0
 
 static double now_s(void)
 {
@@ -231,6 +235,49 @@ static void estop_toggle(struct app *a, double now)
     }
 }
 
+/* ---- a judged trial (trial.h) ---- */
+
+/* The reset key: the first press asks, a second within CONFIRM_S sends
+ * the reset to the start gate, which the trial counts as an assist. */
+static void trial_reset_key(struct app *a, double now)
+{
+    struct kn_ctrial *c = &a->estop.trial;
+    if (!a->robot_estop || !c->capable) {
+        say(a, "no trial: this robot runs none");
+        return;
+    }
+    if (refuse_if_stopped(a, "trial reset"))
+        return;
+    if (now >= a->confirm_until) {
+        a->confirm_until = now + CONFIRM_S;
+        say(a, "reset to the start gate costs an assist fault: press b again to confirm");
+        return;
+    }
+    a->confirm_until = 0;
+    stop_now(a);
+    kn_ctrial_reset(c, &a->estop, now);
+    say(a, "reset to the start gate sent");
+}
+
+/* The reset's fate on the message line, once, when it changes. */
+static void trial_tick(struct app *a, double now)
+{
+    struct kn_ctrial *c = &a->estop.trial;
+    kn_ctrial_poll(c, &a->estop, now);
+    if ((int)c->reset != a->reset_state) {
+        a->reset_state = (int)c->reset;
+        if (c->reset != KN_CTRIAL_RESET_PENDING && c->reset != KN_CTRIAL_RESET_NONE) {
+            char d[128];
+            kn_ctrial_describe(c, d, sizeof d);
+            say(a, "%s", d);
+        }
+    }
+    if (a->confirm_until && now >= a->confirm_until) {
+        a->confirm_until = 0;
+        say(a, "trial reset not confirmed: nothing sent");
+    }
+}
+
 /* ---- input ---- */
 
 static void act(struct app *a, const struct kn_action *ac, double now)
@@ -241,6 +288,11 @@ static void act(struct app *a, const struct kn_action *ac, double now)
         a->help = false;
         if (ac->act != KN_ACT_STOP && ac->act != KN_ACT_ESTOP && ac->act != KN_ACT_QUIT)
             return;
+    }
+    if (ac->act != KN_ACT_TRIAL_RESET && a->confirm_until) {
+        a->confirm_until = 0; /* any other key cancels a reset not yet confirmed */
+        if (ac->act != KN_ACT_NONE)
+            say(a, "trial reset cancelled: nothing sent");
     }
     switch (ac->act) {
     case KN_ACT_FORWARD:
@@ -274,6 +326,7 @@ static void act(struct app *a, const struct kn_action *ac, double now)
     case KN_ACT_HELP:
         a->help = !a->too_small; /* it would be cut off as well */
         break;
+    case KN_ACT_TRIAL_RESET: trial_reset_key(a, now); break;
     case KN_ACT_NONE: break;
     }
 }
@@ -360,6 +413,7 @@ static void tick(struct app *a, double now, double dt)
     if (a->robot_estop) {
         kn_estop_tick(&a->estop, now);
         kn_estop_poll(&a->estop, a->latched || (a->st.flags & HRT_FLAG_ESTOP), now);
+        trial_tick(a, now);
     }
 
     struct kn_view v;
@@ -384,6 +438,7 @@ static void tick(struct app *a, double now, double dt)
     snprintf(v.msg, sizeof v.msg, "%s", a->msg);
     v.utf8 = a->utf8;
     v.help = a->help;
+    v.trial = a->robot_estop && kn_ctrial_lines(&a->estop.trial, v.trial_lines, KN_CTRIAL_LINES);
     kn_panel_draw(&v);
 }
 

@@ -283,6 +283,22 @@ static int draw_body(const struct kn_view *v, int y)
     return y + 1;
 }
 
+/* A judged trial's block (trial.h) from row y, left of the side views;
+ * returns the row after it. */
+static int draw_trial(const struct kn_view *v, int y)
+{
+    if (!v->trial)
+        return y;
+    for (int i = 0; i < KN_CTRIAL_LINES; i++) {
+        if (i == 0)
+            attron(A_BOLD);
+        put(y++, 1, v->trial_lines[i]);
+        if (i == 0)
+            attroff(A_BOLD);
+    }
+    return y;
+}
+
 /* The two side views in the right column from row y; returns the row
  * after them. */
 static int draw_side_views(const struct kn_view *v, int y)
@@ -353,6 +369,7 @@ static void draw_panel(const struct kn_view *v)
     int y = draw_belts(v, top);
     y = draw_flippers(v, y);
     y = draw_body(v, y);
+    y = draw_trial(v, y);
     int ay = draw_side_views(v, top);
     draw_footer(v, y > ay ? y : ay);
 }

@@ -13,6 +13,7 @@
 
 #include "conf.h"
 #include "kenaf.h"
+#include "trial.h"
 
 /* The smallest terminal the whole panel fits in. */
 #define KN_PANEL_MIN_COLS 80
@@ -38,6 +39,10 @@ struct kn_view {
     char msg[256];
     bool utf8;
     bool help; /* show the help screen instead of the panel */
+    /* a judged trial (trial.h): its block, when the robot runs one */
+    bool trial;
+    char trial_lines[KN_CTRIAL_LINES][KN_CTRIAL_COLS + 1];
+    bool reset_confirm; /* the reset key was pressed once: asking to confirm */
 };
 
 /* Screen set up (after initscr). */

@@ -11,7 +11,13 @@
  *   kenaf-sim-case --engine PATH --simd PATH --scenario FILE[#VARIANT]
  *                  [--dir DIR] [--seed N] [--speed max|realtime|X] [--idle S]
  *                  [--result FILE] [--output FILE] [--trajectory OUT.csv|OUT.svg]
- *                  -- PROGRAM [ARGS...]
+ *                  [--operator [--capture FILE]] -- PROGRAM [ARGS...]
+ *
+ * --operator: an operator's trial (docs/scenario-runs.md#operator-trials):
+ * real time, the program (kenaf-console) gets this process's terminal,
+ * the run ends with the trial, the operator's addresses are consoles of
+ * the robot (so the console's own socket may reset it to the start gate);
+ * --capture FILE: kenaf-simd records the session (pcapng).
  *
  * Exit status: 0 pass, 1 fail, 3 an error of the run, 2 bad usage; 130
  * or 143 after SIGINT or SIGTERM (the children stopped first). */
@@ -46,6 +52,8 @@
 struct opts {
     const char *engine, *simd, *spec, *dir, *seed, *speed, *idle, *result, *output, *cpu;
     const char *traj_csv, *traj_svg;
+    const char *capture; /* kenaf-simd --capture FILE */
+    bool oper;           /* an operator's trial: real time, the terminal */
     char **prog;
 };
 
@@ -90,11 +98,11 @@ static int usage(const char *fmt, ...)
         fprintf(stderr, "\n");
         va_end(ap);
     }
-    fprintf(
-        stderr,
-        "usage: " ME " --engine PATH --simd PATH --scenario FILE[#VARIANT] [--dir DIR]\n"
-        "       [--seed N] [--speed max|realtime|X] [--idle S] [--result FILE]\n"
-        "       [--output FILE] [--trajectory OUT.csv|OUT.svg] [--cpu N] -- PROGRAM [ARGS...]\n");
+    fprintf(stderr,
+            "usage: " ME " --engine PATH --simd PATH --scenario FILE[#VARIANT] [--dir DIR]\n"
+            "       [--seed N] [--speed max|realtime|X] [--idle S] [--result FILE]\n"
+            "       [--output FILE] [--trajectory OUT.csv|OUT.svg] [--cpu N]\n"
+            "       [--operator [--capture FILE]] -- PROGRAM [ARGS...]\n");
     return 2;
 }
 
@@ -119,11 +127,15 @@ static int parse(int argc, char **argv, struct opts *o)
             usage(NULL);
             exit(0);
         }
-        static const char *const names[] = { "--engine", "--simd",  "--scenario",  "--dir",
-                                             "--seed",   "--speed", "--idle",      "--result",
-                                             "--output", "--cpu",   "--trajectory" };
-        const char **slot[] = { &o->engine, &o->simd,   &o->spec,   &o->dir, &o->seed, &o->speed,
-                                &o->idle,   &o->result, &o->output, &o->cpu, NULL };
+        if (strcmp(a, "--operator") == 0) {
+            o->oper = true;
+            continue;
+        }
+        static const char *const names[] = { "--engine", "--simd",  "--scenario", "--dir",
+                                             "--seed",   "--speed", "--idle",     "--result",
+                                             "--output", "--cpu",   "--capture",  "--trajectory" };
+        const char **slot[] = { &o->engine, &o->simd,   &o->spec,   &o->dir, &o->seed,    &o->speed,
+                                &o->idle,   &o->result, &o->output, &o->cpu, &o->capture, NULL };
         size_t k = 0;
         while (k < sizeof names / sizeof names[0] && strcmp(a, names[k]) != 0)
             k++;
@@ -148,6 +160,8 @@ static int parse(int argc, char **argv, struct opts *o)
     }
     if (!o->engine || !o->simd || !o->spec)
         return usage("--engine, --simd and --scenario are needed");
+    if (o->capture && !o->oper)
+        return usage("--capture is for --operator");
     if (i + 1 >= argc)
         return usage("no program: -- PROGRAM [ARGS...]");
     o->prog = argv + i + 1;
@@ -517,6 +531,8 @@ static int start_engine(struct result *res, const char *pace, const char *rate, 
         argv[n++] = "--judge-svg";
         argv[n++] = svg;
     }
+    if (o->oper)
+        argv[n++] = "--judge-trial-end"; /* the run ends with the trial */
     argv[n] = NULL;
     int out = open_out("engine.out"), log = open_out("engine.log");
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC), p[2] = { -1, -1 };
@@ -598,15 +614,22 @@ static int start_daemon(struct result *res, int port, bool lockstep, char *addr,
              "      \"name\": \"kenaf\",\n"
              "      \"listen\": \"127.0.0.1:0\",\n"
              "      \"backend\": { \"type\": \"engine\", \"address\": \"127.0.0.1:%d\", "
-             "\"lockstep\": %s }\n"
+             "\"lockstep\": %s }%s\n"
              "    }\n"
              "  ]\n"
              "}",
-             sock, port, lockstep ? "true" : "false");
+             sock, port, lockstep ? "true" : "false",
+             /* the operator's console: its e-stop socket may reset the
+              * robot though the console's library drives it */
+             R.o.oper ? ",\n      \"consoles\": [\"127.0.0.1\"]" : "");
     put("kenaf-simd.json", cfg);
     char cfgpath[PATH_MAX_CASE + 64];
     path_in(cfgpath, sizeof cfgpath, "kenaf-simd.json");
-    const char *argv[] = { R.o.simd, "--config", cfgpath, NULL };
+    const char *argv[] = { R.o.simd, "--config", cfgpath, NULL, NULL, NULL };
+    if (R.o.capture) {
+        argv[3] = "--capture";
+        argv[4] = R.o.capture;
+    }
     int log = open_out("kenaf-simd.log");
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC), p[2] = { -1, -1 };
     if (log < 0 || null < 0 || make_pipe(p) < 0 ||
@@ -660,10 +683,13 @@ static void run_program(const char *addr, bool lockstep, bool *exited, int *csta
         { "KENAF_ROBOT", addr },
         { "KENAF_LOCKSTEP", lockstep ? "1" : "0" },
     };
-    int out = open_out("controller.out");
+    /* an operator's program has the terminal; a controller's output goes
+     * to its file */
+    int out = R.o.oper ? dup(1) : open_out("controller.out");
+    int err = R.o.oper ? 2 : out;
     *exited = false;
     *cstatus = 0;
-    if (out < 0 || kn_runcase_spawn(&R.prog, R.o.prog, 0, out, out, env, 3) < 0) {
+    if (out < 0 || kn_runcase_spawn(&R.prog, R.o.prog, 0, out, err, env, 3) < 0) {
         fprintf(stderr, ME ": cannot start %s: %s\n", R.o.prog[0], strerror(errno));
         if (out >= 0)
             close(out);
@@ -809,7 +835,9 @@ int main(int argc, char **argv)
         return 3;
     double t0 = now_s();
     const char *pace = "step", *rate = "1";
-    if (strcmp(R.o.speed, "realtime") == 0)
+    if (R.o.oper)
+        pace = "realtime"; /* a person drives: the wall clock's pace */
+    else if (strcmp(R.o.speed, "realtime") == 0)
         pace = "realtime";
     else if (strcmp(R.o.speed, "max") != 0) {
         pace = "realtime";

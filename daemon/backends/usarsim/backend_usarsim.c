@@ -53,6 +53,12 @@ static void io_stepped(void *ctx, bool ok)
     kn_link_stepped(b->link, ok);
 }
 
+static void io_trial(void *ctx, const struct kn_krp_trial *t)
+{
+    struct usar_be *b = ctx;
+    kn_link_trial(b->link, t);
+}
+
 static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 {
     struct usar_be *b = calloc(1, sizeof *b);
@@ -67,6 +73,7 @@ static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         .fail = io_fail,
         .refused = io_refused,
         .stepped = io_stepped,
+        .trial = io_trial,
     };
     char err[160];
     b->u = kn_usarsim_new(cfg, &io, err, sizeof err);
@@ -115,6 +122,12 @@ static void usar_step(void *be, uint32_t advance_us)
     kn_usarsim_step(b->u, advance_us);
 }
 
+static void usar_trial(void *be, bool reset)
+{
+    struct usar_be *b = be;
+    kn_usarsim_trial(b->u, reset);
+}
+
 static void usar_stats(void *be, cJSON *o)
 {
     struct usar_be *b = be;
@@ -158,4 +171,5 @@ const struct kn_backend_ops kn_usarsim_engine_ops = {
     .send_command = usar_send,
     .stats = usar_stats,
     .step = usar_step,
+    .trial = usar_trial,
 };

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "krp.h"
 #include "state.h"
 
 /* GETCONF/GETGEO answers after this long count as timed out (UDK never
@@ -58,6 +59,9 @@ struct kn_usarsim_io {
     /* The built-in engine answered a lockstep Step: done (ok) or refused.
      * May be NULL. */
     void (*stepped)(void *ctx, bool ok);
+    /* The built-in engine's judged trial: its state as it now stands
+     * (a KENAF {Cmd Trial} line, usarsim_trial.h). May be NULL. */
+    void (*trial)(void *ctx, const struct kn_krp_trial *t);
 };
 
 struct kn_usarsim;
@@ -89,6 +93,11 @@ void kn_usarsim_command(struct kn_usarsim *u, const struct kn_command *cmd, bool
 /* Lockstep (the built-in engine): KENAF {Cmd Step} {Ms advance}, after the
  * commands already written; io.stepped comes with the engine's reply. */
 void kn_usarsim_step(struct kn_usarsim *u, uint32_t advance_us);
+
+/* A judged trial on the built-in engine: KENAF {Cmd TrialReset} (reset
+ * true: the robot back at the start gate) or {Cmd TrialEstop} (an e-stop
+ * was engaged); the engine answers with the trial's state (io.trial). */
+void kn_usarsim_trial(struct kn_usarsim *u, bool reset);
 
 bool kn_usarsim_is_ready(const struct kn_usarsim *u);
 /* The merged neutral state as last reported. */

@@ -313,6 +313,9 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
         num(o, "steps_refused", u->steps_refused);
     }
     num(o, "kenaf_failed", u->kenaf_failed);
+    num(o, "trial_lines", u->trial_lines);
+    num(o, "trial_bad", u->trial_bad);
+    num(o, "trial_cmds", u->trial_cmds);
     num(o, "deadman_stops", u->deadman_stops);
     num(o, "init_refused", u->init_refused);
     num(o, "ignored", u->ignored);

@@ -116,6 +116,21 @@ void kn_usarsim_command(struct kn_usarsim *u, const struct kn_command *cmd, bool
     kn_usarsim_write_out(u, buf, len);
 }
 
+void kn_usarsim_trial(struct kn_usarsim *u, bool reset)
+{
+    char buf[64];
+    struct kn_usar_writer w;
+    kn_usar_w_init(&w, buf, sizeof buf, "KENAF");
+    kn_usar_w_kv(&w, "Cmd", reset ? "TrialReset" : "TrialEstop");
+    int n = kn_usar_w_end(&w);
+    if (n <= 0) {
+        u->format_errors++;
+        return;
+    }
+    u->trial_cmds++;
+    kn_usarsim_write_out(u, buf, (size_t)n);
+}
+
 void kn_usarsim_step(struct kn_usarsim *u, uint32_t advance_us)
 {
     char buf[96];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "usarsim_trial.h"
 
 static void copy_view(char *dst, size_t cap, struct kn_usar_str v)
 {
@@ -499,6 +500,20 @@ static void on_kenaf_reply(struct kn_usarsim *u)
     bool ok = kn_usar_get_str(&u->line, "Status", &st) == KN_USAR_OK && view_is(st, "OK");
     if (ok && kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Alive"))
         on_alive_reply(u);
+    /* a judged trial's state (usarsim_trial.h): pushed, or a command's answer */
+    if (ok && kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Trial")) {
+        struct kn_krp_trial t;
+        enum kn_usar_result r = kn_usartrial_parse(&u->line, &t);
+        if (r != KN_USAR_OK) {
+            u->trial_bad++;
+            kn_usarsim_count_malformed(u, r, "trial line");
+            return;
+        }
+        u->trial_lines++;
+        if (u->io.trial)
+            u->io.trial(u->io.ctx, &t);
+        return;
+    }
     /* the reply to a lockstep Step: every line of the steps came before it */
     if (kn_usar_get_str(&u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Step")) {
         double t;

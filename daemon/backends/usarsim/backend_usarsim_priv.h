@@ -112,6 +112,8 @@ struct kn_usarsim {
     uint64_t connects, inits, spawns, deaths;
     uint64_t lines, blank, malformed[NRESULTS], unknown_head, ignored;
     uint64_t kenaf_ok, kenaf_failed; /* the built-in engine's KENAF replies */
+    uint64_t trial_lines, trial_bad; /* its trial state lines; those that did not parse */
+    uint64_t trial_cmds;             /* TrialReset / TrialEstop sent */
     uint64_t init_refused;           /* ... of them INIT refusals (a full world) */
     uint64_t nfo, sta, asta, conf, geo, res;
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
