@@ -305,7 +305,8 @@ Object.defineProperty(window, 'kenafView', {
         // the trial panel's lines as shown ('' while hidden)
         get trialText() {
             const b = document.getElementById('trialbox');
-            return b.hidden ? '' : [...b.children].map(c => c.textContent).filter(Boolean).join('\n');
+            return b.hidden || document.getElementById('hud').hidden ? ''
+                : [...b.children].map(c => c.textContent).filter(Boolean).join('\n');
         },
         get robots() {
             return [...tracks.values()].map(t => ({
