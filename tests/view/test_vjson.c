@@ -135,6 +135,65 @@ START_TEST(hello_link_world)
 }
 END_TEST
 
+/* The trial message: SI units and words, a name made printable, null
+ * for no trial, and no limit as null. */
+START_TEST(trial_message)
+{
+    struct kn_krp_trial t;
+    memset(&t, 0, sizeof t);
+    strcpy(t.name, "step\x01"
+                   "field");
+    t.course = KN_KRP_TRIAL_FIGURE8;
+    t.flags = KN_KRP_TRIAL_F_ENDED;
+    t.end = KN_KRP_TRIAL_END_TIP_OVER;
+    t.reps = 10;
+    t.rep = 4;
+    t.rep_elapsed_ms = 12345;
+    t.completed = 4;
+    t.successes = 3;
+    t.faults = 2;
+    t.by_kind[KN_KRP_TF_TIP_OVER] = 1;
+    t.by_kind[KN_KRP_TF_ASSIST] = 1;
+    t.limit_ms = 600000;
+    t.left_ms = 12000;
+    char out[KN_VJSON_TRIAL_MAX];
+    size_t n = kn_vjson_trial(out, sizeof out, 3, &t);
+    ck_assert_uint_gt(n, 0);
+    cJSON *o = cJSON_ParseWithLength(out, n);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_str_eq(cJSON_GetObjectItem(o, "type")->valuestring, "trial");
+    ck_assert_double_eq(num(o, "robot"), 3);
+    const cJSON *x = cJSON_GetObjectItem(o, "trial");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "name")->valuestring, "step?field");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "course")->valuestring, "figure8");
+    ck_assert_str_eq(cJSON_GetObjectItem(x, "end")->valuestring, "tip-over");
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(x, "ended")));
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(x, "under_way")));
+    ck_assert_double_eq_tol(num(x, "rep_elapsed_s"), 12.345, 1e-9);
+    ck_assert_double_eq(num(x, "repetitions"), 10);
+    ck_assert_double_eq(num(x, "rep"), 4);
+    ck_assert_double_eq(num(x, "successes"), 3);
+    ck_assert_double_eq(num(x, "limit_s"), 600);
+    ck_assert_double_eq(num(x, "left_s"), 12);
+    const cJSON *k = cJSON_GetObjectItem(x, "by_kind");
+    ck_assert_double_eq(num(k, "tip_over"), 1);
+    ck_assert_double_eq(num(k, "assist"), 1);
+    ck_assert_double_eq(num(k, "wall"), 0);
+    cJSON_Delete(o);
+
+    t.limit_ms = 0;
+    n = kn_vjson_trial(out, sizeof out, 3, &t);
+    o = cJSON_ParseWithLength(out, n);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "trial"), "limit_s")));
+    cJSON_Delete(o);
+
+    n = kn_vjson_trial(out, sizeof out, 0, NULL);
+    ck_assert_str_eq(out, "{\"type\":\"trial\",\"robot\":0,\"trial\":null}");
+    ck_assert_uint_eq(n, strlen(out));
+    ck_assert_uint_eq(kn_vjson_trial(out, 8, 0, &t), 0); /* too small: nothing */
+}
+END_TEST
+
 START_TEST(page_messages)
 {
     const char *rep = "{\"type\":\"report\",\"fps\":60}";
@@ -239,6 +298,7 @@ int main(void)
     tcase_add_test(t, state_units);
     tcase_add_test(t, hello_link_world);
     tcase_add_test(t, page_messages);
+    tcase_add_test(t, trial_message);
     suite_add_tcase(s, t);
     TCase *h = tcase_create("http");
     tcase_add_test(h, http_paths);

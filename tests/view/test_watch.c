@@ -1,8 +1,8 @@
 /* Unit tests of kenaf-view's KRP/1 observer (tools/view/watch.c), driven
  * with a hand-held clock: what it sends is decoded with the codec and
  * answered by a robot played here with encoded datagrams. Every test also
- * checks that it never sent anything but HELLO, SUBSCRIBE, STATUS_REQ
- * and WORLD_REQ. */
+ * checks that it never sent anything but HELLO, SUBSCRIBE, STATUS_REQ,
+ * WORLD_REQ and TRIAL_REQ asking for the state (never a reset). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,9 @@
 static struct {
     struct kn_krp_msg sent[4096];
     int nsent, rd;
-    int hellos, statuses, links_up, links_down, worlds;
+    int hellos, statuses, links_up, links_down, worlds, trials;
+    bool trial_null;
+    struct kn_krp_trial trial;
     char link_reason[64];
     char *world;
     size_t world_len;
@@ -35,7 +37,8 @@ static void io_send(void *ctx, const uint8_t *buf, size_t len)
     ck_assert_int_eq(kn_krp_decode(buf, len, m), KN_KRP_OK);
     uint8_t t = m->h.type;
     ck_assert_msg(t == KN_KRP_HELLO || t == KN_KRP_SUBSCRIBE || t == KN_KRP_STATUS_REQ ||
-                      t == KN_KRP_WORLD_REQ,
+                      t == KN_KRP_WORLD_REQ ||
+                      (t == KN_KRP_TRIAL_REQ && m->u.trial_req.op == KN_KRP_TRIAL_OP_STATE),
                   "the observer sent %s", kn_krp_type_name(t));
 }
 
@@ -78,12 +81,21 @@ static void io_world(void *ctx, const char *doc, size_t len)
     }
 }
 
+static void io_trial(void *ctx, const struct kn_krp_trial *t)
+{
+    (void)ctx;
+    cap.trials++;
+    cap.trial_null = t == NULL;
+    if (t)
+        cap.trial = *t;
+}
+
 static void setup(void)
 {
     memset(&cap, 0, sizeof cap);
     now = 1000 * MS;
     robot_seq = 0;
-    struct kn_watch_io io = { NULL, io_send, io_hello, io_status, io_link, io_world };
+    struct kn_watch_io io = { NULL, io_send, io_hello, io_status, io_link, io_world, io_trial };
     W = kn_watch_new(&io, "kenaf-view", now);
     ck_assert_ptr_nonnull(W);
 }
@@ -204,6 +216,22 @@ static char *make_doc(uint32_t len, char fill)
     for (uint32_t i = 0; i < len; i++)
         d[i] = (char)(fill + i % 7);
     return d;
+}
+
+static void trial_answer(uint16_t rep, uint32_t elapsed_ms)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_TRIAL, 0, 0);
+    strcpy(m.u.trial.name, "stepfield-e2828");
+    m.u.trial.reps = 10;
+    m.u.trial.rep = rep;
+    m.u.trial.flags = KN_KRP_TRIAL_F_UNDER_WAY;
+    m.u.trial.rep_elapsed_ms = elapsed_ms;
+    m.u.trial.by_kind[KN_KRP_TF_WALL] = 1;
+    m.u.trial.faults = 1;
+    m.u.trial.limit_ms = 600000;
+    m.u.trial.left_ms = 590000;
+    deliver(&m);
 }
 
 /* ---- tests ----------------------------------------------------------- */
@@ -385,6 +413,79 @@ END_TEST
 
 /* A full subscriber table: STATUS_REQ every 20 ms until a push shows the
  * subscription was taken. */
+/* A robot with a trial is asked for its state every 0.5 s while linked;
+ * the page hears of a change only; it never asks for a reset. */
+START_TEST(trial_polled_and_told_on_change)
+{
+    connect_robot(KN_KRP_CAP_TRIAL);
+    advance(0);
+    struct kn_krp_msg req[64];
+    cap.rd = 0;
+    ck_assert_int_eq(take(KN_KRP_TRIAL_REQ, req, 64), 1);
+    ck_assert_uint_eq(req[0].u.trial_req.op, KN_KRP_TRIAL_OP_STATE);
+    trial_answer(0, 1500);
+    ck_assert_int_eq(cap.trials, 1);
+    ck_assert(!cap.trial_null);
+    ck_assert_str_eq(cap.trial.name, "stepfield-e2828");
+    ck_assert_uint_eq(cap.trial.rep_elapsed_ms, 1500);
+    ck_assert_uint_eq(cap.trial.by_kind[KN_KRP_TF_WALL], 1);
+    /* the same state again: nothing new for the page */
+    trial_answer(0, 1500);
+    ck_assert_int_eq(cap.trials, 1);
+    trial_answer(0, 2000);
+    ck_assert_int_eq(cap.trials, 2);
+    /* 2 s with STATUS kept coming: four more requests */
+    for (int i = 0; i < 4; i++) {
+        advance(KN_WATCH_TRIAL_NS);
+        status(0, KN_KRP_ST_BACKEND_UP);
+    }
+    ck_assert_int_eq(take(KN_KRP_TRIAL_REQ, req, 64), 4);
+    /* the link down: no requests until it is back */
+    advance(2 * KN_WATCH_SILENCE_NS);
+    ck_assert(!kn_watch_up(W));
+    count_new(KN_KRP_TRIAL_REQ); /* any sent before it went down */
+    advance(3 * KN_WATCH_TRIAL_NS);
+    ck_assert_int_eq(count_new(KN_KRP_TRIAL_REQ), 0);
+    ck_assert_uint_eq(kn_watch_stats(W)->trials, 3);
+}
+END_TEST
+
+/* NO_TRIAL (the trial was taken away) and a robot without the
+ * capability: null, said once, and no more requests. */
+START_TEST(no_trial_is_null_once)
+{
+    connect_robot(KN_KRP_CAP_TRIAL);
+    advance(0);
+    struct kn_krp_msg req[8];
+    cap.rd = 0;
+    ck_assert_int_eq(take(KN_KRP_TRIAL_REQ, req, 8), 1);
+    trial_answer(3, 100);
+    error(req[0].h.seq, KN_KRP_TRIAL_REQ, KN_KRP_ERR_NO_TRIAL);
+    ck_assert_int_eq(cap.trials, 2);
+    ck_assert(cap.trial_null);
+    for (int i = 0; i < 4; i++) {
+        advance(KN_WATCH_TRIAL_NS);
+        status(0, KN_KRP_ST_BACKEND_UP);
+    }
+    ck_assert_int_eq(count_new(KN_KRP_TRIAL_REQ), 0);
+    ck_assert_uint_eq(kn_watch_stats(W)->no_trial, 1);
+    /* a HELLO_ACK without the capability: still null, not said again */
+    hello_ack(0);
+    ck_assert_int_eq(cap.trials, 2);
+}
+END_TEST
+
+START_TEST(no_capability_no_trial_request)
+{
+    connect_robot(0);
+    ck_assert_int_eq(cap.trials, 1);
+    ck_assert(cap.trial_null);
+    advance(10 * KN_WATCH_TRIAL_NS);
+    cap.rd = 0;
+    ck_assert_int_eq(count_new(KN_KRP_TRIAL_REQ), 0);
+}
+END_TEST
+
 START_TEST(busy_polls_until_subscribed)
 {
     connect_robot(0);
@@ -448,6 +549,9 @@ int main(void)
     tcase_add_test(t, world_unknown_type);
     tcase_add_test(t, world_never_answered);
     tcase_add_test(t, busy_polls_until_subscribed);
+    tcase_add_test(t, trial_polled_and_told_on_change);
+    tcase_add_test(t, no_trial_is_null_once);
+    tcase_add_test(t, no_capability_no_trial_request);
     tcase_add_test(t, bad_datagrams_counted);
     tcase_add_test(t, errors_counted_by_code);
     suite_add_tcase(s, t);

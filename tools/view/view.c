@@ -162,6 +162,7 @@ char *kn_view_stats_json(struct kn_view *v)
     cJSON *out = cJSON_AddObjectToObject(o, "frames_out");
     add_u64(out, "hello", s->frames_hello);
     add_u64(out, "world", s->frames_world);
+    add_u64(out, "trial", s->frames_trial);
     add_u64(out, "link", s->frames_link);
     add_u64(out, "state", s->frames_state);
     add_u64(out, "states", s->frames_states);

@@ -91,6 +91,9 @@ struct kn_vrobot {
     uint64_t link_ver;
     struct kn_vblob *world; /* NULL: not known yet */
     uint64_t world_ver;
+    char trial[KN_VJSON_TRIAL_MAX]; /* the last trial message, trial_ver > 0 */
+    size_t trial_len;
+    uint64_t trial_ver;
     uint64_t send_errors, recv_errors, foreign, world_invalid;
 };
 
@@ -100,6 +103,7 @@ struct kn_vclient {
     uint64_t hello_ver;
     uint64_t link_ver[KN_VIEW_MAX_ROBOTS];
     uint64_t world_ver[KN_VIEW_MAX_ROBOTS];
+    uint64_t trial_ver[KN_VIEW_MAX_ROBOTS];
     uint64_t state_seq[KN_VIEW_MAX_ROBOTS];
     struct kn_vblob *out; /* a world message going out in pieces */
     size_t out_off;
@@ -112,7 +116,8 @@ struct kn_view_stats {
     uint64_t ws_accepted, ws_refused_full, ws_refused_path, ws_refused_origin;
     uint64_t ws_closed_by_peer, ws_closed_by_server, ws_closed_abrupt;
     uint64_t msg_reports, msg_oversized, msg_binary, msg_bad_json, msg_bad_type;
-    uint64_t frames_hello, frames_world, frames_link, frames_state, frames_states, states_skipped;
+    uint64_t frames_hello, frames_world, frames_link, frames_trial, frames_state, frames_states,
+        states_skipped;
     uint64_t write_failed, sndbuf_failed;
 };
 

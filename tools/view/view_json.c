@@ -58,6 +58,61 @@ size_t kn_vjson_link(char *out, size_t cap, unsigned robot, bool up, const char 
     return ok ? strlen(out) : 0;
 }
 
+size_t kn_vjson_trial(char *out, size_t cap, unsigned robot, const struct kn_krp_trial *t)
+{
+    static const char *const ends[] = { "", "done", "tip-over", "time limit", "program ended" };
+    static const char *const kinds[KN_KRP_TRIAL_FAULT_KINDS] = { "tip_over", "wall", "lane",
+                                                                 "estop", "assist" };
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return 0;
+    cJSON_AddStringToObject(o, "type", "trial");
+    cJSON_AddNumberToObject(o, "robot", robot);
+    if (!t) {
+        cJSON_AddNullToObject(o, "trial");
+    } else {
+        cJSON *x = cJSON_AddObjectToObject(o, "trial");
+        if (x) {
+            /* a robot's name may hold anything: printable ASCII goes through */
+            char name[KN_KRP_TRIAL_NAME_LEN + 1];
+            size_t i = 0;
+            for (; i < KN_KRP_TRIAL_NAME_LEN && t->name[i]; i++) {
+                unsigned char c = (unsigned char)t->name[i];
+                name[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+            }
+            name[i] = '\0';
+            cJSON_AddStringToObject(x, "name", name);
+            cJSON_AddStringToObject(x, "course",
+                                    t->course == KN_KRP_TRIAL_FIGURE8 ? "figure8" : "traverse");
+            cJSON_AddNumberToObject(x, "repetitions", t->reps);
+            cJSON_AddNumberToObject(x, "rep", t->rep);
+            cJSON_AddBoolToObject(x, "under_way", t->flags & KN_KRP_TRIAL_F_UNDER_WAY);
+            cJSON_AddBoolToObject(x, "ended", t->flags & KN_KRP_TRIAL_F_ENDED);
+            cJSON_AddStringToObject(x, "end",
+                                    t->end < sizeof ends / sizeof ends[0] ? ends[t->end] : "?");
+            cJSON_AddNumberToObject(x, "rep_elapsed_s", t->rep_elapsed_ms / 1000.0);
+            cJSON_AddNumberToObject(x, "rep_faults", t->rep_faults);
+            cJSON_AddNumberToObject(x, "completed", t->completed);
+            cJSON_AddNumberToObject(x, "successes", t->successes);
+            cJSON_AddNumberToObject(x, "faults", t->faults);
+            cJSON *k = cJSON_AddObjectToObject(x, "by_kind");
+            for (int j = 0; k && j < KN_KRP_TRIAL_FAULT_KINDS; j++)
+                cJSON_AddNumberToObject(k, kinds[j], t->by_kind[j]);
+            if (t->limit_ms) {
+                cJSON_AddNumberToObject(x, "limit_s", t->limit_ms / 1000.0);
+                cJSON_AddNumberToObject(x, "left_s", t->left_ms / 1000.0);
+            } else {
+                cJSON_AddNullToObject(x, "limit_s");
+                cJSON_AddNullToObject(x, "left_s");
+            }
+        }
+    }
+    bool ok =
+        cap > 0 && cJSON_PrintPreallocated(o, out, (int)(cap > 1 << 20 ? 1 << 20 : cap), false);
+    cJSON_Delete(o);
+    return ok ? strlen(out) : 0;
+}
+
 char *kn_vjson_hello(const char *version, const struct kn_vjson_robot *robots, unsigned n,
                      const char *cameras)
 {

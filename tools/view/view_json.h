@@ -41,6 +41,12 @@ char *kn_vjson_hello(const char *version, const struct kn_vjson_robot *robots, u
  * malloc'ed (free()), *len its length; NULL when out of memory. */
 char *kn_vjson_world(unsigned robot, const char *doc, size_t doclen, size_t *len);
 
+/* {"type":"trial","robot":id,"trial":{...}} with the trial's state in SI
+ * units and words (docs/view.md), or "trial":null when t is NULL (the
+ * robot runs none). Its length, 0 if cap is too small. */
+#define KN_VJSON_TRIAL_MAX 768
+size_t kn_vjson_trial(char *out, size_t cap, unsigned robot, const struct kn_krp_trial *t);
+
 /* True when doc is one JSON object (the only kind of world document). */
 bool kn_vjson_world_ok(const char *doc, size_t len);
 

@@ -94,6 +94,17 @@ static void on_world(void *ctx, const char *doc, size_t len)
     kn_view_wake_clients(r->v);
 }
 
+static void on_trial(void *ctx, const struct kn_krp_trial *t)
+{
+    struct kn_vrobot *r = ctx;
+    size_t n = kn_vjson_trial(r->trial, sizeof r->trial, r->id, t);
+    if (n == 0)
+        return;
+    r->trial_len = n;
+    r->trial_ver++;
+    kn_view_wake_clients(r->v);
+}
+
 int kn_vrobot_open(struct kn_view *v, struct kn_vrobot *r, unsigned id,
                    const struct kn_view_robot_opt *o, char *err, size_t errlen)
 {
@@ -124,6 +135,7 @@ int kn_vrobot_open(struct kn_view *v, struct kn_vrobot *r, unsigned id,
         .status = on_status,
         .link = on_link,
         .world = on_world,
+        .trial = on_trial,
     };
     r->watch = kn_watch_new(&io, KN_VROBOT_HELLO_NAME, kn_view_now_ns());
     if (!r->watch) {
@@ -247,6 +259,11 @@ void kn_vrobot_stats(const struct kn_vrobot *r, void *cjson_array)
     add_u64(w, "bad_chunks", s->world_bad_chunks);
     add_u64(w, "too_big", s->world_too_big);
     add_u64(w, "invalid", r->world_invalid);
+    cJSON *tr = cJSON_AddObjectToObject(o, "trial");
+    add_u64(tr, "states", s->trials);
+    add_u64(tr, "changes", s->trial_changes);
+    add_u64(tr, "none", s->no_trial);
+    add_u64(tr, "versions", r->trial_ver);
     cJSON *sock = cJSON_AddObjectToObject(o, "socket");
     add_u64(sock, "send_errors", r->send_errors);
     add_u64(sock, "recv_errors", r->recv_errors);

@@ -269,7 +269,7 @@ static int write_states(struct kn_view *v, struct kn_vclient *c, bool *wrote)
 }
 
 /* One message per call, in this order: the rest of a message in pieces,
- * hello, link changes, worlds, the states. */
+ * hello, link changes, worlds, trials, the states. */
 static int write_next(struct kn_view *v, struct kn_vclient *c, bool *wrote)
 {
     *wrote = true;
@@ -292,6 +292,11 @@ static int write_next(struct kn_view *v, struct kn_vclient *c, bool *wrote)
             v->st.frames_world++;
             return start_blob(v, c, r->world);
         }
+        if (c->trial_ver[i] < r->trial_ver) {
+            c->trial_ver[i] = r->trial_ver;
+            v->st.frames_trial++;
+            return write_text(v, c->wsi, r->trial, r->trial_len, LWS_WRITE_TEXT);
+        }
     }
     *wrote = false;
     return write_states(v, c, wrote);
@@ -307,7 +312,7 @@ static bool pending(const struct kn_view *v, const struct kn_vclient *c, bool st
     for (unsigned i = 0; i < v->nrobots; i++) {
         const struct kn_vrobot *r = &v->robots[i];
         if (c->link_ver[i] < r->link_ver || (r->world && c->world_ver[i] < r->world_ver) ||
-            (states_too && c->state_seq[i] < r->state_seq))
+            c->trial_ver[i] < r->trial_ver || (states_too && c->state_seq[i] < r->state_seq))
             return true;
     }
     return false;

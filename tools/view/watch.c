@@ -35,6 +35,12 @@ struct kn_watch {
     bool told; /* the page was told something (doc or null) */
     struct fetch f;
 
+    bool trial_asking; /* the robot has the capability and did not refuse */
+    bool trial_told;   /* the page was told a trial (or that there is none) */
+    bool trial_have;   /* ... and it was one: trial holds it */
+    uint64_t trial_ns; /* the last TRIAL_REQ */
+    struct kn_krp_trial trial;
+
     struct kn_watch_stats st;
 };
 
@@ -243,6 +249,45 @@ static void world_after_ack(struct kn_watch *w, uint64_t now)
     fetch_pump(w, now);
 }
 
+/* ---- the trial ------------------------------------------------------- */
+
+static void send_trial_req(struct kn_watch *w, uint64_t now)
+{
+    struct kn_krp_msg m;
+    kn_krp_init(&m, KN_KRP_TRIAL_REQ, 0, 0);
+    m.u.trial_req.op = KN_KRP_TRIAL_OP_STATE;
+    w->trial_ns = now;
+    send_msg(w, &m);
+}
+
+/* The page learns the trial (t) or that there is none (NULL), on change. */
+static void tell_trial(struct kn_watch *w, const struct kn_krp_trial *t)
+{
+    if (w->trial_told && !t && !w->trial_have)
+        return;
+    if (w->trial_told && t && w->trial_have && memcmp(t, &w->trial, sizeof *t) == 0)
+        return;
+    w->trial_told = true;
+    w->trial_have = t != NULL;
+    if (t) {
+        w->trial = *t;
+        w->st.trial_changes++;
+    }
+    if (w->io.trial)
+        w->io.trial(w->io.ctx, t);
+}
+
+static void on_trial(struct kn_watch *w, const struct kn_krp_trial *t)
+{
+    w->st.trials++;
+    struct kn_krp_trial copy = *t;
+    /* decoded names are NUL-terminated; zero the rest so equal states
+     * compare equal byte for byte */
+    size_t n = strnlen(copy.name, sizeof copy.name);
+    memset(copy.name + n, 0, sizeof copy.name - n);
+    tell_trial(w, &copy);
+}
+
 /* ---- messages from the robot ----------------------------------------- */
 
 static void link_down(struct kn_watch *w, uint64_t now)
@@ -264,6 +309,10 @@ static void on_hello_ack(struct kn_watch *w, const struct kn_krp_hello_ack *a, u
     kn_krp_session_accept(&w->sess, a, w->seq + 1);
     w->caps = a->capabilities;
     w->io.hello(w->io.ctx, a);
+    w->trial_asking = w->caps & KN_KRP_CAP_TRIAL;
+    w->trial_ns = 0; /* asked at once, once the link is up */
+    if (!w->trial_asking)
+        tell_trial(w, NULL);
     w->sub_ns = now;
     send_simple(w, KN_KRP_SUBSCRIBE);
     send_simple(w, KN_KRP_STATUS_REQ); /* a state for the page right away */
@@ -305,6 +354,13 @@ static void on_error(struct kn_watch *w, const struct kn_krp_error *e, uint64_t 
         if (!w->busy)
             w->poll_ns = now; /* the first poll one period from now */
         w->busy = true;
+    } else if (e->offending_type == KN_KRP_TRIAL_REQ &&
+               (e->code == KN_KRP_ERR_NO_TRIAL || e->code == KN_KRP_ERR_UNKNOWN_TYPE)) {
+        /* its trial ended and was taken away, or it never had one: asked
+         * again after the next HELLO_ACK only */
+        w->st.no_trial++;
+        w->trial_asking = false;
+        tell_trial(w, NULL);
     } else if (e->offending_type == KN_KRP_WORLD_REQ && w->f.on) {
         if (e->code == KN_KRP_ERR_RANGE) {
             fetch_start(w, now); /* the document shrank: from the start */
@@ -328,6 +384,7 @@ void kn_watch_datagram(struct kn_watch *w, const uint8_t *buf, size_t len, uint6
     case KN_KRP_STATUS: on_status(w, &m.u.status, now); break;
     case KN_KRP_ERROR: on_error(w, &m.u.error, now); break;
     case KN_KRP_WORLD: on_world(w, &m.u.world, now); break;
+    case KN_KRP_TRIAL: on_trial(w, &m.u.trial); break;
     case KN_KRP_ACK: break;
     default: w->st.not_from_robot_types++; break;
     }
@@ -358,6 +415,9 @@ void kn_watch_tick(struct kn_watch *w, uint64_t now)
         fetch_start(w, now);
         fetch_pump(w, now);
     }
+    if (w->acked && w->up && w->trial_asking &&
+        (!w->trial_ns || now >= after(w->trial_ns, KN_WATCH_TRIAL_NS)))
+        send_trial_req(w, now);
 }
 
 static uint64_t fetch_deadline(const struct kn_watch *w)
@@ -403,6 +463,8 @@ uint64_t kn_watch_next_deadline(const struct kn_watch *w)
         d = earliest(d, fetch_deadline(w));
     else if (w->acked && w->up && (w->caps & KN_KRP_CAP_WORLD))
         d = earliest(d, w->check_ns);
+    if (w->acked && w->up && w->trial_asking)
+        d = earliest(d, w->trial_ns ? after(w->trial_ns, KN_WATCH_TRIAL_NS) : 0);
     return d;
 }
 

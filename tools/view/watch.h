@@ -1,7 +1,8 @@
 /* One robot watched over KRP/1 by kenaf-view, without I/O: feed it the
  * datagrams its robot sends and the time, and it answers through callbacks
  * (datagrams to send, events for the page). It only observes: the only
- * messages it ever sends are HELLO, SUBSCRIBE, STATUS_REQ and WORLD_REQ.
+ * messages it ever sends are HELLO, SUBSCRIBE, STATUS_REQ, WORLD_REQ and
+ * TRIAL_REQ asking for the trial's state (never a reset).
  *
  * - HELLO until the robot answers (every 0.5 s), then SUBSCRIBE at 20 ms,
  *   renewed every second (a lease lapses after 5 s of silence).
@@ -14,6 +15,10 @@
  *   again every 5 s, after every HELLO_ACK and when the simulator comes
  *   back (BACKEND_UP), so a changed world reaches the page. A robot without
  *   one (no capability, ERROR UNKNOWN_TYPE, no answer) has the world null.
+ * - With the trials capability, the trial's state is asked for every
+ *   0.5 s while the link is up, and reported when it changed; a robot that
+ *   runs none (ERROR NO_TRIAL or UNKNOWN_TYPE, or no capability after a
+ *   HELLO_ACK) has the trial null, said once.
  * Times are monotonic ns. docs/protocol.md has the protocol. */
 #ifndef KN_VIEW_WATCH_H
 #define KN_VIEW_WATCH_H
@@ -33,7 +38,8 @@
 #define KN_WATCH_WORLD_RETRY_NS 300000000ull
 #define KN_WATCH_WORLD_TRIES 5 /* unanswered rounds: no world */
 #define KN_WATCH_WORLD_CHECK_NS 5000000000ull
-#define KN_WATCH_WORLD_MAX (8u << 20) /* larger documents are refused */
+#define KN_WATCH_WORLD_MAX (8u << 20)  /* larger documents are refused */
+#define KN_WATCH_TRIAL_NS 500000000ull /* TRIAL_REQ this often */
 
 struct kn_watch_io {
     void *ctx;
@@ -44,6 +50,9 @@ struct kn_watch_io {
     /* The world document, complete (not NUL-terminated), whenever it is
      * new or changed; doc NULL: the robot describes no world. */
     void (*world)(void *ctx, const char *doc, size_t len);
+    /* The trial's state when it changed; NULL: the robot runs no trial
+     * (any more). May be NULL. */
+    void (*trial)(void *ctx, const struct kn_krp_trial *t);
 };
 
 struct kn_watch_stats {
@@ -53,6 +62,7 @@ struct kn_watch_stats {
     uint64_t errors[KN_KRP_ERR_CODES]; /* ERROR received, by code */
     uint64_t sub_busy;
     uint64_t world_chunks, world_fetches, world_changes, world_bad_chunks, world_too_big;
+    uint64_t trials, trial_changes, no_trial;
 };
 
 struct kn_watch;

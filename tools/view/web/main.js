@@ -18,6 +18,7 @@ import { RenderScale } from './render_scale.js';
 import { PtzShare } from './ptz_share.js';
 import { FleetBoxes, pickDetailed } from './fleet.js';
 import { RobotList } from './robot_list.js';
+import { TrialPanel } from './trial.js';
 
 const P = readParams(location.search);
 const tracks = new Map();          // robot id -> RobotTrack
@@ -47,6 +48,7 @@ const views = new Views(renderer.domElement, P);
 // kenaf-cameras' PTZ state, when kenaf-view names it (ptz_share.js)
 const ptzShare = new PtzShare(views.ptz, () => (followed() ? followed().id : followId) + 1);
 const overlay = new Overlay(P.hud);
+const trialPanel = new TrialPanel(document.getElementById('trialbox'));
 const meter = new Meter();
 
 function resize() {
@@ -124,6 +126,10 @@ function onMessage(m, arrival) {
             t.push(m, arrival);
             meter.arrived(t, arrival);
         }
+        break;
+    case 'trial':
+        if (t)
+            t.trial = m.trial && typeof m.trial === 'object' ? m.trial : null;
         break;
     case 'link':
         if (t) {
@@ -237,6 +243,7 @@ function frame(now) {
         worldLabel: terrain ? terrain.label : '',
     });
     overlay.labelRobots([...tracks.values()].filter(t => poses.has(t.id)), project);
+    trialPanel.update(f ? f.trial : null);
     robotList.update(now, [...tracks.values()], f ? f.id : null);
     requestAnimationFrame(frame);
 }
@@ -295,10 +302,17 @@ Object.defineProperty(window, 'kenafView', {
         // calls of the last frame
         get detailed() { return [...detailed]; },
         get drawCalls() { return renderer.info.render.calls; },
+        // the trial panel's lines as shown ('' while hidden)
+        get trialText() {
+            const b = document.getElementById('trialbox');
+            return b.hidden || document.getElementById('hud').hidden ? ''
+                : [...b.children].map(c => c.textContent).filter(Boolean).join('\n');
+        },
         get robots() {
             return [...tracks.values()].map(t => ({
                 id: t.id, name: t.name, linkUp: t.linkUp, states: t.states,
                 world: t.world === undefined ? undefined : t.world !== null,
+                trial: t.trial ? JSON.parse(JSON.stringify(t.trial)) : null,
                 state: t.last ? JSON.parse(JSON.stringify(t.last, (k, v) => (k === 'q' ? undefined : v))) : null,
             }));
         },

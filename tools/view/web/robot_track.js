@@ -49,6 +49,7 @@ export class RobotTrack {
         this.linkUp = true;
         this.linkReason = '';
         this.world = undefined;     // world document; undefined: not heard yet
+        this.trial = null;          // the trial it runs (kenaf-view's "trial"), or null
         this.robotKey = 'none';     // what the drawn model and terrain were built from
         this.terrainKey = 'none';
         this.states = 0;
