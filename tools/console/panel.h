@@ -37,7 +37,8 @@ struct kn_view {
     char joy_line[768];
     char msg[256];
     bool utf8;
-    bool help; /* show the help screen instead of the panel */
+    bool help;            /* show the help screen instead of the panel */
+    char assist_line[96]; /* the flipper assist: on and its phase, or off and why */
 };
 
 /* Screen set up (after initscr). */
