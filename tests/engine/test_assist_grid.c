@@ -11,7 +11,9 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "assist.h"
 #include "harness_suite.h"
@@ -166,6 +168,107 @@ START_TEST(angles)
 }
 END_TEST
 
+/* The controller alone on made-up readings: its table, and each phase
+ * reached by what a STATUS would say. */
+START_TEST(unit_phases)
+{
+    struct kn_assist_params p;
+    char err[256];
+    kn_assist_defaults(&p);
+    ck_assert_int_eq(kn_assist_check(&p, err, sizeof err), 0);
+    p.rear_deg = NAN;
+    ck_assert_int_eq(kn_assist_check(&p, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "rear_deg"), "%s", err);
+    kn_assist_defaults(&p);
+    struct kn_assist a;
+    struct kn_assist_output out;
+    struct kn_assist_input in;
+    memset(&in, 0, sizeof in);
+    in.has_torque = 1;
+    in.travelled_m = 0;
+    kn_assist_init(&a, &p);
+    kn_assist_update(&a, &in, &out);
+    const double d = M_PI / 180;
+    ck_assert_double_eq_tol(out.flip_rad[KN_ASSIST_FL], p.approach_deg * d, 1e-9);
+    ck_assert(isinf(out.belt_limit_m_s));
+    in.dt_s = 0.02;
+    /* the front flippers pushed back by a step's face: contact */
+    in.flip_rad[KN_ASSIST_FL] = in.flip_rad[KN_ASSIST_FR] = p.approach_deg * d;
+    in.torque_nm[KN_ASSIST_FL] = -(p.contact_torque_nm + 1);
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_PRESS);
+    ck_assert(out.phase_changed);
+    ck_assert_double_eq_tol(out.belt_limit_m_s, p.hold_belt_m_s, 1e-9);
+    /* no torque: the set-point goes down, towards the top */
+    in.torque_nm[KN_ASSIST_FL] = 0;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_double_lt(out.flip_rad[KN_ASSIST_FL], p.approach_deg * d);
+    /* the nose up: the rear flippers push */
+    in.pitch_rad = -(p.rear_pitch_deg + 1) * d;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    ck_assert_double_eq_tol(out.flip_rad[KN_ASSIST_RL], p.rear_deg * d, 1e-9);
+    /* the nose down before the rear push is done: still lifting */
+    in.pitch_rad = 0;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    /* the push done, the nose up and then down past the edge: level */
+    in.flip_rad[KN_ASSIST_RL] = in.flip_rad[KN_ASSIST_RR] = p.rear_deg * d;
+    in.pitch_rad = -30 * d;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    in.pitch_rad = -(30 - p.level_drop_deg - 1) * d;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LEVEL);
+    for (int k = 0; k < KN_ASSIST_NFLIP; k++)
+        ck_assert_double_eq_tol(out.flip_rad[k], p.level_deg * d, 1e-9);
+}
+END_TEST
+
+/* The scenario reader: every parameter by its table name, a value out of
+ * its range and an unknown key refused by name. */
+START_TEST(unit_reader)
+{
+    static const struct {
+        const char *ctl, *want;
+    } cases[] = {
+        { "\"rear_deg\": -60, \"belt_m_s\": 0.2", NULL },
+        { "\"rear_deg\": -200", "rear_deg" },
+        { "\"press_torque_nm\": -1", "press_torque_nm" },
+        { "\"rear_degs\": -60", "rear_degs" },
+    };
+    char dir[] = "/tmp/kn-assist-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f,
+                "{\"name\": \"a\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": "
+                "{\"type\": \"flat\"}, \"controller\": {\"type\": \"assist\", %s}, "
+                "\"criterion\": {\"type\": \"settle\"}}",
+                KN_TEST_CONFIG_DIR, cases[i].ctl);
+        ck_assert_int_eq(fclose(f), 0);
+        struct kn_scenario sc;
+        char err[768] = "";
+        int rc = kn_scenario_load(path, 0, &sc, err, sizeof err);
+        if (!cases[i].want) {
+            ck_assert_msg(rc == 0, "%s", err);
+            ck_assert_double_eq(sc.assist.rear_deg, -60);
+            ck_assert_double_eq(sc.a_belt, 0.2);
+            ck_assert_double_eq(sc.assist.approach_deg, kn_assist_param_table[0].def);
+            kn_scenario_free(&sc);
+        } else {
+            ck_assert_int_eq(rc, -1);
+            ck_assert_msg(strstr(err, cases[i].want), "%s", err);
+        }
+    }
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -179,6 +282,10 @@ int main(int argc, char **argv)
     TCase *tf = tcase_create("frames"), *ts = tcase_create("speeds");
     tcase_add_test(tf, frames);
     tcase_add_test(ts, speeds);
+    TCase *tu = tcase_create("unit");
+    tcase_add_test(tu, unit_phases);
+    tcase_add_test(tu, unit_reader);
+    suite_add_tcase(s, tu);
     TCase *all[2 + NPART] = { tf, ts };
     static const char *const names[NPART] = { "angles-0", "angles-1", "angles-2", "angles-3" };
     for (int i = 0; i < NPART; i++) {
