@@ -8,48 +8,50 @@
 
 #define DEG (M_PI / 180.0)
 
-#define P(field, unit, def, lo, hi, text)                                         \
-    {                                                                             \
-#field, unit, def, lo, hi, offsetof(struct kn_assist_params, field), text \
-    }
+/* The parameters, once: the table below and the field each names are
+ * both made from this list, so they cannot fall out of step. */
+#define KN_ASSIST_PARAMS(X)                                                                     \
+    X(approach_deg, "deg", 75, -119.5, 119.5,                                                   \
+      "front flippers while approaching: their tips reach over a 300 mm top")                   \
+    X(rear_approach_deg, "deg", 0, -119.5, 119.5, "rear flippers while approaching")            \
+    X(contact_pitch_deg, "deg", 6, 0.5, 60, "nose-up pitch taken as front contact")             \
+    X(contact_torque_nm, "N*m", 5, 0.1, 1000,                                                   \
+      "front flipper torque (pressed down) taken as contact")                                   \
+    X(press_torque_nm, "N*m", 5, 0.1, 1000, "the torque the front flippers keep pressing with") \
+    X(hold_belt_m_s, "m/s", 0.1, 0, 10,                                                         \
+      "belt limit after the contact until the front flippers press (an operator's pause)")      \
+    X(hold_world_deg, "deg", 0, -90, 90,                                                        \
+      "the hold ends once the front flippers point at most this much up in the world")          \
+    X(press_gain, "deg/(N*m*s)", 20, 0, 1000,                                                   \
+      "set-point change per N*m of torque error and second")                                    \
+    X(press_lead_deg, "deg", 60, 0, 90, "the set-point stays this close to the measured angle") \
+    X(press_floor_deg, "deg", -60, -180, 90,                                                    \
+      "lowest world angle of the front flippers (0 level, + tips up)")                          \
+    X(max_pitch_deg, "deg", 45, 1, 89, "above this nose-up pitch the front flippers ease off")  \
+    X(rear_pitch_deg, "deg", 15, 0, 89, "nose-up pitch at which the rear flippers go down")     \
+    X(rear_dist_m, "m", 0.35, 0, 100, "or the distance driven since the front contact")         \
+    X(rear_deg, "deg", -75, -119.5, 119.5, "the rear flippers' push")                           \
+    X(rear_tol_deg, "deg", 10, 0.5, 90, "the rear push counts as done this close to rear_deg")  \
+    X(level_pitch_deg, "deg", -5, -60, 89,                                                      \
+      "after the rear push, nose-up pitch below this: tipped onto the top")                     \
+    X(level_drop_deg, "deg", 8, 0.5, 90,                                                        \
+      "or the nose come down this much from its peak: the CoG is over the edge")                \
+    X(level_deg, "deg", 0, -119.5, 119.5, "all four flippers once on top")
+
+#define DESC(field, unit, def, lo, hi, text) { #field, unit, def, lo, hi, text },
+#define FIELD(field, unit, def, lo, hi, text) &p->field,
 
 /* The defaults climb the 300 mm step at 0.3 and 0.5 m/s; the acceptance
  * grid (tests/engine/test_assist_grid.c, docs/engine.md) says where they
  * do not yet hold. */
-const struct kn_assist_param_desc kn_assist_param_table[] = {
-    P(approach_deg, "deg", 75, -119.5, 119.5,
-      "front flippers while approaching: their tips reach over a 300 mm top"),
-    P(rear_approach_deg, "deg", 0, -119.5, 119.5, "rear flippers while approaching"),
-    P(contact_pitch_deg, "deg", 6, 0.5, 60, "nose-up pitch taken as front contact"),
-    P(contact_torque_nm, "N*m", 5, 0.1, 1000,
-      "front flipper torque (pressed down) taken as contact"),
-    P(press_torque_nm, "N*m", 5, 0.1, 1000, "the torque the front flippers keep pressing with"),
-    P(hold_belt_m_s, "m/s", 0.1, 0, 10,
-      "belt limit after the contact until the front flippers press (an operator's pause)"),
-    P(hold_world_deg, "deg", 0, -90, 90,
-      "the hold ends once the front flippers point at most this much up in the world"),
-    P(press_gain, "deg/(N*m*s)", 20, 0, 1000,
-      "set-point change per N*m of torque error and second"),
-    P(press_lead_deg, "deg", 60, 0, 90, "the set-point stays this close to the measured angle"),
-    P(press_floor_deg, "deg", -60, -180, 90,
-      "lowest world angle of the front flippers (0 level, + tips up)"),
-    P(max_pitch_deg, "deg", 45, 1, 89, "above this nose-up pitch the front flippers ease off"),
-    P(rear_pitch_deg, "deg", 15, 0, 89, "nose-up pitch at which the rear flippers go down"),
-    P(rear_dist_m, "m", 0.35, 0, 100, "or the distance driven since the front contact"),
-    P(rear_deg, "deg", -75, -119.5, 119.5, "the rear flippers' push"),
-    P(rear_tol_deg, "deg", 10, 0.5, 90, "the rear push counts as done this close to rear_deg"),
-    P(level_pitch_deg, "deg", -5, -60, 89,
-      "after the rear push, nose-up pitch below this: tipped onto the top"),
-    P(level_drop_deg, "deg", 8, 0.5, 90,
-      "or the nose come down this much from its peak: the CoG is over the edge"),
-    P(level_deg, "deg", 0, -119.5, 119.5, "all four flippers once on top"),
-};
+const struct kn_assist_param_desc kn_assist_param_table[] = { KN_ASSIST_PARAMS(DESC) };
 const int kn_assist_param_count =
     (int)(sizeof kn_assist_param_table / sizeof kn_assist_param_table[0]);
 
 double *kn_assist_param(struct kn_assist_params *p, int i)
 {
-    return (double *)((char *)p + kn_assist_param_table[i].offset);
+    double *const f[] = { KN_ASSIST_PARAMS(FIELD) };
+    return i >= 0 && i < kn_assist_param_count ? f[i] : NULL;
 }
 
 void kn_assist_defaults(struct kn_assist_params *p)
@@ -62,7 +64,8 @@ int kn_assist_check(const struct kn_assist_params *p, char *err, size_t errlen)
 {
     for (int i = 0; i < kn_assist_param_count; i++) {
         const struct kn_assist_param_desc *d = &kn_assist_param_table[i];
-        double v = *(const double *)((const char *)p + d->offset);
+        struct kn_assist_params c = *p;
+        double v = *kn_assist_param(&c, i);
         if (!isfinite(v) || v < d->lo || v > d->hi) {
             snprintf(err, errlen, "assist: %s must be in [%g, %g] %s", d->name, d->lo, d->hi,
                      d->unit);

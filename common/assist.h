@@ -86,12 +86,11 @@ struct kn_assist {
 
 /* One parameter of the table (for the scenario reader, documentation and
  * tests varying each): the name in a scenario's "controller" object, its
- * unit ("deg", "N*m", "m", ...), its default, its range, its field. */
+ * unit ("deg", "N*m", "m", ...), its default, its range, what it is. */
 struct kn_assist_param_desc {
     const char *name;
     const char *unit;
     double def, lo, hi;
-    size_t offset;
     const char *text;
 };
 extern const struct kn_assist_param_desc kn_assist_param_table[];
@@ -101,7 +100,7 @@ void kn_assist_defaults(struct kn_assist_params *p);
 /* 0, or -1 with the parameter named in err when a value is outside its
  * range or not finite. */
 int kn_assist_check(const struct kn_assist_params *p, char *err, size_t errlen);
-/* The field of parameter i. */
+/* The field of parameter i (NULL outside the table). */
 double *kn_assist_param(struct kn_assist_params *p, int i);
 
 void kn_assist_init(struct kn_assist *a, const struct kn_assist_params *p);
