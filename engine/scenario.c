@@ -484,6 +484,31 @@ static int parse_kurose(const cJSON *ct, const char *cctx, struct kn_scenario *s
     return 0;
 }
 
+/* The "assist" controller: the belts' speed and any of the assist's
+ * parameters (common/assist.h; names and ranges from its table). */
+static int parse_assist(const cJSON *ct, const char *cctx, struct kn_scenario *sc, char *err,
+                        size_t errlen)
+{
+    const char *keys[KN_ASSIST_MAX_PARAMS + 4] = { "type", "comment", "belt_m_s" };
+    int nk = 3;
+    for (int i = 0; i < kn_assist_param_count && i < KN_ASSIST_MAX_PARAMS; i++)
+        keys[nk++] = kn_assist_param_table[i].name;
+    keys[nk] = NULL;
+    sc->ctrl = KN_CTRL_ASSIST;
+    sc->a_belt = 0.3;
+    kn_assist_defaults(&sc->assist);
+    if (kn_json_only_keys(ct, keys, cctx, err, errlen) ||
+        kn_json_num_opt(ct, "belt_m_s", -5, 5, &sc->a_belt, cctx, err, errlen))
+        return -1;
+    for (int i = 0; i < kn_assist_param_count; i++) {
+        const struct kn_assist_param_desc *d = &kn_assist_param_table[i];
+        if (kn_json_num_opt(ct, d->name, d->lo, d->hi, kn_assist_param(&sc->assist, i), cctx, err,
+                            errlen))
+            return -1;
+    }
+    return 0;
+}
+
 /* "controller": a script, or the Kurose flipper controller. */
 /* A controller program run by kenaf-sim-run: "must_exit" (default true)
  * fails a run the time limit ends; the file's "limits" hold over the whole
@@ -538,9 +563,12 @@ static int parse_controller(const cJSON *root, const char *path, struct kn_scena
     }
     if (strcmp(ctype, "kurose_flippers") == 0)
         return parse_kurose(ct, cctx, sc, err, errlen);
+    if (strcmp(ctype, "assist") == 0)
+        return parse_assist(ct, cctx, sc, err, errlen);
     if (strcmp(ctype, "external") == 0)
         return parse_external(root, ct, cctx, sc, err, errlen);
-    snprintf(err, errlen, "%s: \"type\" must be \"script\", \"kurose_flippers\" or \"external\"",
+    snprintf(err, errlen,
+             "%s: \"type\" must be \"script\", \"kurose_flippers\", \"assist\" or \"external\"",
              cctx);
     return -1;
 }
@@ -614,7 +642,46 @@ struct ctrl_state {
     int next;  /* script: next step */
     int phase; /* kurose: 0 approach, 1 front pushing, 2 rear pushing */
     int resumed;
+    struct kn_assist assist;
+    double assist_belt; /* the belt speed last set */
 };
+
+/* The assist on what the robot's STATUS would carry: attitude, flipper
+ * angles and torques, belt speeds and the encoders' distance; nothing of
+ * the terrain. Set-points every control tick, like a console's. */
+static void assist_update(const struct kn_scenario *sc, struct ctrl_state *cs, struct kn_world *w,
+                          int id)
+{
+    struct kn_state st;
+    kn_world_state(w, id, &st);
+    struct kn_assist_input in = { 0 };
+    in.pitch_rad = st.rpy_rad[1];
+    in.roll_rad = st.rpy_rad[0];
+    for (int k = 0; k < KN_NFLIPPERS; k++) {
+        in.flip_rad[k] = st.flipper_rad[k];
+        in.torque_nm[k] = st.flipper_torque_nm[k];
+    }
+    in.has_torque = (st.have & KN_HAVE_TORQUE) != 0;
+    in.belt_m_s[0] = st.belt_speed_m_s[0];
+    in.belt_m_s[1] = st.belt_speed_m_s[1];
+    in.travelled_m = 0.5 * (st.belt_pos_m[0] + st.belt_pos_m[1]);
+    if (!cs->started) {
+        cs->started = 1;
+        kn_assist_init(&cs->assist, &sc->assist);
+    } else {
+        in.dt_s = SAMPLE_STEPS * sc->pp.step_s;
+    }
+    struct kn_assist_output out;
+    kn_assist_update(&cs->assist, &in, &out);
+    kn_world_set_flippers(w, id, out.flip_rad, 0xF);
+    double b = fmin(fabs(sc->a_belt), out.belt_limit_m_s);
+    b = sc->a_belt < 0 ? -b : b;
+    if (b != cs->assist_belt || cs->started == 1) {
+        kn_world_set_belts(w, id, b, b);
+        cs->assist_belt = b;
+        cs->started = 2;
+    }
+}
 
 static void ctrl_update(const struct kn_scenario *sc, struct ctrl_state *cs, struct kn_world *w,
                         int id, double t, const struct kn_truth *tr)
@@ -629,6 +696,10 @@ static void ctrl_update(const struct kn_scenario *sc, struct ctrl_state *cs, str
             if (st->flip_mask)
                 kn_world_set_flippers(w, id, st->flip, st->flip_mask);
         }
+        return;
+    }
+    if (sc->ctrl == KN_CTRL_ASSIST) {
+        assist_update(sc, cs, w, id);
         return;
     }
     /* Kurose sequence: approach with the front flippers up; when a front
@@ -770,7 +841,8 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
             return -1;
         }
     }
-    struct ctrl_state ctl = { 0, 0, 0, 0 };
+    struct ctrl_state ctl;
+    memset(&ctl, 0, sizeof ctl);
     struct kn_sample cur, prev;
     struct kn_truth tr;
     int decided = 0, passed = 0, have_prev = 0;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "assist.h"
 #include "params.h"
 #include "terrain.h"
 #include "trial.h"
@@ -43,7 +44,9 @@ struct kn_script_step {
 
 /* EXTERNAL: a controller program drives the robot through kenaf-simd
  * (kenaf-sim-run --scenario); the engine only spawns and judges. */
-enum kn_ctrl_type { KN_CTRL_SCRIPT, KN_CTRL_KUROSE, KN_CTRL_EXTERNAL };
+/* ASSIST: the flipper assist (common/assist.h) on the robot's own
+ * readings, the belts at a fixed speed. */
+enum kn_ctrl_type { KN_CTRL_SCRIPT, KN_CTRL_KUROSE, KN_CTRL_ASSIST, KN_CTRL_EXTERNAL };
 
 enum kn_crit_type {
     KN_CRIT_CROSS,    /* pass an obstacle: steps, trenches, stairs, pallet, rough ground */
@@ -101,6 +104,9 @@ struct kn_scenario {
     int k_pause;         /* belts stop while the front flippers swing down */
     double k_retract;    /* fold all flippers once the CoG is this far past the edge [m] */
     double k_top_tol;    /* front contact counts when this close to the obstacle top [m] */
+    /* "assist": belt speed and the assist's parameters */
+    double a_belt;
+    struct kn_assist_params assist;
     struct kn_criterion crit;
     /* external controllers: limits held over the whole run (0 = none), and
      * whether the program must end by itself within duration */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "assist.h"
 #include "console_harness.h"
 
 static struct h_daemon d;
@@ -323,6 +324,29 @@ START_TEST(flipper_keys_and_presets)
 }
 END_TEST
 
+/* x turns the flipper assist on: the robot's flippers go where the
+ * assist (common/assist.h, its defaults) puts them on flat ground, the
+ * front pair raised for the approach; a flipper key turns it off and
+ * moves on from the assist's set-point. */
+START_TEST(assist_on_and_off)
+{
+    start_all();
+    struct kn_assist_params p;
+    kn_assist_defaults(&p);
+    int front = (int)lround(p.approach_deg * 100), rear = (int)lround(p.rear_approach_deg * 100);
+    c_keys(&con, "x", true);
+    ck_assert_msg(c_wait_screen(&con, "assist on: approach", 5000), "%s", c_screen(&con));
+    ck_assert_msg(c_wait_screen(&con, "ON: approach", 5000), "%s", c_screen(&con));
+    ck_assert(flippers_near((const int[4]){ front, front, rear, rear }));
+    c_keys(&con, "r", true); /* FL up: the operator takes the flippers back */
+    ck_assert_msg(c_wait_screen(&con, "assist off (flipper key); FL_up", 5000), "%s",
+                  c_screen(&con));
+    ck_assert_msg(c_wait_screen(&con, "off (flipper key)", 5000), "%s", c_screen(&con));
+    ck_assert(flippers_near((const int[4]){ front + 500, front, rear, rear }));
+    quit_console();
+}
+END_TEST
+
 /* The test's own socket, named station-b, engages the robot's e-stop.
  * It sends nothing more, so under load the robot may list it as gone
  * ("station-b (plain, gone)") by the time the panel is read: the checks
@@ -568,6 +592,7 @@ int main(void)
     tcase_add_test(tc, terminal_too_small);
     tcase_add_test(tc, help_screen);
     tcase_add_test(tc, flipper_keys_and_presets);
+    tcase_add_test(tc, assist_on_and_off);
     tcase_add_test(tc, estop_latches_the_robot);
     tcase_add_test(tc, estop_circuit_shows_who_holds);
     tcase_add_test(tc, closing_the_terminal_stops_the_robot);

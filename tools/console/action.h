@@ -22,6 +22,7 @@ enum kn_act {
     KN_ACT_PRESET,      /* flippers to preset .preset */
     KN_ACT_HELP,        /* the help screen (keys, flags) until the next key */
     KN_ACT_TRIAL_RESET, /* a judged trial: back to the start gate (asks to confirm first) */
+    KN_ACT_ASSIST,      /* the flipper assist on / off */
 };
 
 /* Flipper masks: bit k is flipper k (HRT_FLIPPER_FL = 0 ... RR = 3). */

@@ -41,6 +41,7 @@ struct kn_action kn_keys_lookup(int ch, int npresets)
     case 'q': return (struct kn_action){ KN_ACT_QUIT, 0, 0 };
     case '?': return (struct kn_action){ KN_ACT_HELP, 0, 0 };
     case 'b': return (struct kn_action){ KN_ACT_TRIAL_RESET, 0, 0 };
+    case 'x': return (struct kn_action){ KN_ACT_ASSIST, 0, 0 };
     case '+':
     case '=': return (struct kn_action){ KN_ACT_FASTER, 0, 0 };
     case '-':
@@ -66,14 +67,14 @@ struct kn_action kn_keys_lookup(int ch, int npresets)
 const char *const *kn_keys_help(bool utf8)
 {
     static const char *const help_utf8[] = {
-        "e E-STOP on/off   q quit (stops)   ? help   presets:",
+        "e E-STOP on/off   q quit (stops)   x assist   ? help   presets:",
         "drive (hold): w/\u2191 fwd  s/\u2193 back  a/\u2190 left  d/\u2192 right   "
         "space STOP   +/- speed",
         "flippers up/down: FL r/f  FR t/g  RL y/h  RR u/j  front i/k  rear o/l  all p/;",
         NULL,
     };
     static const char *const help_ascii[] = {
-        "e E-STOP on/off   q quit (stops)   ? help   presets:",
+        "e E-STOP on/off   q quit (stops)   x assist   ? help   presets:",
         "drive (hold): w/Up fwd  s/Down back  a/Left d/Right turn  space STOP  +/- speed",
         "flippers up/down: FL r/f  FR t/g  RL y/h  RR u/j  front i/k  rear o/l  all p/;",
         NULL,
@@ -83,7 +84,7 @@ const char *const *kn_keys_help(bool utf8)
 
 const char *kn_keys_help_short(void)
 {
-    return "? all keys   e E-STOP   space STOP   q quit";
+    return "? all keys   e E-STOP   space STOP   x assist   q quit";
 }
 
 const char *const *kn_keys_help_screen(bool utf8)
@@ -99,6 +100,7 @@ const char *const *kn_keys_help_screen(bool utf8)
         "+ / -   speed level up / down     p / ;   all four up / down",
         "q       stop the robot and quit   ?       this help",
         "b b     trial: back to the start gate (twice: costs an assist fault)",
+        "x       flipper assist on / off (a flipper key, STOP or E-STOP ends it)",
         "1..9    flipper presets:",
         NULL,
     };
@@ -112,6 +114,7 @@ const char *const *kn_keys_help_screen(bool utf8)
         "+ / -     speed level up / down     p / ;   all four up / down",
         "q         stop the robot and quit   ?       this help",
         "b b       trial: back to the start gate (twice: costs an assist fault)",
+        "x         flipper assist on / off (a flipper key, STOP or E-STOP ends it)",
         "1..9      flipper presets:",
         NULL,
     };

@@ -7,7 +7,10 @@
  *
  * One thread: poll() on the terminal, the gamepad and the e-stop socket,
  * with a 50 ms tick that reads the status, ramps the belts, sends
- * set-points (never a blocking motion) and redraws. */
+ * set-points (never a blocking motion) and redraws. With the flipper
+ * assist on (key x), each new STATUS goes through the same kn_assist_
+ * controller the engine's scenarios use, and its set-points go out as
+ * FLIPPER; the belts stay the operator's. */
 #include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
@@ -25,6 +28,7 @@
 #include <curses.h>
 #include <libevdev/libevdev.h>
 
+#include "assist.h"
 #include "conf.h"
 #include "drive.h"
 #include "estop.h"
@@ -74,6 +78,13 @@ struct app {
     bool utf8;
     double confirm_until; /* a trial reset asked for: the same key again before this */
     int reset_state;      /* the trial reset's state last said on the message line */
+    /* the flipper assist (common/assist.h) */
+    bool assist_on;
+    struct kn_assist assist;
+    double assist_t;     /* robot time of the last STATUS it was fed (-1: none) */
+    bool assist_torque;  /* the robot measures flipper torques (seen non-zero) */
+    double belt_limit;   /* the assist's belt limit, mm/s (INFINITY: none) */
+    char assist_off[64]; /* why it went off last ("" before) */
 };
 
 #define CONFIRM_S 5.0
@@ -186,6 +197,96 @@ static void preset(struct app *a, int index)
         note ? note : "");
 }
 
+/* ---- the flipper assist ---- */
+
+/* Ends the assist, saying why on the message line; the flippers hold the
+ * set-points it sent last. */
+static void assist_stop(struct app *a, const char *why)
+{
+    if (!a->assist_on)
+        return;
+    a->assist_on = false;
+    a->belt_limit = INFINITY;
+    snprintf(a->assist_off, sizeof a->assist_off, "%s", why);
+    say(a, "assist off (%s)", why);
+}
+
+/* A flipper key or preset while the assist runs: the assist ends and the
+ * line says so before what the key did. */
+static void assist_yield(struct app *a, bool was_on, const char *why)
+{
+    if (!was_on)
+        return;
+    char tmp[sizeof a->msg];
+    snprintf(tmp, sizeof tmp, "%s", a->msg);
+    say(a, "assist off (%s); %s", why, tmp);
+}
+
+static void assist_toggle(struct app *a)
+{
+    if (a->assist_on) {
+        assist_stop(a, "x pressed");
+        return;
+    }
+    if (refuse_if_stopped(a, "assist"))
+        return;
+    struct kn_assist_params p;
+    kn_assist_defaults(&p);
+    kn_assist_init(&a->assist, &p);
+    a->assist_on = true;
+    a->assist_t = -1;
+    say(a, "assist on: %s (front flippers %+.0f deg; drive at the step)",
+        kn_assist_phase_name(a->assist.phase), p.approach_deg);
+}
+
+/* One STATUS through the assist: only when a new one arrived, since the
+ * controller integrates over the robot's own clock. */
+static void assist_tick(struct app *a)
+{
+    if (!a->assist_on)
+        return;
+    if (a->status_rc < 0) {
+        assist_stop(a, "link lost");
+        return;
+    }
+    if (a->latched || (a->st.flags & HRT_FLAG_ESTOP)) {
+        assist_stop(a, "emergency stop");
+        return;
+    }
+    const hrt_status *st = &a->st;
+    if (a->assist_t >= 0 && st->time_s <= a->assist_t)
+        return;
+    struct kn_assist_input in;
+    memset(&in, 0, sizeof in);
+    const double d = M_PI / 180;
+    in.pitch_rad = st->pitch * d;
+    in.roll_rad = st->roll * d;
+    for (int k = 0; k < 4; k++) {
+        in.flip_rad[k] = st->flipper_angle[k] * d;
+        in.torque_nm[k] = st->flipper_torque[k];
+        a->assist_torque |= st->flipper_torque[k] != 0;
+    }
+    in.has_torque = a->assist_torque;
+    in.belt_m_s[0] = st->crawler_speed[0] / 1000;
+    in.belt_m_s[1] = st->crawler_speed[1] / 1000;
+    in.travelled_m = NAN; /* the encoders' scale is the robot's: not used here */
+    in.dt_s = a->assist_t >= 0 ? st->time_s - a->assist_t : 0;
+    a->assist_t = st->time_s;
+    struct kn_assist_output out;
+    kn_assist_update(&a->assist, &in, &out);
+    for (int k = 0; k < 4; k++) {
+        a->flip_target[k] =
+            clampd(out.flip_rad[k] / d, a->conf.flipper_min_deg, a->conf.flipper_max_deg);
+        a->flip_commanded[k] = true;
+    }
+    int rc = hrt_set_flipper_angles(a->flip_target);
+    a->belt_limit = out.belt_limit_m_s * 1000;
+    if (out.phase_changed)
+        say(a, "assist: %s (FL %+.0f RL %+.0f deg)%s%s", kn_assist_phase_name(a->assist.phase),
+            a->flip_target[0], a->flip_target[2], rc < 0 ? " - " : "",
+            rc < 0 ? setpoint_note(rc) : "");
+}
+
 /* ---- belts ---- */
 
 static void stop_now(struct app *a)
@@ -204,7 +305,9 @@ static void stop_now(struct app *a)
  * STOP would also freeze flippers still moving to a preset. */
 static void send_belts(struct app *a)
 {
-    double l = round(a->drive.cmd[0]), r = round(a->drive.cmd[1]);
+    double lim = a->belt_limit;
+    double l = round(clampd(a->drive.cmd[0], -lim, lim)),
+           r = round(clampd(a->drive.cmd[1], -lim, lim));
     if (l == 0 && r == 0 && a->sent[0] == 0 && a->sent[1] == 0)
         return;
     int rc = hrt_set_crawler_speed(l, r);
@@ -283,6 +386,7 @@ static void trial_tick(struct app *a, double now)
 static void act(struct app *a, const struct kn_action *ac, double now)
 {
     char name[64];
+    bool was_on;
     if (a->help) {
         /* any key leaves the help screen; the keys that stop act too */
         a->help = false;
@@ -305,8 +409,17 @@ static void act(struct app *a, const struct kn_action *ac, double now)
     case KN_ACT_STOP:
         stop_now(a);
         say(a, "STOP: belts to 0");
+        if (a->assist_on) {
+            assist_stop(a, "STOP");
+            say(a, "STOP: belts to 0; assist off");
+        }
         break;
-    case KN_ACT_ESTOP: estop_toggle(a, now); break;
+    case KN_ACT_ESTOP:
+        was_on = a->assist_on;
+        assist_stop(a, "emergency stop");
+        estop_toggle(a, now);
+        assist_yield(a, was_on, "emergency stop");
+        break;
     case KN_ACT_QUIT: a->quit = true; break;
     case KN_ACT_FASTER:
         kn_drive_faster(&a->drive);
@@ -318,11 +431,20 @@ static void act(struct app *a, const struct kn_action *ac, double now)
         break;
     case KN_ACT_FLIP_UP:
     case KN_ACT_FLIP_DOWN:
+        was_on = a->assist_on;
+        assist_stop(a, "flipper key");
         kn_conf_action_name(&a->conf, ac, name, sizeof name);
         step_flippers(a, ac->mask, (ac->act == KN_ACT_FLIP_UP ? 1 : -1) * a->conf.flipper_step_deg,
                       name);
+        assist_yield(a, was_on, "flipper key");
         break;
-    case KN_ACT_PRESET: preset(a, ac->preset); break;
+    case KN_ACT_PRESET:
+        was_on = a->assist_on;
+        assist_stop(a, "flipper preset");
+        preset(a, ac->preset);
+        assist_yield(a, was_on, "flipper preset");
+        break;
+    case KN_ACT_ASSIST: assist_toggle(a); break;
     case KN_ACT_HELP:
         a->help = !a->too_small; /* it would be cut off as well */
         break;
@@ -377,6 +499,9 @@ static void pad_flippers(struct app *a, double dt)
         return;
     if (refuse_if_stopped(a, "flippers"))
         return;
+    for (int k = 0; k < 4; k++)
+        if (dir[k])
+            assist_stop(a, "flipper button");
     unsigned mask = 0;
     for (int k = 0; k < 4; k++) {
         if (!dir[k])
@@ -405,6 +530,7 @@ static void tick(struct app *a, double now, double dt)
     bool pad_on = kn_joydev_fd(&a->joydev) >= 0 &&
                   kn_joy_belts(&a->joy, a->drive.speed, a->drive.conf.max_speed_mm_s, pad);
     a->pad_driving = pad_on;
+    assist_tick(a);
     kn_drive_step(&a->drive, now, dt, pad_on ? pad : NULL);
     if (a->latched || (a->st.flags & HRT_FLAG_ESTOP) || a->too_small || a->help)
         kn_drive_stop(&a->drive);
@@ -439,6 +565,12 @@ static void tick(struct app *a, double now, double dt)
     v.utf8 = a->utf8;
     v.help = a->help;
     v.trial = a->robot_estop && kn_ctrial_lines(&a->estop.trial, v.trial_lines, KN_CTRIAL_LINES);
+    if (a->assist_on)
+        snprintf(v.assist_line, sizeof v.assist_line, "ON: %s (x: off)",
+                 kn_assist_phase_name(a->assist.phase));
+    else
+        snprintf(v.assist_line, sizeof v.assist_line, "off%s%s%s (x: on)",
+                 a->assist_off[0] ? " (" : "", a->assist_off, a->assist_off[0] ? ")" : "");
     kn_panel_draw(&v);
 }
 
@@ -631,6 +763,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    a.belt_limit = INFINITY;
     kn_drive_init(&a.drive, &a.conf.drive);
     kn_joy_init(&a.joy, &a.conf);
     kn_joydev_init(&a.joydev, a.conf.joy_device);

@@ -260,6 +260,7 @@ static int draw_flippers(const struct kn_view *v, int y)
     flipper_row(y++, "set-point", set);
     putf(y++, 1, "  torque    %+7.2f %+7.2f %+7.2f %+7.2f N*m", st->flipper_torque[0],
          st->flipper_torque[1], st->flipper_torque[2], st->flipper_torque[3]);
+    putf(y++, 1, "  assist    %.36s", v->assist_line);
     return y + 1;
 }
 

@@ -42,7 +42,8 @@ struct kn_view {
     /* a judged trial (trial.h): its block, when the robot runs one */
     bool trial;
     char trial_lines[KN_CTRIAL_LINES][KN_CTRIAL_COLS + 1];
-    bool reset_confirm; /* the reset key was pressed once: asking to confirm */
+    bool reset_confirm;   /* the reset key was pressed once: asking to confirm */
+    char assist_line[96]; /* the flipper assist: on and its phase, or off and why */
 };
 
 /* Screen set up (after initscr). */

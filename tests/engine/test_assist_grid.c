@@ -1,0 +1,300 @@
+/* The flipper assist's acceptance grid (common/assist.h, docs/engine.md,
+ * "The flipper assist"): the step scenario of argv[1] (its first variant
+ * as the template) run at every height from 100 to 400 mm in 10 mm steps,
+ * engine only and in lockstep (the ODE world stepped directly). The
+ * outcome of the cross criterion must never go from fail to pass as the
+ * step rises, and must be the same in three world frames (as written;
+ * turned 37 deg about z and moved; mirrored), at belts of 0.15, 0.3 and
+ * 0.5 m/s, and with each angle parameter of the assist 5 deg up and down,
+ * one at a time. Each TCase runs one part of the grid, so meson runs them
+ * side by side. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assist.h"
+#include "harness_suite.h"
+#include "scenario.h"
+#include "terrain.h"
+
+#define NH 31   /* 100 .. 400 mm */
+#define NPART 4 /* the angle parameters in this many cases */
+
+static const char *g_path;
+/* the grids that differ from the file's today (argv[2..]), by label; the
+ * test fails when another one differs too, or when one of these comes to
+ * agree (then the list shrinks) */
+static char *const *g_known;
+static int g_nknown;
+static char g_ref[NH + 1]; /* as written: 'P' pass, '.' fail */
+
+static const double TURN = 37.0 * M_PI / 180, SHIFT[2] = { 4.0, -2.5 };
+
+static void turn_pose(double *x, double *y, double *yaw)
+{
+    double c = cos(TURN), s = sin(TURN);
+    double nx = c * *x - s * *y + SHIFT[0], ny = s * *x + c * *y + SHIFT[1];
+    *x = nx;
+    *y = ny;
+    *yaw += TURN;
+}
+
+enum frame { AS_WRITTEN, TURNED, MIRRORED };
+
+/* The outcomes over the heights, with one change: frame, belt speed (0:
+ * the file's), parameter i moved by delta degrees (i < 0: none). */
+static void grid(enum frame fr, double belt, int pi, double delta, char out[NH + 1])
+{
+    char err[768];
+    for (int h = 0; h < NH; h++) {
+        struct kn_scenario sc;
+        ck_assert_msg(kn_scenario_load(g_path, 0, &sc, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(sc.ctrl, KN_CTRL_ASSIST);
+        sc.terrain.height = 0.1 + 0.01 * h;
+        ck_assert_msg(kn_terrain_build(&sc.terrain, err, sizeof err) == 0, "%s", err);
+        /* the criterion's upper level is the step's new top */
+        ck_assert(sc.crit.on_top);
+        sc.crit.level_z = sc.terrain.top_z;
+        if (fr == TURNED) {
+            turn_pose(&sc.terrain.pose[0], &sc.terrain.pose[1], &sc.terrain.pose[2]);
+            turn_pose(&sc.start.x, &sc.start.y, &sc.start.yaw);
+        } else if (fr == MIRRORED) {
+            kn_terrain_mirror_y(&sc.terrain);
+            sc.start.y = -sc.start.y;
+            sc.start.yaw = -sc.start.yaw;
+            sc.start.roll = -sc.start.roll;
+        }
+        if (belt > 0)
+            sc.a_belt = belt;
+        if (pi >= 0)
+            *kn_assist_param(&sc.assist, pi) += delta;
+        struct kn_result r;
+        ck_assert_int_eq(kn_scenario_run(&sc, 0, &r), 0);
+        out[h] = r.passed ? 'P' : '.';
+        kn_result_free(&r);
+        kn_scenario_free(&sc);
+    }
+    out[NH] = 0;
+}
+
+/* Highest height climbed before the first failure [mm]; 0 when none. */
+static int boundary(const char *g)
+{
+    int b = 0;
+    for (int h = 0; h < NH && g[h] == 'P'; h++)
+        b = 100 + 10 * h;
+    return b;
+}
+
+static int known(const char *label)
+{
+    for (int i = 0; i < g_nknown; i++)
+        if (strcmp(g_known[i], label) == 0)
+            return 1;
+    return 0;
+}
+
+/* Prints one grid and says what is wrong with it (0: nothing); every
+ * grid of a case is printed before the case fails. A grid not monotone or
+ * not the file's is wrong unless its label is on the known list, and one
+ * on that list that is monotone and the file's is wrong too. */
+static int check_grid(const char *label, const char *g)
+{
+    const char *f = strchr(g, '.');
+    int monotone = !f || !strchr(f, 'P'), same = strcmp(g, g_ref) == 0, k = known(label);
+    printf("%-26s %s  climbs <= %d mm%s%s%s\n", label, g, boundary(g),
+           monotone ? "" : "  NOT MONOTONE", same ? "" : "  DIFFERS",
+           k ? (same && monotone ? "  (listed as differing: now agrees)" : "  (known)") : "");
+    fflush(stdout);
+    return k ? same && monotone : !monotone || !same;
+}
+
+static void reference(void)
+{
+    if (!g_ref[0])
+        grid(AS_WRITTEN, 0, -1, 0, g_ref);
+}
+
+START_TEST(frames)
+{
+    reference();
+    char g[NH + 1];
+    int bad = check_grid("as-written", g_ref);
+    grid(TURNED, 0, -1, 0, g);
+    bad += check_grid("turned", g);
+    grid(MIRRORED, 0, -1, 0, g);
+    bad += check_grid("mirrored", g);
+    ck_assert_msg(bad == 0, "%d grids not monotone or not as written (above)", bad);
+}
+END_TEST
+
+START_TEST(speeds)
+{
+    reference();
+    static const double v[] = { 0.15, 0.3, 0.5 };
+    int bad = 0;
+    for (int i = 0; i < 3; i++) {
+        char g[NH + 1], what[64];
+        grid(AS_WRITTEN, v[i], -1, 0, g);
+        snprintf(what, sizeof what, "belts=%.2f", v[i]);
+        bad += check_grid(what, g);
+    }
+    ck_assert_msg(bad == 0, "%d grids not monotone or not as written (above)", bad);
+}
+END_TEST
+
+/* _i: the quarter of the angle parameters this case covers, so the four
+ * run side by side */
+START_TEST(angles)
+{
+    reference();
+    int k = 0, bad = 0;
+    for (int i = 0; i < kn_assist_param_count; i++) {
+        if (strcmp(kn_assist_param_table[i].unit, "deg") != 0)
+            continue;
+        if (k++ % NPART != _i)
+            continue;
+        for (int s = -1; s <= 1; s += 2) {
+            char g[NH + 1], what[64];
+            grid(AS_WRITTEN, 0, i, 5.0 * s, g);
+            snprintf(what, sizeof what, "%s%+d", kn_assist_param_table[i].name, 5 * s);
+            bad += check_grid(what, g);
+        }
+    }
+    ck_assert_msg(bad == 0, "%d grids not monotone or not as written (above)", bad);
+}
+END_TEST
+
+/* The controller alone on made-up readings: its table, and each phase
+ * reached by what a STATUS would say. */
+START_TEST(unit_phases)
+{
+    struct kn_assist_params p;
+    char err[256];
+    kn_assist_defaults(&p);
+    ck_assert_int_eq(kn_assist_check(&p, err, sizeof err), 0);
+    p.rear_deg = NAN;
+    ck_assert_int_eq(kn_assist_check(&p, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "rear_deg"), "%s", err);
+    kn_assist_defaults(&p);
+    struct kn_assist a;
+    struct kn_assist_output out;
+    struct kn_assist_input in;
+    memset(&in, 0, sizeof in);
+    in.has_torque = 1;
+    in.travelled_m = 0;
+    kn_assist_init(&a, &p);
+    kn_assist_update(&a, &in, &out);
+    const double d = M_PI / 180;
+    ck_assert_double_eq_tol(out.flip_rad[KN_ASSIST_FL], p.approach_deg * d, 1e-9);
+    ck_assert(isinf(out.belt_limit_m_s));
+    in.dt_s = 0.02;
+    /* the front flippers pushed back by a step's face: contact */
+    in.flip_rad[KN_ASSIST_FL] = in.flip_rad[KN_ASSIST_FR] = p.approach_deg * d;
+    in.torque_nm[KN_ASSIST_FL] = -(p.contact_torque_nm + 1);
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_PRESS);
+    ck_assert(out.phase_changed);
+    ck_assert_double_eq_tol(out.belt_limit_m_s, p.hold_belt_m_s, 1e-9);
+    /* no torque: the set-point goes down, towards the top */
+    in.torque_nm[KN_ASSIST_FL] = 0;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_double_lt(out.flip_rad[KN_ASSIST_FL], p.approach_deg * d);
+    /* the nose up: the rear flippers push */
+    in.pitch_rad = -(p.rear_pitch_deg + 1) * d;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    ck_assert_double_eq_tol(out.flip_rad[KN_ASSIST_RL], p.rear_deg * d, 1e-9);
+    /* the nose down before the rear push is done: still lifting */
+    in.pitch_rad = 0;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    /* the push done, the nose up and then down past the edge: level */
+    in.flip_rad[KN_ASSIST_RL] = in.flip_rad[KN_ASSIST_RR] = p.rear_deg * d;
+    in.pitch_rad = -30 * d;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    in.pitch_rad = -(30 - p.level_drop_deg - 1) * d;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LEVEL);
+    for (int k = 0; k < KN_ASSIST_NFLIP; k++)
+        ck_assert_double_eq_tol(out.flip_rad[k], p.level_deg * d, 1e-9);
+}
+END_TEST
+
+/* The scenario reader: every parameter by its table name, a value out of
+ * its range and an unknown key refused by name. */
+START_TEST(unit_reader)
+{
+    static const struct {
+        const char *ctl, *want;
+    } cases[] = {
+        { "\"rear_deg\": -60, \"belt_m_s\": 0.2", NULL },
+        { "\"rear_deg\": -200", "rear_deg" },
+        { "\"press_torque_nm\": -1", "press_torque_nm" },
+        { "\"rear_degs\": -60", "rear_degs" },
+    };
+    char dir[] = "/tmp/kn-assist-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fprintf(f,
+                "{\"name\": \"a\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": "
+                "{\"type\": \"flat\"}, \"controller\": {\"type\": \"assist\", %s}, "
+                "\"criterion\": {\"type\": \"settle\"}}",
+                KN_TEST_CONFIG_DIR, cases[i].ctl);
+        ck_assert_int_eq(fclose(f), 0);
+        struct kn_scenario sc;
+        char err[768] = "";
+        int rc = kn_scenario_load(path, 0, &sc, err, sizeof err);
+        if (!cases[i].want) {
+            ck_assert_msg(rc == 0, "%s", err);
+            ck_assert_double_eq(sc.assist.rear_deg, -60);
+            ck_assert_double_eq(sc.a_belt, 0.2);
+            ck_assert_double_eq(sc.assist.approach_deg, kn_assist_param_table[0].def);
+            kn_scenario_free(&sc);
+        } else {
+            ck_assert_int_eq(rc, -1);
+            ck_assert_msg(strstr(err, cases[i].want), "%s", err);
+        }
+    }
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s STEP-SCENARIO.json [LABEL-KNOWN-TO-DIFFER...]\n", argv[0]);
+        return 2;
+    }
+    g_path = argv[1];
+    g_known = argv + 2;
+    g_nknown = argc - 2;
+    Suite *s = suite_create("engine-assist-grid");
+    TCase *tf = tcase_create("frames"), *ts = tcase_create("speeds");
+    tcase_add_test(tf, frames);
+    tcase_add_test(ts, speeds);
+    TCase *tu = tcase_create("unit");
+    tcase_add_test(tu, unit_phases);
+    tcase_add_test(tu, unit_reader);
+    suite_add_tcase(s, tu);
+    TCase *all[2 + NPART] = { tf, ts };
+    static const char *const names[NPART] = { "angles-0", "angles-1", "angles-2", "angles-3" };
+    for (int i = 0; i < NPART; i++) {
+        all[2 + i] = tcase_create(names[i]);
+        tcase_add_loop_test(all[2 + i], angles, i, i + 1);
+    }
+    for (int i = 0; i < 2 + NPART; i++) {
+        tcase_set_timeout(all[i], 600);
+        suite_add_tcase(s, all[i]);
+    }
+    return h_run_suite(s);
+}
