@@ -1,7 +1,6 @@
 /* kenaf-view's page measured in Debian's headless Chromium (software
- * WebGL: no GPU), with 1 robot and with 10 on the engine, and with 32 on
- * stand-in simulators (the engine's world holds 16), each driving in
- * circles:
+ * WebGL: no GPU), with 1, 10 and 32 robots on one engine world, each
+ * driving in circles:
  * frames per second, the time from kenaf-view receiving a STATUS to the
  * end of the first frame drawn after it (the page's own measure, see
  * tools/view/web/meter.js), and the page's work per frame. Prints FIGURE
@@ -36,23 +35,23 @@ static void keep_driving(struct h_udp *u, int n)
             h_crawler(&u[i], 0, 0, 100 + 2 * i, 250);
 }
 
-static void measure(int robots, const char *view, bool standin)
+static void measure(int robots, const char *view)
 {
     static struct h_daemon d;
     static struct h_proc view_proc;
     static struct vb_browser b;
     struct h_udp u[VB_MAX_ROBOTS];
     char url[128], name[128];
-    if (standin)
-        vb_daemon_start_standin(&d, robots);
-    else
-        vb_daemon_start(&d, "flat", robots);
+    vb_daemon_start(&d, "flat", robots);
     vb_view_start(&view_proc, &d, url, sizeof url);
     drive_all(&d, u, robots);
     snprintf(name, sizeof name, "bench-%d-robots", robots);
     vb_browser_start(&b, vb_shot_dir(name), W, H);
-    cJSON_Delete(
-        vb_cmd(&b, 30000, "{\"cmd\":\"open\",\"url\":\"%s?view=%s&report=5\"}", url, view));
+    /* KN_VB_QUERY: more page parameters ("&hud=0&aa=0"), to compare a
+     * variant against the default in the same minutes */
+    const char *more = getenv("KN_VB_QUERY");
+    cJSON_Delete(vb_cmd(&b, 30000, "{\"cmd\":\"open\",\"url\":\"%s?view=%s&report=5%s\"}", url,
+                        view, more ? more : ""));
     char expr[160];
     snprintf(expr, sizeof expr, "window.kenafView.robots.filter(r => r.state).length === %d",
              robots);
@@ -87,6 +86,8 @@ static void measure(int robots, const char *view, bool standin)
     cJSON *work = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.workMs\"}");
     cJSON *scale = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.renderScale\"}");
     cJSON *calls = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.drawCalls\"}");
+    cJSON *aa = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.antialias\"}");
+    cJSON *gl = vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.glRenderer\"}");
     cJSON *full =
         vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.detailed.length\"}");
     cJSON_Delete(vb_cmd(&b, 20000, "{\"cmd\":\"shot\",\"name\":\"%s\"}", name));
@@ -94,9 +95,11 @@ static void measure(int robots, const char *view, bool standin)
         h_simple(&u[i], 0, KN_KRP_STOP, 0);
 
     double n = vb_num(lat, "value.n");
-    printf("FIGURE view_fps_%d_robots %.1f frames/s (%dx%d window drawn at %.0f %%, headless "
-           "Chromium, software WebGL)\n",
-           robots, fps, W, H, 100 * vb_num(scale, "value"));
+    cJSON *aav = cJSON_GetObjectItem(aa, "value"), *glv = cJSON_GetObjectItem(gl, "value");
+    printf("FIGURE view_fps_%d_robots %.1f frames/s (%dx%d window drawn at %.0f %%, smoothed "
+           "edges %s, headless Chromium, software WebGL)\n",
+           robots, fps, W, H, 100 * vb_num(scale, "value"), cJSON_IsTrue(aav) ? "on" : "off");
+    printf("the page's WebGL: %s\n", cJSON_IsString(glv) ? glv->valuestring : "?");
     printf("FIGURE view_latency_p50_%d_robots %.1f ms (%.0f states)\n", robots,
            vb_num(lat, "value.p50"), n);
     printf("FIGURE view_latency_p95_%d_robots %.1f ms\n", robots, vb_num(lat, "value.p95"));
@@ -125,6 +128,8 @@ static void measure(int robots, const char *view, bool standin)
     cJSON_Delete(scale);
     cJSON_Delete(calls);
     cJSON_Delete(full);
+    cJSON_Delete(aa);
+    cJSON_Delete(gl);
     vb_browser_quit(&b);
     for (int i = 0; i < robots; i++)
         h_udp_close(&u[i]);
@@ -132,19 +137,21 @@ static void measure(int robots, const char *view, bool standin)
 
 START_TEST(one_robot)
 {
-    measure(1, "chase", false);
+    measure(1, "chase");
 }
 END_TEST
 
 START_TEST(ten_robots)
 {
-    measure(10, "orbit&eye=-1.2,-2.6,2.4&at=1.6,0.4,0", false);
+    measure(10, "orbit&eye=-1.2,-2.6,2.4&at=1.6,0.4,0");
 }
 END_TEST
 
 START_TEST(thirty_two_robots)
 {
-    measure(32, "orbit&eye=-2.5,-3.5,3.2&at=0,0.6,0", true);
+    /* rows of eight 2.5 m apart (vb_harness.c): the nearest in full, the
+     * far ones as boxes */
+    measure(32, "orbit&eye=-1,-3,3.5&at=6,3.5,0");
 }
 END_TEST
 

@@ -123,13 +123,18 @@ void vb_daemon_start(struct h_daemon *d, const char *terrain, int count)
                                 "--sen-rate", "Encoder=50", "--quiet",
                                 NULL };
         int eport = h_engine_start(&engine, extra, false);
+        /* up to ten 0.8 m apart in rows of five; a fleet in rows of eight
+         * 2.5 m apart, so that robots driving circles of up to 1 m keep
+         * clear of each other */
+        int cols = count > 10 ? 8 : 5;
+        double gap = count > 10 ? 2.5 : 0.8;
         size_t n = (size_t)snprintf(json, sizeof json, "[");
         for (int i = 0; i < count && n < sizeof json; i++)
             n += (size_t)snprintf(json + n, sizeof json - n,
                                   "%s{\"name\":\"kenaf%d\",\"listen\":\"127.0.0.1:0\","
                                   "\"backend\":{\"type\":\"engine\",\"address\":\"127.0.0.1:%d\","
                                   "\"usarsim\":{\"location_m\":[%.1f,%.1f,0.1]}}}",
-                                  i ? "," : "", i, eport, 0.8 * (i % 5), 0.8 * (i / 5));
+                                  i ? "," : "", i, eport, gap * (i % cols), gap * (i / cols));
         ck_assert_uint_lt(n + 2, sizeof json);
         strcat(json, "]");
     }

@@ -26,7 +26,8 @@ int vb_main(const char *suite, const struct h_case *cases, size_t ncases);
 /* kenaf-simd with `count` robots named kenaf0.. (kenaf when one) on the
  * built-in engine: with count 1 the daemon spawns the engine on `terrain`;
  * with more, one engine (flat ground, started here) holds them all, placed
- * 0.8 m apart. Waits until every robot's simulator is up and fresh. */
+ * 0.8 m apart in rows of five, more than ten 2.5 m apart in rows of eight.
+ * Waits until every robot's simulator is up and fresh. */
 void vb_daemon_start(struct h_daemon *d, const char *terrain, int count);
 /* kenaf-simd with `count` robots named kenaf0.. on stand-in simulators
  * (one each: the stand-in holds one robot; kinematic, no world terrain,

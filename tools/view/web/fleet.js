@@ -49,11 +49,13 @@ const FL = 0, FR = 1, RL = 2, RR = 3;
 export class FleetBoxes {
     constructor(scene, capacity = 64) {
         this.capacity = capacity;
-        const box = new THREE.BoxBufferGeometry(1, 1, 1);
-        this.geometry = box;
-        this.chassis = BODY_COLOURS.map(c => instanced(box, c, capacity));
-        this.tracks = instanced(box, 0x3a3a3a, 2 * capacity);
-        this.flippers = instanced(box, FLIPPER_COLOUR, 4 * capacity);
+        // a box each: three.js r111 binds a mesh's instance matrices only
+        // when the geometry or the program changes from the last draw, so
+        // meshes sharing both would all be drawn with the first one's
+        const box = () => new THREE.BoxBufferGeometry(1, 1, 1);
+        this.chassis = BODY_COLOURS.map(c => instanced(box(), c, capacity));
+        this.tracks = instanced(box(), 0x3a3a3a, 2 * capacity);
+        this.flippers = instanced(box(), FLIPPER_COLOUR, 4 * capacity);
         this.meshes = [...this.chassis, this.tracks, this.flippers];
         this.group = new THREE.Group();
         this.meshes.forEach(m => this.group.add(m));
@@ -120,7 +122,9 @@ export class FleetBoxes {
 
     dispose(scene) {
         scene.remove(this.group);
-        this.geometry.dispose();
-        this.meshes.forEach(m => m.material.dispose());
+        this.meshes.forEach(m => {
+            m.geometry.dispose();
+            m.material.dispose();
+        });
     }
 }

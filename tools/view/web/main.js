@@ -19,6 +19,7 @@ import { PtzShare } from './ptz_share.js';
 import { FleetBoxes, pickDetailed } from './fleet.js';
 import { RobotList } from './robot_list.js';
 import { TrialPanel } from './trial.js';
+import { glRendererName, isSoftwareGl } from './software_gl.js';
 
 const P = readParams(location.search);
 const tracks = new Map();          // robot id -> RobotTrack
@@ -28,7 +29,9 @@ let followId = typeof P.robot === 'number' ? P.robot : null;
 let followName = typeof P.robot === 'string' ? P.robot : null; // until a robot of that name is known
 let detailed = new Set();
 
-const renderer = new THREE.WebGLRenderer({ antialias: P.aa });
+const glName = glRendererName();
+const antialias = P.aa !== null ? P.aa : !isSoftwareGl(glName);
+const renderer = new THREE.WebGLRenderer({ antialias });
 const basePixelRatio = Math.min(window.devicePixelRatio || 1, 2);
 const renderScale = new RenderScale(P.scale);
 renderer.setPixelRatio(basePixelRatio * renderScale.value);
@@ -287,6 +290,8 @@ Object.defineProperty(window, 'kenafView', {
         latencyLast(n) { return meter.latency(n); },
         get workMs() { return meter.workMs(); },
         get renderScale() { return renderScale.value; },
+        get antialias() { return antialias; },
+        get glRenderer() { return glName; },
         get connected() { return link.connected; },
         get connects() { return link.connects; },
         get badFrames() { return link.badFrames; },

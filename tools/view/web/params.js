@@ -67,8 +67,9 @@ export function readParams(search) {
         eye: triple(q, 'eye'),
         at: triple(q, 'at'),
         hud: flag(q, 'hud', true),
-        // smoothed edges (costly without a GPU: the headless test turns them off)
-        aa: flag(q, 'aa', true),
+        // smoothed edges; null: on, unless WebGL is drawn without a GPU
+        // (software_gl.js), where they cost a third of a frame
+        aa: q.has('aa') ? flag(q, 'aa', true) : null,
         // drawing resolution as a fraction of the window's; 0: adapt to the frame rate
         scale: number(q, 'scale', 0, 0, 2),
         trail: flag(q, 'trail', true),
