@@ -164,6 +164,20 @@ bool kn_krp_is_to_robot(uint8_t type)
     return type >= KN_KRP_HELLO && type <= KN_KRP_TRIAL_REQ;
 }
 
+bool kn_krp_trial_equal(const struct kn_krp_trial *a, const struct kn_krp_trial *b)
+{
+    if (strncmp(a->name, b->name, sizeof a->name) != 0 || a->course != b->course ||
+        a->flags != b->flags || a->end != b->end || a->reps != b->reps || a->rep != b->rep ||
+        a->rep_elapsed_ms != b->rep_elapsed_ms || a->rep_faults != b->rep_faults ||
+        a->completed != b->completed || a->successes != b->successes || a->faults != b->faults ||
+        a->limit_ms != b->limit_ms || a->left_ms != b->left_ms)
+        return false;
+    for (int k = 0; k < KN_KRP_TRIAL_FAULT_KINDS; k++)
+        if (a->by_kind[k] != b->by_kind[k])
+            return false;
+    return true;
+}
+
 uint8_t kn_krp_error_code(enum kn_krp_result r)
 {
     switch (r) {

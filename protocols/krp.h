@@ -364,6 +364,10 @@ int kn_krp_payload_max(uint8_t type);
 /* True for the types a controller sends to the robot. */
 bool kn_krp_is_to_robot(uint8_t type);
 
+/* Two TRIAL payloads say the same, every field (the name up to its NUL):
+ * the struct has padding, so memcmp would not do. */
+bool kn_krp_trial_equal(const struct kn_krp_trial *a, const struct kn_krp_trial *b);
+
 /* Encode m (m->h.length is ignored and derived from m->h.type, for WORLD
  * from m->u.world.n, for ESTOP_INFO from m->u.estop_info.n, for
  * HELLO_ACK from m->u.hello_ack.session, plus 4

@@ -778,6 +778,45 @@ END_TEST
 
 /* Every prefix and every single-byte corruption of a valid datagram decodes
  * to a defined result without reading past the end (ASan checks that). */
+/* kn_krp_trial_equal: every field counts, the padding and the bytes
+ * after the name's NUL do not. */
+START_TEST(trial_equality)
+{
+    struct kn_krp_trial a, b;
+    memset(&a, 0x00, sizeof a);
+    memset(&b, 0x5a, sizeof b); /* other padding */
+    strcpy(b.name, "stepfield");
+    strcpy(a.name, "stepfield");
+    a.course = b.course = KN_KRP_TRIAL_TRAVERSE;
+    a.flags = b.flags = KN_KRP_TRIAL_F_UNDER_WAY;
+    a.end = b.end = 0;
+    a.reps = b.reps = 10;
+    a.rep = b.rep = 2;
+    a.rep_elapsed_ms = b.rep_elapsed_ms = 1234;
+    a.rep_faults = b.rep_faults = 1;
+    a.completed = b.completed = 2;
+    a.successes = b.successes = 1;
+    a.faults = b.faults = 3;
+    for (int k = 0; k < KN_KRP_TRIAL_FAULT_KINDS; k++)
+        a.by_kind[k] = b.by_kind[k] = (uint16_t)k;
+    a.limit_ms = b.limit_ms = 600000;
+    a.left_ms = b.left_ms = 500000;
+    ck_assert(kn_krp_trial_equal(&a, &b));
+    struct kn_krp_trial c = b;
+    c.left_ms--;
+    ck_assert(!kn_krp_trial_equal(&a, &c));
+    c = b;
+    c.by_kind[KN_KRP_TF_ASSIST]++;
+    ck_assert(!kn_krp_trial_equal(&a, &c));
+    c = b;
+    c.name[8] = 'x';
+    ck_assert(!kn_krp_trial_equal(&a, &c));
+    c = b;
+    c.flags ^= KN_KRP_TRIAL_F_ENDED;
+    ck_assert(!kn_krp_trial_equal(&a, &c));
+}
+END_TEST
+
 START_TEST(truncations_and_corruptions)
 {
     struct kn_krp_msg m;
@@ -998,6 +1037,7 @@ static Suite *krp_suite(void)
     tcase_add_test(e, direction_and_names);
     tcase_add_test(e, seq_serial_arithmetic);
     tcase_add_test(e, truncations_and_corruptions);
+    tcase_add_test(e, trial_equality);
     suite_add_tcase(s, e);
     return s;
 }

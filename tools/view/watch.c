@@ -265,7 +265,7 @@ static void tell_trial(struct kn_watch *w, const struct kn_krp_trial *t)
 {
     if (w->trial_told && !t && !w->trial_have)
         return;
-    if (w->trial_told && t && w->trial_have && memcmp(t, &w->trial, sizeof *t) == 0)
+    if (w->trial_told && t && w->trial_have && kn_krp_trial_equal(t, &w->trial))
         return;
     w->trial_told = true;
     w->trial_have = t != NULL;
@@ -280,12 +280,7 @@ static void tell_trial(struct kn_watch *w, const struct kn_krp_trial *t)
 static void on_trial(struct kn_watch *w, const struct kn_krp_trial *t)
 {
     w->st.trials++;
-    struct kn_krp_trial copy = *t;
-    /* decoded names are NUL-terminated; zero the rest so equal states
-     * compare equal byte for byte */
-    size_t n = strnlen(copy.name, sizeof copy.name);
-    memset(copy.name + n, 0, sizeof copy.name - n);
-    tell_trial(w, &copy);
+    tell_trial(w, t);
 }
 
 /* ---- messages from the robot ----------------------------------------- */
