@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness_proc.h"
+#include "harness_suite.h"
 #include "runnable.h"
 
 static char dir[PATH_MAX];
@@ -83,15 +84,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("runnable");
-    TCase *tc = tcase_create("runnable");
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, paths);
-    tcase_add_test(tc, bare_names);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    const struct h_case cases[] = {
+        { "paths", paths, 30, setup, teardown },
+        { "bare_names", bare_names, 30, setup, teardown },
+    };
+    return h_run_cases("runnable", cases, sizeof cases / sizeof cases[0]);
 }

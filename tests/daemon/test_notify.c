@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "harness_suite.h"
 #include "notify.h"
 
 /* An abstract datagram socket of this process's own name, and that name
@@ -129,16 +130,12 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("notify");
-    TCase *tc = tcase_create("notify");
-    tcase_add_test(tc, abstract_socket_gets_the_lines);
-    tcase_add_test(tc, no_socket_does_nothing);
-    tcase_add_test(tc, a_name_that_is_no_socket_is_refused);
-    tcase_add_test(tc, watchdog_interval_and_its_process);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    const struct h_case cases[] = {
+        { "abstract_socket_gets_the_lines", abstract_socket_gets_the_lines, 30, NULL, NULL },
+        { "no_socket_does_nothing", no_socket_does_nothing, 30, NULL, NULL },
+        { "a_name_that_is_no_socket_is_refused", a_name_that_is_no_socket_is_refused, 30, NULL,
+          NULL },
+        { "watchdog_interval_and_its_process", watchdog_interval_and_its_process, 30, NULL, NULL },
+    };
+    return h_run_cases("notify", cases, sizeof cases / sizeof cases[0]);
 }
