@@ -97,7 +97,9 @@ static size_t make_bad(enum kind k, uint8_t *buf)
         put16(buf + 8, (uint16_t)(len - 12 + 1 + rnd() % 100));
         break;
     case K_TYPE: {
-        static const uint8_t types[] = { 0x00, 0x0c, 0x10, 0x42, 0x7f, 0x82, 0x84, 0xfe };
+        /* types no KRP/1 message or kenaf-sim extension has (0x0C is
+         * TRIAL_REQ now, 0x88 TRIAL): each answered UNKNOWN_TYPE */
+        static const uint8_t types[] = { 0x00, 0x0d, 0x10, 0x42, 0x7f, 0x82, 0x84, 0xfe };
         buf[3] = types[rnd() % sizeof types];
         put16(buf + 8, (uint16_t)(len - 12));
         break;
