@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "assist.h"
+#include "harness_proc.h"
 #include "harness_suite.h"
 #include "scenario.h"
 #include "terrain.h"
@@ -237,19 +238,18 @@ START_TEST(unit_reader)
         { "\"press_torque_nm\": -1", "press_torque_nm" },
         { "\"rear_degs\": -60", "rear_degs" },
     };
-    char dir[] = "/tmp/kn-assist-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[128];
-    snprintf(path, sizeof path, "%s/s.json", dir);
+    /* the harness's scratch directory, removed after the case */
+    h_setup();
+    char path[256];
+    snprintf(path, sizeof path, "%s", h_path("s.json"));
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        FILE *f = fopen(path, "w");
-        ck_assert_ptr_nonnull(f);
-        fprintf(f,
-                "{\"name\": \"a\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": "
-                "{\"type\": \"flat\"}, \"controller\": {\"type\": \"assist\", %s}, "
-                "\"criterion\": {\"type\": \"settle\"}}",
-                KN_TEST_CONFIG_DIR, cases[i].ctl);
-        ck_assert_int_eq(fclose(f), 0);
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"name\": \"a\", \"robot\": \"%s/robots/kenaf.json\", \"terrain\": "
+                 "{\"type\": \"flat\"}, \"controller\": {\"type\": \"assist\", %s}, "
+                 "\"criterion\": {\"type\": \"settle\"}}",
+                 KN_TEST_CONFIG_DIR, cases[i].ctl);
+        h_write_file(path, text);
         struct kn_scenario sc;
         char err[768] = "";
         int rc = kn_scenario_load(path, 0, &sc, err, sizeof err);
@@ -264,8 +264,7 @@ START_TEST(unit_reader)
             ck_assert_msg(strstr(err, cases[i].want), "%s", err);
         }
     }
-    ck_assert_int_eq(unlink(path), 0);
-    ck_assert_int_eq(rmdir(dir), 0);
+    h_teardown();
 }
 END_TEST
 
