@@ -283,6 +283,31 @@ static void update_world(struct kn_robot *r)
     free(doc);
 }
 
+/* An engine at an address told the world it runs (KENAF {Cmd World}):
+ * the description from that, once the engine's loaders took it; one that
+ * does not read stays without terrain (as before the answer), warned and
+ * counted. */
+static void link_world(void *ctx, const char *text, size_t textlen)
+{
+    struct kn_robot *r = ctx;
+    (void)textlen;
+    char note[1024];
+    size_t len = 0;
+    char *doc = kn_worlddoc_from_engine(r->ops->name, text, &len, note, sizeof note);
+    if (!doc || kn_rules_set_world(r->rules, doc, len) < 0) {
+        kn_warn("robot %s: no world description: out of memory", r->cfg.name);
+    } else if (note[0]) {
+        r->world_bad++;
+        kn_warn("robot %s: the engine's world answer is refused: %s", r->cfg.name, note);
+    } else {
+        r->world_answers++;
+        kn_info("robot %s: world description from the engine's answer (%zu bytes)", r->cfg.name,
+                len);
+    }
+    snprintf(r->world_note, sizeof r->world_note, "%s", note);
+    free(doc);
+}
+
 static void link_up(void *ctx, bool up)
 {
     struct kn_robot *r = ctx;
@@ -650,6 +675,7 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     if (r->link) {
         kn_link_on_step(r->link, link_stepped, r);
         kn_link_on_trial(r->link, link_trial, r);
+        kn_link_on_world(r->link, link_world, r);
     }
     if (!r->link) {
         snprintf(err, errlen, "robot %s: out of memory", cfg->name);
@@ -896,6 +922,8 @@ void kn_robot_stats(struct kn_robot *r, cJSON *arr)
     cJSON_AddNumberToObject(rl, "no_actuator", (double)st->no_actuator);
     cJSON_AddNumberToObject(rl, "udp_send_queued", (double)r->send_queued);
     cJSON_AddNumberToObject(rl, "world_bad_offset", (double)st->world_bad_offset);
+    cJSON_AddNumberToObject(rl, "world_answers", (double)r->world_answers);
+    cJSON_AddNumberToObject(rl, "world_answers_bad", (double)r->world_bad);
     cJSON_AddNumberToObject(rl, "steps", (double)st->steps);
     cJSON_AddNumberToObject(rl, "steps_done", (double)st->steps_done);
     cJSON_AddNumberToObject(rl, "steps_failed", (double)st->steps_failed);

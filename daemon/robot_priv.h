@@ -51,6 +51,9 @@ struct kn_robot {
     struct kn_faults *faults;
     bool halting;          /* stopping: the last commands bypass faults */
     char world_note[1024]; /* what the world description lacks, said once */
+    /* an engine at an address's World answers: taken, and refused by the
+     * engine's loaders (robot.c link_world) */
+    uint64_t world_answers, world_bad;
 
     unsigned open; /* handles and link still to close */
     void (*done)(void *arg);

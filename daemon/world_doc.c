@@ -12,7 +12,8 @@
 
 #include "engine_files.h"
 #include "jsonutil.h" /* engine/: kn_json_load */
-#include "terrain.h"  /* engine/: kn_terrain_load */
+#include "params.h"   /* engine/: kn_robotfile_parse */
+#include "terrain.h"  /* engine/: kn_terrain_from_json */
 
 uint32_t kn_worlddoc_hash(const char *s, size_t len)
 {
@@ -108,40 +109,65 @@ static void note_add(char *note, size_t notelen, const char *what, const char *w
         snprintf(note + used, notelen - used, "%s%s: %s", used ? "; " : "", what, why);
 }
 
-/* The terrain file as written, plus what the engine built from it;
- * NULL (with the reason in note) when the engine's loader refuses it. */
-static cJSON *terrain_json(const char *path, bool with_heights, char *note, size_t notelen)
+/* Where the document's robot and terrain come from: files (a spawned
+ * engine's), or the objects an engine at an address sent (its World
+ * answer); an object wins over a file. */
+struct source {
+    const char *robot_file, *terrain_file;
+    const cJSON *robot, *terrain;
+};
+
+/* The terrain object as written (the file's, or the engine's), plus what
+ * the engine's loader built from it; NULL (with the reason in note) when
+ * that loader refuses it. */
+static cJSON *terrain_json(const struct source *src, bool with_heights, char *note, size_t notelen)
 {
     char why[768] = "";
-    struct kn_terrain *t = calloc(1, sizeof *t);
-    if (!t)
+    /* the engine's own text names itself in messages; a heightfield's
+     * "file" in it is absolute (kn_terrain_spec_text) */
+    const char *ctx = src->terrain ? "the engine's terrain" : src->terrain_file;
+    cJSON *o = src->terrain ? cJSON_Duplicate(src->terrain, 1)
+                            : kn_json_load(src->terrain_file, why, sizeof why);
+    struct kn_terrain *t = o ? calloc(1, sizeof *t) : NULL;
+    if (!t) {
+        note_add(note, notelen, "terrain", o ? "out of memory" : why);
+        cJSON_Delete(o);
         return NULL;
-    cJSON *o = NULL;
-    if (kn_terrain_load(path, NULL, t, why, sizeof why) < 0) {
+    }
+    if (kn_terrain_from_json(o, ctx, t, why, sizeof why) < 0) {
         note_add(note, notelen, "terrain", why);
+        cJSON_Delete(o);
         free(t);
         return NULL;
     }
-    o = kn_json_load(path, why, sizeof why);
-    if (!o) {
-        note_add(note, notelen, "terrain", why);
-    } else {
-        if (t->type == KN_TERRAIN_HEIGHTFIELD && t->hf) {
-            if (with_heights)
-                add_heights(o, t);
-            else
-                cJSON_AddNullToObject(o, "heights");
-        }
-        add_parts(o, t);
+    if (t->type == KN_TERRAIN_HEIGHTFIELD && t->hf) {
+        if (with_heights)
+            add_heights(o, t);
+        else
+            cJSON_AddNullToObject(o, "heights");
     }
+    add_parts(o, t);
     kn_terrain_free(t);
     free(t);
     return o;
 }
 
-static cJSON *robot_json(const char *robot_file, char *note, size_t notelen)
+static cJSON *robot_json(const struct source *src, char *note, size_t notelen)
 {
     char path[PATH_MAX], why[768] = "";
+    if (src->robot) {
+        /* checked as the engine reads a robot file */
+        struct kn_robot_params rp;
+        char *text = cJSON_PrintUnformatted(src->robot);
+        int rc = text ? kn_robotfile_parse(text, "the engine's robot", &rp, why, sizeof why) : -1;
+        free(text);
+        if (rc < 0) {
+            note_add(note, notelen, "robot", text ? why : "out of memory");
+            return NULL;
+        }
+        return cJSON_Duplicate(src->robot, 1);
+    }
+    const char *robot_file = src->robot_file;
     if (!robot_file) {
         char dir[PATH_MAX];
         kn_engfiles_dir("", dir, sizeof dir);
@@ -161,33 +187,33 @@ static cJSON *robot_json(const char *robot_file, char *note, size_t notelen)
 /* {"backend", "robot", "terrain"} printed compactly. The file's own
  * "pose" places the terrain; the config cannot move it, so there is no
  * "terrain_pose". */
-static char *body_text(const char *backend, const char *robot_file, const char *terrain_file,
-                       bool with_heights, char *note, size_t notelen)
+static char *body_text(const char *backend, const struct source *src, bool with_heights, char *note,
+                       size_t notelen)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root)
         return NULL;
     cJSON_AddStringToObject(root, "backend", backend);
-    cJSON *robot = robot_json(robot_file, note, notelen);
+    cJSON *robot = robot_json(src, note, notelen);
     cJSON_AddItemToObject(root, "robot", robot ? robot : cJSON_CreateNull());
-    cJSON *terrain = terrain_file ? terrain_json(terrain_file, with_heights, note, notelen) : NULL;
+    cJSON *terrain =
+        src->terrain || src->terrain_file ? terrain_json(src, with_heights, note, notelen) : NULL;
     cJSON_AddItemToObject(root, "terrain", terrain ? terrain : cJSON_CreateNull());
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return text;
 }
 
-char *kn_worlddoc_build(const char *backend, const char *robot_file, const char *terrain_file,
-                        size_t *len, char *note, size_t notelen)
+static char *build(const char *backend, const struct source *src, size_t *len, char *note,
+                   size_t notelen)
 {
-    if (notelen)
-        note[0] = '\0';
-    char *body = body_text(backend, robot_file, terrain_file, true, note, notelen);
+    size_t keep = notelen ? strlen(note) : 0; /* what was said before the first try */
+    char *body = body_text(backend, src, true, note, notelen);
     if (body && strlen(body) > KN_WORLDDOC_MAX - 32) {
         free(body);
         if (notelen)
-            note[0] = '\0';
-        body = body_text(backend, robot_file, terrain_file, false, note, notelen);
+            note[keep] = '\0';
+        body = body_text(backend, src, false, note, notelen);
         note_add(note, notelen, "terrain",
                  "heightfield too large to describe, sent without "
                  "its samples");
@@ -205,5 +231,33 @@ char *kn_worlddoc_build(const char *backend, const char *robot_file, const char 
         *len = w > 0 ? (size_t)w : 0;
     }
     free(body);
+    return doc;
+}
+
+char *kn_worlddoc_build(const char *backend, const char *robot_file, const char *terrain_file,
+                        size_t *len, char *note, size_t notelen)
+{
+    if (notelen)
+        note[0] = '\0';
+    struct source src = { .robot_file = robot_file, .terrain_file = terrain_file };
+    return build(backend, &src, len, note, notelen);
+}
+
+char *kn_worlddoc_from_engine(const char *backend, const char *answer, size_t *len, char *note,
+                              size_t notelen)
+{
+    if (notelen)
+        note[0] = '\0';
+    struct source src = { 0 };
+    cJSON *root = cJSON_Parse(answer);
+    src.terrain = cJSON_GetObjectItemCaseSensitive(root, "terrain");
+    src.robot = cJSON_GetObjectItemCaseSensitive(root, "robot");
+    if (!cJSON_IsObject(src.terrain) || !cJSON_IsObject(src.robot)) {
+        note_add(note, notelen, "world answer",
+                 root ? "not an object with objects \"terrain\" and \"robot\"" : "not JSON");
+        src.terrain = src.robot = NULL; /* the default robot, no terrain */
+    }
+    char *doc = build(backend, &src, len, note, notelen);
+    cJSON_Delete(root);
     return doc;
 }

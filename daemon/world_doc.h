@@ -1,8 +1,9 @@
 /* The world description a robot answers WORLD_REQ with (KRP/1 world
  * extension, docs/protocol.md): one JSON document naming the backend, the
  * robot file the simulator runs and the terrain file it loaded, built from
- * what the daemon's backend knows (a spawned engine's files; for the
- * other backends the default Kenaf robot file and no terrain). The
+ * what the daemon's backend knows (a spawned engine's files; an engine at
+ * an address's World answer; for the other backends the default Kenaf
+ * robot file and no terrain). The
  * terrain is read with the engine's own loader, so the document carries
  * what the engine read and built from it too: a heightfield's samples
  * ("heights") and the primitives ("parts") the engine collides with.
@@ -27,6 +28,15 @@
  * its length in *len, or NULL when out of memory. */
 char *kn_worlddoc_build(const char *backend, const char *robot_file, const char *terrain_file,
                         size_t *len, char *note, size_t notelen);
+
+/* The document of an engine reached at an address, from its World answer
+ * (usarsim_world.h: {"terrain": {...}, "robot": {...}}, what the engine
+ * runs, a scenario's variant included), checked with the engine's own
+ * loaders as a file would be. An answer that is not such JSON, or that
+ * the loaders refuse, leaves that part null (the default robot, no
+ * terrain) with the reason in note. Returns as kn_worlddoc_build. */
+char *kn_worlddoc_from_engine(const char *backend, const char *answer, size_t *len, char *note,
+                              size_t notelen);
 
 /* The 32-bit FNV-1a hash the generation is made of. */
 uint32_t kn_worlddoc_hash(const char *s, size_t len);

@@ -335,7 +335,7 @@ static int parse_names(const cJSON *root, const char *path, struct kn_scenario *
  * by key, as variants merge), then read by the robot file's own reader:
  * a key the robot file does not have is refused there, by its path. */
 static int load_robot_changed(const cJSON *changes, const char *path, const char *rpath,
-                              struct kn_robot_params *rp, char *err, size_t errlen)
+                              struct kn_robot_params *rp, char **spec, char *err, size_t errlen)
 {
     if (!cJSON_IsObject(changes)) {
         snprintf(err, errlen, "%s: \"robot_changes\" must be an object", path);
@@ -353,8 +353,19 @@ static int load_robot_changed(const cJSON *changes, const char *path, const char
     char name[1200];
     snprintf(name, sizeof name, "%s with robot_changes of %s", rpath, path);
     int rc = kn_robotfile_parse(text, name, rp, err, errlen);
-    cJSON_free(text);
+    *spec = text; /* what the robot is, for the engine's world answer */
     return rc;
+}
+
+/* The robot file as it is, for the engine's world answer. */
+static int robot_spec(const char *rpath, char **spec, char *err, size_t errlen)
+{
+    cJSON *robot = kn_json_load(rpath, err, errlen);
+    *spec = robot ? cJSON_PrintUnformatted(robot) : NULL;
+    cJSON_Delete(robot);
+    if (robot && !*spec)
+        snprintf(err, errlen, "%s: out of memory", rpath);
+    return *spec ? 0 : -1;
 }
 
 /* The robot file (relative to the scenario), the scenario's
@@ -367,8 +378,9 @@ static int load_robot_physics(const cJSON *root, const char *path, struct kn_sce
         return -1;
     kn_path_join(path, rel, rpath, sizeof rpath);
     const cJSON *changes = cJSON_GetObjectItemCaseSensitive(root, "robot_changes");
-    if (changes ? load_robot_changed(changes, path, rpath, &sc->rp, err, errlen)
-                : kn_robotfile_load(rpath, &sc->rp, err, errlen))
+    if (changes ? load_robot_changed(changes, path, rpath, &sc->rp, &sc->robot_spec, err, errlen)
+                : kn_robotfile_load(rpath, &sc->rp, err, errlen) ||
+                      robot_spec(rpath, &sc->robot_spec, err, errlen))
         return -1;
     kn_physics_defaults(&sc->pp);
     const cJSON *ph = cJSON_GetObjectItemCaseSensitive(root, "physics");
@@ -395,9 +407,20 @@ static int load_terrain(const cJSON *root, const char *path, struct kn_scenario 
             return -1;
         }
         kn_path_join(path, tf->valuestring, tpath, sizeof tpath);
-        if (kn_terrain_load(tpath, tj, &sc->terrain, err, errlen))
+        cJSON *spec = kn_terrain_spec(tpath, tj, err, errlen);
+        int rc = spec ? kn_terrain_from_json(spec, tpath, &sc->terrain, err, errlen) : -1;
+        if (rc == 0)
+            sc->terrain_spec = kn_terrain_spec_text(spec, &sc->terrain);
+        cJSON_Delete(spec);
+        if (rc)
             return -1;
     } else if (kn_terrain_from_json(tj, path, &sc->terrain, err, errlen)) {
+        return -1;
+    } else {
+        sc->terrain_spec = kn_terrain_spec_text(tj, &sc->terrain);
+    }
+    if (!sc->terrain_spec) {
+        snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
     if (sc->param[0]) {
@@ -618,7 +641,7 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
         parse_expect_view(root, path, sc, err, errlen))
         rc = -1;
     if (rc)
-        kn_terrain_free(&sc->terrain);
+        kn_scenario_free(sc);
     cJSON_Delete(root);
     return rc;
 }
@@ -626,6 +649,9 @@ int kn_scenario_load(const char *path, int v, struct kn_scenario *sc, char *err,
 void kn_scenario_free(struct kn_scenario *sc)
 {
     kn_terrain_free(&sc->terrain);
+    free(sc->terrain_spec);
+    free(sc->robot_spec);
+    sc->terrain_spec = sc->robot_spec = NULL;
 }
 
 void kn_result_free(struct kn_result *res)

@@ -92,6 +92,11 @@ struct kn_scenario {
     struct kn_robot_params rp;
     struct kn_physics_params pp;
     struct kn_terrain terrain;
+    /* what the world is made of, as JSON texts (owned): the terrain object
+     * with the variant's and the scenario's keys merged (terrain.h,
+     * kn_terrain_spec_text) and the robot file with its "robot_changes";
+     * the engine tells kenaf-simd of them (KENAF {Cmd World}) */
+    char *terrain_spec, *robot_spec;
     struct kn_pose start;
     double start_flip[KN_NFLIPPERS];
     double duration;

@@ -459,18 +459,21 @@ int kn_srv_set_terrain(struct kn_srv *s, const char *name_or_file, bool allow_pa
                        size_t errlen)
 {
     struct kn_terrain t;
-    char level[64];
+    char level[64], *spec = NULL;
     struct kn_srv_start starts[KN_SRV_MAX_STARTS];
     int nstarts = 0;
-    if (kn_srv_terrain_load(name_or_file, allow_path, &t, level, sizeof level, starts, &nstarts,
-                            err, errlen))
+    if (kn_srv_terrain_load(name_or_file, allow_path, &t, &spec, level, sizeof level, starts,
+                            &nstarts, err, errlen))
         return -1;
     int rc = kn_world_set_terrain(s->w, &t);
     kn_terrain_free(&t);
     if (rc) {
+        free(spec);
         snprintf(err, errlen, "the world cannot take terrain %s", name_or_file);
         return -1;
     }
+    free(s->world_terrain);
+    s->world_terrain = spec;
     snprintf(s->level, sizeof s->level, "%s", level);
     memcpy(s->starts, starts, sizeof starts);
     s->nstarts = nstarts;
@@ -677,6 +680,12 @@ static int setup_judge(struct kn_srv *s)
         return -1;
     }
     snprintf(s->level, sizeof s->level, "%.63s", sc->name[0] ? sc->name : "scenario");
+    s->world_terrain = strdup(sc->terrain_spec);
+    s->world_robot = strdup(sc->robot_spec);
+    if (!s->world_terrain || !s->world_robot) {
+        fprintf(stderr, "kenaf-engine: out of memory\n");
+        return -1;
+    }
     s->nstarts = 0;
     kn_srv_log(s, "judging scenario %s (variant %d, %.1f s)", s->o.judge, s->o.judge_variant,
                sc->duration);
@@ -694,7 +703,8 @@ static int setup(struct kn_srv *s)
         snprintf(path, sizeof path, "%s", s->o.robot);
     else
         snprintf(path, sizeof path, "%s/robots/kenaf.json", kn_run_config_dir());
-    if (kn_robotfile_load(path, &s->rp, err, sizeof err)) {
+    if (kn_robotfile_load(path, &s->rp, err, sizeof err) ||
+        kn_srv_world_robot(s, path, err, sizeof err)) {
         fprintf(stderr, "kenaf-engine: %s\n", err);
         return -1;
     }
@@ -814,6 +824,8 @@ out:
     if (s->w)
         kn_world_destroy(s->w);
     kn_judge_free(s->judge);
+    free(s->world_terrain);
+    free(s->world_robot);
     free(s);
     return rc;
 }

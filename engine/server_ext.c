@@ -1,5 +1,5 @@
 /* The KENAF extension commands (docs/engine.md, "USARSim protocol extensions"): reset, terrain,
- * pause/resume, pace, lockstep Step, Stats, the emergency Brake of the
+ * pause/resume, pace, lockstep Step, Stats, World (server_world.c), the emergency Brake of the
  * connection's robot, its dead-man (Deadman, Alive), and Auth (the token of an engine kenaf-simd
  * spawned, without which a connection may only watch). Real USARSim
  * ignores the head, so a client may send them to either. Every request
@@ -277,6 +277,7 @@ static void do_stats(struct kn_srv_conn *c)
     r_int(&r, "TrialLines", t->trial_lines);
     r_int(&r, "TrialResets", t->trial_resets);
     r_int(&r, "TrialEstops", t->trial_estops);
+    r_int(&r, "WorldAnswers", t->world_answers);
     r_int(&r, "Overruns", s->pace.overruns);
     r_int(&r, "Slips", s->pace.slips);
     kn_usar_w_knum(&r.w, "MaxLagMs", s->pace.max_lag_s * 1e3, 3);
@@ -289,9 +290,9 @@ static void do_stats(struct kn_srv_conn *c)
 /* The command's name as the reply names it: one of ours, else "Unknown". */
 static const char *cmd_name(struct kn_usar_str cmd)
 {
-    static const char *const names[] = { "Auth",  "Stats",   "Step",       "Pause",     "Resume",
-                                         "Reset", "Terrain", "Pace",       "Brake",     "Deadman",
-                                         "Alive", "Trial",   "TrialReset", "TrialEstop" };
+    static const char *const names[] = { "Auth",  "Stats",   "Step",       "Pause",      "Resume",
+                                         "Reset", "Terrain", "Pace",       "Brake",      "Deadman",
+                                         "Alive", "Trial",   "TrialReset", "TrialEstop", "World" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (kn_usar_str_is(cmd, names[i]))
             return names[i];
@@ -432,10 +433,12 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
     } else if (kn_usar_str_is(cmd, "Trial") || kn_usar_str_is(cmd, "TrialReset") ||
                kn_usar_str_is(cmd, "TrialEstop")) {
         kn_srv_trial_cmd(c, cmd_name(cmd));
+    } else if (kn_usar_str_is(cmd, "World")) {
+        kn_srv_world_send(c);
     } else {
         s->st.bad_value++;
         fail(c, "Unknown",
              "no such command (Reset, Terrain, Pause, Resume, Step, Pace, Stats, "
-             "Brake, Deadman, Alive, Auth, Trial, TrialReset, TrialEstop)");
+             "Brake, Deadman, Alive, Auth, Trial, TrialReset, TrialEstop, World)");
     }
 }

@@ -80,6 +80,7 @@ struct kn_srv_stats {
     uint64_t trial_lines;   /* trial state lines sent (server_trial.c) */
     uint64_t trial_resets;  /* KENAF {Cmd TrialReset} applied */
     uint64_t trial_estops;  /* KENAF {Cmd TrialEstop} counted */
+    uint64_t world_answers; /* KENAF {Cmd World} answered (server_world.c) */
 };
 
 /* An output to the parent (stderr: the log; stdout: the heartbeat) that
@@ -168,6 +169,9 @@ struct kn_srv {
     struct kn_world *w;
     struct kn_conv_table conv; /* USARSim wire <-> KRP frame, wheel radius = the robot's */
     char level[64];            /* terrain label for NFO {Level} */
+    /* the world as JSON texts, for KENAF {Cmd World} (server_world.c):
+     * the terrain object it was built from, the robot file (owned) */
+    char *world_terrain, *world_robot;
     struct kn_srv_start starts[KN_SRV_MAX_STARTS];
     int nstarts;
 
@@ -206,6 +210,11 @@ struct kn_srv {
     struct kn_srv_stats st;
     char rbuf[65536];
 };
+
+/* server_world.c: KENAF {Cmd World}, the world this engine runs; and
+ * the robot file's text kept for it (0, or -1 with the reason in err). */
+void kn_srv_world_send(struct kn_srv_conn *c);
+int kn_srv_world_robot(struct kn_srv *s, const char *path, char *err, size_t errlen);
 
 /* server.c */
 void kn_srv_send(struct kn_srv_conn *c, const char *line, int len);
@@ -305,10 +314,11 @@ int kn_srv_stream_parse(const char *s);
 
 /* server_terrain.c */
 /* Terrain name (flat, step, ...: <config>/terrains/NAME.json) or, with
- * allow_path, a file. Fills t, the NFO level label and the start poses. */
+ * allow_path, a file. Fills t, its spec (kn_terrain_spec_text, free()),
+ * the NFO level label and the start poses. */
 int kn_srv_terrain_load(const char *name_or_file, bool allow_path, struct kn_terrain *t,
-                        char *level, size_t levellen, struct kn_srv_start *starts, int *nstarts,
-                        char *err, size_t errlen);
+                        char **spec, char *level, size_t levellen, struct kn_srv_start *starts,
+                        int *nstarts, char *err, size_t errlen);
 /* The start pose named (case-insensitively), or NULL. */
 const struct kn_srv_start *kn_srv_start_find(const struct kn_srv *s, struct kn_usar_str name);
 /* Spawn pose for a KRP position and attitude: z NaN when the requested

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <cjson/cJSON.h>
+
 #include "runner.h"
 #include "server_int.h"
 
@@ -101,8 +103,8 @@ static void derive_starts(const struct kn_terrain *t, struct kn_srv_start *st, i
 }
 
 int kn_srv_terrain_load(const char *name_or_file, bool allow_path, struct kn_terrain *t,
-                        char *level, size_t levellen, struct kn_srv_start *starts, int *nstarts,
-                        char *err, size_t errlen)
+                        char **spec, char *level, size_t levellen, struct kn_srv_start *starts,
+                        int *nstarts, char *err, size_t errlen)
 {
     char path[1024];
     bool is_path = strchr(name_or_file, '/') || ends_with(name_or_file, ".json");
@@ -121,7 +123,15 @@ int kn_srv_terrain_load(const char *name_or_file, bool allow_path, struct kn_ter
         snprintf(path, sizeof path, "%s/terrains/%s.json", kn_run_config_dir(), name_or_file);
         snprintf(level, levellen, "%s", name_or_file);
     }
-    if (kn_terrain_load(path, NULL, t, err, errlen))
+    cJSON *o = kn_terrain_spec(path, NULL, err, errlen);
+    int rc = o ? kn_terrain_from_json(o, path, t, err, errlen) : -1;
+    if (rc == 0 && !(*spec = kn_terrain_spec_text(o, t))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        kn_terrain_free(t);
+        rc = -1;
+    }
+    cJSON_Delete(o);
+    if (rc)
         return -1;
     derive_starts(t, starts, nstarts);
     return 0;

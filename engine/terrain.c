@@ -5,6 +5,7 @@
  * terrain_families.c, the test apparatus in terrain_apparatus.c). */
 #include "terrain.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,28 +202,56 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
     return 0;
 }
 
+cJSON *kn_terrain_spec(const char *path, const cJSON *override, char *err, size_t errlen)
+{
+    cJSON *root = kn_json_load(path, err, errlen);
+    if (!root || !override)
+        return root;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, override)
+    {
+        if (!e->string || strcmp(e->string, "file") == 0)
+            continue;
+        cJSON *dup = cJSON_Duplicate(e, 1);
+        if (!dup || !cJSON_ReplaceItemInObjectCaseSensitive(root, e->string, dup)) {
+            if (dup && !cJSON_AddItemToObject(root, e->string, dup))
+                cJSON_Delete(dup);
+        }
+    }
+    return root;
+}
+
 int kn_terrain_load(const char *path, const cJSON *override, struct kn_terrain *t, char *err,
                     size_t errlen)
 {
-    cJSON *root = kn_json_load(path, err, errlen);
+    cJSON *root = kn_terrain_spec(path, override, err, errlen);
     if (!root)
         return -1;
-    if (override) {
-        const cJSON *e;
-        cJSON_ArrayForEach(e, override)
-        {
-            if (!e->string || strcmp(e->string, "file") == 0)
-                continue;
-            cJSON *dup = cJSON_Duplicate(e, 1);
-            if (!dup || !cJSON_ReplaceItemInObjectCaseSensitive(root, e->string, dup)) {
-                if (dup && !cJSON_AddItemToObject(root, e->string, dup))
-                    cJSON_Delete(dup);
-            }
-        }
-    }
     int rc = kn_terrain_from_json(root, path, t, err, errlen);
     cJSON_Delete(root);
     return rc;
+}
+
+char *kn_terrain_spec_text(const cJSON *spec, const struct kn_terrain *t)
+{
+    cJSON *o = cJSON_Duplicate(spec, 1);
+    if (!o)
+        return NULL;
+    /* the samples' file relative to nothing: an absolute path, so the
+     * text reads back wherever it goes on this machine */
+    if (t->type == KN_TERRAIN_HEIGHTFIELD && t->hf_file[0]) {
+        char abs[PATH_MAX];
+        const char *file = realpath(t->hf_file, abs) ? abs : t->hf_file;
+        cJSON *f = cJSON_CreateString(file);
+        if (!f || !cJSON_ReplaceItemInObjectCaseSensitive(o, "file", f)) {
+            cJSON_Delete(f);
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return text;
 }
 
 /* ---- builders ---- */

@@ -107,6 +107,15 @@ struct kn_terrain {
  * On error returns -1 with a message naming the file and key. */
 int kn_terrain_load(const char *path, const struct cJSON *override, struct kn_terrain *t, char *err,
                     size_t errlen);
+/* The terrain object kn_terrain_load reads: the file's, with override's
+ * keys (but "file") put over it. NULL with the reason in err. */
+struct cJSON *kn_terrain_spec(const char *path, const struct cJSON *override, char *err,
+                              size_t errlen);
+/* spec (what t was built from) as one JSON text (free()) that builds the
+ * same terrain wherever it is read on this machine: a heightfield's
+ * "file" becomes the absolute path of the samples t read. NULL when out
+ * of memory. */
+char *kn_terrain_spec_text(const struct cJSON *spec, const struct kn_terrain *t);
 /* From a JSON object (type and parameters); base_path resolves a
  * heightfield's data file. */
 int kn_terrain_from_json(const struct cJSON *o, const char *base_path, struct kn_terrain *t,

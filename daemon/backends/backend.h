@@ -146,6 +146,12 @@ void kn_link_on_trial(struct kn_link *l, void (*fn)(void *ctx, const struct kn_k
                       void *ctx);
 int kn_link_trial_cmd(struct kn_link *l, bool reset);
 
+/* The world the simulator says it runs (the built-in engine at an
+ * address: KENAF {Cmd World}, usarsim_world.h): fn(ctx, text, len) with
+ * its JSON text, each time it comes. */
+void kn_link_on_world(struct kn_link *l, void (*fn)(void *ctx, const char *text, size_t len),
+                      void *ctx);
+
 bool kn_link_is_up(const struct kn_link *l);
 uint64_t kn_link_reconnects(const struct kn_link *l);
 void kn_link_stats(struct kn_link *l, cJSON *obj, uint64_t now_ns);
@@ -159,6 +165,8 @@ void kn_link_state(struct kn_link *l, const struct kn_state *s);
 void kn_link_stepped(struct kn_link *l, bool ok);
 /* The simulator's judged trial as it now stands. */
 void kn_link_trial(struct kn_link *l, const struct kn_krp_trial *t);
+/* The simulator's answer about the world it runs (JSON text). */
+void kn_link_world(struct kn_link *l, const char *text, size_t len);
 void kn_link_fail(struct kn_link *l, const char *why);
 /* The simulator answered the spawn with a refusal (a full engine world):
  * like kn_link_fail during the handshake, but warned once per streak as a

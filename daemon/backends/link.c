@@ -680,6 +680,19 @@ void kn_link_trial(struct kn_link *l, const struct kn_krp_trial *t)
         l->on_trial(l->trial_ctx, t);
 }
 
+void kn_link_on_world(struct kn_link *l, void (*fn)(void *ctx, const char *text, size_t len),
+                      void *ctx)
+{
+    l->on_world = fn;
+    l->world_ctx = ctx;
+}
+
+void kn_link_world(struct kn_link *l, const char *text, size_t len)
+{
+    if (l->on_world)
+        l->on_world(l->world_ctx, text, len);
+}
+
 uint64_t kn_link_heard_ns(const struct kn_link *l)
 {
     return l->st == L_READY ? l->heard_ns : 0;

@@ -113,6 +113,8 @@ struct kn_link {
     uint64_t steps_sent, steps_done, steps_lost;
     void (*on_trial)(void *ctx, const struct kn_krp_trial *t);
     void *trial_ctx;
+    void (*on_world)(void *ctx, const char *text, size_t len);
+    void *world_ctx;
     uint64_t silent_since_ns, silences;
     uint64_t unread_saves; /* silent by the clock, but its bytes were waiting unread */
     unsigned lacks;        /* KN_LINK_NO_*, from the backend */

@@ -59,6 +59,12 @@ static void io_trial(void *ctx, const struct kn_krp_trial *t)
     kn_link_trial(b->link, t);
 }
 
+static void io_world(void *ctx, const char *text, size_t len)
+{
+    struct usar_be *b = ctx;
+    kn_link_world(b->link, text, len);
+}
+
 static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
 {
     struct usar_be *b = calloc(1, sizeof *b);
@@ -74,6 +80,7 @@ static void *usar_create(struct kn_link *link, const struct kn_cfg_robot *cfg)
         .refused = io_refused,
         .stepped = io_stepped,
         .trial = io_trial,
+        .world = io_world,
     };
     char err[160];
     b->u = kn_usarsim_new(cfg, &io, err, sizeof err);

@@ -62,6 +62,10 @@ struct kn_usarsim_io {
     /* The built-in engine's judged trial: its state as it now stands
      * (a KENAF {Cmd Trial} line, usarsim_trial.h). May be NULL. */
     void (*trial)(void *ctx, const struct kn_krp_trial *t);
+    /* The built-in engine at an address told the world it runs (its
+     * KENAF {Cmd World} answer, usarsim_world.h, whole): JSON text of
+     * len bytes, NUL-terminated, valid during the call. May be NULL. */
+    void (*world)(void *ctx, const char *text, size_t len);
 };
 
 struct kn_usarsim;

@@ -111,6 +111,7 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
     u->io = *io;
     const struct kn_cfg_backend *b = &cfg->backend;
     u->lockstep = b->lockstep;
+    u->ask_world = b->kind == KN_BACKEND_ENGINE && b->host[0];
     snprintf(u->robot, sizeof u->robot, "%s", cfg->name);
     u->dialect = b->dialect;
     snprintf(u->class_name, sizeof u->class_name, "%s",
@@ -138,8 +139,10 @@ struct kn_usarsim *kn_usarsim_new(const struct kn_cfg_robot *cfg, const struct k
 
 void kn_usarsim_free(struct kn_usarsim *u)
 {
-    if (u)
+    if (u) {
         free(u->lbuf);
+        kn_usarworld_reset(&u->world);
+    }
     free(u);
 }
 
@@ -223,6 +226,7 @@ void kn_usarsim_disconnected(struct kn_usarsim *u)
 {
     u->connected = false;
     u->ready = false;
+    kn_usarworld_reset(&u->world); /* a part of an answer, cut off */
 }
 
 bool kn_usarsim_is_ready(const struct kn_usarsim *u)
@@ -316,6 +320,11 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
     num(o, "trial_lines", u->trial_lines);
     num(o, "trial_bad", u->trial_bad);
     num(o, "trial_cmds", u->trial_cmds);
+    if (u->ask_world) {
+        num(o, "world_asked", u->world_asked);
+        num(o, "world_answers", u->world_answers);
+        num(o, "world_bad", u->world_bad);
+    }
     num(o, "deadman_stops", u->deadman_stops);
     num(o, "init_refused", u->init_refused);
     num(o, "ignored", u->ignored);

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -454,6 +455,15 @@ static void send_queries(struct kn_usarsim *u, uint64_t now)
     kn_usarsim_append(u, buf, &len, kn_usar_fmt_getgeo(buf + len, sizeof buf - len, "Robot", NULL));
     kn_usarsim_append(u, buf, &len,
                       kn_usar_fmt_getconf(buf + len, sizeof buf - len, "Encoder", NULL));
+    if (u->ask_world) {
+        /* the world an engine at an address runs: its answer is the only
+         * way to know (usarsim_world.h) */
+        struct kn_usar_writer w;
+        kn_usar_w_init(&w, buf + len, sizeof buf - len, "KENAF");
+        kn_usar_w_kv(&w, "Cmd", "World");
+        kn_usarsim_append(u, buf, &len, kn_usar_w_end(&w));
+        u->world_asked++;
+    }
     u->get_pending = GET_CONF_ROBOT | GET_GEO_ROBOT | GET_CONF_ENCODER;
     u->get_sent_ns = now;
     kn_usarsim_write_out(u, buf, len);
@@ -491,6 +501,27 @@ static void on_alive_reply(struct kn_usarsim *u)
     u->drive_wheel[0] = u->drive_wheel[1] = 0.0;
 }
 
+/* One part of the engine's World answer; the whole text to io.world. */
+static void on_world_part(struct kn_usarsim *u)
+{
+    enum kn_usarworld_result r = kn_usarworld_feed(&u->world, u->line);
+    if (r == KN_USARWORLD_MORE)
+        return;
+    if (r != KN_USARWORLD_DONE) {
+        u->world_bad++;
+        kn_warn("robot %s: the engine's World answer cannot be read (%s); the world "
+                "description has no terrain",
+                u->robot, kn_usarworld_strerror(r));
+        return;
+    }
+    size_t len;
+    char *text = kn_usarworld_take(&u->world, &len);
+    u->world_answers++;
+    if (u->io.world)
+        u->io.world(u->io.ctx, text, len);
+    free(text);
+}
+
 /* The built-in engine answers each KENAF request (Auth, Brake, Alive)
  * with one line; a refusal is worth a warning (a wrong token would leave
  * the robot unspawned), the rest is counted. */
@@ -513,6 +544,13 @@ static void on_kenaf_reply(struct kn_usarsim *u)
         if (u->io.trial)
             u->io.trial(u->io.ctx, &t);
         return;
+    }
+    if (kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "World")) {
+        if (ok) {
+            on_world_part(u);
+            return;
+        }
+        u->world_bad++; /* and warned below: the description stays without terrain */
     }
     /* the reply to a lockstep Step: every line of the steps came before it */
     if (kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Step")) {

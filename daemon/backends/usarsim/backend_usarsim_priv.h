@@ -15,6 +15,7 @@
 #include "convert.h"
 #include "linebuf.h"
 #include "usarsim_codec.h"
+#include "usarsim_world.h"
 
 #define NRESULTS (KN_USAR_EARG + 1)
 #define CMD_BUF 1024
@@ -52,6 +53,10 @@ struct encoder {
 struct kn_usarsim {
     struct kn_usarsim_io io;
     bool lockstep; /* backend.lockstep: time comes from the lines only */
+    /* the built-in engine at an address: asked for the world it runs once
+     * the robot is spawned (a spawned engine's files the daemon reads) */
+    bool ask_world;
+    struct kn_usarworld_asm world; /* its answer's parts so far */
     uint64_t steps_asked, steps_ok, steps_refused;
     char robot[KN_CFG_NAME_LEN + 1];
     enum kn_usarsim_dialect dialect;
@@ -114,7 +119,8 @@ struct kn_usarsim {
     uint64_t kenaf_ok, kenaf_failed; /* the built-in engine's KENAF replies */
     uint64_t trial_lines, trial_bad; /* its trial state lines; those that did not parse */
     uint64_t trial_cmds;             /* TrialReset / TrialEstop sent */
-    uint64_t init_refused;           /* ... of them INIT refusals (a full world) */
+    uint64_t world_asked, world_answers, world_bad; /* KENAF {Cmd World}: refused or unreadable */
+    uint64_t init_refused;                          /* ... of them INIT refusals (a full world) */
     uint64_t nfo, sta, asta, conf, geo, res;
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
     uint64_t sen_shut_out, encoder_unmapped, encoder_jumps, states;
