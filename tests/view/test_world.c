@@ -3,6 +3,7 @@
  * and the document kenaf-simd builds from the engine's files
  * (daemon/world_doc.c), read from the repository's config/ folder. */
 #include <check.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "harness_proc.h"
 #include "harness_suite.h"
 #include "krp.h"
 #include "rules.h"
@@ -350,6 +352,80 @@ START_TEST(doc_missing_files)
 }
 END_TEST
 
+/* An engine's World answer (usarsim_world.h) with the same files' objects
+ * gives the very document the files give; and a heightfield named by the
+ * absolute path the engine sends carries its samples. */
+START_TEST(doc_from_engine_same)
+{
+    char note[1024], *from_files, *from_answer;
+    cJSON *a = build("engine", config_file("robots/kenaf.json"), config_file("terrains/step.json"),
+                     note, sizeof note, &from_files);
+    ck_assert_str_eq(note, "");
+    char *robot = strdup(h_file_text(config_file("robots/kenaf.json")));
+    char *terrain = strdup(h_file_text(config_file("terrains/step.json")));
+    size_t cap = strlen(robot) + strlen(terrain) + 64, len = 0;
+    char *answer = malloc(cap);
+    snprintf(answer, cap, "{\"terrain\":%s,\"robot\":%s}", terrain, robot);
+    from_answer = kn_worlddoc_from_engine("engine", answer, &len, note, sizeof note);
+    ck_assert_str_eq(note, "");
+    ck_assert_str_eq(from_answer, from_files);
+    ck_assert_uint_eq(len, strlen(from_files));
+    free(from_answer);
+    /* a heightfield's file, absolute */
+    char hf[1200];
+    ck_assert_ptr_nonnull(realpath(config_file("terrains/bumps.hf"), hf + 600));
+    snprintf(hf, 600, "%s", hf + 600);
+    snprintf(answer, cap,
+             "{\"terrain\":{\"type\":\"heightfield\",\"file\":\"%s\","
+             "\"cell_m\":0.1},\"robot\":%s}",
+             hf, robot);
+    from_answer = kn_worlddoc_from_engine("engine", answer, &len, note, sizeof note);
+    ck_assert_str_eq(note, "");
+    cJSON *o = cJSON_Parse(from_answer);
+    cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "terrain"), "heights");
+    ck_assert_int_eq(cJSON_GetObjectItem(h, "nx")->valueint, 31);
+    cJSON_Delete(o);
+    free(from_answer);
+    free(answer);
+    free(robot);
+    free(terrain);
+    free(from_files);
+    cJSON_Delete(a);
+}
+END_TEST
+
+/* An answer that does not read, or that the engine's loaders refuse:
+ * that part null (not JSON at all: the default robot), the reason in
+ * note. */
+START_TEST(doc_from_engine_bad)
+{
+    static const struct {
+        const char *answer, *noted;
+        bool robot;
+    } bad[] = {
+        { "{\"terrain\":", "not JSON", true },
+        { "[1,2]", "not an object", true },
+        { "{\"terrain\":{\"type\":\"moon\"},\"robot\":{}}", "terrain", false },
+        { "{\"terrain\":{\"type\":\"step\",\"height\":-1},\"robot\":{}}", "height", false },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char note[1024];
+        size_t len = 0;
+        char *doc = kn_worlddoc_from_engine("engine", bad[i].answer, &len, note, sizeof note);
+        ck_assert_ptr_nonnull(doc);
+        cJSON *o = cJSON_Parse(doc);
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(o, "terrain")));
+        ck_assert_msg(strstr(note, bad[i].noted) != NULL, "%zu: note %s", i, note);
+        /* an empty robot object is refused by the robot file's reader */
+        ck_assert(cJSON_IsObject(cJSON_GetObjectItem(o, "robot")) == bad[i].robot);
+        if (!bad[i].robot)
+            ck_assert_msg(strstr(note, "robot") != NULL, "%zu: note %s", i, note);
+        cJSON_Delete(o);
+        free(doc);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("world");
@@ -366,6 +442,8 @@ int main(void)
     tcase_add_test(d, doc_engine_families);
     tcase_add_test(d, doc_deterministic);
     tcase_add_test(d, doc_missing_files);
+    tcase_add_test(d, doc_from_engine_same);
+    tcase_add_test(d, doc_from_engine_bad);
     suite_add_tcase(s, d);
     return h_run_suite(s);
 }

@@ -4,7 +4,7 @@
  * program that only says where the robot is and waits; kenaf-view watches
  * that robot. The page's trial panel names the trial and the repetition
  * waiting at the gate, and its time left counts down as the robot's
- * state comes in. Every wait is for a state; no time is asserted.
+ * state comes in; the page draws the apparatus the engine judges on. Every wait is for a state; no time is asserted.
  * Skipped (77) without Chromium, node or the pinned playwright-core. */
 #include <check.h>
 #include <signal.h>
@@ -83,6 +83,12 @@ START_TEST(trial_panel)
           "window.kenafView.trialText.includes('traverse 1 of 3: waiting at the gate') && "
           "window.kenafView.trialText.includes('0 of 0 completed without a fault') && "
           "window.kenafView.trialText.includes('of 5:00.0')");
+    /* the apparatus the engine judges on, which kenaf-simd learnt from the
+     * engine at its address (KENAF {Cmd World}): the stepfield's posts
+     * and walls, not the bare ground grid */
+    until("window.kenafView.terrain === 'stepfield_e2828' && window.kenafView.terrainBoxes > 2");
+    printf("view-trial: the page draws %s with %.0f boxes\n", "stepfield_e2828",
+           eval_num("window.kenafView.terrainBoxes"));
     cJSON *a =
         vb_cmd(&b, 5000, "{\"cmd\":\"eval\",\"expr\":\"window.kenafView.robots[0].trial.course\"}");
     ck_assert_str_eq(cJSON_GetObjectItem(a, "value")->valuestring, "traverse");

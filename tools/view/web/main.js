@@ -302,6 +302,8 @@ Object.defineProperty(window, 'kenafView', {
                      errors: ptzShare.errors };
         },
         get terrain() { return terrain ? terrain.label : null; },
+        // the boxes drawn of the terrain's parts (an apparatus's posts and walls)
+        get terrainBoxes() { return terrain ? terrain.boxes : 0; },
         get following() { const f = followed(); return f ? f.id : null; },
         // robots drawn in full (the rest are instanced boxes) and the draw
         // calls of the last frame

@@ -248,6 +248,7 @@ export function buildTerrain(doc, worldPose) {
     group.add(outer);
 
     const isPallet = isDoc && doc.type === 'pallet';
+    let boxes = 0;
     const up = new THREE.Vector3(0, 0, 1);
     for (const part of parts || [{ kind: 'plane', c: [0, 0, 0], n: [0, 0, 1] }]) {
         if (part.kind === 'plane') {
@@ -269,6 +270,7 @@ export function buildTerrain(doc, worldPose) {
             if (!isPallet)
                 worldUv(geo, 0.25);
             const m = new THREE.Mesh(geo, isPallet ? wood : concrete);
+            boxes++;
             m.add(new THREE.LineSegments(new THREE.EdgesGeometry(geo), edges));
             m.position.set(part.c[0], part.c[1], part.c[2]);
             // the engine's box rotation: Rz(yaw) Ry(pitch)
@@ -277,7 +279,7 @@ export function buildTerrain(doc, worldPose) {
         }
     }
     return {
-        group, label,
+        group, label, boxes,
         dispose() {
             group.traverse(o => o.geometry && o.geometry.dispose());
             mats.forEach(m => m.dispose());
