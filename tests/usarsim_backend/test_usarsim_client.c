@@ -3,7 +3,8 @@
  * the neutral state and the KRP/1 STATUS it makes, malformed lines counted
  * per reason and survived, framing, the exact DRIVE / SET / MULTIDRIVE
  * lines for given commands in both dialects and under a comma-decimal
- * locale, re-INIT at the last pose, encoder wrap, derived rates. */
+ * locale, re-INIT at the last pose, encoder wrap, derived rates; the
+ * World question to an engine at an address and its answer's parts. */
 #include <check.h>
 #include <locale.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include "log.h"
 #include "real_lines.h"
 #include "usarsim_codec.h"
+#include "usarsim_world.h"
 
 #define S_NS 1000000000ull
 
@@ -76,21 +78,40 @@ static struct kn_cfg_robot robot_cfg(const char *backend_extra)
     return cfg.robots[0];
 }
 
-static void client_new(const char *backend_extra)
+/* The World answers of an engine at an address the client handed out. */
+static char world_got[256];
+static int worlds;
+
+static void cap_world(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    ck_assert_uint_eq(len, strlen(text));
+    snprintf(world_got, sizeof world_got, "%s", text);
+    worlds++;
+}
+
+static void client_from(const struct kn_cfg_robot *r)
 {
     memset(&C, 0, sizeof C);
-    struct kn_cfg_robot r = robot_cfg(backend_extra);
+    worlds = 0;
     struct kn_usarsim_io io = {
         .ctx = &C,
         .write = cap_write,
         .ready = cap_ready,
         .state = cap_state,
         .fail = cap_fail,
+        .world = cap_world,
     };
     char err[128];
-    U = kn_usarsim_new(&r, &io, err, sizeof err);
+    U = kn_usarsim_new(r, &io, err, sizeof err);
     ck_assert_msg(U != NULL, "%s", err);
     now_ns = 1000 * S_NS;
+}
+
+static void client_new(const char *backend_extra)
+{
+    struct kn_cfg_robot r = robot_cfg(backend_extra);
+    client_from(&r);
 }
 
 static void out_clear(void)
@@ -819,6 +840,57 @@ START_TEST(stats_shape)
     client_free();
 }
 
+/* ---- the world of an engine at an address ---- */
+
+/* A client of that backend kind at host ("": an engine kenaf-simd
+ * spawns), connected, with the robot spawned. */
+static void world_client(enum kn_backend_kind kind, const char *host)
+{
+    struct kn_cfg_robot r = robot_cfg(NULL);
+    r.backend.kind = kind;
+    snprintf(r.backend.host, sizeof r.backend.host, "%s", host);
+    client_from(&r);
+    kn_usarsim_connected(U, now_ns);
+    ck_assert_ptr_null(strstr(C.out, "World")); /* not before the robot exists */
+    feed(REAL_22);
+}
+
+/* backend engine with an address: asked once spawned; whole answers go to
+ * io.world, bad ones and an engine that does not know the command are
+ * counted, and a USARSim or a spawned engine is never asked. */
+START_TEST(engine_world_answer)
+{
+    world_client(KN_BACKEND_USARSIM, "127.0.0.1");
+    ck_assert_ptr_null(strstr(C.out, "World"));
+    client_free();
+    world_client(KN_BACKEND_ENGINE, "");
+    ck_assert_ptr_null(strstr(C.out, "World"));
+    client_free();
+    world_client(KN_BACKEND_ENGINE, "127.0.0.1");
+    ck_assert_msg(strstr(C.out, "KENAF {Cmd World}\r\n") != NULL, "%s", C.out);
+    ck_assert_double_eq(stat_num("world_asked", NULL), 1);
+    /* a whole answer */
+    const char *text = "{\"terrain\":{\"type\":\"flat\"},\"robot\":{}}";
+    char line[KN_USARWORLD_LINE_MAX];
+    ck_assert_int_gt(kn_usarworld_format(text, strlen(text), 0, line, sizeof line), 0);
+    feed(line);
+    ck_assert_int_eq(worlds, 1);
+    ck_assert_str_eq(world_got, text);
+    /* a part that does not read; a refusal; an engine that does not know it */
+    feed("KENAF {Cmd World} {Status OK} {Part 1} {Parts 1} {Bytes 3} {Data YW$j}\r\n");
+    feed("KENAF {Cmd World} {Status Failed} {Reason no world loaded}\r\n");
+    kn_usarsim_disconnected(U);
+    kn_usarsim_connected(U, now_ns);
+    feed(REAL_22);
+    ck_assert_double_eq(stat_num("world_asked", NULL), 2);
+    feed("KENAF {Cmd Unknown} {Status Failed} {Reason no such command}\r\n");
+    ck_assert_int_eq(worlds, 1);
+    ck_assert_double_eq(stat_num("world_answers", NULL), 1);
+    ck_assert_double_eq(stat_num("world_bad", NULL), 3);
+    client_free();
+}
+END_TEST
+
 int main(void)
 {
     kn_log_set_level(KN_LOG_WARN);
@@ -865,6 +937,9 @@ int main(void)
     tcase_add_test(t, encoder_wrap_without_conf);
     tcase_add_test(t, encoder_jump_is_a_wrap);
     tcase_add_test(t, missta_time_advances);
+    suite_add_tcase(s, t);
+    t = tcase_create("engine_world");
+    tcase_add_test(t, engine_world_answer);
     suite_add_tcase(s, t);
     int rc = h_run_suite(s);
     h_comma_locale_teardown();

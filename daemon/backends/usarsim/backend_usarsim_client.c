@@ -226,6 +226,7 @@ void kn_usarsim_disconnected(struct kn_usarsim *u)
 {
     u->connected = false;
     u->ready = false;
+    u->world_pending = false;
     kn_usarworld_reset(&u->world); /* a part of an answer, cut off */
 }
 

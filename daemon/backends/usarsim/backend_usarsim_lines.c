@@ -463,6 +463,7 @@ static void send_queries(struct kn_usarsim *u, uint64_t now)
         kn_usar_w_kv(&w, "Cmd", "World");
         kn_usarsim_append(u, buf, &len, kn_usar_w_end(&w));
         u->world_asked++;
+        u->world_pending = true;
     }
     u->get_pending = GET_CONF_ROBOT | GET_GEO_ROBOT | GET_CONF_ENCODER;
     u->get_sent_ns = now;
@@ -507,6 +508,7 @@ static void on_world_part(struct kn_usarsim *u)
     enum kn_usarworld_result r = kn_usarworld_feed(&u->world, u->line);
     if (r == KN_USARWORLD_MORE)
         return;
+    u->world_pending = false;
     if (r != KN_USARWORLD_DONE) {
         u->world_bad++;
         kn_warn("robot %s: the engine's World answer cannot be read (%s); the world "
@@ -550,7 +552,20 @@ static void on_kenaf_reply(struct kn_usarsim *u)
             on_world_part(u);
             return;
         }
+        u->world_pending = false;
         u->world_bad++; /* and warned below: the description stays without terrain */
+    }
+    /* the only command kenaf-simd sends that an engine may not know: an
+     * older kenaf-engine answers {Cmd Unknown} */
+    if (!ok && u->world_pending && kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK &&
+        view_is(cmd, "Unknown")) {
+        u->world_pending = false;
+        u->world_bad++;
+        u->kenaf_failed++;
+        kn_warn("robot %s: the engine does not answer KENAF {Cmd World} (an older kenaf-engine): "
+                "the world description has no terrain",
+                u->robot);
+        return;
     }
     /* the reply to a lockstep Step: every line of the steps came before it */
     if (kn_usar_get_str(u->line, "Cmd", &cmd) == KN_USAR_OK && view_is(cmd, "Step")) {

@@ -56,6 +56,7 @@ struct kn_usarsim {
     /* the built-in engine at an address: asked for the world it runs once
      * the robot is spawned (a spawned engine's files the daemon reads) */
     bool ask_world;
+    bool world_pending;            /* asked on this connection, not yet answered */
     struct kn_usarworld_asm world; /* its answer's parts so far */
     uint64_t steps_asked, steps_ok, steps_refused;
     char robot[KN_CFG_NAME_LEN + 1];
