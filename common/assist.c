@@ -10,40 +10,45 @@
 
 /* The parameters, once: the table below and the field each names are
  * both made from this list, so they cannot fall out of step. */
-#define KN_ASSIST_PARAMS(X)                                                                     \
-    X(approach_deg, "deg", 75, -119.5, 119.5,                                                   \
-      "front flippers while approaching: their tips reach over a 300 mm top")                   \
-    X(rear_approach_deg, "deg", 0, -119.5, 119.5, "rear flippers while approaching")            \
-    X(contact_pitch_deg, "deg", 6, 0.5, 60, "nose-up pitch taken as front contact")             \
-    X(contact_torque_nm, "N*m", 5, 0.1, 1000,                                                   \
-      "front flipper torque (pressed down) taken as contact")                                   \
-    X(press_torque_nm, "N*m", 5, 0.1, 1000, "the torque the front flippers keep pressing with") \
-    X(hold_belt_m_s, "m/s", 0.1, 0, 10,                                                         \
-      "belt limit after the contact until the front flippers press (an operator's pause)")      \
-    X(hold_world_deg, "deg", 0, -90, 90,                                                        \
-      "the hold ends once the front flippers point at most this much up in the world")          \
-    X(press_gain, "deg/(N*m*s)", 20, 0, 1000,                                                   \
-      "set-point change per N*m of torque error and second")                                    \
-    X(press_lead_deg, "deg", 60, 0, 90, "the set-point stays this close to the measured angle") \
-    X(press_floor_deg, "deg", -60, -180, 90,                                                    \
-      "lowest world angle of the front flippers (0 level, + tips up)")                          \
-    X(max_pitch_deg, "deg", 45, 1, 89, "above this nose-up pitch the front flippers ease off")  \
-    X(rear_pitch_deg, "deg", 15, 0, 89, "nose-up pitch at which the rear flippers go down")     \
-    X(rear_dist_m, "m", 0.35, 0, 100, "or the distance driven since the front contact")         \
-    X(rear_deg, "deg", -75, -119.5, 119.5, "the rear flippers' push")                           \
-    X(rear_tol_deg, "deg", 10, 0.5, 90, "the rear push counts as done this close to rear_deg")  \
-    X(level_pitch_deg, "deg", -5, -60, 89,                                                      \
-      "after the rear push, nose-up pitch below this: tipped onto the top")                     \
-    X(level_drop_deg, "deg", 8, 0.5, 90,                                                        \
-      "or the nose come down this much from its peak: the CoG is over the edge")                \
-    X(level_deg, "deg", 0, -119.5, 119.5, "all four flippers once on top")
+#define KN_ASSIST_PARAMS(X)                                                                      \
+    X(approach_deg, "deg", 75, -119.5, 119.5,                                                    \
+      "front flippers while approaching: their tips reach over a 300 mm top")                    \
+    X(rear_approach_deg, "deg", 0, -119.5, 119.5, "rear flippers while approaching")             \
+    X(contact_pitch_deg, "deg", 6, 0.5, 60, "nose-up pitch taken as front contact")              \
+    X(contact_torque_nm, "N*m", 5, 0.1, 1000,                                                    \
+      "front flipper torque (pressed down) taken as contact")                                    \
+    X(press_torque_nm, "N*m", 5, 0.1, 1000, "the torque the front flippers keep pressing with")  \
+    X(hold_belt_m_s, "m/s", 0.1, 0, 10,                                                          \
+      "belt limit after the contact until the front flippers press (an operator's pause)")       \
+    X(hold_world_deg, "deg", 0, -90, 90,                                                         \
+      "the hold ends once the front flippers point at most this much up in the world")           \
+    X(press_gain, "deg/(N*m*s)", 20, 0, 1000,                                                    \
+      "set-point change per N*m of torque error and second")                                     \
+    X(press_lead_deg, "deg", 60, 0, 90, "the set-point stays this close to the measured angle")  \
+    X(press_floor_deg, "deg", -60, -180, 90,                                                     \
+      "lowest world angle of the front flippers (0 level, + tips up)")                           \
+    X(max_pitch_deg, "deg", 45, 1, 89, "above this nose-up pitch the front flippers ease off")   \
+    X(rear_pitch_deg, "deg", 10, 0, 89, "nose-up pitch at which the rear flippers go down")      \
+    X(rear_dist_m, "m", 0.35, 0, 100, "or the distance driven since the front contact")          \
+    X(rear_deg, "deg", -75, -119.5, 119.5, "the rear flippers' push")                            \
+    X(rear_tol_deg, "deg", 10, 0.5, 90, "the rear push counts as done this close to rear_deg")   \
+    X(level_pitch_deg, "deg", -5, -60, 89,                                                       \
+      "after the rear push, nose-up pitch below this: tipped onto the top")                      \
+    X(level_drop_deg, "deg", 8, 0.5, 90,                                                         \
+      "or the nose come down this much from its peak: the CoG is over the edge")                 \
+    X(level_deg, "deg", 0, -119.5, 119.5, "all four flippers once on top")                       \
+    X(climb_belt_m_s, "m/s", 0.3, 0, 2,                                                          \
+      "belts from the rear push until level, whatever the operator's speed (0: the operator's)") \
+    X(abort_pitch_deg, "deg", 52, 10, 89,                                                        \
+      "nose-up pitch before the level at which it gives up: the step is too high")               \
+    X(abort_belt_m_s, "m/s", 0.2, 0.01, 1, "giving up, it backs down at this speed")
 
 #define DESC(field, unit, def, lo, hi, text) { #field, unit, def, lo, hi, text },
 #define FIELD(field, unit, def, lo, hi, text) &p->field,
 
-/* The defaults climb the 300 mm step at 0.3 and 0.5 m/s; the acceptance
- * grid (tests/engine/test_assist_grid.c, docs/engine.md) says where they
- * do not yet hold. */
+/* The defaults climb the 300 mm step at belts of 0.15, 0.3 and 0.5 m/s;
+ * the acceptance grid (tests/engine/test_assist_grid.c, docs/engine.md)
+ * says where they do not yet hold. */
 const struct kn_assist_param_desc kn_assist_param_table[] = { KN_ASSIST_PARAMS(DESC) };
 const int kn_assist_param_count =
     (int)(sizeof kn_assist_param_table / sizeof kn_assist_param_table[0]);
@@ -93,6 +98,8 @@ const char *kn_assist_phase_name(enum kn_assist_phase ph)
     case KN_ASSIST_PRESS: return "press";
     case KN_ASSIST_LIFT: return "lift";
     case KN_ASSIST_LEVEL: return "level";
+    case KN_ASSIST_BACK: return "back down";
+    case KN_ASSIST_GAVE_UP: return "gave up";
     }
     return "?";
 }
@@ -181,6 +188,17 @@ void kn_assist_update(struct kn_assist *a, const struct kn_assist_input *in,
                 nose <= a->peak_nose - p->level_drop_deg * DEG)) {
         a->phase = KN_ASSIST_LEVEL;
     }
+    /* Past the traction of the belts on the edge (about 45 deg for a
+     * friction of 1) the robot slides back and then over onto its back:
+     * give up while it can still back down. */
+    if ((a->phase == KN_ASSIST_PRESS || a->phase == KN_ASSIST_LIFT) &&
+        nose >= p->abort_pitch_deg * DEG) {
+        a->phase = KN_ASSIST_BACK;
+        a->holding = 0;
+    } else if (a->phase == KN_ASSIST_BACK && a->phase == was &&
+               nose <= p->contact_pitch_deg * DEG) {
+        a->phase = KN_ASSIST_GAVE_UP;
+    }
     double front = p->approach_deg * DEG, rear = p->rear_approach_deg * DEG;
     if (a->phase == KN_ASSIST_PRESS || a->phase == KN_ASSIST_LIFT)
         front = a->front_sp;
@@ -188,8 +206,21 @@ void kn_assist_update(struct kn_assist *a, const struct kn_assist_input *in,
         rear = p->rear_deg * DEG;
     if (a->phase == KN_ASSIST_LEVEL)
         front = rear = p->level_deg * DEG;
+    /* backing down: the front off the face, the rear in line behind as a
+     * tail the robot can rest on, not under it as a pivot */
+    if (a->phase == KN_ASSIST_BACK || a->phase == KN_ASSIST_GAVE_UP)
+        rear = 0;
     out->flip_rad[KN_ASSIST_FL] = out->flip_rad[KN_ASSIST_FR] = front;
     out->flip_rad[KN_ASSIST_RL] = out->flip_rad[KN_ASSIST_RR] = rear;
     out->belt_limit_m_s = a->holding ? p->hold_belt_m_s : INFINITY;
+    out->belt_m_s = NAN;
+    /* The edge is crossed on the robot's momentum (docs/engine.md, "The
+     * flipper assist"): the same speed whatever the operator's. */
+    if (a->phase == KN_ASSIST_LIFT && !a->holding && p->climb_belt_m_s > 0)
+        out->belt_m_s = p->climb_belt_m_s;
+    if (a->phase == KN_ASSIST_BACK)
+        out->belt_m_s = -p->abort_belt_m_s;
+    if (a->phase == KN_ASSIST_GAVE_UP)
+        out->belt_limit_m_s = 0;
     out->phase_changed = a->phase != was;
 }

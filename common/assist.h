@@ -11,7 +11,9 @@
  * measured torque towards a pressing target; once the nose is up far
  * enough or the robot has driven far enough since the contact (the CoG
  * near the edge), lower the rear flippers to lift the body and push it
- * over; once the nose comes down again, level all four flippers. */
+ * over at the climb speed; once the nose comes down again, level all
+ * four flippers. A nose pitched up past what the belts can hold on the
+ * edge means the step is too high: it gives up and backs down. */
 #ifndef KN_COMMON_ASSIST_H
 #define KN_COMMON_ASSIST_H
 
@@ -45,6 +47,9 @@ struct kn_assist_params {
     double level_pitch_deg;   /* after the lift, nose up below this: on top ... */
     double level_drop_deg;    /* ... or, the push done, the nose down this much from its peak */
     double level_deg;         /* all flippers on top */
+    double climb_belt_m_s;    /* belts from the rear push until level (0: the operator's) */
+    double abort_pitch_deg;   /* nose up this much before the level: give up, back down ... */
+    double abort_belt_m_s;    /* ... at this speed */
 };
 
 /* What a STATUS gives. pitch and roll in KRP/1's sense (positive pitch
@@ -66,12 +71,20 @@ enum kn_assist_phase {
     KN_ASSIST_PRESS,    /* front pressed onto the top */
     KN_ASSIST_LIFT,     /* and the rear down */
     KN_ASSIST_LEVEL,    /* on top: all level; the assist is done */
+    KN_ASSIST_BACK,     /* too high: backing down until the nose is down */
+    KN_ASSIST_GAVE_UP,  /* backed down and stopped; the assist is done */
 };
 
 struct kn_assist_output {
     double flip_rad[KN_ASSIST_NFLIP]; /* set-points, all four every call */
     double belt_limit_m_s;            /* |belt speed| at most this; INFINITY: no limit */
-    int phase_changed;                /* this call entered a new phase */
+    /* both belts at this speed (negative: backwards) instead of the
+     * operator's; NAN: the operator's, within belt_limit_m_s. The climb
+     * speed replaces a forward command (a caller standing still stays
+     * still); backing down, when the assist gives up, applies whatever
+     * the operator commands, until STOP or an e-stop ends the assist. */
+    double belt_m_s;
+    int phase_changed; /* this call entered a new phase */
 };
 
 struct kn_assist {
@@ -106,7 +119,7 @@ double *kn_assist_param(struct kn_assist_params *p, int i);
 void kn_assist_init(struct kn_assist *a, const struct kn_assist_params *p);
 void kn_assist_update(struct kn_assist *a, const struct kn_assist_input *in,
                       struct kn_assist_output *out);
-/* "approach", "press", "lift", "level" */
+/* "approach", "press", "lift", "level", "back down", "gave up" */
 const char *kn_assist_phase_name(enum kn_assist_phase ph);
 
 #endif

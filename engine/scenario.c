@@ -702,6 +702,9 @@ static void assist_update(const struct kn_scenario *sc, struct ctrl_state *cs, s
     kn_world_set_flippers(w, id, out.flip_rad, 0xF);
     double b = fmin(fabs(sc->a_belt), out.belt_limit_m_s);
     b = sc->a_belt < 0 ? -b : b;
+    /* the climb speed replaces a forward drive; backing down, any */
+    if (isfinite(out.belt_m_s) && (out.belt_m_s < 0 || sc->a_belt > 0))
+        b = out.belt_m_s;
     if (b != cs->assist_belt || cs->started == 1) {
         kn_world_set_belts(w, id, b, b);
         cs->assist_belt = b;
@@ -871,7 +874,7 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
     memset(&ctl, 0, sizeof ctl);
     struct kn_sample cur, prev;
     struct kn_truth tr;
-    int decided = 0, passed = 0, have_prev = 0;
+    int decided = 0, passed = 0, have_prev = 0, gave_up = 0;
     long nsteps = lround(sc->duration / sc->pp.step_s);
     double t0 = now_s();
     kn_scenario_sample(w, id, NULL, &cur);
@@ -903,6 +906,17 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
             break;
         }
         ctrl_update(sc, &ctl, w, id, cur.t, &tr);
+        /* the assist backed down off a step too high and stopped: no
+         * progress from here, said now rather than after stall_s */
+        if (sc->ctrl == KN_CTRL_ASSIST && ctl.assist.phase == KN_ASSIST_GAVE_UP) {
+            snprintf(res->why, sizeof res->why,
+                     "the assist gave up at t=%.2f s (nose up %.0f deg, backed down: too high)",
+                     cur.t, sc->assist.abort_pitch_deg);
+            passed = 0;
+            decided = 1;
+            gave_up = 1;
+            break;
+        }
     }
     if (!decided)
         kn_crit_end(cs, &passed, res->why, sizeof res->why);
@@ -911,7 +925,7 @@ int kn_scenario_run(const struct kn_scenario *sc, int keep_samples, struct kn_re
     res->rtf = res->cpu_s > 0 ? res->sim_s / res->cpu_s : 0;
     res->hash = kn_world_hash(w);
     res->passed = passed && res->finite;
-    res->mode = !res->finite ? KN_MODE_CRITERION : kn_crit_mode(cs);
+    res->mode = !res->finite ? KN_MODE_CRITERION : gave_up ? KN_MODE_STALL : kn_crit_mode(cs);
     res->matches = sc->expect == KN_EXPECT_EITHER || (sc->expect == KN_EXPECT_PASS) == res->passed;
     kn_crit_free(cs);
     kn_world_destroy(w);

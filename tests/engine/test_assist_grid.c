@@ -213,6 +213,8 @@ START_TEST(unit_phases)
     in.pitch_rad = 0;
     kn_assist_update(&a, &in, &out);
     ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    /* and the edge is crossed at the climb speed, whatever the operator's */
+    ck_assert_double_eq_tol(out.belt_m_s, p.climb_belt_m_s, 1e-9);
     /* the push done, the nose up and then down past the edge: level */
     in.flip_rad[KN_ASSIST_RL] = in.flip_rad[KN_ASSIST_RR] = p.rear_deg * d;
     in.pitch_rad = -30 * d;
@@ -223,6 +225,66 @@ START_TEST(unit_phases)
     ck_assert_int_eq(a.phase, KN_ASSIST_LEVEL);
     for (int k = 0; k < KN_ASSIST_NFLIP; k++)
         ck_assert_double_eq_tol(out.flip_rad[k], p.level_deg * d, 1e-9);
+    ck_assert(isnan(out.belt_m_s));
+}
+END_TEST
+
+/* A step too high: the nose up past abort_pitch before the level. It
+ * backs down with the rear flippers in line, whatever the operator
+ * commands, and stops once the nose is down; then the assist is done. */
+START_TEST(unit_gives_up)
+{
+    const double d = M_PI / 180;
+    for (int from_lift = 0; from_lift < 2; from_lift++) {
+        struct kn_assist_params p;
+        kn_assist_defaults(&p);
+        /* the rear push late, to give up while still pressing */
+        if (!from_lift)
+            p.rear_pitch_deg = p.abort_pitch_deg + 10;
+        struct kn_assist a;
+        struct kn_assist_output out;
+        struct kn_assist_input in;
+        memset(&in, 0, sizeof in);
+        in.has_torque = 1;
+        kn_assist_init(&a, &p);
+        kn_assist_update(&a, &in, &out);
+        ck_assert(isnan(out.belt_m_s));
+        in.dt_s = 0.02;
+        in.torque_nm[KN_ASSIST_FL] = -(p.contact_torque_nm + 1);
+        kn_assist_update(&a, &in, &out);
+        ck_assert_int_eq(a.phase, KN_ASSIST_PRESS);
+        if (from_lift) {
+            in.pitch_rad = -(p.rear_pitch_deg + 1) * d;
+            kn_assist_update(&a, &in, &out);
+            ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+        }
+        /* just below: still climbing */
+        in.pitch_rad = -(p.abort_pitch_deg - 0.5) * d;
+        kn_assist_update(&a, &in, &out);
+        ck_assert_int_eq(a.phase, from_lift ? KN_ASSIST_LIFT : KN_ASSIST_PRESS);
+        in.pitch_rad = -(p.abort_pitch_deg + 0.5) * d;
+        kn_assist_update(&a, &in, &out);
+        ck_assert_int_eq(a.phase, KN_ASSIST_BACK);
+        ck_assert(out.phase_changed);
+        ck_assert_double_eq_tol(out.belt_m_s, -p.abort_belt_m_s, 1e-9);
+        ck_assert_double_eq_tol(out.flip_rad[KN_ASSIST_RL], 0, 1e-9);
+        ck_assert_double_eq_tol(out.flip_rad[KN_ASSIST_FL], p.approach_deg * d, 1e-9);
+        /* the nose coming down, not yet down: still backing */
+        in.pitch_rad = -(p.contact_pitch_deg + 5) * d;
+        kn_assist_update(&a, &in, &out);
+        ck_assert_int_eq(a.phase, KN_ASSIST_BACK);
+        ck_assert_double_eq_tol(out.belt_m_s, -p.abort_belt_m_s, 1e-9);
+        in.pitch_rad = 0;
+        kn_assist_update(&a, &in, &out);
+        ck_assert_int_eq(a.phase, KN_ASSIST_GAVE_UP);
+        ck_assert(isnan(out.belt_m_s));
+        ck_assert_double_eq(out.belt_limit_m_s, 0);
+        /* done: the nose up again changes nothing */
+        in.pitch_rad = -60 * d;
+        kn_assist_update(&a, &in, &out);
+        ck_assert_int_eq(a.phase, KN_ASSIST_GAVE_UP);
+        ck_assert_str_eq(kn_assist_phase_name(a.phase), "gave up");
+    }
 }
 END_TEST
 
@@ -283,6 +345,7 @@ int main(int argc, char **argv)
     tcase_add_test(ts, speeds);
     TCase *tu = tcase_create("unit");
     tcase_add_test(tu, unit_phases);
+    tcase_add_test(tu, unit_gives_up);
     tcase_add_test(tu, unit_reader);
     suite_add_tcase(s, tu);
     TCase *all[2 + NPART] = { tf, ts };

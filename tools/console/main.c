@@ -10,7 +10,9 @@
  * set-points (never a blocking motion) and redraws. With the flipper
  * assist on (key x), each new STATUS goes through the same kn_assist_
  * controller the engine's scenarios use, and its set-points go out as
- * FLIPPER; the belts stay the operator's. */
+ * FLIPPER; the belts stay the operator's, but for the assist's climb over
+ * the edge (while the operator drives forward) and its backing down off a
+ * step too high. */
 #include <errno.h>
 #include <getopt.h>
 #include <langinfo.h>
@@ -84,6 +86,7 @@ struct app {
     double assist_t;     /* robot time of the last STATUS it was fed (-1: none) */
     bool assist_torque;  /* the robot measures flipper torques (seen non-zero) */
     double belt_limit;   /* the assist's belt limit, mm/s (INFINITY: none) */
+    double belt_set;     /* the assist's own belt speed, mm/s (NAN: the operator's) */
     char assist_off[64]; /* why it went off last ("" before) */
 };
 
@@ -207,6 +210,7 @@ static void assist_stop(struct app *a, const char *why)
         return;
     a->assist_on = false;
     a->belt_limit = INFINITY;
+    a->belt_set = NAN;
     snprintf(a->assist_off, sizeof a->assist_off, "%s", why);
     say(a, "assist off (%s)", why);
 }
@@ -281,10 +285,17 @@ static void assist_tick(struct app *a)
     }
     int rc = hrt_set_flipper_angles(a->flip_target);
     a->belt_limit = out.belt_limit_m_s * 1000;
+    a->belt_set = out.belt_m_s * 1000;
     if (out.phase_changed)
         say(a, "assist: %s (FL %+.0f RL %+.0f deg)%s%s", kn_assist_phase_name(a->assist.phase),
             a->flip_target[0], a->flip_target[2], rc < 0 ? " - " : "",
             rc < 0 ? setpoint_note(rc) : "");
+    if (a->assist.phase == KN_ASSIST_GAVE_UP) {
+        /* backed down off a step too high: stand still, not drive at it
+         * again on the operator's old command */
+        kn_drive_stop(&a->drive);
+        assist_stop(a, "step too high: backed down");
+    }
 }
 
 /* ---- belts ---- */
@@ -308,6 +319,11 @@ static void send_belts(struct app *a)
     double lim = a->belt_limit;
     double l = round(clampd(a->drive.cmd[0], -lim, lim)),
            r = round(clampd(a->drive.cmd[1], -lim, lim));
+    /* the assist's own speed: the climb replaces a forward drive (an
+     * operator standing still stays still), backing down off a step too
+     * high applies whatever the keys say, until STOP or x */
+    if (isfinite(a->belt_set) && (a->belt_set < 0 || (l > 0 && r > 0)))
+        l = r = round(a->belt_set);
     if (l == 0 && r == 0 && a->sent[0] == 0 && a->sent[1] == 0)
         return;
     int rc = hrt_set_crawler_speed(l, r);
@@ -764,6 +780,7 @@ int main(int argc, char **argv)
         }
     }
     a.belt_limit = INFINITY;
+    a.belt_set = NAN;
     kn_drive_init(&a.drive, &a.conf.drive);
     kn_joy_init(&a.joy, &a.conf);
     kn_joydev_init(&a.joydev, a.conf.joy_device);
