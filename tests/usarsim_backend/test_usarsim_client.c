@@ -888,6 +888,22 @@ START_TEST(engine_world_answer)
     ck_assert_double_eq(stat_num("world_answers", NULL), 1);
     ck_assert_double_eq(stat_num("world_bad", NULL), 3);
     client_free();
+    /* an engine that says nothing: warned and counted once after the
+     * timeout, and an answer that comes later is still taken */
+    world_client(KN_BACKEND_ENGINE, "127.0.0.1");
+    worlds = 0;
+    now_ns += KN_USARSIM_WORLD_TIMEOUT_NS - 1;
+    feed(REAL_22);
+    ck_assert_double_eq(stat_num("world_timeouts", NULL), 0);
+    now_ns += 1;
+    feed(REAL_22);
+    now_ns += KN_USARSIM_WORLD_TIMEOUT_NS;
+    feed(REAL_22);
+    ck_assert_double_eq(stat_num("world_timeouts", NULL), 1);
+    feed(line);
+    ck_assert_int_eq(worlds, 1);
+    ck_assert_double_eq(stat_num("world_answers", NULL), 1);
+    client_free();
 }
 END_TEST
 

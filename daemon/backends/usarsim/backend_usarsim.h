@@ -22,6 +22,10 @@
 /* GETCONF/GETGEO answers after this long count as timed out (UDK never
  * answers when nothing matches); nothing waits for them. */
 #define KN_USARSIM_GET_TIMEOUT_NS 3000000000ull
+/* The engine answers KENAF {Cmd World} as it reads it; an engine that
+ * says nothing for this long is warned about (the world description has
+ * no terrain until an answer comes, late or on the next connection). */
+#define KN_USARSIM_WORLD_TIMEOUT_NS 10000000000ull
 
 /* A measured flipper angle (STA, ASTA/MISSTA) stands for this long
  * (five of USARSim's 0.1 s status periods); older, a newer command target

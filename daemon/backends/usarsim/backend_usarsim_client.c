@@ -325,6 +325,7 @@ void kn_usarsim_stats(const struct kn_usarsim *u, cJSON *o)
         num(o, "world_asked", u->world_asked);
         num(o, "world_answers", u->world_answers);
         num(o, "world_bad", u->world_bad);
+        num(o, "world_timeouts", u->world_timeouts);
     }
     num(o, "deadman_stops", u->deadman_stops);
     num(o, "init_refused", u->init_refused);

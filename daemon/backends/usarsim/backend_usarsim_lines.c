@@ -464,6 +464,7 @@ static void send_queries(struct kn_usarsim *u, uint64_t now)
         kn_usarsim_append(u, buf, &len, kn_usar_w_end(&w));
         u->world_asked++;
         u->world_pending = true;
+        u->world_sent_ns = now;
     }
     u->get_pending = GET_CONF_ROBOT | GET_GEO_ROBOT | GET_CONF_ENCODER;
     u->get_sent_ns = now;
@@ -472,6 +473,13 @@ static void send_queries(struct kn_usarsim *u, uint64_t now)
 
 static void check_queries(struct kn_usarsim *u, uint64_t now)
 {
+    if (u->world_pending && now - u->world_sent_ns >= KN_USARSIM_WORLD_TIMEOUT_NS) {
+        u->world_pending = false; /* an answer that still comes is taken */
+        u->world_timeouts++;
+        kn_warn("robot %s: no answer to KENAF {Cmd World} in %llu s: the world description "
+                "has no terrain until one comes",
+                u->robot, KN_USARSIM_WORLD_TIMEOUT_NS / 1000000000ull);
+    }
     if (!u->get_pending || now - u->get_sent_ns < KN_USARSIM_GET_TIMEOUT_NS)
         return;
     for (unsigned b = 1; b <= GET_CONF_ENCODER; b <<= 1)

@@ -57,6 +57,7 @@ struct kn_usarsim {
      * the robot is spawned (a spawned engine's files the daemon reads) */
     bool ask_world;
     bool world_pending;            /* asked on this connection, not yet answered */
+    uint64_t world_sent_ns;        /* when */
     struct kn_usarworld_asm world; /* its answer's parts so far */
     uint64_t steps_asked, steps_ok, steps_refused;
     char robot[KN_CFG_NAME_LEN + 1];
@@ -121,6 +122,7 @@ struct kn_usarsim {
     uint64_t trial_lines, trial_bad; /* its trial state lines; those that did not parse */
     uint64_t trial_cmds;             /* TrialReset / TrialEstop sent */
     uint64_t world_asked, world_answers, world_bad; /* KENAF {Cmd World}: refused or unreadable */
+    uint64_t world_timeouts;                        /* ... not answered in time */
     uint64_t init_refused;                          /* ... of them INIT refusals (a full world) */
     uint64_t nfo, sta, asta, conf, geo, res;
     uint64_t sen_gt, sen_ins, sen_encoder, sen_odometry, sen_touch, sen_other;
