@@ -148,6 +148,39 @@ START_TEST(mixing_keeps_curvature_at_the_limit)
 }
 END_TEST
 
+/* The flipper assist's belts: its limit, its climb only in place of a
+ * forward drive, its backing down whatever the keys say. */
+START_TEST(assisted_belts)
+{
+    double out[2];
+    kn_drive_assisted((const double[2]){ 150.4, 150.4 }, INFINITY, NAN, out);
+    ck_assert_double_eq(out[0], 150);
+    ck_assert_double_eq(out[1], 150);
+    kn_drive_assisted((const double[2]){ 300, -250 }, 100, NAN, out);
+    ck_assert_double_eq(out[0], 100);
+    ck_assert_double_eq(out[1], -100);
+    /* the climb: a slow forward drive runs at the assist's speed */
+    kn_drive_assisted((const double[2]){ 150, 150 }, INFINITY, 300, out);
+    ck_assert_double_eq(out[0], 300);
+    ck_assert_double_eq(out[1], 300);
+    /* ... but not a stand-still, a turn on the spot or a reverse */
+    kn_drive_assisted((const double[2]){ 0, 0 }, INFINITY, 300, out);
+    ck_assert_double_eq(out[0], 0);
+    ck_assert_double_eq(out[1], 0);
+    kn_drive_assisted((const double[2]){ -100, 100 }, INFINITY, 300, out);
+    ck_assert_double_eq(out[0], -100);
+    ck_assert_double_eq(out[1], 100);
+    kn_drive_assisted((const double[2]){ -100, -100 }, INFINITY, 300, out);
+    ck_assert_double_eq(out[0], -100);
+    /* backing down: whatever the keys say, even nothing */
+    kn_drive_assisted((const double[2]){ 0, 0 }, INFINITY, -200, out);
+    ck_assert_double_eq(out[0], -200);
+    ck_assert_double_eq(out[1], -200);
+    kn_drive_assisted((const double[2]){ 400, 400 }, INFINITY, -200, out);
+    ck_assert_double_eq(out[1], -200);
+}
+END_TEST
+
 START_TEST(joystick_target_overrides_keys)
 {
     kn_drive_key(&d, KN_DIR_FORWARD, 0);
@@ -213,6 +246,7 @@ int main(void)
     tcase_add_test(tc, stop_is_immediate);
     tcase_add_test(tc, speed_levels_stay_in_bounds);
     tcase_add_test(tc, mixing_keeps_curvature_at_the_limit);
+    tcase_add_test(tc, assisted_belts);
     tcase_add_test(tc, joystick_target_overrides_keys);
     tcase_add_test(tc, key_map);
     suite_add_tcase(s, tc);

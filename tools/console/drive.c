@@ -95,3 +95,14 @@ void kn_drive_step(struct kn_drive *d, double now, double dt, const double *joy)
     for (int k = 0; k < 2; k++)
         d->cmd[k] = ramp(d->cmd[k], d->target[k], d->conf.accel_mm_s2, d->conf.decel_mm_s2, dt);
 }
+
+void kn_drive_assisted(const double cmd[2], double limit, double set, double out[2])
+{
+    for (int i = 0; i < 2; i++)
+        out[i] = round(cmd[i] < -limit ? -limit : cmd[i] > limit ? limit : cmd[i]);
+    /* the climb replaces a forward drive (an operator standing still stays
+     * still); backing down off a step too high applies whatever the keys
+     * say, until STOP or x */
+    if (isfinite(set) && (set < 0 || (out[0] > 0 && out[1] > 0)))
+        out[0] = out[1] = round(set);
+}

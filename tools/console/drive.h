@@ -48,6 +48,12 @@ bool kn_drive_keys_held(const struct kn_drive *d, double now);
  * both mm/s; scales both down together when a belt would pass max, so
  * the curvature is kept. */
 void kn_drive_mix(double v, double t, double max, double out[2]);
+/* The belts that go out, mm/s, from the operator's set-points cmd and
+ * the flipper assist's answer (common/assist.h): within +-limit
+ * (INFINITY: none), and the assist's own speed set (NAN: none) in place
+ * of them when it backs down (set < 0, whatever cmd is) or climbs while
+ * the operator drives forward (both belts > 0); rounded to whole mm/s. */
+void kn_drive_assisted(const double cmd[2], double limit, double set, double out[2]);
 /* Advances to time now by dt seconds. joy: a joystick's belt targets, or
  * NULL when the joystick is absent or centred (then the keys decide). */
 void kn_drive_step(struct kn_drive *d, double now, double dt, const double *joy);

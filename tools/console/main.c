@@ -316,14 +316,9 @@ static void stop_now(struct app *a)
  * STOP would also freeze flippers still moving to a preset. */
 static void send_belts(struct app *a)
 {
-    double lim = a->belt_limit;
-    double l = round(clampd(a->drive.cmd[0], -lim, lim)),
-           r = round(clampd(a->drive.cmd[1], -lim, lim));
-    /* the assist's own speed: the climb replaces a forward drive (an
-     * operator standing still stays still), backing down off a step too
-     * high applies whatever the keys say, until STOP or x */
-    if (isfinite(a->belt_set) && (a->belt_set < 0 || (l > 0 && r > 0)))
-        l = r = round(a->belt_set);
+    double out[2];
+    kn_drive_assisted(a->drive.cmd, a->belt_limit, a->belt_set, out);
+    double l = out[0], r = out[1];
     if (l == 0 && r == 0 && a->sent[0] == 0 && a->sent[1] == 0)
         return;
     int rc = hrt_set_crawler_speed(l, r);
