@@ -17,6 +17,7 @@
 #endif
 #include "backend.h"
 #include "capture.h"
+#include "coalesce.h"
 #include "engine_proc.h"
 #include "faults.h"
 #include "krp.h"
@@ -438,6 +439,7 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     if (!addr)
         return; /* nothing more to read */
     uint64_t now = uv_hrtime();
+    kn_coalesce_note(now);
     struct kn_addr from;
     if (kn_addr_set(&from, addr) < 0)
         return;
