@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 /* A uv_prepare handle runs once per loop iteration, just before the loop
@@ -58,9 +59,18 @@ static void on_prepare(uv_prepare_t *h)
     C.waited_ns += uv_hrtime() - before;
 }
 
-int kn_coalesce_start(uv_loop_t *loop, uint32_t us)
+/* The kernel may end a sleep up to the thread's timer slack late (50 µs
+ * by default), which would add that to every window: with a window the
+ * slack is 1 µs; without, the default again. */
+static void set_window(uint32_t us)
 {
     C.window_ns = (uint64_t)us * 1000u;
+    (void)prctl(PR_SET_TIMERSLACK, us ? 1000UL : 0UL, 0UL, 0UL, 0UL);
+}
+
+int kn_coalesce_start(uv_loop_t *loop, uint32_t us)
+{
+    set_window(us);
     int rc = uv_prepare_init(loop, &C.prep);
     if (rc < 0)
         return rc;
@@ -72,7 +82,7 @@ int kn_coalesce_start(uv_loop_t *loop, uint32_t us)
 
 void kn_coalesce_set(uint32_t us)
 {
-    C.window_ns = (uint64_t)us * 1000u;
+    set_window(us);
 }
 
 void kn_coalesce_note(uint64_t now_ns)

@@ -6,6 +6,7 @@
  * timings). Real kenaf-simd and standin_sim processes, real sockets. */
 #include <check.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,7 +329,6 @@ START_TEST(coalesce_batches)
     static struct h_daemon d;
     h_daemon_spawn(&d, "kenaf-simd", "\"ready_timeout_s\": 0, \"coalesce_us\": 50000", robots, NULL,
                    NULL, false);
-    free(robots);
     h_daemon_ready(&d);
     h_wait_backend_fresh(&d, 0, H_LONG_MS);
     h_wait_backend_fresh(&d, 1, H_LONG_MS);
@@ -384,6 +384,15 @@ START_TEST(coalesce_batches)
                     h_stat(&d, "robots.1.backend.commands.coalesced");
     ck_assert_msg(seen + (int)merged == BURST + 1, "%d commands relayed, %.0f merged, %d sent",
                   seen, merged, BURST + 1);
+    /* a reload changes the window at once, and no robot restarts */
+    double up = h_stat(&d, "robots.0.uptime_s");
+    snprintf(d.top, sizeof d.top, "\"ready_timeout_s\": 0, \"coalesce_us\": 0");
+    h_daemon_write_config(&d, robots);
+    free(robots);
+    h_signal(&d.proc, SIGHUP);
+    ck_assert(h_wait_stat_eq(&d, "reloads", 1, H_LONG_MS));
+    ck_assert_int_eq((int)h_stat(&d, "io.coalesce_us"), 0);
+    ck_assert_double_ge(h_stat(&d, "robots.0.uptime_s"), up);
 }
 END_TEST
 
