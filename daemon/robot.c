@@ -487,10 +487,14 @@ static void on_tick(uv_timer_t *t)
     reschedule(r);
 }
 
+/* Every CRAWLER feeds the watchdog and so moves the next deadline a
+ * little later: a timer already armed for an earlier one is left alone
+ * (no timer heap work per datagram); it fires early, kn_rules_tick finds
+ * nothing due yet, and on_tick arms it for the deadline of then. */
 static void reschedule(struct kn_robot *r)
 {
     uint64_t d = kn_rules_next_deadline(r->rules);
-    if (d == r->deadline)
+    if (d == r->deadline || (d != UINT64_MAX && r->deadline != 0 && d > r->deadline))
         return;
     r->deadline = d;
     if (d == UINT64_MAX) {
