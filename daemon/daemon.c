@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "coalesce.h"
 #include "config_check.h"
 #include "fdlimit.h"
 #include "log.h"
@@ -80,6 +81,7 @@ static char *render_stats(void *ctx)
     cJSON_AddNumberToObject(o, "reload_failures", (double)d->reload_failures);
     cJSON_AddStringToObject(o, "last_reload_error", d->last_reload_error);
     kn_capture_stats(cJSON_AddObjectToObject(o, "capture"));
+    kn_coalesce_stats(cJSON_AddObjectToObject(o, "io"));
     /* robots refused because a backend's module (gz) did not load */
     cJSON_AddNumberToObject(o, "backend_module_failures", (double)kn_backend_module_failures());
     /* --wait-ready tells a robot that is not up from one that never ran */
@@ -335,6 +337,7 @@ static void stop_everything(struct kn_daemon *d)
     uv_close((uv_handle_t *)&d->wd_timer, NULL);
     uv_close((uv_handle_t *)&d->ready_timer, NULL);
     uv_close((uv_handle_t *)&d->status_timer, NULL);
+    kn_coalesce_stop();
 }
 
 static void shutdown_all(struct kn_daemon *d)
@@ -441,6 +444,7 @@ static void reload(struct kn_daemon *d)
         open_stats(d, nc);
     }
     set_capture_dir(nc);
+    kn_coalesce_set((uint32_t)nc->coalesce_us);
     free(d->cfg);
     d->cfg = nc;
     d->reloads++;
@@ -482,6 +486,10 @@ int kn_daemon_run(struct kn_config *cfg, const char *config_path, int log_overri
     int rc = 0;
     char cerr[600];
     set_capture_dir(cfg);
+    if (kn_coalesce_start(&d->loop, (uint32_t)cfg->coalesce_us) < 0) {
+        kn_err("cannot start the loop's coalescing window");
+        rc = 1;
+    }
     if (kn_capture_startup(&d->loop, cerr, sizeof cerr) < 0) {
         kn_err("%s", cerr);
         rc = 1;

@@ -17,6 +17,7 @@
 #endif
 #include "backend.h"
 #include "capture.h"
+#include "coalesce.h"
 #include "engine_proc.h"
 #include "faults.h"
 #include "krp.h"
@@ -438,6 +439,7 @@ static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struc
     if (!addr)
         return; /* nothing more to read */
     uint64_t now = uv_hrtime();
+    kn_coalesce_note(now);
     struct kn_addr from;
     if (kn_addr_set(&from, addr) < 0)
         return;
@@ -485,10 +487,14 @@ static void on_tick(uv_timer_t *t)
     reschedule(r);
 }
 
+/* Every CRAWLER feeds the watchdog and so moves the next deadline a
+ * little later: a timer already armed for an earlier one is left alone
+ * (no timer heap work per datagram); it fires early, kn_rules_tick finds
+ * nothing due yet, and on_tick arms it for the deadline of then. */
 static void reschedule(struct kn_robot *r)
 {
     uint64_t d = kn_rules_next_deadline(r->rules);
-    if (d == r->deadline)
+    if (d == r->deadline || (d != UINT64_MAX && r->deadline != 0 && d > r->deadline))
         return;
     r->deadline = d;
     if (d == UINT64_MAX) {

@@ -150,6 +150,7 @@ struct kn_config {
     uint64_t capture_max_bytes;        /* cap per capture file; 0 = none; default 1 GiB */
     double ready_timeout_s;            /* READY=1 after this at the latest; 0 = at once */
     bool fault_injection;              /* false: no faults sections, "faults" command refused */
+    int32_t coalesce_us;               /* the loop's coalescing window (coalesce.h); 0 = none */
     double notify_watchdog_s;          /* informational; systemd sets the real one */
     size_t n_robots;
     struct kn_cfg_robot robots[KN_CFG_MAX_ROBOTS];

@@ -6,6 +6,7 @@
  * timings). Real kenaf-simd and standin_sim processes, real sockets. */
 #include <check.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,14 +249,19 @@ static int take_acks(struct h_udp *u, bool *acked, int timeout_ms)
 /* One robot flooded at 50 kHz, a controller on another at 1 kHz: libuv
  * reads at most 40 datagrams from a socket per loop turn, so the flooded
  * socket cannot hold the loop, and every CRAWLER on the other robot is
- * answered and counted. */
-START_TEST(flood_fair)
+ * answered and counted. top: more top-level config members, or NULL. */
+static void flood_fair_with(const char *top)
 {
     struct h_standin sim;
     h_standin_start(&sim, 0, "sim", NULL);
     char *robots = robots_on("r", 2, sim.port);
     static struct h_daemon d;
-    h_daemon_start(&d, robots);
+    if (top) {
+        h_daemon_spawn(&d, "kenaf-simd", top, robots, NULL, NULL, false);
+        h_daemon_ready(&d);
+    } else {
+        h_daemon_start(&d, robots);
+    }
     free(robots);
     h_wait_backend_fresh(&d, 1, H_LONG_MS);
     pid_t pid = fork();
@@ -267,6 +273,7 @@ START_TEST(flood_fair)
     int rcv = 1 << 20;
     (void)setsockopt(u.fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
     static bool acked[CTL_N + 1];
+    memset(acked, 0, sizeof acked);
     int nacked = 0;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -287,6 +294,105 @@ START_TEST(flood_fair)
     ck_assert_int_eq((int)h_stat(&d, "robots.1.datagrams_in.CRAWLER"), CTL_N);
     /* the flood was one: several times the controller's traffic handled */
     ck_assert_msg(flooded >= 5.0 * CTL_N, "only %.0f HELLOs reached the flooded robot", flooded);
+    if (top)
+        ck_assert_msg(h_stat(&d, "io.coalesce_waits") > 0, "the window never waited");
+}
+
+START_TEST(flood_fair)
+{
+    flood_fair_with(NULL);
+}
+END_TEST
+
+/* The same with the loop's coalescing window at 1 ms: a turn then carries
+ * a millisecond of the flood, and the controller's CRAWLERs still get
+ * their share. */
+START_TEST(flood_fair_coalesce)
+{
+    flood_fair_with("\"ready_timeout_s\": 0, \"coalesce_us\": 1000");
+}
+END_TEST
+
+#define BURST 40 /* datagrams sent within the window, half to each robot */
+
+/* coalesce_us: after a turn that read a datagram the loop waits out the
+ * window, so a burst sent meanwhile is read by few turns (counted in the
+ * stats' io section), and every datagram of it is still answered, in
+ * order, and relayed in order. The window is 50 ms, the burst 20 ms: a
+ * slow machine only makes more turns, and the bound on the turns is a
+ * quarter of the datagrams (without the window: about one each). */
+START_TEST(coalesce_batches)
+{
+    struct h_standin sim;
+    h_standin_start(&sim, 0, "sim", NULL);
+    char *robots = robots_on("c", 2, sim.port);
+    static struct h_daemon d;
+    h_daemon_spawn(&d, "kenaf-simd", "\"ready_timeout_s\": 0, \"coalesce_us\": 50000", robots, NULL,
+                   NULL, false);
+    h_daemon_ready(&d);
+    h_wait_backend_fresh(&d, 0, H_LONG_MS);
+    h_wait_backend_fresh(&d, 1, H_LONG_MS);
+    ck_assert_int_eq((int)h_stat(&d, "io.coalesce_us"), 50000);
+    struct h_udp u[2];
+    h_udp_open(&u[0], d.port[0]);
+    h_udp_open(&u[1], d.port[1]);
+    double turns0 = h_stat(&d, "io.turns_read"), read0 = h_stat(&d, "io.datagrams_read");
+    /* one datagram opens the window; its answer comes at once */
+    h_crawler(&u[0], 1, KN_KRP_F_ACK_REQ, 10, 10);
+    h_expect_ack(&u[0], 1, KN_KRP_CRAWLER);
+    /* seq k carries k mm/s: the simulator's commands show the order; a
+     * datagram every 0.5 ms, so without the window each would wake the
+     * loop alone (20 ms in all, in the 50 ms window) */
+    struct timespec gap = { .tv_nsec = 500000 };
+    for (int k = 2; k < 2 + BURST / 2; k++)
+        for (int i = 0; i < 2; i++) {
+            h_crawler(&u[i], (uint32_t)k, KN_KRP_F_ACK_REQ, 10 * k, 10 * k);
+            nanosleep(&gap, NULL);
+        }
+    for (int i = 0; i < 2; i++) {
+        for (int k = 2; k < 2 + BURST / 2; k++)
+            h_expect_ack(&u[i], (uint32_t)k, KN_KRP_CRAWLER); /* each, in order */
+        h_udp_close(&u[i]);
+    }
+    double turns = h_stat(&d, "io.turns_read") - turns0;
+    double dgrams = h_stat(&d, "io.datagrams_read") - read0;
+    ck_assert_int_eq((int)dgrams, BURST + 1);
+    ck_assert_msg(turns >= 2 && turns <= (BURST + 1) / 4, "%.0f turns read %d datagrams", turns,
+                  BURST + 1);
+    ck_assert_msg(h_stat(&d, "io.coalesce_waits") > 0, "the window never waited");
+    /* relayed in order: each robot's last command is its last CRAWLER,
+     * and its commands only grow (the link may merge some while a write
+     * is pending, counted, never reorder them) */
+    int last = 10 * (1 + BURST / 2);
+    ck_assert_int_ge(h_wait_belts(sim.log, 0, last / 1000.0, last / 1000.0, H_LONG_MS, NULL), 0);
+    static struct h_cmd cmds[512];
+    int n = h_log_cmds(sim.log, cmds, 512);
+    double prev[64];
+    for (int i = 0; i < 64; i++)
+        prev[i] = -1;
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (cmds[i].client < 0 || cmds[i].client >= 64 || cmds[i].belts[0] < 0.0095)
+            continue; /* the start's zero commands */
+        ck_assert_msg(cmds[i].belts[0] > prev[cmds[i].client],
+                      "command %d out of order: %g after %g", i, cmds[i].belts[0],
+                      prev[cmds[i].client]);
+        prev[cmds[i].client] = cmds[i].belts[0];
+        seen++;
+    }
+    double merged = h_stat(&d, "robots.0.backend.commands.coalesced") +
+                    h_stat(&d, "robots.1.backend.commands.coalesced");
+    ck_assert_msg(seen + (int)merged == BURST + 1, "%d commands relayed, %.0f merged, %d sent",
+                  seen, merged, BURST + 1);
+    /* a reload changes the window at once, and no robot restarts */
+    double up = h_stat(&d, "robots.0.uptime_s");
+    snprintf(d.top, sizeof d.top, "\"ready_timeout_s\": 0, \"coalesce_us\": 0");
+    h_daemon_write_config(&d, robots);
+    free(robots);
+    h_signal(&d.proc, SIGHUP);
+    ck_assert(h_wait_stat_eq(&d, "reloads", 1, H_LONG_MS));
+    ck_assert_int_eq((int)h_stat(&d, "io.coalesce_us"), 0);
+    ck_assert_double_ge(h_stat(&d, "robots.0.uptime_s"), up);
 }
 END_TEST
 
@@ -296,11 +402,14 @@ int main(void)
      * robots' start and state streams, or a 50 kHz flood, outrun it */
     h_not_wrapped("fleet-256", "256 robots' state streams outrun a daemon under KN_WRAP");
     h_not_wrapped("flood-fair", "a 50 kHz flood outruns a daemon under KN_WRAP");
+    h_not_wrapped("flood-fair-coalesce", "a 50 kHz flood outruns a daemon under KN_WRAP");
     const struct h_case cases[] = {
         { "fd-limit-refused", fd_limit_refused, 60, NULL, NULL },
         { "fd-limit-raised", fd_limit_raised, 60, NULL, NULL },
         { "fleet-256", fleet_256, 120, NULL, NULL },
         { "flood-fair", flood_fair, 120, NULL, NULL },
+        { "flood-fair-coalesce", flood_fair_coalesce, 120, NULL, NULL },
+        { "coalesce-batches", coalesce_batches, 60, NULL, NULL },
     };
     return h_run_cases("daemon-fleet", cases, sizeof cases / sizeof cases[0]);
 }

@@ -37,6 +37,7 @@ struct kn_bench_opts {
     double rss_long_s;        /* long RSS run */
     double step_s;            /* throughput step length */
     double libcost_calls;     /* calls per library measurement */
+    int coalesce_us;          /* kenaf-simd's coalesce_us (0: the default, none) */
     const char *simd;         /* kenaf-simd executable */
     const char *engine;       /* kenaf-engine executable */
     const char *socat;        /* socat executable, NULL: none found */

@@ -61,6 +61,8 @@ static void usage(FILE *f)
                "  --duration S       relay and round-trip duration (default 30, quick 2)\n"
                "  --robots N         robots of the scaling and long runs (default 25)\n"
                "  --step-s S         length of one throughput step (default 3, quick 0.3)\n"
+               "  --coalesce-us US   kenaf-simd's coalesce_us, its loop's coalescing window\n"
+               "                     (default 0: none)\n"
                "  --rss-long-s S     long RSS run (default 600, quick 3)\n"
                "  --calls N          hrt_set_crawler_speed calls (default 20000, quick 2000);\n"
                "                     keycost runs N/20 batches of 1000 datagrams each way\n"
@@ -118,7 +120,7 @@ static void count_targets(const cJSON *o, int *pass, int *fail)
 
 /* The command line as given: values not yet settled into kn_bench_opts. */
 struct cli {
-    double rate, dur, robots, step, rss, calls;
+    double rate, dur, robots, step, rss, calls, coalesce;
     const char *only, *json, *simd, *engine, *socat, *cfgdir, *engine_base, *cfg_base;
 };
 
@@ -144,6 +146,7 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
         O_NOPIN,
         O_KEEP,
         O_QUICK,
+        O_COALESCE,
     };
     static const struct option lopts[] = {
         { "quick", no_argument, NULL, O_QUICK },
@@ -154,6 +157,7 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
         { "duration", required_argument, NULL, O_DUR },
         { "robots", required_argument, NULL, O_ROBOTS },
         { "step-s", required_argument, NULL, O_STEP },
+        { "coalesce-us", required_argument, NULL, O_COALESCE },
         { "rss-long-s", required_argument, NULL, O_RSS },
         { "calls", required_argument, NULL, O_CALLS },
         { "simd", required_argument, NULL, O_SIMD },
@@ -172,7 +176,7 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
     o->pin = true;
     o->proto = KN_SINK_USARSIM;
     *a = (struct cli){
-        .rate = NAN, .dur = NAN, .robots = 25, .step = NAN, .rss = NAN, .calls = NAN
+        .rate = NAN, .dur = NAN, .robots = 25, .step = NAN, .rss = NAN, .calls = NAN, .coalesce = 0
     };
     int c;
     while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
@@ -193,6 +197,7 @@ static int parse_args(int argc, char **argv, struct kn_bench_opts *o, struct cli
         case O_DUR: ok = parse_num(optarg, 0.1, 3600, &a->dur); break;
         case O_ROBOTS: ok = parse_num(optarg, 1, KN_BENCH_MAX_ROBOTS, &a->robots); break;
         case O_STEP: ok = parse_num(optarg, 0.1, 600, &a->step); break;
+        case O_COALESCE: ok = parse_num(optarg, 0, 50000, &a->coalesce); break;
         case O_RSS: ok = parse_num(optarg, 1, 86400, &a->rss); break;
         case O_CALLS: ok = parse_num(optarg, 10, 1e7, &a->calls); break;
         case O_SIMD: a->simd = optarg; break;
@@ -253,6 +258,7 @@ static int settle_opts(struct kn_bench_opts *o, const struct cli *a, const bool 
     o->rate_hz = isfinite(a->rate) ? a->rate : 1000;
     o->relay_s = isfinite(a->dur) ? a->dur : o->quick ? 2 : 30;
     o->robots = (int)a->robots;
+    o->coalesce_us = (int)a->coalesce;
     o->step_s = isfinite(a->step) ? a->step : o->quick ? 0.3 : 3;
     o->rss_long_s = isfinite(a->rss) ? a->rss : o->quick ? 3 : 600;
     o->libcost_calls = isfinite(a->calls) ? a->calls : o->quick ? 2000 : 20000;

@@ -24,8 +24,8 @@ const char *kn_sink_proto_name(enum kn_sink_proto p)
     }
 }
 
-static int write_config(const struct kn_simd *d, int n, enum kn_sink_proto proto, int sink_port,
-                        int key_robot, const char *key_file)
+static int write_config(const struct kn_simd *d, int n, int coalesce_us, enum kn_sink_proto proto,
+                        int sink_port, int key_robot, const char *key_file)
 {
     FILE *f = fopen(d->cfg, "w");
     if (!f)
@@ -33,8 +33,10 @@ static int write_config(const struct kn_simd *d, int n, enum kn_sink_proto proto
     /* max speed 5000 so no id-carrying speed is clamped; a long watchdog so
      * the gaps between measurements never trip it (that would add DRIVE 0
      * lines nobody sent) */
-    fprintf(f, "{\n  \"log_level\": \"warn\",\n  \"stats_socket\": \"%s\",\n  \"robots\": [\n",
-            d->sock);
+    fprintf(f, "{\n  \"log_level\": \"warn\",\n  \"stats_socket\": \"%s\",\n", d->sock);
+    if (coalesce_us > 0)
+        fprintf(f, "  \"coalesce_us\": %d,\n", coalesce_us);
+    fprintf(f, "  \"robots\": [\n");
     for (int i = 0; i < n; i++) {
         fprintf(f,
                 "    {\"name\": \"r%d\", \"listen\": \"127.0.0.1:0\", \"watchdog_ms\": 10000,\n"
@@ -199,7 +201,7 @@ int kn_simd_start_keyed(struct kn_simd *d, const struct kn_bench_opts *o, const 
     snprintf(d->cfg, sizeof d->cfg, "%s/%s.json", o->scratch, tag);
     snprintf(d->sock, sizeof d->sock, "%s/%s.sock", o->scratch, tag);
     snprintf(d->log, sizeof d->log, "%s/%s.log", o->scratch, tag);
-    if (write_config(d, n, proto, sink_port, key_robot, key_file) != 0) {
+    if (write_config(d, n, o->coalesce_us, proto, sink_port, key_robot, key_file) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", d->cfg, strerror(errno));
         return -1;
     }
