@@ -73,6 +73,13 @@ START_TEST(defaults_are_sane)
     ck_assert_int_eq(b->dir, 1);
     ck_assert_int_eq(b->action.act, KN_ACT_FLIP_DOWN);
     ck_assert_uint_eq(b->action.mask, KN_FLIP_FRONT);
+    /* Back/Select: the flipper assist on / off, by name both ways */
+    b = binding("BTN_SELECT");
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(b->action.act, KN_ACT_ASSIST);
+    char name[32];
+    kn_conf_action_name(&c, &b->action, name, sizeof name);
+    ck_assert_str_eq(name, "assist");
 }
 END_TEST
 
@@ -180,7 +187,7 @@ START_TEST(joystick_names)
     BAD("{\"joystick\": {\"buttons\": {\"ABS_Z\": \"stop\"}}}",
         "$.joystick.buttons.ABS_Z: expected a button name");
     BAD("{\"joystick\": {\"buttons\": {\"BTN_SOUTH\": \"jump\"}}}",
-        "$.joystick.buttons.BTN_SOUTH: expected an action: stop, estop, faster, slower, "
+        "$.joystick.buttons.BTN_SOUTH: expected an action: stop, estop, faster, slower, assist, "
         "preset:NAME (flat, stairs, turn)");
     BAD("{\"joystick\": {\"buttons\": {\"BTN_SOUTH\": \"preset:stairz\"}}}",
         "got \"preset:stairz\"");

@@ -25,7 +25,7 @@ static const struct {
     { "BTN_NORTH", "preset:stairs" }, { "BTN_START", "preset:turn" }, { "BTN_TL", "front_up" },
     { "BTN_TL2", "front_down" },      { "ABS_Z+", "front_down" },     { "BTN_TR", "rear_up" },
     { "BTN_TR2", "rear_down" },       { "ABS_RZ+", "rear_down" },     { "ABS_HAT0Y-", "faster" },
-    { "ABS_HAT0Y+", "slower" },
+    { "ABS_HAT0Y+", "slower" },       { "BTN_SELECT", "assist" },
 };
 
 /* Builds the default bindings against the presets in *c; a binding whose
@@ -343,7 +343,7 @@ static void load_stick(struct ctx *x, const cJSON *obj, const char *path, const 
     get_bool(x, v, p, "invert", &out->invert);
 }
 
-/* "stop", "estop", "faster", "slower", "preset:NAME", "<group>_up|down"
+/* "stop", "estop", "faster", "slower", "assist", "preset:NAME", "<group>_up|down"
  * with group FL FR RL RR front rear all. */
 static bool parse_action(const struct kn_conf *c, const char *s, struct kn_action *a)
 {
@@ -354,7 +354,8 @@ static bool parse_action(const struct kn_conf *c, const char *s, struct kn_actio
     } simple[] = { { "stop", KN_ACT_STOP },
                    { "estop", KN_ACT_ESTOP },
                    { "faster", KN_ACT_FASTER },
-                   { "slower", KN_ACT_SLOWER } };
+                   { "slower", KN_ACT_SLOWER },
+                   { "assist", KN_ACT_ASSIST } };
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
         if (strcmp(s, simple[i].name) == 0) {
             a->act = simple[i].act;
@@ -413,6 +414,7 @@ void kn_conf_action_name(const struct kn_conf *c, const struct kn_action *a, cha
     case KN_ACT_ESTOP: snprintf(buf, len, "estop"); break;
     case KN_ACT_FASTER: snprintf(buf, len, "faster"); break;
     case KN_ACT_SLOWER: snprintf(buf, len, "slower"); break;
+    case KN_ACT_ASSIST: snprintf(buf, len, "assist"); break;
     case KN_ACT_PRESET:
         snprintf(buf, len, "preset:%s",
                  a->preset >= 0 && a->preset < c->npresets ? c->presets[a->preset].name : "?");
@@ -485,7 +487,7 @@ static void load_buttons(struct ctx *x, const cJSON *v, const char *path)
                     used += (size_t)w;
             }
             problem(x, p,
-                    "expected an action: stop, estop, faster, slower, preset:NAME (%s), or "
+                    "expected an action: stop, estop, faster, slower, assist, preset:NAME (%s), or "
                     "FL|FR|RL|RR|front|rear|all followed by _up or _down; got %s",
                     names, got(it, g, sizeof g));
             ok = false;
