@@ -363,7 +363,8 @@ START_TEST(doc_from_engine_same)
     ck_assert_str_eq(note, "");
     char *robot = strdup(h_file_text(config_file("robots/kenaf.json")));
     char *terrain = strdup(h_file_text(config_file("terrains/step.json")));
-    size_t cap = strlen(robot) + strlen(terrain) + 64, len = 0;
+    /* room for the heightfield's answer below too: an absolute path */
+    size_t cap = strlen(robot) + strlen(terrain) + PATH_MAX + 128, len = 0;
     char *answer = malloc(cap);
     snprintf(answer, cap, "{\"terrain\":%s,\"robot\":%s}", terrain, robot);
     from_answer = kn_worlddoc_from_engine("engine", answer, &len, note, sizeof note);
@@ -372,9 +373,8 @@ START_TEST(doc_from_engine_same)
     ck_assert_uint_eq(len, strlen(from_files));
     free(from_answer);
     /* a heightfield's file, absolute */
-    char hf[1200];
-    ck_assert_ptr_nonnull(realpath(config_file("terrains/bumps.hf"), hf + 600));
-    snprintf(hf, 600, "%s", hf + 600);
+    char hf[PATH_MAX]; /* realpath writes up to PATH_MAX (checked with _FORTIFY_SOURCE) */
+    ck_assert_ptr_nonnull(realpath(config_file("terrains/bumps.hf"), hf));
     snprintf(answer, cap,
              "{\"terrain\":{\"type\":\"heightfield\",\"file\":\"%s\","
              "\"cell_m\":0.1},\"robot\":%s}",
