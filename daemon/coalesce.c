@@ -93,7 +93,7 @@ void kn_coalesce_note(uint64_t now_ns)
 
 void kn_coalesce_stats(cJSON *o)
 {
-    cJSON_AddNumberToObject(o, "coalesce_us", (double)(C.window_ns / 1000u));
+    cJSON_AddNumberToObject(o, "coalesce_us", (double)C.window_ns / 1e3); /* set in whole µs */
     cJSON_AddNumberToObject(o, "turns_read", (double)C.turns_read);
     cJSON_AddNumberToObject(o, "datagrams_read", (double)C.datagrams_read);
     cJSON_AddNumberToObject(o, "coalesce_waits", (double)C.waits);
