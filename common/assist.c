@@ -169,12 +169,9 @@ void kn_assist_update(struct kn_assist *a, const struct kn_assist_input *in,
         press(a, in, nose);
     }
     if (a->holding) {
-        double tq =
-            in->has_torque ? -0.5 * (in->torque_nm[KN_ASSIST_FL] + in->torque_nm[KN_ASSIST_FR]) : 0;
         /* down on the top: a flipper's world angle is its angle plus the
          * nose-up pitch */
         double fw = nose + 0.5 * (in->flip_rad[KN_ASSIST_FL] + in->flip_rad[KN_ASSIST_FR]);
-        (void)tq;
         if (fw <= p->hold_world_deg * DEG || a->phase != KN_ASSIST_PRESS)
             a->holding = 0;
     }
