@@ -3,13 +3,16 @@
  * so each part decodes by itself and a bad part is found where it is. */
 #include "usarsim_world.h"
 
+#include <nettle/base64.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RAW_CHUNK (KN_USARWORLD_CHUNK / 4 * 3) /* JSON bytes a part carries */
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/* nettle's alphabet, which its decoder would otherwise stretch: it skips
+ * white space, and this format has none */
+static const char B64_CHARS[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 const char *kn_usarworld_strerror(enum kn_usarworld_result r)
 {
@@ -32,24 +35,6 @@ int kn_usarworld_parts(size_t len)
     return (int)((len + RAW_CHUNK - 1) / RAW_CHUNK);
 }
 
-static size_t encode(const unsigned char *in, size_t n, char *out)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16;
-        if (i + 1 < n)
-            v |= (uint32_t)in[i + 1] << 8;
-        if (i + 2 < n)
-            v |= in[i + 2];
-        out[o++] = b64[v >> 18 & 63];
-        out[o++] = b64[v >> 12 & 63];
-        out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? b64[v & 63] : '=';
-    }
-    out[o] = '\0';
-    return o;
-}
-
 int kn_usarworld_format(const char *text, size_t len, int i, char *buf, size_t cap)
 {
     int n = kn_usarworld_parts(len);
@@ -58,7 +43,8 @@ int kn_usarworld_format(const char *text, size_t len, int i, char *buf, size_t c
     size_t off = (size_t)i * RAW_CHUNK;
     size_t m = len - off < RAW_CHUNK ? len - off : RAW_CHUNK;
     char data[KN_USARWORLD_CHUNK + 1];
-    encode((const unsigned char *)text + off, m, data);
+    base64_encode_raw(data, m, (const uint8_t *)text + off);
+    data[BASE64_ENCODE_RAW_LENGTH(m)] = '\0';
     struct kn_usar_writer w;
     kn_usar_w_init(&w, buf, cap, "KENAF");
     kn_usar_w_kv(&w, "Cmd", "World");
@@ -73,39 +59,30 @@ int kn_usarworld_format(const char *text, size_t len, int i, char *buf, size_t c
     return kn_usar_w_end(&w);
 }
 
-static int unb64(char c)
-{
-    const char *p = c ? strchr(b64, c) : NULL;
-    return p ? (int)(p - b64) : -1;
-}
-
 /* Decodes s (whole groups, '=' only at the end of the last) onto a->buf;
  * -1 when it is not base64 or holds a NUL byte. */
 static int decode(struct kn_usarworld_asm *a, struct kn_usar_str s, size_t room)
 {
     if (s.n == 0 || s.n % 4 || s.n / 4 * 3 > room + 2)
         return -1;
-    for (size_t i = 0; i < s.n; i += 4) {
-        int pad = (s.p[i + 3] == '=') + (s.p[i + 2] == '=');
-        if (pad && i + 4 != s.n)
+    /* padding only at the very end, as nettle's final check expects of a
+     * whole part; anything else outside the alphabet is refused here */
+    size_t body = s.n;
+    while (body > s.n - 2 && s.p[body - 1] == '=')
+        body--;
+    for (size_t i = 0; i < body; i++)
+        if (!s.p[i] || !strchr(B64_CHARS, s.p[i]))
             return -1;
-        if (pad == 1 && s.p[i + 3] != '=')
-            return -1; /* "x=y=" style */
-        uint32_t v = 0;
-        for (int k = 0; k < 4; k++) {
-            int d = k >= 4 - pad ? 0 : unb64(s.p[i + k]);
-            if (d < 0)
-                return -1;
-            v = v << 6 | (uint32_t)d;
-        }
-        unsigned char out[3] = { (unsigned char)(v >> 16), (unsigned char)(v >> 8),
-                                 (unsigned char)v };
-        for (int k = 0; k < 3 - pad; k++) {
-            if (out[k] == 0 || a->len >= a->total)
-                return -1;
-            a->buf[a->len++] = (char)out[k];
-        }
-    }
+    uint8_t out[BASE64_DECODE_LENGTH(KN_USARWORLD_CHUNK)];
+    size_t n = 0;
+    struct base64_decode_ctx ctx;
+    base64_decode_init(&ctx);
+    if (!base64_decode_update(&ctx, &n, out, s.n, s.p) || !base64_decode_final(&ctx))
+        return -1;
+    if (n > a->total - a->len || memchr(out, 0, n))
+        return -1;
+    memcpy(a->buf + a->len, out, n);
+    a->len += n;
     return 0;
 }
 

@@ -114,6 +114,14 @@ START_TEST(bad_parts)
                      KN_USARWORLD_EDATA);
     ck_assert_int_eq(feed_text(&a, HEAD "{Part 1} {Parts 1} {Bytes 3} {Data YWI=}"),
                      KN_USARWORLD_ELENGTH);
+    /* white space, which a lenient decoder skips; padding alone; a group
+     * after the padding */
+    ck_assert_int_eq(feed_text(&a, HEAD "{Part 1} {Parts 1} {Bytes 2} {Data YW j}"),
+                     KN_USARWORLD_EDATA);
+    ck_assert_int_eq(feed_text(&a, HEAD "{Part 1} {Parts 1} {Bytes 1} {Data Y===}"),
+                     KN_USARWORLD_EDATA);
+    ck_assert_int_eq(feed_text(&a, HEAD "{Part 1} {Parts 1} {Bytes 4} {Data YQ==YWJj}"),
+                     KN_USARWORLD_EDATA);
     ck_assert_ptr_null(a.buf);
     ck_assert_int_eq(feed_text(&a, HEAD "{Part 1} {Parts 1} {Bytes 3} {Data YWJj}"),
                      KN_USARWORLD_DONE);
