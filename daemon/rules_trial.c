@@ -1,7 +1,8 @@
 /* The trials extension of the robot's rules (docs/protocol.md,
  * "Extension: trials"): the judged trial's state, as the simulator last
  * reported it, answers TRIAL_REQ op 0; op 1 (a reset to the start gate)
- * is a driving action passed on to the simulator; every e-stop engagement
+ * is a driving action passed on to the simulator while the trial is not
+ * over (NO_TRIAL once it is); every e-stop engagement
  * during the trial is reported to it. No I/O: io.trial reaches the
  * simulator. */
 #include <string.h>
@@ -53,6 +54,17 @@ void kn_rules_on_trial_req(struct kn_rules *r, struct kn_peer *p, const struct k
     if (op != KN_KRP_TRIAL_OP_RESET) {
         r->st.trial_range++;
         kn_rules_send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_RANGE, now);
+        return;
+    }
+    /* A trial that is over has no gate to go back to: the simulator would
+     * refuse the reset, after an ACK had told the client otherwise. Refused
+     * here, before anyone claims the robot by it. (A trial that ends
+     * between its last state and this reset is refused by the simulator,
+     * warned about and counted, and the next TRIAL says it is over.) */
+    if (r->trial.flags & KN_KRP_TRIAL_F_ENDED) {
+        r->st.trial_refused++;
+        r->st.no_trial++;
+        kn_rules_send_error(r, p, from, m->h.seq, m->h.type, KN_KRP_ERR_NO_TRIAL, now);
         return;
     }
     /* a reset moves the robot: only who may drive it */

@@ -1608,7 +1608,7 @@ static uint32_t hello_caps(int from)
  * peer that may not drive, BACKEND_DOWN with the simulator gone) that
  * stops the belts, goes to the simulator and is ACKed; another op is
  * RANGE; each e-stop engagement during the trial goes to the simulator,
- * none after it ended. */
+ * none after it ended, and a reset after it ended is NO_TRIAL. */
 START_TEST(trial_relay)
 {
     ck_assert_uint_eq(hello_caps(1) & KN_KRP_CAP_TRIAL, 0);
@@ -1660,11 +1660,16 @@ START_TEST(trial_relay)
     kn_rules_trial(R, &t);
     estop(5, 1, 0, 1);
     ck_assert_int_eq(trials.estops, 2);
-    ck_assert_uint_eq(st()->trial_reqs, 6);
+    /* over: a reset is NO_TRIAL, never ACKed, and nothing goes on */
+    trial_req(1, 7, KN_KRP_F_ACK_REQ, KN_KRP_TRIAL_OP_RESET);
+    expect_error(KN_KRP_ERR_NO_TRIAL, 7, KN_KRP_TRIAL_REQ);
+    expect_none();
+    ck_assert_int_eq(trials.resets, 1);
+    ck_assert_uint_eq(st()->trial_reqs, 7);
     ck_assert_uint_eq(st()->trial_resets, 1);
-    ck_assert_uint_eq(st()->trial_refused, 2);
+    ck_assert_uint_eq(st()->trial_refused, 3);
     ck_assert_uint_eq(st()->trial_range, 1);
-    ck_assert_uint_eq(st()->no_trial, 1);
+    ck_assert_uint_eq(st()->no_trial, 2);
     ck_assert_uint_eq(st()->trial_estops, 2);
     ck_assert_uint_eq(st()->trial_states, 2);
     /* the simulator lost: no trial until it says so again */
