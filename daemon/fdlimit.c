@@ -7,14 +7,16 @@
 size_t kn_fdlimit_robot(const struct kn_cfg_robot *r)
 {
     const struct kn_cfg_backend *b = &r->backend;
+    /* the KRP/1 socket has two descriptors: one sends, one reads (robot.c) */
+    const size_t udp = 2;
     switch (b->kind) {
-    case KN_BACKEND_ENGINE: return b->host[0] ? 2 : 5; /* UDP, TCP (+ stdin, stdout, stderr) */
-    case KN_BACKEND_GAZEBO: return 8; /* UDP, master, server, subscriber and publisher links */
-    case KN_BACKEND_GZ: return 10;    /* UDP, discovery sockets, ZeroMQ's sockets and pipes */
+    case KN_BACKEND_ENGINE: return udp + (b->host[0] ? 1 : 4); /* TCP (+ stdin, stdout, stderr) */
+    case KN_BACKEND_GAZEBO: return udp + 6; /* master, server, subscriber, publisher links */
+    case KN_BACKEND_GZ: return udp + 8;     /* discovery sockets, ZeroMQ's sockets and pipes */
     case KN_BACKEND_USARSIM:
     case KN_BACKEND_STANDIN: break;
     }
-    return 2; /* UDP, TCP */
+    return udp + 1; /* TCP */
 }
 
 size_t kn_fdlimit_need(const struct kn_config *cfg)

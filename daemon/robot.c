@@ -27,16 +27,6 @@
 #include "stats.h"
 #include "world_doc.h"
 
-/* One buffer for every robot: the loop is single-threaded and a socket's
- * datagrams are handled completely before the next read. The sockets read
- * with recvmmsg(2) (UV_UDP_RECVMMSG): libuv cuts the buffer into 64 KiB
- * slots, one datagram each, so any UDP datagram is seen whole (oversize
- * KRP/1 datagrams are answered), and takes up to RX_SLOTS per call (libuv
- * 1.44 fills at most 20). */
-#define RX_DGRAM_MAX 65536
-#define RX_SLOTS 20
-static uint8_t rx_buf[RX_SLOTS * RX_DGRAM_MAX];
-
 static void reschedule(struct kn_robot *r);
 
 #ifdef KN_HAVE_KEYS
@@ -66,7 +56,7 @@ struct sim_item {
     struct kn_command cmd;
     uint64_t t_rx;
 };
-static uint8_t in_item[sizeof(struct kn_addr) + RX_DGRAM_MAX];
+static uint8_t in_item[sizeof(struct kn_addr) + KN_ROBOT_RX_DGRAM_MAX];
 static uint8_t out_item[sizeof(struct kn_addr) + KN_KRP_MAX_DGRAM + 64];
 
 static void capture_out(struct kn_robot *r, const struct kn_addr *to, const uint8_t *buf,
@@ -358,14 +348,6 @@ static void link_stepped(void *ctx, bool ok)
     kn_rules_stepped(r->rules, ok, uv_hrtime());
 }
 
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    (void)h;
-    (void)suggested;
-    buf->base = (char *)rx_buf;
-    buf->len = sizeof rx_buf;
-}
-
 /* The allow-lists, before faults and rules see a datagram: one from an
  * unlisted address gets no answer at all (a scanner learns nothing), a
  * driving command from an observer-only address an ERROR. */
@@ -425,19 +407,9 @@ static bool key_verified(struct kn_robot *r, const struct sockaddr *addr, uint8_
 #endif
 }
 
-static void on_recv(uv_udp_t *h, ssize_t nread, const uv_buf_t *buf, const struct sockaddr *addr,
-                    unsigned flags)
+void kn_robot_on_datagram(struct kn_robot *r, ssize_t nread, const uv_buf_t *buf,
+                          const struct sockaddr *addr)
 {
-    struct kn_robot *r = h->data;
-    if (flags & UV_UDP_MMSG_FREE)
-        return; /* the end of a recvmmsg batch: rx_buf is static */
-    if (nread < 0) {
-        r->recv_errors++;
-        kn_debug("robot %s: UDP receive error: %s", r->cfg.name, uv_strerror((int)nread));
-        return;
-    }
-    if (!addr)
-        return; /* nothing more to read */
     uint64_t now = uv_hrtime();
     kn_coalesce_note(now);
     struct kn_addr from;
@@ -532,7 +504,7 @@ static void free_robot(struct kn_robot *r)
         done(arg);
 }
 
-static void on_part_closed(struct kn_robot *r)
+void kn_robot_part_closed(struct kn_robot *r)
 {
     if (--r->open == 0)
         free_robot(r);
@@ -540,12 +512,12 @@ static void on_part_closed(struct kn_robot *r)
 
 static void on_handle_closed(uv_handle_t *h)
 {
-    on_part_closed(h->data);
+    kn_robot_part_closed(h->data);
 }
 
 static void on_link_closed(void *arg)
 {
-    on_part_closed(arg);
+    kn_robot_part_closed(arg);
 }
 
 int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_link_fn on_link,
@@ -576,6 +548,7 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
         return -1;
     }
     r->loop = loop;
+    r->rx_fd = -1;
     r->cfg = *cfg;
     r->ops = ops;
     r->on_link = on_link;
@@ -601,8 +574,7 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     }
 #endif
 
-    /* recvmmsg(2): a turn takes what the socket holds in a few calls */
-    int rc = uv_udp_init_ex(loop, &r->udp, (unsigned)ss.ss_family | UV_UDP_RECVMMSG);
+    int rc = uv_udp_init_ex(loop, &r->udp, (unsigned)ss.ss_family);
     if (rc < 0) {
         snprintf(err, errlen, "robot %s: cannot open a UDP socket: %s", cfg->name, uv_strerror(rc));
         free_robot(r); /* no handle yet */
@@ -697,7 +669,7 @@ int kn_robot_start(uv_loop_t *loop, const struct kn_cfg_robot *cfg, kn_robot_lin
     update_world(r);
     uv_timer_init(loop, &r->timer);
     r->timer.data = r;
-    rc = uv_udp_recv_start(&r->udp, on_alloc, on_recv);
+    rc = kn_robot_rx_start(r);
     if (rc < 0) {
         snprintf(err, errlen, "robot %s: cannot receive on UDP %s: %s", cfg->name, r->listen,
                  uv_strerror(rc));
@@ -721,10 +693,10 @@ void kn_robot_stop(struct kn_robot *r, void (*done)(void *arg), void *arg)
     kn_rules_halt(r->rules, uv_hrtime());
     kn_faults_free(r->faults);
     r->faults = NULL;
-    uv_udp_recv_stop(&r->udp);
     out_flush(r); /* what this turn answered still goes out */
     r->out_closed = true;
     r->open = 4;
+    kn_robot_rx_close(r);
     uv_close((uv_handle_t *)&r->flush, on_handle_closed);
     uv_close((uv_handle_t *)&r->udp, on_handle_closed);
     uv_close((uv_handle_t *)&r->timer, on_handle_closed);

@@ -21,8 +21,8 @@
 
 #define UDP_QUEUE_MAX 64 /* datagrams waiting when the socket is full */
 /* Datagrams sent in one sendmmsg(2): what one loop turn answers, at most
- * this many held before they go out (libuv reads at most 40 datagrams
- * from a socket per turn). Held ones take 720 bytes each, grown on demand: at
+ * this many held before they go out (robot_rx.c reads at most 40
+ * datagrams from a socket per turn). Held ones take 720 bytes each, grown on demand: at
  * most 23 KiB per robot. */
 #define OUT_BATCH_MAX 32
 #define OUT_DGRAM_MAX (KN_KRP_MAX_DGRAM + 64) /* a KRP/1 datagram and its key trailer */
@@ -33,7 +33,12 @@ struct kn_robot {
     struct kn_cfg_robot cfg;
     const struct kn_backend_ops *ops;
     char listen[KN_CFG_HOST_LEN + 16];
-    uv_udp_t udp;
+    uv_udp_t udp; /* the socket: binding, options, the queued sends */
+    /* The reading side: the same socket through a second descriptor,
+     * watched by its own handle and read by recvmmsg(2) directly
+     * (robot.c, on_readable); -1 until it is set up. */
+    uv_poll_t rx;
+    int rx_fd;
     uv_timer_t timer;
     /* What this loop turn sends (answers, STATUS), in order: sent by the
      * flush check with one sendmmsg(2) once the turn's reading is done. */
@@ -70,6 +75,17 @@ struct kn_robot {
     uint64_t key_refused[KN_KRPREPLAY_FLOOR + 1]; /* by kn_krpreplay_check's verdict */
 #endif
 };
+
+/* The reading side (robot_rx.c): a datagram is at most this long. rx_start
+ * opens it (0 or a libuv error; rx_fd stays -1 when it could not); a
+ * robot's datagrams then go to kn_robot_on_datagram (robot.c). rx_close
+ * counts itself in r->open and ends in kn_robot_part_closed. */
+#define KN_ROBOT_RX_DGRAM_MAX 65536
+int kn_robot_rx_start(struct kn_robot *r);
+void kn_robot_rx_close(struct kn_robot *r);
+void kn_robot_on_datagram(struct kn_robot *r, ssize_t nread, const uv_buf_t *buf,
+                          const struct sockaddr *addr);
+void kn_robot_part_closed(struct kn_robot *r);
 
 struct out_dgram {
     struct kn_addr to;

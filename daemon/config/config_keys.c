@@ -122,7 +122,7 @@ const struct kn_cfg_key
               .reload = KN_CFG_RELOAD_ROBOT,
               .reader = "daemon/daemon.c",
               .doc =
-                  "The simulated robots, at most 1024; each has its own KRP/1 UDP address and its own simulator connection, so each takes file descriptors: one UDP socket, and one TCP connection (a spawned engine: four descriptors, a gazebo or gz backend: about eight). At start and on reload kenaf-simd raises its soft RLIMIT_NOFILE to the hard limit when the robots need more, and refuses to start (or the reload) with the numbers when even that is too few." },
+                  "The simulated robots, at most 1024; each has its own KRP/1 UDP address and its own simulator connection, so each takes file descriptors: two for its UDP socket (one sends, one reads), and one TCP connection (a spawned engine: four descriptors, a gazebo or gz backend: about eight). At start and on reload kenaf-simd raises its soft RLIMIT_NOFILE to the hard limit when the robots need more, and refuses to start (or the reload) with the numbers when even that is too few." },
         };
 const size_t kn_config_nkeys_top = sizeof kn_config_keys_top / sizeof kn_config_keys_top[0];
 

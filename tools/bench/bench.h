@@ -189,7 +189,8 @@ static inline bool kn_bench_id_decode(long l, long r, uint32_t *id)
 /* ---- load generator (loadgen.c) ------------------------------------ */
 
 /* CRAWLER + ACK_REQ to n robots round-robin from one UDP socket (sendmmsg),
- * a thread counting the answers, and the sink counting what was relayed. */
+ * a thread counting the answers, and the sink counting what was relayed;
+ * or CRAWLER as libkenaf.so.1 sends it, without ACK_REQ (kn_gen_ack). */
 struct kn_gen;
 /* A sink callback that only counts: ctx is an atomic_uint_fast64_t. */
 void kn_sink_count(void *ctx, int robot, uint32_t id, uint64_t t_ns);
@@ -200,6 +201,10 @@ struct kn_gen *kn_gen_new(const struct kn_simd *d, atomic_uint_fast64_t *relayed
 struct kn_gen *kn_gen_new_ports(const int *ports, int n, atomic_uint_fast64_t *relayed, char *err,
                                 size_t errlen);
 void kn_gen_free(struct kn_gen *g);
+/* With ACK_REQ on every CRAWLER (the default) or without, as a controller
+ * on libkenaf.so.1 sends them: then no ACK is expected, and one counted by
+ * kenaf-simd is a loss of the step. */
+void kn_gen_ack(struct kn_gen *g, bool ack_req);
 
 struct kn_step {
     double rate_target, rate_sent, seconds;
