@@ -412,6 +412,7 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
         kn_usar_w_kv(&r.w, "Name", s->level);
         r_time(&r, s);
         r_send(&r, c);
+        kn_srv_world_changed(s);
     } else if (kn_usar_str_is(cmd, "Pace")) {
         do_pace(c, l);
     } else if (kn_usar_str_is(cmd, "Stats")) {
@@ -434,6 +435,7 @@ void kn_srv_ext(struct kn_srv_conn *c, const struct kn_usar_line *l, const char 
                kn_usar_str_is(cmd, "TrialEstop")) {
         kn_srv_trial_cmd(c, cmd_name(cmd));
     } else if (kn_usar_str_is(cmd, "World")) {
+        c->world_asked = true;
         kn_srv_world_send(c);
     } else {
         s->st.bad_value++;

@@ -105,6 +105,7 @@ struct kn_srv_conn {
     char peer[64];
     unsigned bad_logged;  /* bad lines logged so far (the rest are only counted) */
     bool trusted;         /* may INIT and send KENAF commands (no token, or it sent it) */
+    bool world_asked;     /* asked for the World: told again when the terrain changes */
     double deadman_s;     /* brake the robot after this long without a line; 0 = never */
     uint64_t heard_ns;    /* when the last line came */
     bool deadman_tripped; /* braked for silence, no line since */
@@ -214,6 +215,8 @@ struct kn_srv {
 /* server_world.c: KENAF {Cmd World}, the world this engine runs; and
  * the robot file's text kept for it (0, or -1 with the reason in err). */
 void kn_srv_world_send(struct kn_srv_conn *c);
+/* after the terrain changed: the World again to each connection that asked */
+void kn_srv_world_changed(struct kn_srv *s);
 int kn_srv_world_robot(struct kn_srv *s, const char *path, char *err, size_t errlen);
 
 /* server.c */

@@ -27,6 +27,16 @@ int kn_srv_world_robot(struct kn_srv *s, const char *path, char *err, size_t err
     return 0;
 }
 
+/* Every connection that asked for the World gets it again: a terrain
+ * changed by another client would otherwise stay unknown to a daemon
+ * until it reconnects (its view would draw the old ground). */
+void kn_srv_world_changed(struct kn_srv *s)
+{
+    for (struct kn_srv_conn *c = s->conns; c; c = c->next)
+        if (c->world_asked && !c->closing)
+            kn_srv_world_send(c);
+}
+
 void kn_srv_world_send(struct kn_srv_conn *c)
 {
     struct kn_srv *s = c->srv;

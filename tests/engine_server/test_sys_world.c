@@ -5,8 +5,10 @@
  * kenaf-simd asks it (KENAF {Cmd World}) once the link is up, and a KRP/1
  * client's WORLD_REQ gets a description whose terrain has the height the
  * engine runs, in its parameters and in the boxes the engine collides
- * with. An engine that sends an answer that does not read leaves the
- * description without terrain, warned and counted. */
+ * with; when another client changes the engine's terrain, the engine
+ * sends the World again and the description follows. An engine that
+ * sends an answer that does not read leaves the description without
+ * terrain, warned and counted. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -112,6 +114,26 @@ START_TEST(world_from_address)
     /* the robot file the engine runs */
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(w, "robot");
     ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r, "name")->valuestring, "kenaf");
+    cJSON_Delete(w);
+
+    /* another client changes the terrain: the engine tells the daemon,
+     * whose description follows without a reconnect (the data folder's
+     * step is 0.10 m high) */
+    struct ec_conn *c = calloc(1, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    ec_connect(c, eng.port);
+    ec_send(c, "KENAF {Cmd Terrain} {Name step}\r\n");
+    ck_assert_msg(ec_wait_kenaf(c, "Terrain", H_LONG_MS), "no Terrain answer");
+    ck_assert_msg(strstr(c->last, "{Status OK}"), "%s", c->last);
+    ec_close(c);
+    free(c);
+    ck_assert(h_wait_stat(&d, "robots.0.rules.world_answers", 2, 3 * H_LONG_MS));
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.world_asked"), 1);
+    ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.world_bad"), 0);
+    w = fetch_world(d.port[0]);
+    t = cJSON_GetObjectItemCaseSensitive(w, "terrain");
+    ck_assert_double_eq_tol(cJSON_GetObjectItemCaseSensitive(t, "height")->valuedouble, 0.10, 1e-9);
+    ck_assert_double_eq_tol(step_top(t), 0.10, 1e-6);
     cJSON_Delete(w);
 }
 END_TEST
