@@ -115,6 +115,52 @@ out:
     return rc;
 }
 
+/* A heightfield's samples in the terrain object itself ("samples": rows
+ * of heights, row j along +y), under the rules of the samples file. */
+static int heightfield_inline(const cJSON *a, struct kn_terrain *t, const char *ctx, char *err,
+                              size_t errlen)
+{
+    int rows = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
+    const cJSON *first = rows > 0 ? cJSON_GetArrayItem(a, 0) : NULL;
+    int cols = cJSON_IsArray(first) ? cJSON_GetArraySize(first) : -1;
+    if (rows < 2 || cols < 2 || rows > 4096 || cols > 4096) {
+        snprintf(err, errlen, "%s: \"samples\" must be 2..4096 rows of 2..4096 heights", ctx);
+        return -1;
+    }
+    double *v = malloc((size_t)rows * (size_t)cols * sizeof *v);
+    if (!v) {
+        snprintf(err, errlen, "%s: out of memory", ctx);
+        return -1;
+    }
+    size_t n = 0;
+    int j = 0;
+    const cJSON *row, *h;
+    cJSON_ArrayForEach(row, a)
+    {
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != cols) {
+            snprintf(err, errlen, "%s: \"samples\" row %d has not %d heights like the first", ctx,
+                     j + 1, cols);
+            free(v);
+            return -1;
+        }
+        cJSON_ArrayForEach(h, row)
+        {
+            if (!cJSON_IsNumber(h) || !isfinite(h->valuedouble) || fabs(h->valuedouble) > 100) {
+                snprintf(err, errlen, "%s: \"samples\" row %d: expected heights in metres", ctx,
+                         j + 1);
+                free(v);
+                return -1;
+            }
+            v[n++] = h->valuedouble;
+        }
+        j++;
+    }
+    t->hf = v;
+    t->hf_nx = cols;
+    t->hf_ny = rows;
+    return 0;
+}
+
 int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrain *t, char *err,
                          size_t errlen)
 {
@@ -122,7 +168,7 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
         "type",  "name",      "comment", "height",       "width",          "rise",        "run",
         "count", "angle_deg", "edge_x",  "length",       "span_y",         "depth",       "landing",
         "pose",  "file",      "cell_m",  "scale",        "seed",           "amplitude_m", "post_m",
-        "grid",  "heights_m", "pieces",  "piece_size_m", "piece_height_m", NULL
+        "grid",  "heights_m", "pieces",  "piece_size_m", "piece_height_m", "samples",     NULL
     };
     memset(t, 0, sizeof *t);
     const char *ctx = base_path;
@@ -187,13 +233,20 @@ int kn_terrain_from_json(const cJSON *o, const char *base_path, struct kn_terrai
         char rel[256] = "";
         if (kn_json_str_opt(o, "file", rel, sizeof rel, ctx, err, errlen))
             return -1;
-        if (!rel[0]) {
-            snprintf(err, errlen, "%s: a heightfield needs \"file\"", ctx);
+        const cJSON *samples = cJSON_GetObjectItemCaseSensitive(o, "samples");
+        if (!rel[0] == !samples) {
+            snprintf(err, errlen, "%s: a heightfield needs \"file\" or \"samples\", one of them",
+                     ctx);
             return -1;
         }
-        kn_path_join(base_path, rel, t->hf_file, sizeof t->hf_file);
-        if (kn_heightfield_read(t->hf_file, &t->hf, &t->hf_nx, &t->hf_ny, err, errlen))
-            return -1;
+        if (samples) {
+            if (heightfield_inline(samples, t, ctx, err, errlen))
+                return -1;
+        } else {
+            kn_path_join(base_path, rel, t->hf_file, sizeof t->hf_file);
+            if (kn_heightfield_read(t->hf_file, &t->hf, &t->hf_nx, &t->hf_ny, err, errlen))
+                return -1;
+        }
     }
     if (kn_terrain_build(t, err, errlen)) {
         kn_terrain_free(t);
@@ -237,9 +290,29 @@ char *kn_terrain_spec_text(const cJSON *spec, const struct kn_terrain *t)
     cJSON *o = cJSON_Duplicate(spec, 1);
     if (!o)
         return NULL;
-    /* the samples' file relative to nothing: an absolute path, so the
-     * text reads back wherever it goes on this machine */
-    if (t->type == KN_TERRAIN_HEIGHTFIELD && t->hf_file[0]) {
+    /* A heightfield small enough goes with its samples, so the text reads
+     * back on any machine (a daemon on another host than its engine);
+     * a bigger one names its samples' file by an absolute path, which
+     * reads back wherever the text goes on this machine. */
+    if (t->type == KN_TERRAIN_HEIGHTFIELD && t->hf &&
+        t->hf_nx * t->hf_ny <= KN_TERRAIN_INLINE_MAX) {
+        cJSON *rows = cJSON_CreateArray();
+        for (int j = 0; rows && j < t->hf_ny; j++) {
+            cJSON *row = cJSON_CreateDoubleArray(t->hf + (size_t)j * (size_t)t->hf_nx, t->hf_nx);
+            if (!row || !cJSON_AddItemToArray(rows, row)) {
+                cJSON_Delete(row);
+                cJSON_Delete(rows);
+                rows = NULL;
+            }
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "file");
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "samples");
+        if (!rows || !cJSON_AddItemToObject(o, "samples", rows)) {
+            cJSON_Delete(rows);
+            cJSON_Delete(o);
+            return NULL;
+        }
+    } else if (t->type == KN_TERRAIN_HEIGHTFIELD && t->hf_file[0]) {
         char abs[PATH_MAX];
         const char *file = realpath(t->hf_file, abs) ? abs : t->hf_file;
         cJSON *f = cJSON_CreateString(file);

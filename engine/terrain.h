@@ -112,9 +112,11 @@ int kn_terrain_load(const char *path, const struct cJSON *override, struct kn_te
 struct cJSON *kn_terrain_spec(const char *path, const struct cJSON *override, char *err,
                               size_t errlen);
 /* spec (what t was built from) as one JSON text (free()) that builds the
- * same terrain wherever it is read on this machine: a heightfield's
- * "file" becomes the absolute path of the samples t read. NULL when out
- * of memory. */
+ * same terrain wherever it is read: a heightfield of at most
+ * KN_TERRAIN_INLINE_MAX samples carries them ("samples" instead of
+ * "file"), a bigger one's "file" becomes the absolute path of the samples
+ * t read (on this machine only). NULL when out of memory. */
+#define KN_TERRAIN_INLINE_MAX 4096 /* 64 x 64: at most about 74 KB of text */
 char *kn_terrain_spec_text(const struct cJSON *spec, const struct kn_terrain *t);
 /* From a JSON object (type and parameters); base_path resolves a
  * heightfield's data file. */

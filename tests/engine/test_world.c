@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "harness_suite.h"
 #include "params.h"
 #include "scenario.h"
@@ -134,6 +136,76 @@ START_TEST(terrain_file_errors)
     p = write_tmp("t6.json", "{\"type\": \"stairs\", \"count\": 2.5}");
     ck_assert_int_eq(kn_terrain_load(p, NULL, &t, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "count"), "%s", err);
+}
+END_TEST
+
+/* A heightfield's samples in the terrain object: the same terrain as its
+ * file; spec text that carries them reads back without the file (a daemon
+ * on another host than its engine), a bigger one keeps the file's path;
+ * bad samples are refused with the row named. */
+START_TEST(terrain_inline_samples)
+{
+    char err[512], path[512];
+    struct kn_terrain a, b, c;
+    snprintf(path, sizeof path, "%s/terrains/bumps.json", KN_TEST_CONFIG_DIR);
+    ck_assert_msg(kn_terrain_load(path, NULL, &a, err, sizeof err) == 0, "%s", err);
+    cJSON *spec = kn_terrain_spec(path, NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(spec);
+    char *text = kn_terrain_spec_text(spec, &a);
+    cJSON_Delete(spec);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_null(strstr(text, "\"file\""));
+    cJSON *back = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(back);
+    /* read from nowhere: no file beside it to find */
+    ck_assert_msg(kn_terrain_from_json(back, "/nonexistent/t.json", &b, err, sizeof err) == 0, "%s",
+                  err);
+    cJSON_Delete(back);
+    ck_assert_int_eq(b.hf_nx, a.hf_nx);
+    ck_assert_int_eq(b.hf_ny, a.hf_ny);
+    ck_assert_mem_eq(b.hf, a.hf, (size_t)a.hf_nx * (size_t)a.hf_ny * sizeof *a.hf);
+    ck_assert_int_eq(b.nparts, a.nparts);
+    kn_terrain_free(&b);
+
+    /* more samples than go inline: the file's absolute path */
+    struct kn_terrain big = a;
+    big.hf_nx = KN_TERRAIN_INLINE_MAX + 1;
+    big.hf_ny = 1;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "type", "heightfield");
+    cJSON_AddStringToObject(o, "file", "bumps.hf");
+    text = kn_terrain_spec_text(o, &big);
+    cJSON_Delete(o);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "\"file\":\"/") && !strstr(text, "samples"), "%s", text);
+    free(text);
+    kn_terrain_free(&a);
+
+    static const char *const bad[][2] = {
+        { "{\"type\":\"heightfield\"}", "\"file\" or \"samples\"" },
+        { "{\"type\":\"heightfield\",\"file\":\"x.hf\",\"samples\":[[0,0],[0,0]]}",
+          "\"file\" or \"samples\"" },
+        { "{\"type\":\"heightfield\",\"samples\":[[0,0]]}", "2..4096 rows" },
+        { "{\"type\":\"heightfield\",\"samples\":[[0,0],[0]]}", "row 2" },
+        { "{\"type\":\"heightfield\",\"samples\":[[0,0],[0,\"x\"]]}", "row 2" },
+        { "{\"type\":\"heightfield\",\"samples\":[[0,0],[0,1000]]}", "row 2" },
+        { "{\"type\":\"heightfield\",\"samples\":{\"a\":1}}", "2..4096 rows" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *j = cJSON_Parse(bad[i][0]);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_int_eq(kn_terrain_from_json(j, "t.json", &c, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, bad[i][1]), "%s: %s", bad[i][0], err);
+        cJSON_Delete(j);
+    }
+    /* a good one builds */
+    cJSON *j = cJSON_Parse("{\"type\":\"heightfield\",\"samples\":[[0,0.1],[0.2,0.3]]}");
+    ck_assert_msg(kn_terrain_from_json(j, "t.json", &c, err, sizeof err) == 0, "%s", err);
+    cJSON_Delete(j);
+    ck_assert_int_eq(c.hf_nx, 2);
+    ck_assert_double_eq(c.hf[3], 0.3);
+    kn_terrain_free(&c);
 }
 END_TEST
 
@@ -453,6 +525,7 @@ int main(void)
     tcase_add_test(tc, robot_file_values);
     tcase_add_test(tc, robot_file_errors);
     tcase_add_test(tc, terrain_file_errors);
+    tcase_add_test(tc, terrain_inline_samples);
     tcase_add_test(tc, terrain_shipped_files);
     tcase_add_test(tc, scenario_file_errors);
     tcase_add_test(tc, flipper_sign_convention);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -138,6 +139,33 @@ START_TEST(world_from_address)
 }
 END_TEST
 
+/* A heightfield whose samples file the daemon cannot read (as on another
+ * host: here it is gone once the engine has read it): the World carries
+ * the samples, so the description still has the ground the engine runs. */
+START_TEST(world_heightfield_elsewhere)
+{
+    const char *samples = h_path("hills.hf"), *terrain = h_path("hills.json");
+    h_write_file(samples, "0 0 0 0\n0 0.05 0.1 0\n0 0.1 0.2 0\n0 0 0 0\n");
+    h_write_file(terrain, "{\"type\":\"heightfield\",\"file\":\"hills.hf\",\"cell_m\":0.5,"
+                          "\"pose\":[3,0,0]}\n");
+    const char *extra[] = { "--terrain", terrain, NULL };
+    ec_engine_start(&eng, extra);
+    ck_assert_int_eq(unlink(samples), 0);
+    start_daemon_at(eng.port);
+    ck_assert(h_wait_stat(&d, "robots.0.rules.world_answers", 1, 3 * H_LONG_MS));
+    ck_assert_double_eq(h_stat(&d, "robots.0.rules.world_answers_bad"), 0);
+    cJSON *w = fetch_world(d.port[0]);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(w, "terrain");
+    ck_assert_msg(cJSON_IsObject(t), "no terrain in the description");
+    ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(t, "type")->valuestring, "heightfield");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(t, "samples");
+    ck_assert_int_eq(cJSON_GetArraySize(rows), 4);
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(cJSON_GetArrayItem(rows, 2), 2)->valuedouble, 0.2,
+                            1e-12);
+    cJSON_Delete(w);
+}
+END_TEST
+
 /* A judged scenario's variant: the terrain file's step is 0.10 m at
  * edge_x 1, the scenario's 0.2 m at edge_x 0, its variant 2's 0.25 m. */
 START_TEST(world_of_variant)
@@ -170,6 +198,7 @@ int main(void)
     const struct h_case cases[] = {
         { "address", world_from_address, 60, NULL, NULL },
         { "variant", world_of_variant, 60, NULL, NULL },
+        { "heightfield", world_heightfield_elsewhere, 60, NULL, NULL },
     };
     return h_run_cases("the world of an engine at an address", cases,
                        sizeof cases / sizeof cases[0]);
