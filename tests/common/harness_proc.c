@@ -379,6 +379,24 @@ bool h_read_line(struct h_proc *p, char *buf, size_t len, int timeout_ms)
     return true;
 }
 
+bool h_gst_teardown_race(const char *out, const char *err)
+{
+    if (!strstr(out, "Got EOS") || strstr(out, "ERROR"))
+        return false;
+    const char *e = strstr(err, "ERROR");
+    if (!e)
+        return false;
+    for (; e; e = strstr(e + 1, "ERROR")) {
+        const char *next = strstr(e + 1, "ERROR");
+        size_t span = next ? (size_t)(next - e) : strlen(e);
+        const char *src = strstr(e, "GstRTSPSrc");
+        const char *why = strstr(e, "Could not send message. (Received end-of-file)");
+        if (!src || !why || (size_t)(src - e) > span || (size_t)(why - e) > span)
+            return false;
+    }
+    return true;
+}
+
 const char *h_stderr(struct h_proc *p)
 {
     return h_file_text(p->err_path);
