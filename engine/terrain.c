@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,20 @@ int kn_terrain_copy(struct kn_terrain *dst, const struct kn_terrain *src)
     return 0;
 }
 
+/* A heightfield's samples, from its file or inline: the same rules. */
+#define HF_SIDE_MAX 4096 /* rows and columns, each at least 2 */
+#define HF_ABS_MAX_M 100 /* |height| */
+
+static bool hf_height_ok(double h)
+{
+    return isfinite(h) && fabs(h) <= HF_ABS_MAX_M;
+}
+
+static bool hf_sides_ok(int rows, int cols)
+{
+    return rows >= 2 && cols >= 2 && rows <= HF_SIDE_MAX && cols <= HF_SIDE_MAX;
+}
+
 int kn_heightfield_read(const char *path, double **h, int *nx, int *ny, char *err, size_t errlen)
 {
     size_t len;
@@ -69,7 +84,7 @@ int kn_heightfield_read(const char *path, double **h, int *nx, int *ny, char *er
                 break;
             char *end;
             double d = strtod(p, &end);
-            if (end == p || !isfinite(d) || fabs(d) > 100) {
+            if (end == p || !hf_height_ok(d)) {
                 snprintf(err, errlen, "%s:%d: expected a height in metres", path, line);
                 goto out;
             }
@@ -96,7 +111,7 @@ int kn_heightfield_read(const char *path, double **h, int *nx, int *ny, char *er
     }
     if (!v)
         goto oom;
-    if (rows < 2 || cols < 2 || rows > 4096 || cols > 4096) {
+    if (!hf_sides_ok(rows, cols)) {
         snprintf(err, errlen, "%s: need 2..4096 rows and columns, got %d x %d", path, rows,
                  cols < 0 ? 0 : cols);
         goto out;
@@ -123,7 +138,7 @@ static int heightfield_inline(const cJSON *a, struct kn_terrain *t, const char *
     int rows = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
     const cJSON *first = rows > 0 ? cJSON_GetArrayItem(a, 0) : NULL;
     int cols = cJSON_IsArray(first) ? cJSON_GetArraySize(first) : -1;
-    if (rows < 2 || cols < 2 || rows > 4096 || cols > 4096) {
+    if (!hf_sides_ok(rows, cols)) {
         snprintf(err, errlen, "%s: \"samples\" must be 2..4096 rows of 2..4096 heights", ctx);
         return -1;
     }
@@ -145,7 +160,7 @@ static int heightfield_inline(const cJSON *a, struct kn_terrain *t, const char *
         }
         cJSON_ArrayForEach(h, row)
         {
-            if (!cJSON_IsNumber(h) || !isfinite(h->valuedouble) || fabs(h->valuedouble) > 100) {
+            if (!cJSON_IsNumber(h) || !hf_height_ok(h->valuedouble)) {
                 snprintf(err, errlen, "%s: \"samples\" row %d: expected heights in metres", ctx,
                          j + 1);
                 free(v);
