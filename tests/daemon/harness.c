@@ -574,6 +574,18 @@ int h_log_count(const char *log, const char *needle)
     return k.n;
 }
 
+bool h_log_wait(const char *log, const char *needle, int count, int timeout_ms)
+{
+    uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
+    for (;;) {
+        if (h_log_count(log, needle) >= count)
+            return true;
+        if (h_now_us() >= end)
+            return false;
+        h_sleep_ms(10);
+    }
+}
+
 int h_wait_belts(const char *log, int from, double l, double r, int timeout_ms, struct h_cmd *found)
 {
     enum { MAX = 400000 };

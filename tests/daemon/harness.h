@@ -163,6 +163,10 @@ struct h_cmd {
 int h_log_cmds(const char *log, struct h_cmd *out, int max);
 /* Lines containing needle. */
 int h_log_count(const char *log, const char *needle);
+/* Polls until at least count lines contain needle: another process writes
+ * the log, so a line is there some time after what caused it. False on
+ * timeout. */
+bool h_log_wait(const char *log, const char *needle, int count, int timeout_ms);
 /* Polls for the first cmd after index `from` whose belts are (l, r) m/s
  * within 1e-6; returns its index or -1 on timeout. */
 int h_wait_belts(const char *log, int from, double l, double r, int timeout_ms,

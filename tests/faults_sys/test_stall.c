@@ -162,9 +162,7 @@ static void stall(bool stream)
     char fig[64];
 
     /* handshake done: the simulator no longer reads */
-    uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
-    while (h_log_count(sim.log, "#paused") < 1 && h_now_us() < end)
-        h_sleep_ms(2);
+    ck_assert(h_log_wait(sim.log, "#paused", 1, H_LONG_MS));
     ck_assert_int_eq(h_log_count(sim.log, "#paused"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.stall.queued_bytes"), 0);
     long rss0 = h_rss_kb(d.proc.pid);

@@ -128,18 +128,6 @@ uint64_t gzc_log_first(const char *log, const char *needle)
     return f.at;
 }
 
-bool gzc_wait_lines(const char *log, const char *needle, int count, int timeout_ms)
-{
-    uint64_t end = h_now_us() + (uint64_t)timeout_ms * 1000u;
-    for (;;) {
-        if (h_log_count(log, needle) >= count)
-            return true;
-        if (h_now_us() >= end)
-            return false;
-        h_sleep_ms(10);
-    }
-}
-
 /* ---- frames on raw sockets ---- */
 
 long gzc_read_frame(int fd, uint8_t *buf, size_t cap, int timeout_ms)

@@ -44,9 +44,6 @@ bool gzc_log_last_pose(const char *log, double *t, double v[7]);
 /* Time stamp of the first line containing needle, 0 when none. */
 uint64_t gzc_log_first(const char *log, const char *needle);
 
-/* Polls until at least count lines contain needle; true when reached. */
-bool gzc_wait_lines(const char *log, const char *needle, int count, int timeout_ms);
-
 /* ---- Gazebo frames on raw sockets (harness_net.h), for tests that play
  * master, publisher or client ---- */
 

@@ -38,7 +38,7 @@ static void setup_world(void)
     kn_pbarena_init(&arena, amem, sizeof amem);
     const char *extra[] = { "--version", "gazebo 10.1", NULL };
     gzc_sim_start(&sim, 0, "world", extra);
-    ck_assert(gzc_wait_lines(sim.log, "world_ready", 1, H_LONG_MS));
+    ck_assert(h_log_wait(sim.log, "world_ready", 1, H_LONG_MS));
 }
 
 static void expect(int fd, const char *type, struct kn_gzc_packet *pk)

@@ -269,14 +269,14 @@ START_TEST(master_restart_readvertises)
     gzc_sim_start(&sim, port, "world2", NULL);
     ck_assert_int_eq(sim.port, port);
     const char *adv = "M advertise /gazebo/default/kenaf/cmd_vel_twist gazebo.msgs.Twist";
-    ck_assert_msg(gzc_wait_lines(sim.log, adv, 1, H_LONG_MS), "never re-advertised");
+    ck_assert_msg(h_log_wait(sim.log, adv, 1, H_LONG_MS), "never re-advertised");
     uint64_t t_listen = gzc_log_first(sim.log, "master_listening");
     uint64_t t_adv = gzc_log_first(sim.log, adv);
     ck_assert_uint_gt(t_listen, 0);
     ck_assert_msg(t_adv - t_listen < 2000000, "re-advertised %.3f s after the master came back",
                   (double)(t_adv - t_listen) / 1e6);
     /* all of it, and the set-points are re-applied to the new world */
-    ck_assert(gzc_wait_lines(sim.log, "M subscribe /gazebo/default/world_stats", 1, H_LONG_MS));
+    ck_assert(h_log_wait(sim.log, "M subscribe /gazebo/default/world_stats", 1, H_LONG_MS));
     for (int k = 0; k < 4; k++)
         wait_joint(0, joint_names[k], kn_conv_flipper_to_joint(&conv, k, cmd.flipper_rad[k]));
     h_wait_backend_fresh(&simd, 0, H_LONG_MS);
@@ -358,8 +358,7 @@ START_TEST(world_control_pause_step_reset)
     const char *r = ask("status");
     ck_assert_msg(strncmp(r, "ok up=1 world=default paused=0", 30) == 0, "status: %s", r);
     ck_assert_str_eq(ask("pause"), "ok 1");
-    ck_assert(
-        gzc_wait_lines(sim.log, "control pause=1 step=0 multi_step=0 reset=none", 1, H_LONG_MS));
+    ck_assert(h_log_wait(sim.log, "control pause=1 step=0 multi_step=0 reset=none", 1, H_LONG_MS));
     ck_assert(h_wait_stat_eq(&simd, "robots.0.backend.gazebo.world_stats.paused", 1, H_LONG_MS));
     /* paused: the iteration count stands (wait for two stats messages) */
     double i0 = ws("iterations");
@@ -371,7 +370,7 @@ START_TEST(world_control_pause_step_reset)
 
     ck_assert_str_eq(ask("step 250"), "ok 1");
     ck_assert(
-        gzc_wait_lines(sim.log, "control pause=- step=0 multi_step=250 reset=none", 1, H_LONG_MS));
+        h_log_wait(sim.log, "control pause=- step=0 multi_step=250 reset=none", 1, H_LONG_MS));
     ck_assert(wait_iterations(i0 + 250, H_LONG_MS));
     f0 = STAT("gazebo.feedback.world_stats");
     ck_assert(
@@ -389,12 +388,11 @@ START_TEST(world_control_pause_step_reset)
     double before = ws("sim_time_s");
     ck_assert_double_gt(before, 0.5);
     ck_assert_str_eq(ask("reset"), "ok 1");
-    ck_assert(
-        gzc_wait_lines(sim.log, "control pause=- step=0 multi_step=0 reset=all", 1, H_LONG_MS));
+    ck_assert(h_log_wait(sim.log, "control pause=- step=0 multi_step=0 reset=all", 1, H_LONG_MS));
     ck_assert(h_wait_stat(&simd, "robots.0.backend.gazebo.world_stats.resets_seen", 1, H_LONG_MS));
     ck_assert_double_lt(ws("sim_time_s"), before);
     ck_assert_str_eq(ask("reset time"), "ok 1");
-    ck_assert(gzc_wait_lines(sim.log, "reset=time", 1, H_LONG_MS));
+    ck_assert(h_log_wait(sim.log, "reset=time", 1, H_LONG_MS));
 
     ck_assert_str_eq(ask("reset sideways"),
                      "error reset takes all, time or model, got \"sideways\"");
