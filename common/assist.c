@@ -7,6 +7,9 @@
 #include <stdio.h>
 
 #define DEG (M_PI / 180.0)
+/* "steady": within a degree. A nose still climbing or tipping moves more
+ * than that in a second; a robot driving on a flat top, less. */
+#define KN_ASSIST_STEADY_RAD (1.0 * DEG)
 
 /* The parameters, once: the table below and the field each names are
  * both made from this list, so they cannot fall out of step. */
@@ -36,6 +39,8 @@
       "after the rear push, nose-up pitch below this: tipped onto the top")                      \
     X(level_drop_deg, "deg", 8, 0.5, 90,                                                         \
       "or the nose come down this much from its peak: the CoG is over the edge")                 \
+    X(level_settle_s, "s", 1, 0.1, 60,                                                           \
+      "or, the push done, the nose steady this long below rear_pitch_deg: on top already")       \
     X(level_deg, "deg", 0, -119.5, 119.5, "all four flippers once on top")                       \
     X(climb_belt_m_s, "m/s", 0.3, 0, 2,                                                          \
       "belts from the rear push until level, whatever the operator's speed (0: the operator's)") \
@@ -89,6 +94,8 @@ void kn_assist_init(struct kn_assist *a, const struct kn_assist_params *p)
     a->peak_nose = 0;
     a->holding = 0;
     a->rear_was_done = 0;
+    a->steady_nose = 0;
+    a->steady_s = 0;
 }
 
 const char *kn_assist_phase_name(enum kn_assist_phase ph)
@@ -142,6 +149,20 @@ static int rear_done(const struct kn_assist *a, const struct kn_assist_input *in
            fabs(in->flip_rad[KN_ASSIST_RR] - want) <= tol;
 }
 
+/* How long the nose has held still since the rear push was done. On a
+ * low step the robot is on the top before the nose comes down from any
+ * peak, and the rear flippers, still pushing, hook behind the edge and
+ * hold it there: a nose that stays put, low, says it is over. */
+static void settle(struct kn_assist *a, const struct kn_assist_input *in, double nose)
+{
+    if (!a->rear_was_done || fabs(nose - a->steady_nose) > KN_ASSIST_STEADY_RAD) {
+        a->steady_nose = nose;
+        a->steady_s = 0;
+    } else {
+        a->steady_s += in->dt_s;
+    }
+}
+
 void kn_assist_update(struct kn_assist *a, const struct kn_assist_input *in,
                       struct kn_assist_output *out)
 {
@@ -166,6 +187,7 @@ void kn_assist_update(struct kn_assist *a, const struct kn_assist_input *in,
             a->peak_nose = nose;
         if (a->phase == KN_ASSIST_LIFT && rear_done(a, in))
             a->rear_was_done = 1;
+        settle(a, in, nose);
         press(a, in, nose);
     }
     if (a->holding) {
@@ -182,6 +204,7 @@ void kn_assist_update(struct kn_assist *a, const struct kn_assist_input *in,
             a->phase = KN_ASSIST_LIFT;
     } else if (a->phase == KN_ASSIST_LIFT && a->phase == was && a->rear_was_done &&
                (nose <= p->level_pitch_deg * DEG ||
+                (a->steady_s >= p->level_settle_s && nose < p->rear_pitch_deg * DEG) ||
                 nose <= a->peak_nose - p->level_drop_deg * DEG)) {
         a->phase = KN_ASSIST_LEVEL;
     }

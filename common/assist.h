@@ -11,8 +11,8 @@
  * measured torque towards a pressing target; once the nose is up far
  * enough or the robot has driven far enough since the contact (the CoG
  * near the edge), lower the rear flippers to lift the body and push it
- * over at the climb speed; once the nose comes down again, level all
- * four flippers. A nose pitched up past what the belts can hold on the
+ * over at the climb speed; once the nose comes down again (or, on a low
+ * step, holds still), level all four flippers. A nose pitched up past what the belts can hold on the
  * edge means the step is too high: it gives up and backs down. */
 #ifndef KN_COMMON_ASSIST_H
 #define KN_COMMON_ASSIST_H
@@ -46,6 +46,7 @@ struct kn_assist_params {
     double rear_tol_deg;      /* the push is done within this of rear_deg */
     double level_pitch_deg;   /* after the lift, nose up below this: on top ... */
     double level_drop_deg;    /* ... or, the push done, the nose down this much from its peak */
+    double level_settle_s;    /* ... or the nose steady this long below rear_pitch_deg */
     double level_deg;         /* all flippers on top */
     double climb_belt_m_s;    /* belts from the rear push until level (0: the operator's) */
     double abort_pitch_deg;   /* nose up this much before the level: give up, back down ... */
@@ -95,6 +96,8 @@ struct kn_assist {
     double peak_nose;    /* highest nose-up pitch since the contact [rad] */
     int holding;         /* the belts are held while the front flippers swing down */
     int rear_was_done;   /* the rear flippers have reached their push */
+    double steady_nose;  /* the nose-up pitch the settling is measured from [rad] */
+    double steady_s;     /* how long the nose has stayed within a degree of it */
 };
 
 /* One parameter of the table (for the scenario reader, documentation and

@@ -229,6 +229,82 @@ START_TEST(unit_phases)
 }
 END_TEST
 
+/* A fresh assist on level readings (no climb speed yet), then a front
+ * flipper pushed down past contact_torque: pressing. */
+static void pressed(struct kn_assist *a, const struct kn_assist_params *p,
+                    struct kn_assist_input *in, struct kn_assist_output *out, double dt_s)
+{
+    memset(in, 0, sizeof *in);
+    in->has_torque = 1;
+    kn_assist_init(a, p);
+    kn_assist_update(a, in, out);
+    ck_assert(isnan(out->belt_m_s));
+    in->dt_s = dt_s;
+    in->torque_nm[KN_ASSIST_FL] = -(p->contact_torque_nm + 1);
+    kn_assist_update(a, in, out);
+    ck_assert_int_eq(a->phase, KN_ASSIST_PRESS);
+}
+
+/* On a low step the robot is on the top before the nose comes down from
+ * any peak: a nose that holds still, low, after the rear push ends the
+ * climb too; one still moving, or still high, does not. */
+START_TEST(unit_settles)
+{
+    const double d = M_PI / 180;
+    struct kn_assist_params p;
+    kn_assist_defaults(&p);
+    struct kn_assist a;
+    struct kn_assist_output out;
+    struct kn_assist_input in;
+    pressed(&a, &p, &in, &out, 0.01);
+    in.pitch_rad = -(p.rear_pitch_deg + 1) * d;
+    kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    in.flip_rad[KN_ASSIST_RL] = in.flip_rad[KN_ASSIST_RR] = p.rear_deg * d;
+    /* high and steady (perched on the edge): not over */
+    int n = (int)(2 * p.level_settle_s / in.dt_s);
+    for (int i = 0; i < n; i++)
+        kn_assist_update(&a, &in, &out);
+    ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    /* lower, though not down level_drop_deg from the peak, and rocking by
+     * 2 deg every half second: not yet */
+    for (int i = 0; i < n; i++) {
+        in.pitch_rad = -((i / 50) % 2 ? 6.0 : 4.0) * d;
+        kn_assist_update(&a, &in, &out);
+        ck_assert_int_eq(a.phase, KN_ASSIST_LIFT);
+    }
+    /* still for level_settle_s: on the top */
+    in.pitch_rad = -5.0 * d;
+    int steps = 0;
+    while (a.phase == KN_ASSIST_LIFT && steps < 10 * n) {
+        kn_assist_update(&a, &in, &out);
+        steps++;
+    }
+    ck_assert_int_eq(a.phase, KN_ASSIST_LEVEL);
+    ck_assert_double_eq_tol(steps * in.dt_s, p.level_settle_s, 2 * in.dt_s);
+}
+END_TEST
+
+/* The step of the file at 150 mm with rear_deg 5 deg stronger: the robot
+ * got onto the top with the rear flippers hooked behind the edge and the
+ * nose level, and stood there until the stall criterion failed it. */
+START_TEST(low_step_hooked)
+{
+    char err[768];
+    struct kn_scenario sc;
+    ck_assert_msg(kn_scenario_load(g_path, 0, &sc, err, sizeof err) == 0, "%s", err);
+    sc.terrain.height = 0.15;
+    ck_assert_msg(kn_terrain_build(&sc.terrain, err, sizeof err) == 0, "%s", err);
+    sc.crit.level_z = sc.terrain.top_z;
+    sc.assist.rear_deg -= 5;
+    struct kn_result r;
+    ck_assert_int_eq(kn_scenario_run(&sc, 0, &r), 0);
+    ck_assert_msg(r.passed, "150 mm, rear_deg %.0f: %s", sc.assist.rear_deg, r.why);
+    kn_result_free(&r);
+    kn_scenario_free(&sc);
+}
+END_TEST
+
 /* A step too high: the nose up past abort_pitch before the level. It
  * backs down with the rear flippers in line, whatever the operator
  * commands, and stops once the nose is down; then the assist is done. */
@@ -244,15 +320,7 @@ START_TEST(unit_gives_up)
         struct kn_assist a;
         struct kn_assist_output out;
         struct kn_assist_input in;
-        memset(&in, 0, sizeof in);
-        in.has_torque = 1;
-        kn_assist_init(&a, &p);
-        kn_assist_update(&a, &in, &out);
-        ck_assert(isnan(out.belt_m_s));
-        in.dt_s = 0.02;
-        in.torque_nm[KN_ASSIST_FL] = -(p.contact_torque_nm + 1);
-        kn_assist_update(&a, &in, &out);
-        ck_assert_int_eq(a.phase, KN_ASSIST_PRESS);
+        pressed(&a, &p, &in, &out, 0.02);
         if (from_lift) {
             in.pitch_rad = -(p.rear_pitch_deg + 1) * d;
             kn_assist_update(&a, &in, &out);
@@ -346,6 +414,8 @@ int main(int argc, char **argv)
     TCase *tu = tcase_create("unit");
     tcase_add_test(tu, unit_phases);
     tcase_add_test(tu, unit_gives_up);
+    tcase_add_test(tu, unit_settles);
+    tcase_add_test(tu, low_step_hooked);
     tcase_add_test(tu, unit_reader);
     suite_add_tcase(s, tu);
     TCase *all[2 + NPART] = { tf, ts };
