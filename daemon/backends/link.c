@@ -511,6 +511,7 @@ static void link_down(struct kn_link *l, const char *why)
                      why);
     }
     l->st = L_BACKOFF;
+    l->backoff_last_s = l->backoff_s;
     timer_start_s(l, on_timer, l->backoff_s);
     l->backoff_s *= 2;
     if (l->backoff_s > l->reconnect_max_s)
@@ -910,6 +911,7 @@ void kn_link_stats(struct kn_link *l, cJSON *o, uint64_t now)
     cJSON_AddNumberToObject(o, "attempts", (double)l->attempts);
     cJSON_AddNumberToObject(o, "connects", (double)l->connects);
     cJSON_AddNumberToObject(o, "reconnects", (double)l->reconnects);
+    cJSON_AddNumberToObject(o, "backoff_s", l->backoff_last_s);
     if (l->lockstep) {
         cJSON *ls = cJSON_AddObjectToObject(o, "lockstep");
         cJSON_AddNumberToObject(ls, "steps_sent", (double)l->steps_sent);

@@ -67,7 +67,8 @@ struct kn_link {
     bool timer_closing;
     uv_getaddrinfo_t gai;
     bool gai_busy;
-    double backoff_s;
+    double backoff_s;      /* the wait after the next failure */
+    double backoff_last_s; /* the wait after the last one (stats: its cap shows) */
     bool was_ready;
     bool deferred_fail;
     char deferred_why[96];
