@@ -35,6 +35,18 @@ static int cmds_wait(const char *log, struct h_cmd *cmds, int want, int timeout_
     return n;
 }
 
+/* Every command the daemon wrote to its simulator, as the simulator
+ * logged them: the log is another process's, so it is read until it holds
+ * as many as the daemon counts as sent (each is one line). */
+static int cmds_all(struct h_daemon *d, const char *log, struct h_cmd *cmds)
+{
+    double sent = h_stat(d, "robots.0.backend.commands.sent");
+    int n = cmds_wait(log, cmds, (int)sent, H_LONG_MS);
+    ck_assert_msg(n == (int)sent, "the simulator logged %d commands, the daemon sent %.0f", n,
+                  sent);
+    return n;
+}
+
 static void same_cmd(const struct h_cmd *a, const struct h_cmd *b, int i, bool flippers)
 {
     ck_assert_msg(a->belts[0] == b->belts[0] && a->belts[1] == b->belts[1],
@@ -136,10 +148,8 @@ START_TEST(replay_reproduces_setpoints)
     c_daemon_start(&d1, "d1", robots, args);
     h_wait_backend_fresh(&d1, 0, H_LONG_MS);
     controller_session(d1.port[0]);
-    /* every command was answered, so each set-point is on its way; give
-     * the last ones time to land in the simulator's log */
-    h_sleep_ms(300);
-    int na = h_log_cmds(sim_a.log, a, MAX_CMDS);
+    /* every command was answered, so each set-point is on its way */
+    int na = cmds_all(&d1, sim_a.log, a);
     ck_assert_int_ge(na, 25);
     ck_assert(strstr(c_command(&d1, "capture stop"), "\"ok\":true"));
     ck_assert(c_capture_closed(&d1, H_LONG_MS));
@@ -170,9 +180,7 @@ START_TEST(replay_reproduces_setpoints)
     ck_assert_double_ge(jnum(j, "pushes_replayed"), 1);
     cJSON_Delete(j);
 
-    int nb = cmds_wait(sim_b.log, b, na, H_LONG_MS);
-    h_sleep_ms(300);
-    nb = h_log_cmds(sim_b.log, b, MAX_CMDS);
+    int nb = cmds_all(&d2, sim_b.log, b);
     ck_assert_int_eq(nb, na);
     for (int i = 0; i < na; i++)
         same_cmd(&a[i], &b[i], i, true);
@@ -299,11 +307,10 @@ START_TEST(capture_at_run_time_with_faults)
         h_simple(&u, 0, KN_KRP_STATUS_REQ, 0);
         h_sleep_ms(2);
     }
-    h_sleep_ms(300);
+    /* counted once the daemon has read them all, however long that takes */
+    ck_assert(h_wait_stat_eq(&d, "robots.0.faults.krp.in.seen", 60, H_LONG_MS));
     h_udp_close(&u);
     double dropped_in = h_stat(&d, "robots.0.faults.krp.in.dropped");
-    double seen_in = h_stat(&d, "robots.0.faults.krp.in.seen");
-    ck_assert_double_eq(seen_in, 60);
     ck_assert_double_gt(dropped_in, 0);
     ck_assert(strstr(c_command(&d, "capture stop"), "\"ok\":true"));
     ck_assert(c_capture_closed(&d, H_LONG_MS));

@@ -88,9 +88,15 @@ START_TEST(status_answered_from_latest_state)
     ck_assert_uint_eq(a.battery_mv, 24000);
     ck_assert_int_ge(a.accel_mm_s2[2], 9800); /* gravity, body z up */
     ck_assert_int_le(a.accel_mm_s2[2], 9815);
-    h_sleep_ms(100);
-    struct kn_krp_status b = h_status(&ctl);
-    ck_assert_uint_gt(b.time_us, a.time_us); /* the simulation clock moves */
+    /* the simulation clock moves: the next state, however long the
+     * simulator takes to send it */
+    struct kn_krp_status b;
+    uint64_t end = h_now_us() + H_LONG_MS * 1000ull;
+    do {
+        h_sleep_ms(20);
+        b = h_status(&ctl);
+    } while (b.time_us <= a.time_us && h_now_us() < end);
+    ck_assert_uint_gt(b.time_us, a.time_us);
     ck_assert_double_ge(STAT("backend.states"), 1);
     ck_assert_double_lt(STAT("backend.status_age_ms"), 500);
 }
@@ -485,6 +491,9 @@ START_TEST(backend_down_then_reapplied)
         h_sleep_ms(50);
     } while (h_stat(&d2, "robots.0.flags.BACKEND_UP") == 0 && h_now_us() < end);
     ck_assert(h_status_any(&ctl).flags & KN_KRP_ST_BACKEND_UP);
+    /* the link is up before the re-applied set-points are written, and the
+     * simulator logs them once it has read them */
+    ck_assert_int_ge(h_wait_belts(late.log, 0, 0.3, 0.3, H_LONG_MS, NULL), 0);
     struct h_cmd cmds[64];
     int n = h_log_cmds(late.log, cmds, 64);
     ck_assert_int_ge(n, 1);

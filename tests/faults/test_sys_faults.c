@@ -71,20 +71,28 @@ START_TEST(square_completes_with_krp_drop)
 }
 END_TEST
 
-/* 200 STATUS_REQs with distinct seqs; returns a bitmap of the answered ones. */
-static void answered_set(int port, uint8_t answered[200])
+/* 200 STATUS_REQs with distinct seqs; returns a bitmap of the answered
+ * ones. It reads until it has every answer the daemon let through (its
+ * counters, once it has seen all 200), not until a pause: a daemon that
+ * waits for its CPU only answers later. */
+static void answered_set(struct h_daemon *d, uint8_t answered[200])
 {
     struct h_udp u;
-    h_udp_open(&u, port);
+    h_udp_open(&u, d->port[0]);
     for (uint32_t s = 1; s <= 200; s++) {
         h_simple(&u, s, KN_KRP_STATUS_REQ, 0);
         h_sleep_ms(2);
     }
+    ck_assert(h_wait_stat_eq(d, "robots.0.faults.krp.in.seen", 200, H_LONG_MS));
+    int due = (int)h_stat(d, "robots.0.faults.krp.out.passed"), got = 0;
     memset(answered, 0, 200);
     struct kn_krp_msg m;
-    while (h_udp_recv(&u, &m, 500))
-        if (m.h.type == KN_KRP_STATUS && m.u.status.req_seq >= 1 && m.u.status.req_seq <= 200)
+    while (got < due && h_udp_recv(&u, &m, H_LONG_MS))
+        if (m.h.type == KN_KRP_STATUS && m.u.status.req_seq >= 1 && m.u.status.req_seq <= 200) {
             answered[m.u.status.req_seq - 1] = 1;
+            got++;
+        }
+    ck_assert_int_eq(got, due);
     h_udp_close(&u);
 }
 
@@ -104,7 +112,7 @@ START_TEST(same_seed_same_faults)
         snprintf(robots, sizeof robots, "[%s]", h_standin_robot("kenaf", sim.port, f));
         c_daemon_start(d, names[i], robots, NULL);
         h_wait_backend_fresh(d, 0, H_LONG_MS);
-        answered_set(d->port[0], got[i]);
+        answered_set(d, got[i]);
         int n = 0;
         for (int k = 0; k < 200; k++)
             n += got[i][k];
@@ -138,9 +146,9 @@ START_TEST(faults_at_run_time)
     ck_assert_ptr_nonnull(strstr(ans, "\"drop\":1"));
     for (int i = 0; i < 5; i++)
         h_simple(&u, 0, KN_KRP_STATUS_REQ, 0);
+    ck_assert(h_wait_stat_eq(&d, "robots.0.faults.krp.in.dropped", 5, H_LONG_MS));
     struct kn_krp_msg m;
     ck_assert_msg(!h_udp_recv(&u, &m, 400), "an answer got through drop=1");
-    ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.in.dropped"), 5);
     c_command(&d, "faults kenaf krp off");
     (void)h_status(&u);
     ck_assert_double_eq(h_stat(&d, "robots.0.faults.krp.active"), 0);
