@@ -213,3 +213,21 @@ void sim_shutdown(struct sim_server *s)
     for (int i = 0; i < s->nsig; i++)
         uv_close((uv_handle_t *)&s->sig[i], NULL);
 }
+
+unsigned sim_clock_steps(struct sim_clock *c, uint64_t step_ns, unsigned max)
+{
+    uint64_t now = uv_hrtime();
+    if (!c->last_ns) {
+        c->last_ns = now;
+        return 1;
+    }
+    c->owed_ns += now - c->last_ns;
+    c->last_ns = now;
+    uint64_t n = c->owed_ns / step_ns;
+    if (n > max) {
+        c->owed_ns = 0;
+        return max;
+    }
+    c->owed_ns -= n * step_ns;
+    return (unsigned)n;
+}

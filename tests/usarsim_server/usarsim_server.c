@@ -45,6 +45,7 @@
 #include "usarsim_codec.h"
 
 #define STEP_MS 5
+#define MAX_CATCH_UP 40 /* steps: 200 ms */
 #define FLIPPER_RATE_RAD_S 1.5
 #define FLIPPER_LIMIT_RAD 2.086 /* Kenaf.uc LimitLow/LimitHigh */
 #define MAX_STARTS 8
@@ -80,6 +81,7 @@ struct start {
 static struct {
     struct sim_server srv;
     uv_timer_t step;
+    struct sim_clock clock;
     enum kn_usar_dialect dialect;
     char *feed;
     size_t feed_len, feed_chunk;
@@ -557,9 +559,9 @@ static void step_robot(struct robot *r, double dt)
     kin_pose_step(&r->odo, r->m.v, r->m.yaw_rate, dt);
 }
 
-static void on_step(uv_timer_t *t)
+/* One step of the model: every robot moves, and sends what is due. */
+static void model_step(void)
 {
-    (void)t;
     double dt = STEP_MS / 1000.0;
     S.t += dt;
     S.step_no++;
@@ -587,6 +589,20 @@ static void on_step(uv_timer_t *t)
                     send_links(c);
             }
         }
+    }
+}
+
+/* The steps the wall clock owes (USARSim runs in real time), then one
+ * chunk of a fed file per client. */
+static void on_step(uv_timer_t *t)
+{
+    (void)t;
+    for (unsigned n = sim_clock_steps(&S.clock, STEP_MS * 1000000ull, MAX_CATCH_UP); n; n--)
+        model_step();
+    for (struct sim_client *sc = S.srv.clients; sc; sc = sc->next) {
+        struct client *c = (struct client *)sc;
+        if (sc->closing || !c->r.spawned)
+            continue;
         if (c->feeding) {
             size_t left = S.feed_len - c->feed_off;
             size_t n = S.feed_chunk && S.feed_chunk < left ? S.feed_chunk : left;
