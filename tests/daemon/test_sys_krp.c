@@ -339,11 +339,16 @@ START_TEST(subscribe_lease_lapses)
     h_expect_ack(&ctl, h_subscribe(&ctl, KN_KRP_F_ACK_REQ, 200), KN_KRP_SUBSCRIBE);
     /* ctl renews with any datagram (here a bad one: still a datagram) */
     uint8_t junk[6] = { 0x4B, 0x4E, 1, 0, 0, 0 };
-    while (h_now_us() - t0 < 4000000) {
+    while (h_now_us() - t0 < 3500000) {
         h_udp_raw(&ctl, junk, sizeof junk);
-        h_sleep_ms(500);
+        h_sleep_ms(200);
     }
-    ck_assert_double_eq(STAT("subscriptions.active"), 2); /* 4 s: both alive */
+    /* both alive at 3.5 s: judged only if the answer came back before the
+     * 5 s lease could lapse (t0 is before the subscription), which a busy
+     * machine may not manage; the lapse below is checked either way */
+    double active = STAT("subscriptions.active");
+    if (h_now_us() - t0 < 5000000)
+        ck_assert_double_eq(active, 2);
     uint64_t end = h_now_us() + 6000000;
     while (h_now_us() < end && STAT("subscriptions.active") != 1) {
         h_udp_raw(&ctl, junk, sizeof junk);

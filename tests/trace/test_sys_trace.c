@@ -47,9 +47,11 @@ static void ends_cleanly_on(int sig)
     snprintf(robot, sizeof robot, "127.0.0.1:%d", d.port[0]);
     const char *csv = h_path("run.csv"), *svg = h_path("run.svg");
     struct h_proc p;
+    double pushed = h_stat(&d, "robots.0.subscriptions.pushes"); /* by earlier cases */
     trace(&p, NULL, "--robot", robot, "--csv", csv, "--svg", svg);
     ck_assert(h_wait_stat(&d, "robots.0.subscriptions.active", 1, H_LONG_MS));
-    h_sleep_ms(500); /* a few STATUS at 50 ms */
+    /* a few STATUS at 50 ms, pushed before the signal however slow */
+    ck_assert(h_wait_stat(&d, "robots.0.subscriptions.pushes", pushed + 10, H_LONG_MS));
     h_signal(&p, sig);
     ck_assert_int_eq(status(&p), 0);
     ck_assert(h_wait_stat_eq(&d, "robots.0.subscriptions.active", 0, H_LONG_MS));
