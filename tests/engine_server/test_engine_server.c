@@ -751,8 +751,9 @@ START_TEST(deadman)
     ck_assert_msg(c2 == c1, "still moving %lld ticks after 1 s of silence", (long long)(c2 - c1));
     ck_assert_int_eq(ec_stat_now(&ca, "DeadmanStops"), 1);
 
-    /* the next lines move it again; Alive every 100 ms keeps it going */
-    t0 = arm_deadman("0.5");
+    /* the next lines move it again; Alive every 100 ms keeps it going
+     * (armed at 2 s: the test itself may wait for its CPU between two) */
+    t0 = arm_deadman("2");
     for (int i = 0; i < 12; i++) {
         h_sleep_ms(100);
         ec_send(&ca, "KENAF {Cmd Alive}\r\n");
