@@ -214,7 +214,9 @@ void sim_shutdown(struct sim_server *s)
         uv_close((uv_handle_t *)&s->sig[i], NULL);
 }
 
-unsigned sim_clock_steps(struct sim_clock *c, uint64_t step_ns, unsigned max)
+#define SIM_CLOCK_MAX_NS 200000000ull /* the longest stall caught up */
+
+unsigned sim_clock_steps(struct sim_clock *c)
 {
     uint64_t now = uv_hrtime();
     if (!c->last_ns) {
@@ -223,11 +225,11 @@ unsigned sim_clock_steps(struct sim_clock *c, uint64_t step_ns, unsigned max)
     }
     c->owed_ns += now - c->last_ns;
     c->last_ns = now;
-    uint64_t n = c->owed_ns / step_ns;
+    uint64_t n = c->owed_ns / c->step_ns, max = SIM_CLOCK_MAX_NS / c->step_ns + 1;
     if (n > max) {
         c->owed_ns = 0;
-        return max;
+        return (unsigned)max;
     }
-    c->owed_ns -= n * step_ns;
+    c->owed_ns -= n * c->step_ns;
     return (unsigned)n;
 }

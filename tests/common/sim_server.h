@@ -85,12 +85,12 @@ void sim_shutdown(struct sim_server *s);
 /* Real time for a fixed-step model. libuv re-arms a repeat timer from the
  * moment a late tick ran, so a model that steps once per tick falls
  * behind the wall clock on a busy machine, for good; a real simulator
- * keeps up. sim_clock_steps says how many steps of step_ns the wall clock
- * owes since the last call (the first call: 1), at most max: a stall
- * longer than that is dropped, not replayed in one burst. */
+ * keeps up. Set step_ns once; sim_clock_steps then says how many steps
+ * the wall clock owes since the last call (the first call: 1), at most
+ * 200 ms of them: a longer stall is dropped, not replayed in one burst. */
 struct sim_clock {
-    uint64_t last_ns, owed_ns;
+    uint64_t step_ns, last_ns, owed_ns;
 };
-unsigned sim_clock_steps(struct sim_clock *c, uint64_t step_ns, unsigned max);
+unsigned sim_clock_steps(struct sim_clock *c);
 
 #endif

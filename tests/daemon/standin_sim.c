@@ -143,13 +143,12 @@ static void stream_state(void)
             sim_send(c, line, (size_t)n);
 }
 
-/* The steps the wall clock owes (at most 200 ms of them): a simulator
- * runs in real time, also when its timer fires late. */
+/* The steps the wall clock owes: a simulator runs in real time, also
+ * when its timer fires late. */
 static void on_step(uv_timer_t *t)
 {
     (void)t;
-    unsigned max = (unsigned)(0.2 / S.dt) + 1;
-    for (unsigned n = sim_clock_steps(&S.clock, (uint64_t)(S.dt * 1e9 + 0.5), max); n; n--) {
+    for (unsigned n = sim_clock_steps(&S.clock); n; n--) {
         kin_step(&S.robot, &model, S.dt);
         S.t += S.dt;
         if (++S.step_no % S.state_every == 0)
@@ -217,6 +216,7 @@ int main(int argc, char **argv)
     uv_timer_init(S.srv.loop, &S.step);
     uint64_t ms = 1000 / (uint64_t)hz ? 1000 / (uint64_t)hz : 1;
     S.dt = (double)ms / 1000.0; /* the loop's timer runs in whole ms */
+    S.clock.step_ns = ms * 1000000u;
     S.state_every = (unsigned)((1000 / ms) / (uint64_t)state_hz);
     if (S.state_every == 0)
         S.state_every = 1;

@@ -45,7 +45,6 @@
 #include "usarsim_codec.h"
 
 #define STEP_MS 5
-#define MAX_CATCH_UP 40 /* steps: 200 ms */
 #define FLIPPER_RATE_RAD_S 1.5
 #define FLIPPER_LIMIT_RAD 2.086 /* Kenaf.uc LimitLow/LimitHigh */
 #define MAX_STARTS 8
@@ -597,7 +596,7 @@ static void model_step(void)
 static void on_step(uv_timer_t *t)
 {
     (void)t;
-    for (unsigned n = sim_clock_steps(&S.clock, STEP_MS * 1000000ull, MAX_CATCH_UP); n; n--)
+    for (unsigned n = sim_clock_steps(&S.clock); n; n--)
         model_step();
     for (struct sim_client *sc = S.srv.clients; sc; sc = sc->next) {
         struct client *c = (struct client *)sc;
@@ -831,6 +830,7 @@ int main(int argc, char **argv)
     sim_log(&S.srv, 0, "#listening dialect=%s", S.dialect == KN_USAR_UT2004 ? "ut2004" : "udk");
 
     uv_timer_init(S.srv.loop, &S.step);
+    S.clock.step_ns = STEP_MS * 1000000ull;
     uv_timer_start(&S.step, on_step, STEP_MS, STEP_MS);
     static const int sigs[2] = { SIGTERM, SIGINT };
     sim_on_signals(&S.srv, sigs, 2, on_signal);
