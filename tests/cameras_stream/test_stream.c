@@ -80,9 +80,9 @@ static int interrupt(struct h_proc *p, char *out, size_t outlen)
 
 /* gst-launch-1.0 plays 5 s of the mount (fakesink ends after as many
  * frames, which sends EOS through the pipeline): exit 0 and "Got EOS", or
- * exit 1 for the race on its way down alone (h_gst_teardown_race). It ends by itself: stopping
- * it with SIGINT and -e sometimes left it waiting for an EOS that never
- * came. */
+ * exit 1 for the race on its way down alone (h_gst_teardown_race). It
+ * ends by itself: stopping it with SIGINT and -e sometimes left it
+ * waiting for an EOS that never came. */
 static void play(const char *mount, const char *cam, int fps)
 {
     char loc[300], frames[64];
@@ -110,8 +110,7 @@ static void play(const char *mount, const char *cam, int fps)
         strncat(out, "\n", sizeof out - strlen(out) - 1);
     }
     bool clean = st == 0 && strstr(out, "Got EOS") && !strstr(out, "ERROR");
-    /* exit 1 for the race on the way down alone (h_gst_teardown_race) */
-    bool raced = st == 256 && h_gst_teardown_race(out, h_stderr(&p));
+    bool raced = h_gst_teardown_race(st, out, h_stderr(&p));
     if (raced)
         printf("%s: gst-launch's PAUSE came after the server closed on TEARDOWN (accepted)\n",
                mount);

@@ -379,9 +379,10 @@ bool h_read_line(struct h_proc *p, char *buf, size_t len, int timeout_ms)
     return true;
 }
 
-bool h_gst_teardown_race(const char *out, const char *err)
+bool h_gst_teardown_race(int status, const char *out, const char *err)
 {
-    if (!strstr(out, "Got EOS") || strstr(out, "ERROR"))
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 1 || !strstr(out, "Got EOS") ||
+        strstr(out, "ERROR"))
         return false;
     const char *e = strstr(err, "ERROR");
     if (!e)

@@ -89,8 +89,9 @@ void h_signal(struct h_proc *p, int sig);
 bool h_read_line(struct h_proc *p, char *buf, size_t len, int timeout_ms);
 /* Text the child wrote on stderr so far (see h_file_text). */
 const char *h_stderr(struct h_proc *p);
-/* gst-launch-1.0 with rtspsrc, out its stdout and err its stderr: true
- * when it played to EOS and failed only on its way down. After "Got EOS"
+/* gst-launch-1.0 with rtspsrc, status its wait status, out its stdout and
+ * err its stderr: true when it played to EOS and failed (exit 1) only on
+ * its way down. After "Got EOS"
  * it takes the pipeline down; rtspsrc sends PAUSE and TEARDOWN from its
  * own thread, and gst-rtsp-server closes the connection once it has
  * answered a TEARDOWN (rtsp-client.c), so a PAUSE sent after that finds
@@ -98,7 +99,7 @@ const char *h_stderr(struct h_proc *p);
  * Seen under ASan, where the server answers later. Every ERROR in err
  * must be that one of rtspsrc's, and out must have "Got EOS" and no
  * ERROR. */
-bool h_gst_teardown_race(const char *out, const char *err);
+bool h_gst_teardown_race(int status, const char *out, const char *err);
 /* The n of the child's first stdout line, "PORT n"; fails the test, with
  * the child's stderr, when that line does not come within timeout_ms. */
 int h_read_port(struct h_proc *p, int timeout_ms);
