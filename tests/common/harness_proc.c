@@ -1,6 +1,7 @@
 /* Processes, scratch directory and clock for the tests: see harness_proc.h. */
 #include "harness_proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -288,6 +289,31 @@ long h_rss_kb(pid_t pid)
             break;
     fclose(f);
     return kb;
+}
+
+uint64_t h_cpu_wait_us(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid > 0 ? (int)pid : (int)getpid());
+    DIR *dir = opendir(path);
+    if (!dir)
+        return 0;
+    uint64_t ns = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char stat[96];
+        snprintf(stat, sizeof stat, "%s/%.20s/schedstat", path, e->d_name);
+        FILE *f = fopen(stat, "r");
+        if (!f)
+            continue; /* the thread ended meanwhile */
+        unsigned long long run, wait;
+        if (fscanf(f, "%llu %llu", &run, &wait) == 2)
+            ns += wait;
+        fclose(f);
+    }
+    closedir(dir);
+    return ns / 1000;
 }
 
 void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], const char *err_name)

@@ -82,6 +82,13 @@ void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], co
 bool h_wrapped(void);
 /* A process's VmRSS in KiB (from /proc/PID/status), or -1 when it is gone. */
 long h_rss_kb(pid_t pid);
+/* How long the threads of process pid (0: this one) have waited for a CPU
+ * while runnable, in µs: the sum of the second field of its tasks'
+ * /proc/PID/task/TID/schedstat (0 when the kernel keeps none). A test that
+ * bounds how soon a program reacts adds the growth of this over the
+ * interval to its wall-clock bound: the bound is the program's when it has
+ * a CPU, and a loaded machine widens it by exactly the time it had none. */
+uint64_t h_cpu_wait_us(pid_t pid);
 /* Exit status (as from waitpid) within timeout_ms, or -1. */
 int h_wait_exit(struct h_proc *p, int timeout_ms);
 void h_signal(struct h_proc *p, int sig);

@@ -15,7 +15,7 @@
 
 #include "faults.h"
 
-#define STOP_BOUND_MS 600.0    /* issue: robot stopped within 600 ms */
+#define STOP_BOUND_MS 600.0    /* the robot stopped within 600 ms */
 #define STANDIN_DECEL_M_S2 4.0 /* standin_sim's belt acceleration limit */
 
 static struct h_daemon d;
@@ -44,11 +44,24 @@ static const char *const steps[] = { "fwd", "5000", NULL };
 /* full speed, repeated every 50 ms as a teleoperation loop would */
 static const char *const steps_full[] = { "loop", "50", "800", "800", NULL };
 
+/* The processes between the kill and what the test sees: kenaf-simd,
+ * the simulator (the stand-in, or the engine kenaf-simd spawned) and this
+ * test. Each bound below is the daemon's when these have a CPU; the time
+ * they waited for one is added (f_waits), so a loaded machine widens the
+ * bound by what it took and an idle one not at all. */
+static void waits_start(struct f_waits *w)
+{
+    pid_t sim_pid =
+        sim.proc.pid > 0 ? sim.proc.pid : (pid_t)h_stat(&d, "robots.0.backend.engine.process.pid");
+    const pid_t pids[3] = { d.proc.pid, sim_pid, 0 };
+    f_waits_start(w, pids, 3);
+}
+
 /* Starts the controller, waits until the robot drives (at min_mm_s or
  * more; NULL: 150), kills the controller; returns the kill time and the
- * speed it was driving at. */
+ * speed it was driving at, and starts w at the kill. */
 static uint64_t kill_controller_at(struct h_udp *u, const char *const *st_steps,
-                                   const int *min_mm_s, double *speed_mm_s)
+                                   const int *min_mm_s, double *speed_mm_s, struct f_waits *w)
 {
     f_ctl_start(&ctl, d.port[0], st_steps, NULL);
     struct f_st st;
@@ -57,15 +70,16 @@ static uint64_t kill_controller_at(struct h_udp *u, const char *const *st_steps,
     h_sleep_ms(300); /* well into the motion */
     st = f_status(u);
     *speed_mm_s = (st.s.crawler_speed_mm_s[0] + st.s.crawler_speed_mm_s[1]) / 2.0;
+    waits_start(w);
     uint64_t t = h_now_us();
     h_signal(&ctl.proc, SIGKILL);
     ck_assert_int_ne(h_wait_exit(&ctl.proc, H_LONG_MS), -1);
     return t;
 }
 
-static uint64_t kill_controller(struct h_udp *u, double *speed_mm_s)
+static uint64_t kill_controller(struct h_udp *u, double *speed_mm_s, struct f_waits *w)
 {
-    return kill_controller_at(u, steps, NULL, speed_mm_s);
+    return kill_controller_at(u, steps, NULL, speed_mm_s, w);
 }
 
 START_TEST(standin)
@@ -81,10 +95,12 @@ START_TEST(standin)
     struct h_udp u;
     h_udp_open(&u, d.port[0]);
     double v;
-    uint64_t t_kill = kill_controller(&u, &v);
+    struct f_waits w;
+    uint64_t t_kill = kill_controller(&u, &v, &w);
     struct f_st st;
     ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
     ck_assert(st.s.flags & KN_KRP_ST_WATCHDOG);
+    double waited = f_waited_ms(&w);
 
     /* the first belts-0 command after the kill, as the simulator got it */
     static struct h_cmd cmds[20000];
@@ -103,11 +119,14 @@ START_TEST(standin)
     f_figure("ctl-kill-standin",
              "controller killed at %.0f mm/s: belts-0 command at the "
              "simulator %.0f ms after the kill (bound %.0f ms), STATUS belt speed 0 after %.0f ms "
-             "(bound + %.0f ms run-down)",
-             v, t_cmd, STOP_BOUND_MS, t_st, decel_ms);
-    ck_assert_msg(t_cmd <= STOP_BOUND_MS, "belts 0 only %.0f ms after the kill", t_cmd);
-    ck_assert_msg(t_st <= STOP_BOUND_MS + decel_ms + 20,
-                  "STATUS speed 0 only %.0f ms after the kill", t_st);
+             "(bound + %.0f ms run-down); the processes waited %.0f ms for a CPU",
+             v, t_cmd, STOP_BOUND_MS, t_st, decel_ms, waited);
+    ck_assert_msg(t_cmd <= STOP_BOUND_MS + waited,
+                  "belts 0 only %.0f ms after the kill (%.0f ms of it waiting for a CPU)", t_cmd,
+                  waited);
+    ck_assert_msg(t_st <= STOP_BOUND_MS + decel_ms + 20 + waited,
+                  "STATUS speed 0 only %.0f ms after the kill (%.0f ms of it waiting for a CPU)",
+                  t_st, waited);
     ck_assert_double_eq(h_stat(&d, "robots.0.rules.watchdog_trips"), 1);
     h_udp_close(&u);
 }
@@ -129,10 +148,12 @@ START_TEST(engine)
     struct h_udp u;
     engine_up(&u);
     double v;
-    uint64_t t_kill = kill_controller(&u, &v);
+    struct f_waits w;
+    uint64_t t_kill = kill_controller(&u, &v, &w);
     struct f_st wd, st;
     /* WATCHDOG is set by the same tick that sends belts 0 to the engine */
     ck_assert_msg(f_status_until(&u, watchdog, NULL, 1, H_LONG_MS, &wd), "watchdog never tripped");
+    double waited = f_waited_ms(&w);
     double sent_drive = h_stat(&d, "robots.0.backend.engine.sent.DRIVE");
     ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
     double t_wd = f_ms(t_kill, wd.t_us), t_st = f_ms(t_kill, st.t_us);
@@ -140,9 +161,12 @@ START_TEST(engine)
      * encoder stream (derived from successive counts): reported only */
     f_figure("ctl-kill-engine",
              "controller killed at %.0f mm/s: WATCHDOG (belts 0 sent to the "
-             "engine) %.0f ms after the kill (bound %.0f ms), STATUS belt speed 0 after %.0f ms",
-             v, t_wd, STOP_BOUND_MS, t_st);
-    ck_assert_msg(t_wd <= STOP_BOUND_MS, "watchdog only %.0f ms after the kill", t_wd);
+             "engine) %.0f ms after the kill (bound %.0f ms), STATUS belt speed 0 after %.0f ms; "
+             "the processes waited %.0f ms for a CPU",
+             v, t_wd, STOP_BOUND_MS, t_st, waited);
+    ck_assert_msg(t_wd <= STOP_BOUND_MS + waited,
+                  "watchdog only %.0f ms after the kill (%.0f ms of it waiting for a CPU)", t_wd,
+                  waited);
     ck_assert_double_eq(h_stat(&d, "robots.0.rules.watchdog_trips"), 1);
     /* nothing moved the belts again */
     h_sleep_ms(300);
@@ -162,20 +186,25 @@ START_TEST(engine_full_speed)
     engine_up(&u);
     double v;
     const int min = 790;
-    uint64_t t_kill = kill_controller_at(&u, steps_full, &min, &v);
+    struct f_waits w;
+    uint64_t t_kill = kill_controller_at(&u, steps_full, &min, &v, &w);
     struct f_st wd, st;
     ck_assert_msg(f_status_until(&u, watchdog, NULL, 1, H_LONG_MS, &wd), "watchdog never tripped");
     ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
+    double waited = f_waited_ms(&w);
     double t_wd = f_ms(t_kill, wd.t_us), t_st = f_ms(t_kill, st.t_us);
     f_figure("ctl-kill-engine-800",
              "controller killed at %.0f mm/s: WATCHDOG %.0f ms after the "
-             "kill, STATUS belt speed 0 after %.0f ms (bound %.0f ms; emergency braking)",
-             v, t_wd, t_st, STOP_BOUND_MS);
+             "kill, STATUS belt speed 0 after %.0f ms (bound %.0f ms; emergency braking); the "
+             "processes waited %.0f ms for a CPU",
+             v, t_wd, t_st, STOP_BOUND_MS, waited);
     /* the bound is the braking's: under valgrind (h_wrapped) every program
      * runs about 20 times slower, so wall time says nothing of it there;
      * the native and ASan stages hold it */
-    ck_assert_msg(h_wrapped() || t_st <= STOP_BOUND_MS,
-                  "belts at 0 in STATUS only %.0f ms after the kill", t_st);
+    ck_assert_msg(h_wrapped() || t_st <= STOP_BOUND_MS + waited,
+                  "belts at 0 in STATUS only %.0f ms after the kill (%.0f ms of it waiting for a "
+                  "CPU)",
+                  t_st, waited);
     ck_assert_double_eq(h_stat(&d, "robots.0.rules.watchdog_trips"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.brakes_sent"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
@@ -209,17 +238,22 @@ START_TEST(engine_estop_full_speed)
     h_sleep_ms(300);
     st = f_status(&u);
     double v = (st.s.crawler_speed_mm_s[0] + st.s.crawler_speed_mm_s[1]) / 2.0;
+    struct f_waits w;
+    waits_start(&w);
     uint64_t t = h_now_us();
     h_estop(&u, 0, 1);
     ck_assert_msg(f_status_until(&u, estopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
-    double t_st = f_ms(t, st.t_us);
+    double t_st = f_ms(t, st.t_us), waited = f_waited_ms(&w);
     f_figure("estop-engine-800",
              "ESTOP from another client at %.0f mm/s: STATUS belt speed 0 "
              "after %.0f ms (bound %.0f ms; emergency braking, a 2 m/s^2 ramp would take "
-             "%.0f ms)",
-             v, t_st, ESTOP_BOUND_MS, v / 2.0);
-    ck_assert_msg(h_wrapped() || t_st <= ESTOP_BOUND_MS, /* as above: not under valgrind */
-                  "belts at 0 in STATUS only %.0f ms after ESTOP", t_st);
+             "%.0f ms); the processes waited %.0f ms for a CPU",
+             v, t_st, ESTOP_BOUND_MS, v / 2.0, waited);
+    /* as above: not under valgrind */
+    ck_assert_msg(h_wrapped() || t_st <= ESTOP_BOUND_MS + waited,
+                  "belts at 0 in STATUS only %.0f ms after ESTOP (%.0f ms of it waiting for a "
+                  "CPU)",
+                  t_st, waited);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.brakes_sent"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.engine.kenaf_failed"), 0);
     /* the controller's full-speed CRAWLERs are refused: still stopped */
