@@ -10,6 +10,7 @@
 #   fleet_runs.sh KENAF-SIM-RUN LIBDIR INCLUDEDIR SCENARIODIR SRCDIR SQUARE [SANITIZE]
 set -eu
 run=$1 libdir=$2 inc=$3 scen=$4 src=$5 square=$6 san=${7:-none}
+# shellcheck source=tests/simrun/lib.sh
 . "$src/lib.sh"
 cc_setup "$san"
 meet="$src/fleet-meet.json"

@@ -8,6 +8,7 @@
 set -eu
 run=$1 scen=$2 climb=$3 n=${4:-20} san=${5:-none}
 [ "$san" = none ] || [ -z "$san" ] || n=4
+# shellcheck source=tests/simrun/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 runs() { # tag

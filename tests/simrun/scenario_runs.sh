@@ -12,6 +12,7 @@
 # sanitizers as the library it will load.
 set -eu
 run=$1 libdir=$2 inc=$3 scen=$4 src=$5 square=$6 san=${7:-none}
+# shellcheck source=tests/simrun/lib.sh
 . "$src/lib.sh"
 cc_setup "$san"
 

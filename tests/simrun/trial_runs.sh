@@ -11,6 +11,7 @@
 #   trial_runs.sh KENAF-SIM-RUN KENAF-TRIAL-REPORT SIMRUN-DIR TELEOP CI-SCENARIO-DIR
 set -eu
 run=$1 report=$2 dir=$3 teleop=$4 ci=$5
+# shellcheck source=tests/simrun/lib.sh
 . "$dir/lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3 to read score.json"; exit 77; }
 

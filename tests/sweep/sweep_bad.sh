@@ -7,6 +7,7 @@
 #   sweep_bad.sh KENAF-SIM-RUN CLIMB_STEP SRCDIR SIMRUN-SRCDIR LIBDIR INCLUDEDIR [SANITIZE]
 set -eu
 run=$1 climb=$2 src=$3 simsrc=$4 libdir=$5 inc=$6 san=${7:-none}
+# shellcheck source=tests/simrun/lib.sh
 . "$simsrc/lib.sh"
 cc_setup "$san"
 

@@ -28,10 +28,11 @@ bench() {
     wall=$(echo "$line" | sed 's/.*errors; \([0-9.]*\) s simulated in \([0-9.]*\) s.*/\2/')
     rate=$(awk -v s="$sim" -v w="$wall" 'BEGIN { printf "%.1f", s / w }')
     echo "sweep $cases cases, $1 job(s): $sim s simulated in $wall s wall: $rate simulated s per wall s"
-    eval "rate$1=\$rate"
 }
 bench 1
+rate1=$rate
 bench 2
+rate2=$rate
 # the two runs judged the same cases the same, byte for byte
 cmp "$tmp/j1/results.json" "$tmp/j2/results.json" || { echo "FAIL: results differ between 1 and 2 jobs"; exit 1; }
 awk -v a="$rate1" -v b="$rate2" 'BEGIN { printf "sweep scaling: 2 jobs / 1 job = %.2f\n", b / a }'

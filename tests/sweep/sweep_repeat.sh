@@ -34,7 +34,8 @@ grep -q '40 cases: .* 0 errors' "$tmp/j1.log" || fail "summary: $(tail -n 3 "$tm
 for s in 1 2 3 4; do
     [ "$(ls "$tmp/s$s/cases" | wc -l)" -eq 10 ] || fail "shard $s ran $(ls "$tmp/s$s/cases" | wc -l) cases, want 10"
 done
-for id in $(ls "$tmp/j1/cases"); do
+for path in "$tmp"/j1/cases/*; do
+    id=${path##*/}
     for d in j2 m; do
         for f in result.json trajectory.csv trajectory.svg; do
             cmp "$tmp/j1/cases/$id/$f" "$tmp/$d/cases/$id/$f" || fail "$d: case $id: $f differs"
