@@ -316,6 +316,33 @@ uint64_t h_cpu_wait_us(pid_t pid)
     return ns / 1000;
 }
 
+void h_waits_start(struct h_waits *w, const pid_t *pids, int n)
+{
+    ck_assert_int_le(n, 4);
+    w->n = n;
+    for (int i = 0; i < n; i++) {
+        w->pid[i] = pids[i];
+        w->us[i] = h_cpu_wait_us(pids[i]);
+    }
+}
+
+void h_waits_add_new(struct h_waits *w, pid_t pid)
+{
+    ck_assert_int_lt(w->n, 4);
+    w->pid[w->n] = pid;
+    w->us[w->n++] = 0;
+}
+
+double h_waited_ms(const struct h_waits *w)
+{
+    uint64_t sum = 0;
+    for (int i = 0; i < w->n; i++) {
+        uint64_t now = h_cpu_wait_us(w->pid[i]);
+        sum += now > w->us[i] ? now - w->us[i] : 0; /* a process gone reads 0 */
+    }
+    return (double)sum / 1000.0;
+}
+
 void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], const char *err_name)
 {
     if (!h_wrapped()) {

@@ -89,6 +89,18 @@ long h_rss_kb(pid_t pid);
  * interval to its wall-clock bound: the bound is the program's when it has
  * a CPU, and a loaded machine widens it by exactly the time it had none. */
 uint64_t h_cpu_wait_us(pid_t pid);
+/* The CPU waits of up to four processes (pid 0: this test) from one
+ * moment on; h_waited_ms is what they have waited since, in ms: the
+ * widening a reaction bound gets by design, not a margin picked to pass. */
+struct h_waits {
+    int n;
+    pid_t pid[4];
+    uint64_t us[4];
+};
+void h_waits_start(struct h_waits *w, const pid_t *pids, int n);
+/* Adds a process started after h_waits_start: all its waiting counts. */
+void h_waits_add_new(struct h_waits *w, pid_t pid);
+double h_waited_ms(const struct h_waits *w);
 /* Exit status (as from waitpid) within timeout_ms, or -1. */
 int h_wait_exit(struct h_proc *p, int timeout_ms);
 void h_signal(struct h_proc *p, int sig);

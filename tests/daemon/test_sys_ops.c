@@ -67,11 +67,10 @@ START_TEST(watchdog_when_controller_killed)
     ck_assert_int_ge(i, 0);
     h_sleep_ms(200); /* mid-motion */
     /* the bound is the daemon's with a CPU: the time it, the stand-in and
-     * this test waited for one is added (h_cpu_wait_us) */
-    const pid_t pids[3] = { d.proc.pid, sim.proc.pid, getpid() };
-    uint64_t w0 = 0;
-    for (int k = 0; k < 3; k++)
-        w0 += h_cpu_wait_us(pids[k]);
+     * this test waited for one is added (h_waits) */
+    const pid_t pids[3] = { d.proc.pid, sim.proc.pid, 0 };
+    struct h_waits w;
+    h_waits_start(&w, pids, 3);
     kill(ctl, SIGKILL);
     uint64_t t_kill = h_now_us();
     waitpid(ctl, NULL, 0);
@@ -84,10 +83,7 @@ START_TEST(watchdog_when_controller_killed)
     struct h_cmd stop;
     int z = h_wait_belts(sim.log, last_go + 1, 0, 0, H_LONG_MS, &stop);
     ck_assert_msg(z > last_go, "belts never went to 0");
-    uint64_t w1 = 0;
-    for (int k = 0; k < 3; k++)
-        w1 += h_cpu_wait_us(pids[k]);
-    double waited = w1 > w0 ? (double)(w1 - w0) / 1000.0 : 0;
+    double waited = h_waited_ms(&w);
     double t_stop = (double)(stop.t_us - t_kill) / 1000.0;
     ck_assert_msg(t_stop <= 600 + waited,
                   "belts 0 only %.0f ms after the controller died (%.0f ms of it waiting for a "

@@ -113,15 +113,16 @@ START_TEST(init_then_sta)
     start(NULL);
     ck_assert(ec_wait_head(&ca, "NFO", NULL, H_LONG_MS));
     /* the bound is the engine's with a CPU: the time it and this test
-     * waited for one is added (h_cpu_wait_us) */
-    uint64_t w0 = h_cpu_wait_us(eng.proc.pid) + h_cpu_wait_us(0);
+     * waited for one is added (h_waits) */
+    const pid_t pids[2] = { eng.proc.pid, 0 };
+    struct h_waits w;
+    h_waits_start(&w, pids, 2);
     uint64_t t0 = h_now_us();
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
     ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
     double dt = (double)(h_now_us() - t0) / 1e6;
-    uint64_t w1 = h_cpu_wait_us(eng.proc.pid) + h_cpu_wait_us(0);
-    double waited = w1 > w0 ? (double)(w1 - w0) / 1e6 : 0;
+    double waited = h_waited_ms(&w) / 1e3;
     printf("first STA %.1f ms after INIT (%.1f ms waiting for a CPU)\n", dt * 1e3, waited * 1e3);
     ck_assert_msg(dt < 0.2 + waited, "first STA after %.3f s (%.3f s waiting for a CPU)", dt,
                   waited);

@@ -67,18 +67,5 @@ int f_engine_start(struct h_proc *p, const char *const extra[]);
 void f_figure(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Milliseconds between two h_now_us stamps. */
 double f_ms(uint64_t from, uint64_t to);
-/* The CPU waits (h_cpu_wait_us) of up to four processes (pid 0: this
- * test) from one moment on: f_waited_ms is what a loaded machine added to
- * a wall-clock interval starting then, the widening a reaction bound gets
- * by design instead of a margin picked by luck. */
-struct f_waits {
-    int n;
-    pid_t pid[4];
-    uint64_t us[4];
-};
-void f_waits_start(struct f_waits *w, const pid_t *pids, int n);
-/* Adds a process started after f_waits_start: all its waiting counts. */
-void f_waits_add_new(struct f_waits *w, pid_t pid);
-double f_waited_ms(const struct f_waits *w);
 
 #endif

@@ -47,21 +47,21 @@ static const char *const steps_full[] = { "loop", "50", "800", "800", NULL };
 /* The processes between the kill and what the test sees: kenaf-simd,
  * the simulator (the stand-in, or the engine kenaf-simd spawned) and this
  * test. Each bound below is the daemon's when these have a CPU; the time
- * they waited for one is added (f_waits), so a loaded machine widens the
+ * they waited for one is added (h_waits), so a loaded machine widens the
  * bound by what it took and an idle one not at all. */
-static void waits_start(struct f_waits *w)
+static void waits_start(struct h_waits *w)
 {
     pid_t sim_pid =
         sim.proc.pid > 0 ? sim.proc.pid : (pid_t)h_stat(&d, "robots.0.backend.engine.process.pid");
     const pid_t pids[3] = { d.proc.pid, sim_pid, 0 };
-    f_waits_start(w, pids, 3);
+    h_waits_start(w, pids, 3);
 }
 
 /* Starts the controller, waits until the robot drives (at min_mm_s or
  * more; NULL: 150), kills the controller; returns the kill time and the
  * speed it was driving at, and starts w at the kill. */
 static uint64_t kill_controller_at(struct h_udp *u, const char *const *st_steps,
-                                   const int *min_mm_s, double *speed_mm_s, struct f_waits *w)
+                                   const int *min_mm_s, double *speed_mm_s, struct h_waits *w)
 {
     f_ctl_start(&ctl, d.port[0], st_steps, NULL);
     struct f_st st;
@@ -77,7 +77,7 @@ static uint64_t kill_controller_at(struct h_udp *u, const char *const *st_steps,
     return t;
 }
 
-static uint64_t kill_controller(struct h_udp *u, double *speed_mm_s, struct f_waits *w)
+static uint64_t kill_controller(struct h_udp *u, double *speed_mm_s, struct h_waits *w)
 {
     return kill_controller_at(u, steps, NULL, speed_mm_s, w);
 }
@@ -95,12 +95,12 @@ START_TEST(standin)
     struct h_udp u;
     h_udp_open(&u, d.port[0]);
     double v;
-    struct f_waits w;
+    struct h_waits w;
     uint64_t t_kill = kill_controller(&u, &v, &w);
     struct f_st st;
     ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
     ck_assert(st.s.flags & KN_KRP_ST_WATCHDOG);
-    double waited = f_waited_ms(&w);
+    double waited = h_waited_ms(&w);
 
     /* the first belts-0 command after the kill, as the simulator got it */
     static struct h_cmd cmds[20000];
@@ -148,12 +148,12 @@ START_TEST(engine)
     struct h_udp u;
     engine_up(&u);
     double v;
-    struct f_waits w;
+    struct h_waits w;
     uint64_t t_kill = kill_controller(&u, &v, &w);
     struct f_st wd, st;
     /* WATCHDOG is set by the same tick that sends belts 0 to the engine */
     ck_assert_msg(f_status_until(&u, watchdog, NULL, 1, H_LONG_MS, &wd), "watchdog never tripped");
-    double waited = f_waited_ms(&w);
+    double waited = h_waited_ms(&w);
     double sent_drive = h_stat(&d, "robots.0.backend.engine.sent.DRIVE");
     ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
     double t_wd = f_ms(t_kill, wd.t_us), t_st = f_ms(t_kill, st.t_us);
@@ -186,12 +186,12 @@ START_TEST(engine_full_speed)
     engine_up(&u);
     double v;
     const int min = 790;
-    struct f_waits w;
+    struct h_waits w;
     uint64_t t_kill = kill_controller_at(&u, steps_full, &min, &v, &w);
     struct f_st wd, st;
     ck_assert_msg(f_status_until(&u, watchdog, NULL, 1, H_LONG_MS, &wd), "watchdog never tripped");
     ck_assert_msg(f_status_until(&u, stopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
-    double waited = f_waited_ms(&w);
+    double waited = h_waited_ms(&w);
     double t_wd = f_ms(t_kill, wd.t_us), t_st = f_ms(t_kill, st.t_us);
     f_figure("ctl-kill-engine-800",
              "controller killed at %.0f mm/s: WATCHDOG %.0f ms after the "
@@ -238,12 +238,12 @@ START_TEST(engine_estop_full_speed)
     h_sleep_ms(300);
     st = f_status(&u);
     double v = (st.s.crawler_speed_mm_s[0] + st.s.crawler_speed_mm_s[1]) / 2.0;
-    struct f_waits w;
+    struct h_waits w;
     waits_start(&w);
     uint64_t t = h_now_us();
     h_estop(&u, 0, 1);
     ck_assert_msg(f_status_until(&u, estopped, NULL, 1, H_LONG_MS, &st), "belts never stopped");
-    double t_st = f_ms(t, st.t_us), waited = f_waited_ms(&w);
+    double t_st = f_ms(t, st.t_us), waited = h_waited_ms(&w);
     f_figure("estop-engine-800",
              "ESTOP from another client at %.0f mm/s: STATUS belt speed 0 "
              "after %.0f ms (bound %.0f ms; emergency braking, a 2 m/s^2 ramp would take "

@@ -21,7 +21,7 @@ static struct h_daemon d;
 static int engine_pid; /* a stopped engine must not outlive a failed test */
 /* How long the engine waited for a CPU in the 200 ms before the stop: its
  * last line may be that much older than the stop, so the silence the
- * daemon measures may end that much earlier (h_cpu_wait_us). */
+ * daemon measures may end that much earlier (h_waits). */
 static double engine_waited_ms;
 
 static void teardown(void)
@@ -85,18 +85,20 @@ static uint64_t stop_engine(struct h_udp *u, const char *fig)
 {
     engine_pid = (int)h_stat(&d, PROC "pid");
     ck_assert_int_gt(engine_pid, 0);
-    uint64_t w_engine = h_cpu_wait_us(engine_pid);
+    struct h_waits we;
+    const pid_t engine_only[1] = { engine_pid };
+    h_waits_start(&we, engine_only, 1);
     h_sleep_ms(200);
-    engine_waited_ms = (double)(h_cpu_wait_us(engine_pid) - w_engine) / 1000.0;
-    struct f_waits w;
+    engine_waited_ms = h_waited_ms(&we);
+    struct h_waits w;
     const pid_t pids[2] = { d.proc.pid, 0 };
-    f_waits_start(&w, pids, 2);
+    h_waits_start(&w, pids, 2);
     uint64_t t_stop = h_now_us();
     ck_assert_int_eq(kill(engine_pid, SIGSTOP), 0);
     struct f_st st;
     ck_assert_msg(f_status_until(u, backend_down, NULL, 5, 3 * H_LONG_MS, &st),
                   "BACKEND_UP never dropped");
-    double t_down = f_ms(t_stop, st.t_us), waited = f_waited_ms(&w);
+    double t_down = f_ms(t_stop, st.t_us), waited = h_waited_ms(&w);
     f_figure(fig,
              "engine stopped (SIGSTOP): BACKEND_UP cleared after %.0f ms (stale_ms %.0f); "
              "waiting for a CPU: the engine %.0f ms before, kenaf-simd and the test %.0f ms after",

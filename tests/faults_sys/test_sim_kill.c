@@ -64,7 +64,7 @@ static bool up(const struct kn_krp_status *s, void *arg)
 struct kill_times {
     uint64_t kill, status_down, ctl_result, ctl_status;
     struct kn_krp_status last; /* the daemon's last state of the dead simulator */
-    struct f_waits w;          /* from the kill: kenaf-simd, the controller, the test */
+    struct h_waits w;          /* from the kill: kenaf-simd, the controller, the test */
 };
 
 /* The controller is driving: note where, kill the simulator with `kill_fn`
@@ -78,7 +78,7 @@ static void kill_mid_motion(struct h_udp *u, void (*kill_fn)(void), struct kill_
     ck_assert_msg(f_status_until(u, moving, &x0, 5, 3 * H_LONG_MS, &st), "robot does not drive");
 
     const pid_t pids[3] = { d.proc.pid, ctl.proc.pid, 0 };
-    f_waits_start(&k->w, pids, 3);
+    h_waits_start(&k->w, pids, 3);
     k->kill = h_now_us();
     kill_fn();
     ck_assert_msg(f_status_until(u, down, NULL, 1, H_LONG_MS, &st), "BACKEND_UP never cleared");
@@ -102,8 +102,8 @@ static void report_down(const char *what, const struct kill_times *k)
     double st = f_ms(k->kill, k->status_down), res = f_ms(k->kill, k->ctl_result),
            gs = f_ms(k->kill, k->ctl_status);
     /* the bound is kenaf-simd's and the library's with a CPU; the time
-     * they and the test waited for one widens it (f_waits) */
-    double bound = DOWN_BOUND_MS + f_waited_ms(&k->w);
+     * they and the test waited for one widens it (h_waits) */
+    double bound = DOWN_BOUND_MS + h_waited_ms(&k->w);
     f_figure(what,
              "BACKEND_UP cleared in STATUS %.1f ms after SIGKILL; hrt_go_forward returned "
              "HRT_EBACKEND after %.1f ms, hrt_get_status after %.1f ms (bound %.0f ms, "
@@ -121,7 +121,7 @@ static void report_down(const char *what, const struct kill_times *k)
  * STABLE_MS, several sensor updates of the new simulator. */
 #define STABLE_MS 400
 static void check_back(const char *what, struct h_udp *u, const struct kill_times *k, uint64_t back,
-                       const struct f_waits *waits)
+                       const struct h_waits *waits)
 {
     struct f_st first, st, run = { 0 };
     ck_assert_msg(f_status_until(u, up, NULL, 1, 3 * H_LONG_MS, &first), "never up again: %s",
@@ -150,7 +150,7 @@ static void check_back(const char *what, struct h_udp *u, const struct kill_time
     }
     double t_up = f_ms(back, first.t_us), t_rest = f_ms(back, run.t_us);
     /* the bound is the processes' with a CPU, widened by their waits */
-    double waited = f_waited_ms(waits);
+    double waited = h_waited_ms(waits);
     f_figure(what,
              "simulator back -> BACKEND_UP %.0f ms; -> at its last pose (%+d, %+d mm, yaw "
              "%+.2f deg off) with flippers at %d deg %.0f ms (bound %.0f ms; %.0f ms waiting "
@@ -206,7 +206,7 @@ START_TEST(engine_killed)
 
     /* the daemon restarts the engine: it is back once it listens again */
     uint64_t end = h_now_us() + 3ull * H_LONG_MS * 1000u, back = 0;
-    struct f_waits w;
+    struct h_waits w;
     while (!back && h_now_us() < end) {
         cJSON *s = h_stats(&d);
         const cJSON *p = cJSON_GetObjectItem(
@@ -219,7 +219,7 @@ START_TEST(engine_killed)
         if (cJSON_IsNumber(pid) && pid->valueint > 0 && pid->valueint != engine_pid &&
             cJSON_IsNumber(port) && port->valueint > 0) {
             const pid_t pids[3] = { d.proc.pid, pid->valueint, 0 };
-            f_waits_start(&w, pids, 3);
+            h_waits_start(&w, pids, 3);
             back = h_now_us();
         }
         cJSON_Delete(s);
@@ -265,12 +265,12 @@ START_TEST(usarsim_killed)
     /* down long enough for the reconnect back-off to reach its cap (1 s):
      * the slowest case */
     h_sleep_ms(1500);
-    struct f_waits w;
+    struct h_waits w;
     const pid_t pids[2] = { d.proc.pid, 0 };
-    f_waits_start(&w, pids, 2);
+    h_waits_start(&w, pids, 2);
     uint64_t back = h_now_us();
     h_standin_start(&sim2, port, "usarsim-2", extra);
-    f_waits_add_new(&w, sim2.proc.pid);
+    h_waits_add_new(&w, sim2.proc.pid);
     check_back("usarsim-kill-back", &u, &k, back, &w);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.reconnects"), 1);
     ck_assert_double_eq(h_stat(&d, "robots.0.backend.usarsim.spawns"), 2);
@@ -322,12 +322,12 @@ START_TEST(stop_while_restoring)
 
     h_standin_kill(&sim);
     ck_assert_msg(f_status_until(&u, down, NULL, 1, H_LONG_MS, &st), "BACKEND_UP never cleared");
-    struct f_waits w; /* as in check_back */
+    struct h_waits w; /* as in check_back */
     const pid_t pids[2] = { d.proc.pid, 0 };
-    f_waits_start(&w, pids, 2);
+    h_waits_start(&w, pids, 2);
     uint64_t back = h_now_us();
     h_standin_start(&sim2, port, "usarsim-2", extra);
-    f_waits_add_new(&w, sim2.proc.pid);
+    h_waits_add_new(&w, sim2.proc.pid);
     ck_assert_msg(f_status_until(&u, fresh_and_slewing, NULL, 1, H_LONG_MS, &st),
                   "never saw the new robot's flippers on their way");
     int32_t at_stop = st.s.flipper_cdeg[0];
@@ -348,7 +348,7 @@ START_TEST(stop_while_restoring)
                       st.s.flipper_cdeg[3]);
         h_sleep_ms(5);
     }
-    double waited = f_waited_ms(&w);
+    double waited = h_waited_ms(&w);
     f_figure("stop-while-restoring",
              "STOP with the new robot's flippers at %.1f deg: restored to %d "
              "deg %.0f ms after the simulator returned (%.0f ms waiting for a CPU)",
