@@ -87,7 +87,7 @@ long h_rss_kb(pid_t pid);
  * /proc/PID/task/TID/schedstat (0 when the kernel keeps none). A test that
  * bounds how soon a program reacts adds the growth of this over the
  * interval to its wall-clock bound: the bound is the program's when it has
- * a CPU, and a loaded machine widens it by exactly the time it had none. */
+ * a CPU, and a loaded machine widens it by the time it had none. */
 uint64_t h_cpu_wait_us(pid_t pid);
 /* The CPU waits of up to four processes (pid 0: this test) from one
  * moment on; h_waited_ms is what they have waited since, in ms: the
