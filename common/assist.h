@@ -10,10 +10,11 @@
  * and keep them pressed while the nose rises, the set-point following the
  * measured torque towards a pressing target; once the nose is up far
  * enough or the robot has driven far enough since the contact (the CoG
- * near the edge), lower the rear flippers to lift the body and push it
- * over at the climb speed; once the nose comes down again (or, on a low
- * step, holds still), level all four flippers. A nose pitched up past what the belts can hold on the
- * edge means the step is too high: it gives up and backs down. */
+ * near the edge), lower the rear flippers to a world angle near straight
+ * down to lift the body and push it over at the climb speed; once the
+ * nose comes down again (or, on a low step, holds still), level all four
+ * flippers. A nose pitched up past what the belts can hold on the edge
+ * means the step is too high: it gives up and backs down. */
 #ifndef KN_COMMON_ASSIST_H
 #define KN_COMMON_ASSIST_H
 
@@ -42,8 +43,8 @@ struct kn_assist_params {
     double max_pitch_deg;     /* above this nose-up pitch the front flippers ease off */
     double rear_pitch_deg;    /* rear flippers go down at this nose-up pitch ... */
     double rear_dist_m;       /* ... or this far past the front contact (encoders) */
-    double rear_deg;          /* the rear flippers' push */
-    double rear_tol_deg;      /* the push is done within this of rear_deg */
+    double rear_world_deg;    /* the rear flippers' push, a world angle */
+    double rear_tol_deg;      /* the push is done within this of rear_world_deg */
     double level_pitch_deg;   /* after the lift, nose up below this: on top ... */
     double level_drop_deg;    /* ... or, the push done, the nose down this much from its peak */
     double level_settle_s;    /* ... or the nose steady this long below rear_pitch_deg */

@@ -22,6 +22,61 @@ static int level(const struct kn_sample *s)
     return fabs(s->rpy[0]) < LEVEL_RAD && fabs(s->rpy[1]) < LEVEL_RAD;
 }
 
+/* The highest corner the base's CoG can be over while the robot rests on
+ * it with the main tracks and stands on its rear flipper tips, at a
+ * nose-up pitch up to max_rad; *at_rad: the pitch of that corner. In the
+ * body frame (x ahead, z up, origin between the pulley axes) the belt's
+ * underside is z = -r; over the corner the CoG (cog_x, cog_z) puts the
+ * corner at x_c = cog_x - (cog_z + r) tan(pitch) on it, and the rear pivot
+ * is (p + x_c) sin(pitch) - r cos(pitch) below the corner, while the tips
+ * reach at most the flipper's length and tip radius below the pivot
+ * (pointing straight down). The corner can be no higher than that reach
+ * plus the pivot's drop. */
+static double corner_bound(const struct kn_robot_params *rp, double max_rad, double *at_rad)
+{
+    double r = rp->track_radius, p = rp->track_pulley_x, c = rp->cog_z + r;
+    double reach = rp->flipper_length + rp->flipper_tip_radius, best = -INFINITY;
+    *at_rad = 0;
+    for (int k = 0; k * 0.1 <= max_rad * 180 / M_PI + 1e-9; k++) { /* every 0.1 deg */
+        double a = k * 0.1 * M_PI / 180, xc = rp->cog_x - c * tan(a);
+        if (xc < -p || xc > p)
+            continue; /* the corner is off the belt's flat underside */
+        double h = reach + (p + xc) * sin(a) - r * cos(a);
+        if (h > best) {
+            best = h;
+            *at_rad = a;
+        }
+    }
+    return best;
+}
+
+/* Before a step climbed by the flipper assist: the highest corner its CoG
+ * can be over while the rear flipper tips stand on the lower level, up to
+ * the assist's give-up pitch and up to the pitch at which the belts slide
+ * on the corner (atan mu), against the step's top; and from the run, how
+ * close the CoG came to the edge. The assist reaches over the top with
+ * its front flippers, so their reach is not what decides these rows. */
+static void measure_assisted_step(const struct kn_scenario *sc, const struct kn_result *res,
+                                  char *out, size_t n)
+{
+    const struct kn_terrain *t = &sc->terrain;
+    double a_abort, a_slip;
+    double h_abort = corner_bound(&sc->rp, sc->assist.abort_pitch_deg * M_PI / 180, &a_abort);
+    double h_slip = corner_bound(&sc->rp, atan(sc->rp.track_mu), &a_slip);
+    double closest = INFINITY;
+    for (int i = 0; i < res->nsamples; i++) {
+        const struct kn_sample *s = &res->samples[i];
+        double hx = cos(s->rpy[2]), hy = sin(s->rpy[2]);
+        closest = fmin(closest, t->edge_x - (s->cog[0] * hx + s->cog[1] * hy));
+    }
+    snprintf(out, n,
+             "standing on the rear flipper tips, the CoG is over a corner at most %.3f m high "
+             "(nose up %.0f deg; %.3f m at %.0f deg, where belts of mu %.2g slide); the step "
+             "is %.3f m (%+.0f mm); the CoG came %.0f mm %s the edge",
+             h_abort, a_abort * 180 / M_PI, h_slip, a_slip * 180 / M_PI, sc->rp.track_mu, t->height,
+             1000 * (h_abort - t->height), 1000 * fabs(closest), closest > 0 ? "short of" : "past");
+}
+
 /* Before a step: the highest point of the front flipper tips while the
  * body is level (on the floor, flippers at their approach angle), against
  * the step's top. Before a trench: how far the tips reach ahead of the
@@ -31,6 +86,10 @@ static void measure(const struct kn_scenario *sc, const struct kn_result *res, c
 {
     out[0] = '\0';
     const struct kn_terrain *t = &sc->terrain;
+    if (t->type == KN_TERRAIN_STEP && sc->ctrl == KN_CTRL_ASSIST) {
+        measure_assisted_step(sc, res, out, n);
+        return;
+    }
     double best = -INFINITY;
     for (int i = 0; i < res->nsamples; i++) {
         const struct kn_sample *s = &res->samples[i];

@@ -1,7 +1,9 @@
 /* What kenaf-engine --validate says under a row that disagrees with its
  * reference: a geometric quantity measured in the row's own run (how high
- * the front flipper tips reach with the body level, before a step; how
- * far they reach ahead of the CoG, before a trench), and each perturbation
+ * the front flipper tips reach with the body level, before a step; with
+ * the flipper assist, the highest corner the CoG can pass standing on the
+ * rear flippers and how close it came; how far the tips reach ahead of
+ * the CoG, before a trench), and each perturbation
  * of the row's study file (its "study" key) run at the same parameter
  * value, with whether it flips the outcome to the reference's. */
 #ifndef KN_ENGINE_STUDY_H
@@ -20,7 +22,7 @@ struct kn_study_item {
 };
 
 struct kn_study {
-    char measured[300]; /* "" when the terrain has no measure here */
+    char measured[400]; /* "" when the terrain has no measure here */
     char file[160];     /* the study file's name, "" without one */
     struct kn_study_item *items;
     int n;
