@@ -291,7 +291,10 @@ long h_rss_kb(pid_t pid)
     return kb;
 }
 
-uint64_t h_cpu_wait_us(pid_t pid)
+/* How long the threads of process pid (0: this one) have waited for a
+ * CPU while runnable, in µs: the sum of the second field of its tasks'
+ * /proc/PID/task/TID/schedstat (0 when the kernel keeps none). */
+static uint64_t cpu_wait_us(pid_t pid)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", pid > 0 ? (int)pid : (int)getpid());
@@ -322,7 +325,7 @@ void h_waits_start(struct h_waits *w, const pid_t *pids, int n)
     w->n = n;
     for (int i = 0; i < n; i++) {
         w->pid[i] = pids[i];
-        w->us[i] = h_cpu_wait_us(pids[i]);
+        w->us[i] = cpu_wait_us(pids[i]);
     }
 }
 
@@ -337,7 +340,7 @@ double h_waited_ms(const struct h_waits *w)
 {
     uint64_t sum = 0;
     for (int i = 0; i < w->n; i++) {
-        uint64_t now = h_cpu_wait_us(w->pid[i]);
+        uint64_t now = cpu_wait_us(w->pid[i]);
         sum += now > w->us[i] ? now - w->us[i] : 0; /* a process gone reads 0 */
     }
     return (double)sum / 1000.0;

@@ -82,16 +82,13 @@ void h_spawn_wrapped(struct h_proc *p, char *const argv[], char *const env[], co
 bool h_wrapped(void);
 /* A process's VmRSS in KiB (from /proc/PID/status), or -1 when it is gone. */
 long h_rss_kb(pid_t pid);
-/* How long the threads of process pid (0: this one) have waited for a CPU
- * while runnable, in µs: the sum of the second field of its tasks'
- * /proc/PID/task/TID/schedstat (0 when the kernel keeps none). A test that
- * bounds how soon a program reacts adds the growth of this over the
- * interval to its wall-clock bound: the bound is the program's when it has
- * a CPU, and a loaded machine widens it by the time it had none. */
-uint64_t h_cpu_wait_us(pid_t pid);
 /* The CPU waits of up to four processes (pid 0: this test) from one
- * moment on; h_waited_ms is what they have waited since, in ms: the
- * widening a reaction bound gets by design, not a margin picked to pass. */
+ * moment on: how long their threads have waited for a CPU while runnable,
+ * as the kernel's schedstat counts it. h_waited_ms is what they have
+ * waited since, in ms. A test that bounds how soon a program reacts adds
+ * it to its wall-clock bound: the bound is the program's when it has a
+ * CPU, and a loaded machine widens it by the time it had none, by design,
+ * not by a margin picked to pass. */
 struct h_waits {
     int n;
     pid_t pid[4];

@@ -121,11 +121,10 @@ START_TEST(init_then_sta)
     init_robot(&ca, "R1", 0, 0, 0);
     struct kn_usar_sta sta;
     ck_assert(ec_wait_sta(&ca, 0, &sta, H_LONG_MS));
-    double dt = (double)(h_now_us() - t0) / 1e6;
-    double waited = h_waited_ms(&w) / 1e3;
-    printf("first STA %.1f ms after INIT (%.1f ms waiting for a CPU)\n", dt * 1e3, waited * 1e3);
-    ck_assert_msg(dt < 0.2 + waited, "first STA after %.3f s (%.3f s waiting for a CPU)", dt,
-                  waited);
+    double dt_ms = (double)(h_now_us() - t0) / 1e3, waited_ms = h_waited_ms(&w);
+    printf("first STA %.1f ms after INIT (%.1f ms waiting for a CPU)\n", dt_ms, waited_ms);
+    ck_assert_msg(dt_ms < 200 + waited_ms, "first STA after %.1f ms (%.1f ms waiting for a CPU)",
+                  dt_ms, waited_ms);
     ck_assert(sta.has_battery && sta.battery > 1000);
     ck_assert(kn_usar_str_is(sta.type, "GroundVehicle"));
     ck_assert_int_eq(sta.flipper_mask, 0x0F);
