@@ -22,6 +22,12 @@ static int level(const struct kn_sample *s)
     return fabs(s->rpy[0]) < LEVEL_RAD && fabs(s->rpy[1]) < LEVEL_RAD;
 }
 
+/* How far point p is along the sample's heading, in the world's x-y. */
+static double along_heading(const struct kn_sample *s, const double p[3])
+{
+    return p[0] * cos(s->rpy[2]) + p[1] * sin(s->rpy[2]);
+}
+
 /* The highest corner the base's CoG can be over while the robot rests on
  * it with the main tracks and stands on its rear flipper tips, at a
  * nose-up pitch up to max_rad; *at_rad: the pitch of that corner. In the
@@ -37,8 +43,9 @@ static double corner_bound(const struct kn_robot_params *rp, double max_rad, dou
     double r = rp->track_radius, p = rp->track_pulley_x, c = rp->cog_z + r;
     double reach = rp->flipper_length + rp->flipper_tip_radius, best = -INFINITY;
     *at_rad = 0;
-    for (int k = 0; k * 0.1 <= max_rad * 180 / M_PI + 1e-9; k++) { /* every 0.1 deg */
-        double a = k * 0.1 * M_PI / 180, xc = rp->cog_x - c * tan(a);
+    const double step = M_PI / 1800; /* 0.1 deg */
+    for (int k = 0; k * step <= max_rad + 1e-9; k++) {
+        double a = k * step, xc = rp->cog_x - c * tan(a);
         if (xc < -p || xc > p)
             continue; /* the corner is off the belt's flat underside */
         double h = reach + (p + xc) * sin(a) - r * cos(a);
@@ -64,11 +71,8 @@ static void measure_assisted_step(const struct kn_scenario *sc, const struct kn_
     double h_abort = corner_bound(&sc->rp, sc->assist.abort_pitch_deg * M_PI / 180, &a_abort);
     double h_slip = corner_bound(&sc->rp, atan(sc->rp.track_mu), &a_slip);
     double closest = INFINITY;
-    for (int i = 0; i < res->nsamples; i++) {
-        const struct kn_sample *s = &res->samples[i];
-        double hx = cos(s->rpy[2]), hy = sin(s->rpy[2]);
-        closest = fmin(closest, t->edge_x - (s->cog[0] * hx + s->cog[1] * hy));
-    }
+    for (int i = 0; i < res->nsamples; i++)
+        closest = fmin(closest, t->edge_x - along_heading(&res->samples[i], res->samples[i].cog));
     snprintf(out, n,
              "standing on the rear flipper tips, the CoG is over a corner at most %.3f m high "
              "(nose up %.0f deg; %.3f m at %.0f deg, where belts of mu %.2g slide); the step "
@@ -99,11 +103,10 @@ static void measure(const struct kn_scenario *sc, const struct kn_result *res, c
         if (t->type == KN_TERRAIN_STEP) {
             best = fmax(best, o->tip_front[2] + o->tip_r);
         } else if (t->type == KN_TERRAIN_TRENCH) {
-            double hx = cos(s->rpy[2]), hy = sin(s->rpy[2]);
-            double cog = s->cog[0] * hx + s->cog[1] * hy;
+            double cog = along_heading(s, s->cog);
             if (cog >= t->edge_x)
                 continue;
-            double tip = o->tip_front[0] * hx + o->tip_front[1] * hy + o->tip_r;
+            double tip = along_heading(s, o->tip_front) + o->tip_r;
             best = fmax(best, tip - cog);
         }
     }
