@@ -36,10 +36,16 @@ static int add_value(struct kn_sweep_param *pa, double v)
 {
     if (pa->nvalues >= KN_SWEEP_MAX_VALUES)
         return -1;
-    double *nv = realloc(pa->values, (pa->nvalues + 1) * sizeof *nv);
-    if (!nv)
-        return -1;
-    pa->values = nv;
+    /* Doubling, because a range of 10^5 values grown one at a time copies
+     * 40 GB and takes minutes. */
+    if (pa->nvalues == pa->capvalues) {
+        size_t cap = pa->capvalues ? 2 * pa->capvalues : 16;
+        double *nv = realloc(pa->values, cap * sizeof *nv);
+        if (!nv)
+            return -1;
+        pa->values = nv;
+        pa->capvalues = cap;
+    }
     pa->values[pa->nvalues++] = v;
     return 0;
 }
