@@ -35,7 +35,6 @@ struct kn_sweep_param {
     double *values; /* discrete values (numbers, or indices into strs) */
     char (*strs)[KN_SWEEP_STR_MAX];
     size_t nvalues;
-    size_t capvalues; /* room in values: grown by doubling, never per value */
 };
 
 struct kn_sweep_case {
